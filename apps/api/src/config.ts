@@ -1,0 +1,193 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * All configuration is read and validated here, once, at start-up; everything else receives
+ * the resulting `Config` object (nothing below this file reads `process.env`).
+ */
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
+const positiveInt = (max: number) => z.coerce.number().int().positive().max(max);
+
+const durationPattern = /^(\d+)\s*(ms|s|m|h|d)?$/;
+/** Parses "600", "600s", "10m", "1h" into seconds. */
+export function parseDurationSeconds(value: string): number {
+  const match = durationPattern.exec(value.trim());
+  if (!match) throw new ConfigError(`invalid duration "${value}" (use e.g. 30s, 10m, 1h)`);
+  const amount = Number(match[1]);
+  const unit = match[2] ?? 's';
+  const factor = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }[unit] ?? 1;
+  return Math.round(amount * factor);
+}
+const duration = z.string().transform((v, ctx) => {
+  try {
+    return parseDurationSeconds(v);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+const origin = z.string().transform((value, ctx) => {
+  try {
+    const url = new URL(value);
+    if (url.origin === 'null') throw new Error('opaque origin');
+    return url.origin;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not an origin such as https://app.example.com` });
+    return z.NEVER;
+  }
+});
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PUBLIC_URL: z.url().optional(),
+  DATA_DIR: z.string().min(1).default('.data'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_POOL_SIZE: positiveInt(200).default(10),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CORS_ORIGINS: z.string().optional(),
+
+  SIGNING_KEY: z.string().min(1).optional(),
+  SIGNING_KEY_FILE: z.string().min(1).optional(),
+  VERIFY_KEYS: z.string().min(1).optional(),
+  JWT_ISSUER: z.string().min(1).optional(),
+  API_AUDIENCE: z.string().min(1).default('urn:latchkey:api'),
+  JWT_CLOCK_SKEW: duration.default(30),
+  ACCESS_TOKEN_TTL: duration.default(600),
+  TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+
+  MAX_BODY_BYTES: positiveInt(64 * 1024 * 1024).default(1024 * 1024),
+  MAX_URL_BYTES: positiveInt(64 * 1024).default(8192),
+  MAX_BATCH: z.coerce.number().int().min(0).max(1000).default(10),
+  MAX_DEPTH: positiveInt(1000).default(15),
+  MAX_ALIASES: positiveInt(10_000).default(30),
+  MAX_TOKENS: positiveInt(1_000_000).default(5000),
+  MAX_DIRECTIVES: positiveInt(10_000).default(20),
+  MAX_COST: positiveInt(10_000_000).default(5000),
+  DEFAULT_LIST_SIZE: positiveInt(10_000).default(10),
+
+  GRAPHIQL: bool.optional(),
+  INTROSPECTION: z.enum(['open', 'signed-in', 'off']).optional(),
+});
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  service: { name: string; version: string };
+  http: { port: number; host: string; publicUrl: string; corsOrigins: ReadonlySet<string> };
+  dataDir: string;
+  database: { url: string | undefined; poolSize: number };
+  redisUrl: string | undefined;
+  logLevel: string;
+  keys: {
+    /** private key as JWK JSON or PKCS#8 PEM; undefined = development key under dataDir */
+    signingKey: string | undefined;
+    /** extra public keys (JWKS JSON) accepted during rotation */
+    verifyKeys: string | undefined;
+  };
+  tokens: {
+    issuer: string;
+    audience: string;
+    clockSkewSeconds: number;
+    accessTokenTtlSeconds: number;
+    cacheSize: number;
+  };
+  limits: {
+    maxBodyBytes: number;
+    maxUrlBytes: number;
+    maxBatch: number;
+    maxDepth: number;
+    maxAliases: number;
+    maxTokens: number;
+    maxDirectives: number;
+    maxCost: number;
+    defaultListSize: number;
+  };
+  graphiql: boolean;
+  introspection: 'open' | 'signed-in' | 'off';
+}
+
+export interface ConfigSources {
+  env: Record<string, string | undefined>;
+  /** reads SIGNING_KEY_FILE; injected so tests need no files */
+  readFile?: (file: string) => string;
+  version?: string;
+}
+
+export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources): Config {
+  // Empty strings mean "unset": docker-compose and shells often export VAR= .
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+
+  let signingKey = e.SIGNING_KEY;
+  if (!signingKey && e.SIGNING_KEY_FILE) {
+    if (!readFile) throw new ConfigError('SIGNING_KEY_FILE is set but files cannot be read here');
+    try {
+      signingKey = readFile(e.SIGNING_KEY_FILE);
+    } catch {
+      throw new ConfigError(`SIGNING_KEY_FILE: cannot read ${e.SIGNING_KEY_FILE}`);
+    }
+  }
+  if (production && !signingKey) {
+    throw new ConfigError(
+      'SIGNING_KEY (or SIGNING_KEY_FILE) is required when NODE_ENV=production: a private JWK or PKCS#8 PEM ' +
+        '(create one with `pnpm latchkey keygen`). Development keys are never generated in production.',
+    );
+  }
+
+  const corsOrigins = new Set<string>();
+  const rawOrigins = e.CORS_ORIGINS ?? (production ? '' : new URL(publicUrl).origin);
+  for (const item of rawOrigins.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const result = origin.safeParse(item);
+    if (!result.success) throw new ConfigError(`invalid configuration:\n  CORS_ORIGINS: ${result.error.issues[0]?.message}`);
+    corsOrigins.add(result.data);
+  }
+
+  return {
+    env: e.NODE_ENV,
+    service: { name: 'latchkey', version },
+    http: { port: e.PORT, host: e.HOST, publicUrl, corsOrigins },
+    dataDir: path.resolve(e.DATA_DIR),
+    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
+    redisUrl: e.REDIS_URL,
+    logLevel: e.LOG_LEVEL,
+    keys: { signingKey, verifyKeys: e.VERIFY_KEYS },
+    tokens: {
+      issuer: e.JWT_ISSUER ?? publicUrl,
+      audience: e.API_AUDIENCE,
+      clockSkewSeconds: e.JWT_CLOCK_SKEW,
+      accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL,
+      cacheSize: e.TOKEN_CACHE_SIZE,
+    },
+    limits: {
+      maxBodyBytes: e.MAX_BODY_BYTES,
+      maxUrlBytes: e.MAX_URL_BYTES,
+      maxBatch: e.MAX_BATCH,
+      maxDepth: e.MAX_DEPTH,
+      maxAliases: e.MAX_ALIASES,
+      maxTokens: e.MAX_TOKENS,
+      maxDirectives: e.MAX_DIRECTIVES,
+      maxCost: e.MAX_COST,
+      defaultListSize: e.DEFAULT_LIST_SIZE,
+    },
+    graphiql: e.GRAPHIQL ?? !production,
+    introspection: e.INTROSPECTION ?? (production ? 'signed-in' : 'open'),
+  };
+}

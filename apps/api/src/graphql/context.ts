@@ -1,0 +1,21 @@
+import type { Database } from '@latchkey/db';
+import type { YogaInitialContext } from 'graphql-yoga';
+import type { Caller } from '../principal/principal.js';
+
+/** What resolvers may use; built once at start-up. */
+export interface AppServices {
+  db: Database;
+  service: { name: string; version: string };
+}
+
+/** What the context factory adds to Yoga's initial context. */
+export interface RequestContext {
+  /** the verified caller, or null for a guest (spec Authentication 2) */
+  caller: Caller;
+  /** a credential was presented but refused: still a guest, told so in the error */
+  credentialRejected: boolean;
+  requestId: string;
+  app: AppServices;
+}
+
+export type GraphQLContext = YogaInitialContext & RequestContext;

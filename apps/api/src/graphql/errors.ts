@@ -1,0 +1,59 @@
+import { GraphQLError, type ASTNode } from 'graphql';
+
+/** The one error vocabulary of DESIGN.md, kept as data. */
+export const ErrorCode = {
+  GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
+  GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
+  BAD_REQUEST: 'BAD_REQUEST',
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  RATE_LIMITED: 'RATE_LIMITED',
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+interface HttpExtension {
+  status: number;
+  /**
+   * true = a GraphQL-over-HTTP "request error": the status applies to application/graphql-response+json only,
+   * application/json keeps 200 (spec status table). Yoga reads this flag.
+   */
+  spec?: boolean;
+  headers?: Record<string, string>;
+}
+
+function requestError(message: string, code: ErrorCode, http: HttpExtension, nodes?: readonly ASTNode[]): GraphQLError {
+  return new GraphQLError(message, { nodes, extensions: { code, http } });
+}
+
+/** A query rejected by a limit (depth, aliases, tokens, directives, cost): a validation failure. */
+export function queryTooComplex(message: string, nodes?: readonly ASTNode[]): GraphQLError {
+  return requestError(message, ErrorCode.QUERY_TOO_COMPLEX, { status: 400, spec: true }, nodes);
+}
+
+/** Route-level refusal of a guest (spec Authorization 4): the operation never executes. */
+export function unauthenticated(credentialRejected: boolean): GraphQLError {
+  const message = credentialRejected
+    ? 'The access token is invalid or expired.'
+    : 'Sign in to perform this operation.';
+  const challenge = credentialRejected ? 'Bearer error="invalid_token"' : 'Bearer';
+  return requestError(message, ErrorCode.UNAUTHENTICATED, {
+    status: 401,
+    spec: true,
+    headers: { 'WWW-Authenticate': challenge },
+  });
+}
+
+export function forbidden(message = 'You are not allowed to perform this operation.'): GraphQLError {
+  return requestError(message, ErrorCode.FORBIDDEN, { status: 403, spec: true });
+}
+
+export function badRequest(message: string): GraphQLError {
+  return requestError(message, ErrorCode.BAD_REQUEST, { status: 400 });
+}

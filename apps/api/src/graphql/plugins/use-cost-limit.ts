@@ -1,0 +1,139 @@
+import {
+  getNamedType,
+  getNullableType,
+  isCompositeType,
+  isListType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  type DefinitionNode,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { queryTooComplex } from '../errors.js';
+
+export interface CostLimitOptions {
+  /** the highest estimated cost an operation may have. @default 5000 */
+  maxCost: number;
+  /** items assumed for a list field without `first`/`last`. @default 10 */
+  defaultListSize: number;
+}
+
+interface Estimate {
+  cost: number;
+  /** false when a `first`/`last` came from a variable: the figure is only good for this request */
+  reusable: boolean;
+}
+
+const PAGE_ARGUMENTS = new Set(['first', 'last']);
+
+/**
+ * Cost = number of fields that may resolve, each field counted once per item of every enclosing list.
+ * A list's size is its `first`/`last` argument (literal or variable), else `defaultListSize`.
+ * Introspection is left out here: it is gated by its own setting and bounded by the depth limit.
+ */
+export function estimateCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | null | undefined,
+  defaultListSize: number,
+): Estimate {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  let reusable = true;
+
+  const pageSize = (value: ValueNode): number | undefined => {
+    if (value.kind === Kind.INT) return Number(value.value);
+    if (value.kind === Kind.VARIABLE) {
+      reusable = false;
+      const given = variables?.[value.name.value];
+      return typeof given === 'number' && Number.isFinite(given) ? given : undefined;
+    }
+    return undefined;
+  };
+
+  const walk = (selectionSet: SelectionSetNode, parent: GraphQLCompositeType, multiplier: number, seen: Set<string>): number => {
+    let total = 0;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const name = selection.name.value;
+        if (name.startsWith('__')) continue;
+        const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+        if (!field) continue;
+        total += multiplier;
+        if (!selection.selectionSet) continue;
+        let factor = 1;
+        if (isListType(getNullableType(field.type))) {
+          factor = defaultListSize;
+          for (const argument of selection.arguments ?? []) {
+            if (!PAGE_ARGUMENTS.has(argument.name.value)) continue;
+            const size = pageSize(argument.value);
+            if (size !== undefined) factor = Math.max(0, size);
+          }
+        }
+        const child = getNamedType(field.type);
+        if (isCompositeType(child)) total += walk(selection.selectionSet, child, multiplier * factor, seen);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const condition = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
+        if (condition && isCompositeType(condition)) total += walk(selection.selectionSet, condition, multiplier, seen);
+      } else {
+        const name = selection.name.value;
+        const fragment = fragments.get(name);
+        if (!fragment || seen.has(name)) continue;
+        const condition = schema.getType(fragment.typeCondition.name.value);
+        if (!condition || !isCompositeType(condition)) continue;
+        seen.add(name);
+        total += walk(fragment.selectionSet, condition, multiplier, seen);
+        seen.delete(name);
+      }
+    }
+    return total;
+  };
+
+  const root = schema.getRootType(operation.operation);
+  const cost = root ? walk(operation.selectionSet, root, 1, new Set()) : 0;
+  return { cost, reusable };
+}
+
+/**
+ * Runs per request, after validation, with the request's variables: a cached validation result
+ * cannot skip it. Costs that do not depend on variables are remembered per parsed document.
+ */
+export function useCostLimit(options: CostLimitOptions): Plugin {
+  const staticCosts = new WeakMap<DocumentNode, Map<string, number>>();
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const { schema, document, operationName, variableValues } = args;
+      const key = operationName ?? '';
+      let cost = staticCosts.get(document)?.get(key);
+      if (cost === undefined) {
+        const operation = document.definitions.find(
+          (d: DefinitionNode): d is OperationDefinitionNode =>
+            d.kind === Kind.OPERATION_DEFINITION && (operationName == null || d.name?.value === operationName),
+        );
+        if (!operation) return;
+        const estimate = estimateCost(schema, document, operation, variableValues, options.defaultListSize);
+        cost = estimate.cost;
+        if (estimate.reusable) {
+          let byOperation = staticCosts.get(document);
+          if (!byOperation) staticCosts.set(document, (byOperation = new Map()));
+          byOperation.set(key, cost);
+        }
+      }
+      if (cost > options.maxCost) {
+        setResultAndStopExecution({
+          errors: [queryTooComplex(`Query cost ${cost} exceeds the limit of ${options.maxCost}.`)],
+        });
+      }
+    },
+  };
+}

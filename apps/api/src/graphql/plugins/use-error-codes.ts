@@ -1,0 +1,47 @@
+import type { ExecutionResult, GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { ErrorCode } from '../errors.js';
+
+/** Yoga's own request errors use its codes; these are renamed into DESIGN.md's vocabulary. */
+const BY_STATUS: Record<number, ErrorCode> = {
+  405: ErrorCode.METHOD_NOT_ALLOWED,
+  413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+};
+const RENAMED: Record<string, ErrorCode> = {
+  OPERATION_RESOLUTION_FAILURE: ErrorCode.BAD_REQUEST,
+  REQUEST_ENTITY_TOO_LARGE: ErrorCode.PAYLOAD_TOO_LARGE,
+};
+
+interface MutableExtensions {
+  code?: string;
+  http?: { status?: number; spec?: boolean };
+}
+
+function normalize(error: GraphQLError, executed: boolean): void {
+  const extensions = error.extensions as MutableExtensions;
+  const status = extensions.http?.status;
+  const code = extensions.code;
+  if (code === ErrorCode.BAD_REQUEST && status && BY_STATUS[status]) extensions.code = BY_STATUS[status];
+  else if (code && RENAMED[code]) extensions.code = RENAMED[code];
+  else if (!code && !executed && !error.path) {
+    // graphql-js reports variable coercion failures without a code, before execution: bad client input.
+    extensions.code = ErrorCode.BAD_USER_INPUT;
+    extensions.http ??= { status: 400, spec: true };
+  }
+}
+
+/** Gives every error leaving the server a code from the one vocabulary, once per response. */
+export function useErrorCodes(): Plugin {
+  const visit = (result: ExecutionResult) => {
+    if (!result.errors) return;
+    const executed = 'data' in result;
+    for (const error of result.errors) normalize(error as GraphQLError, executed);
+  };
+  return {
+    onResultProcess({ result }) {
+      if (Array.isArray(result)) for (const item of result) visit(item as ExecutionResult);
+      else if (result && typeof result === 'object' && 'errors' in result) visit(result as ExecutionResult);
+    },
+  };
+}

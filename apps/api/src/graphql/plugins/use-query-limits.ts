@@ -1,0 +1,138 @@
+import {
+  GraphQLError,
+  Kind,
+  parse,
+  type ASTVisitor,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { queryTooComplex } from '../errors.js';
+
+export interface QueryLimitsOptions {
+  /** deepest field nesting of an operation, fragments expanded. @default 15 */
+  maxDepth: number;
+  /** aliased fields in the document. @default 30 */
+  maxAliases: number;
+  /** lexical tokens in the document; enforced while parsing, so a huge document is never fully parsed. @default 5000 */
+  maxTokens: number;
+  /** directive uses in the document. @default 20 */
+  maxDirectives: number;
+}
+
+function depthOf(
+  selectionSet: SelectionSetNode,
+  fragments: (name: string) => FragmentDefinitionNode | undefined | null,
+  seen: Set<string>,
+): number {
+  let deepest = 0;
+  for (const selection of selectionSet.selections) {
+    let depth = 0;
+    if (selection.kind === Kind.FIELD) {
+      if (selection.name.value === '__typename') continue;
+      depth = selection.selectionSet ? 1 + depthOf(selection.selectionSet, fragments, seen) : 1;
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      depth = depthOf(selection.selectionSet, fragments, seen);
+    } else {
+      const name = selection.name.value;
+      const fragment = fragments(name);
+      // A fragment cycle is reported by the standard NoFragmentCycles rule; do not recurse into it.
+      if (!fragment || seen.has(name)) continue;
+      seen.add(name);
+      depth = depthOf(fragment.selectionSet, fragments, seen);
+      seen.delete(name);
+    }
+    if (depth > deepest) deepest = depth;
+  }
+  return deepest;
+}
+
+function maxDepthRule(limit: number) {
+  return function MaxDepthRule(context: ValidationContext): ASTVisitor {
+    return {
+      OperationDefinition(node) {
+        const depth = depthOf(node.selectionSet, (name) => context.getFragment(name), new Set());
+        if (depth > limit) {
+          context.reportError(queryTooComplex(`Query depth ${depth} exceeds the limit of ${limit}.`, [node]));
+        }
+      },
+    };
+  };
+}
+
+function maxAliasesRule(limit: number) {
+  return named('MaxAliasesRule', (context: ValidationContext): ASTVisitor => {
+    let aliases = 0;
+    return {
+      Field(node) {
+        if (node.alias) aliases++;
+      },
+      Document: {
+        leave(node) {
+          if (aliases > limit) {
+            context.reportError(queryTooComplex(`Query has ${aliases} aliases, more than the limit of ${limit}.`, [node]));
+          }
+        },
+      },
+    };
+  });
+}
+
+function maxDirectivesRule(limit: number) {
+  return named('MaxDirectivesRule', (context: ValidationContext): ASTVisitor => {
+    let directives = 0;
+    return {
+      Directive() {
+        directives++;
+      },
+      Document: {
+        leave(node) {
+          if (directives > limit) {
+            context.reportError(
+              queryTooComplex(`Query has ${directives} directives, more than the limit of ${limit}.`, [node]),
+            );
+          }
+        },
+      },
+    };
+  });
+}
+
+const TOKEN_LIMIT_MESSAGE = /Document contains more than \d+ tokens/;
+
+/**
+ * Depth, alias, token and directive limits. They depend on the document only, so they run inside
+ * validation (and parsing, for tokens) and share Yoga's parse and validation caches.
+ */
+export function useQueryLimits(options: QueryLimitsOptions): Plugin {
+  const rules = [
+    maxDepthRule(options.maxDepth),
+    maxAliasesRule(options.maxAliases),
+    maxDirectivesRule(options.maxDirectives),
+  ];
+  const parseWithTokenLimit = (source: string | { body: string }, parseOptions?: object) => {
+    try {
+      return parse(source as string, { ...parseOptions, maxTokens: options.maxTokens });
+    } catch (error) {
+      if (error instanceof GraphQLError && TOKEN_LIMIT_MESSAGE.test(error.message)) {
+        throw queryTooComplex(`Query has more than ${options.maxTokens} tokens.`);
+      }
+      throw error;
+    }
+  };
+  return {
+    onParse({ setParseFn }) {
+      setParseFn(parseWithTokenLimit as typeof parse);
+    },
+    onValidate({ addValidationRule }) {
+      for (const rule of rules) addValidationRule(rule);
+    },
+  };
+}
+
+/** The validation cache keys on rule names: every rule needs a stable, distinct one. */
+function named<T extends (...args: never[]) => unknown>(name: string, fn: T): T {
+  Object.defineProperty(fn, 'name', { value: name });
+  return fn;
+}

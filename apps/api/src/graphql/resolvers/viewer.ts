@@ -1,0 +1,31 @@
+import { users } from '@latchkey/db';
+import { eq } from 'drizzle-orm';
+import type { Resolvers } from '../../generated/resolvers.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const viewerResolvers: Resolvers = {
+  Query: {
+    // Route-level access already refused guests; a null here is unreachable but keeps the type honest.
+    viewer: (_source, _args, { caller }) => caller,
+  },
+  Viewer: {
+    subject: (principal) => principal.subject,
+    amr: (principal) => [...principal.amr],
+    acr: (principal) => principal.acr,
+    authTime: (principal) => (principal.authTime === null ? null : new Date(principal.authTime * 1000)),
+    expiresAt: (principal) => new Date(principal.expiresAt * 1000),
+    scope: (principal) => [...principal.scope],
+    user: async (principal, _args, { app }) => {
+      // Subjects of tokens minted for scripts need not be user ids; never send a non-uuid to a uuid column.
+      if (!UUID.test(principal.subject)) return null;
+      const [row] = await app.db.select().from(users).where(eq(users.id, principal.subject)).limit(1);
+      return row ?? null;
+    },
+  },
+  User: {
+    id: (user) => user.id,
+    email: (user) => user.email,
+    displayName: (user) => user.displayName,
+  },
+};

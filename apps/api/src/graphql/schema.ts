@@ -1,0 +1,13 @@
+import { createSchema } from 'graphql-yoga';
+import type { Resolvers } from '../generated/resolvers.js';
+import { typeDefs } from '../generated/type-defs.js';
+import type { GraphQLContext } from './context.js';
+import { DateTime } from './resolvers/scalars.js';
+import { statusResolvers } from './resolvers/status.js';
+import { viewerResolvers } from './resolvers/viewer.js';
+
+const resolvers: Resolvers[] = [{ DateTime }, statusResolvers, viewerResolvers];
+
+export function buildSchema() {
+  return createSchema<GraphQLContext>({ typeDefs, resolvers: resolvers as never });
+}

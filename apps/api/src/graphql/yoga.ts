@@ -1,0 +1,88 @@
+import type { IncomingMessage } from 'node:http';
+import { createYoga, type YogaLogger } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { bearerToken, type AccessTokenVerifier, type VerificationResult } from '../principal/access-token-verifier.js';
+import type { AppServices, RequestContext } from './context.js';
+import { useCostLimit } from './plugins/use-cost-limit.js';
+import { useErrorCodes } from './plugins/use-error-codes.js';
+import { useErrorLog } from './plugins/use-error-log.js';
+import { useQueryLimits } from './plugins/use-query-limits.js';
+import { useRouteAccess } from './plugins/use-route-access.js';
+import { useStrictParams } from './plugins/use-strict-params.js';
+import { buildSchema } from './schema.js';
+
+export interface GraphQLHandlerDeps {
+  config: Config;
+  logger: Logger;
+  verifier: AccessTokenVerifier;
+  app: AppServices;
+}
+
+/** Set on the node request by the HTTP layer, so the context needs no extra server-context object. */
+export interface RequestWithId extends IncomingMessage {
+  requestId?: string;
+}
+
+function yogaLogger(logger: Logger): YogaLogger {
+  const child = logger.child({ component: 'graphql' });
+  return {
+    debug: (...args: unknown[]) => child.debug({ args }, 'yoga'),
+    info: (...args: unknown[]) => child.info({ args }, 'yoga'),
+    warn: (...args: unknown[]) => child.warn({ args }, 'yoga'),
+    error: (...args: unknown[]) => {
+      const [first] = args;
+      if (first instanceof Error) child.error({ err: first }, 'graphql error');
+      else child.error({ args }, 'graphql error');
+    },
+  };
+}
+
+export function createGraphQLHandler({ config, logger, verifier, app }: GraphQLHandlerDeps) {
+  const { limits } = config;
+
+  const contextFor = (result: VerificationResult | undefined, requestId: string): RequestContext => ({
+    caller: result?.ok ? result.principal : null,
+    credentialRejected: result !== undefined && !result.ok,
+    requestId,
+    app,
+  });
+
+  return createYoga<{ req?: RequestWithId }, RequestContext>({
+    schema: buildSchema(),
+    graphqlEndpoint: '/graphql',
+    // Token verification happens here, once per operation at the root (spec Authentication 5).
+    context: ({ req, request }) => {
+      const header = req ? req.headers.authorization : request.headers.get('authorization');
+      const requestId = req?.requestId ?? '';
+      const token = bearerToken(header);
+      if (token === undefined) return contextFor(undefined, requestId);
+      if (token === false) return contextFor({ ok: false, rejection: 'malformed' }, requestId);
+      const verified = verifier.verify(token);
+      return verified instanceof Promise
+        ? verified.then((result) => contextFor(result, requestId))
+        : contextFor(verified, requestId);
+    },
+    plugins: [
+      useStrictParams(),
+      useQueryLimits(limits),
+      useCostLimit(limits),
+      useRouteAccess({ introspection: config.introspection }),
+      useErrorLog(logger),
+      useErrorCodes(),
+    ],
+    batching: limits.maxBatch > 0 ? { limit: limits.maxBatch } : false,
+    // Enforced by the HTTP layer from Content-Length / counted bytes: Yoga's stream limiter costs ~145 us a request.
+    maxRequestBodySize: false,
+    // CORS is answered by the HTTP layer from the configured allow-list (Yoga's default reflects any origin).
+    cors: false,
+    // Only application/json bodies reach Yoga (CSRF rule); multipart is never parsed.
+    multipart: false,
+    graphiql: config.graphiql ? { title: 'Latchkey GraphQL' } : false,
+    landingPage: false,
+    maskedErrors: { isDev: false, errorMessage: 'Internal server error.' },
+    logging: yogaLogger(logger),
+  });
+}
+
+export type GraphQLHandler = ReturnType<typeof createGraphQLHandler>;

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DatabaseHandle } from '@latchkey/db';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { ErrorCode } from '../graphql/errors.js';
+import { createGraphQLHandler, type RequestWithId } from '../graphql/yoga.js';
+import type { KeyMaterial } from '../keys/key-material.js';
+import { createAccessTokenVerifier } from '../principal/access-token-verifier.js';
+import { createCors } from './cors.js';
+import { BodyTooLargeError, readBody } from './read-body.js';
+import { sendGraphQLRequestError, sendHttpError, sendJson } from './respond.js';
+
+export interface HttpAppDeps {
+  config: Config;
+  logger: Logger;
+  database: DatabaseHandle;
+  keys: KeyMaterial;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const KNOWN_GET_ROUTES = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
+const JSON_MEDIA_TYPES = new Set(['application/json', 'application/graphql-response+json']);
+
+/** `application/json; charset=utf-8` -> ok; anything else (form, multipart, text/plain, none) is refused. */
+function acceptableContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const [type, ...params] = header.split(';');
+  if (!JSON_MEDIA_TYPES.has(type!.trim().toLowerCase())) return false;
+  for (const param of params) {
+    const [name, value] = param.split('=');
+    if (name?.trim().toLowerCase() === 'charset' && value?.trim().replace(/"/g, '').toLowerCase() !== 'utf-8') return false;
+  }
+  return true;
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
+/**
+ * The HTTP front: request id, logging, transport limits (URL, body), CSRF content-type rule and CORS
+ * are handled here in plain node:http, before Yoga, where they cost the least.
+ */
+export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
+  const { limits } = config;
+  const verifier = createAccessTokenVerifier({
+    jwks: keys.jwks,
+    algorithms: keys.algorithms,
+    issuer: config.tokens.issuer,
+    audience: config.tokens.audience,
+    clockSkewSeconds: config.tokens.clockSkewSeconds,
+    cacheSize: config.tokens.cacheSize,
+  });
+  const yoga = createGraphQLHandler({
+    config,
+    logger,
+    verifier,
+    app: { db: database.db, service: config.service },
+  });
+  const cors = createCors({ origins: config.http.corsOrigins });
+  const jwksBody = JSON.stringify(keys.jwks);
+  const logRequests = logger.isLevelEnabled('info');
+
+  function graphql(req: RequestWithId, res: ServerResponse): void {
+    if (req.method === 'OPTIONS') return cors.preflight(req, res);
+    cors.apply(req, res);
+    if (req.url!.length > limits.maxUrlBytes) {
+      return sendGraphQLRequestError(req, res, 414, ErrorCode.PAYLOAD_TOO_LARGE,
+        `The request URL is longer than ${limits.maxUrlBytes} bytes: send the query by POST or as a persisted query.`);
+    }
+    if (req.method === 'GET') {
+      void yoga(req, res);
+      return;
+    }
+    if (req.method !== 'POST') {
+      return sendGraphQLRequestError(req, res, 405, ErrorCode.METHOD_NOT_ALLOWED,
+        'GraphQL requests use GET (queries) or POST.', { allow: 'GET, POST, OPTIONS' });
+    }
+    // CSRF (spec Cross-site 2): only JSON bodies, which a cross-site form cannot send without a preflight.
+    if (!acceptableContentType(req.headers['content-type'])) {
+      return sendGraphQLRequestError(req, res, 415, ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        'POST bodies must be application/json (UTF-8).', { accept: 'application/json' });
+    }
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > limits.maxBodyBytes) {
+      return tooLarge(req, res);
+    }
+    readBody(req, limits.maxBodyBytes).then(
+      (body) => {
+        // @whatwg-node/server uses a pre-read body instead of the (now consumed) stream.
+        (req as RequestWithId & { body?: Buffer }).body = body;
+        void yoga(req, res);
+      },
+      (error: unknown) => {
+        if (error instanceof BodyTooLargeError) return tooLarge(req, res);
+        logger.debug({ reqId: req.requestId, err: error }, 'request body aborted');
+        if (!res.headersSent) sendHttpError(res, 400, 'The request body could not be read.');
+      },
+    );
+  }
+
+  function tooLarge(req: IncomingMessage, res: ServerResponse): void {
+    // Closing the connection stops the client from streaming the rest of an oversized body.
+    sendGraphQLRequestError(req, res, 413, ErrorCode.PAYLOAD_TOO_LARGE,
+      `The request body is larger than ${limits.maxBodyBytes} bytes.`, { connection: 'close' });
+  }
+
+  async function readiness(res: ServerResponse): Promise<void> {
+    if (await database.ping(1000)) sendJson(res, 200, { status: 'ok', database: database.kind });
+    else sendHttpError(res, 503, 'The database is unreachable.');
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    (req as RequestWithId).requestId = requestId;
+    res.setHeader('x-request-id', requestId);
+    res.setHeader('x-content-type-options', 'nosniff');
+    const path = pathOf(req.url ?? '/');
+    if (logRequests) {
+      const started = performance.now();
+      // Path only: query strings may carry tokens or variables and are never logged.
+      res.once('finish', () => {
+        logger.info({ reqId: requestId, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
+      });
+    }
+    if (path === '/graphql') return graphql(req as RequestWithId, res);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return KNOWN_GET_ROUTES.has(path)
+        ? sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' })
+        : sendHttpError(res, 404, 'Not Found');
+    }
+    switch (path) {
+      case '/healthz':
+        return sendJson(res, 200, { status: 'ok' });
+      case '/readyz':
+        void readiness(res);
+        return;
+      case '/.well-known/jwks.json':
+        res.writeHead(200, { 'content-type': 'application/jwk-set+json; charset=utf-8', 'cache-control': 'public, max-age=300' });
+        res.end(jwksBody);
+        return;
+      default:
+        return sendHttpError(res, 404, 'Not Found');
+    }
+  }
+
+  return { handle, yoga, verifier };
+}
+
+export type HttpApp = ReturnType<typeof createHttpApp>;

@@ -1,0 +1,55 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorCode } from '../graphql/errors.js';
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+
+/** The media type a transport error is written in: the one the client asked for, if it is one we speak. */
+function mediaTypeFor(req: IncomingMessage): string {
+  const accept = req.headers.accept ?? '';
+  return accept.includes(GRAPHQL_RESPONSE) && !accept.includes('application/json')
+    ? GRAPHQL_RESPONSE
+    : 'application/json';
+}
+
+/** A request refused before GraphQL saw it, written as a GraphQL error envelope (no `data`). */
+export function sendGraphQLRequestError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify({ errors: [{ message, extensions: { code } }] });
+  res.writeHead(status, {
+    ...headers,
+    'content-type': `${mediaTypeFor(req)}; charset=utf-8`,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(body);
+}
+
+/** JSON bodies of the non-GraphQL routes: `{statusCode, message, error}` (DESIGN.md). */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'cache-control': 'no-store',
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  503: 'Service Unavailable',
+};
+
+export function sendHttpError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  sendJson(res, status, { statusCode: status, message, error: REASONS[status] ?? 'Error' }, headers);
+}

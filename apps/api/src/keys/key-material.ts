@@ -1,0 +1,162 @@
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JSONWebKeySet, type JWK } from 'jose';
+
+export class KeyMaterialError extends Error {
+  override name = 'KeyMaterialError';
+}
+
+export interface SigningKey {
+  key: KeyObject;
+  alg: string;
+  kid: string;
+}
+
+export interface KeyMaterial {
+  signing: SigningKey;
+  /** public keys only: what /.well-known/jwks.json serves and what verification trusts */
+  jwks: JSONWebKeySet;
+  /** the alg allow-list for verification, derived from the keys (never from a token) */
+  algorithms: string[];
+}
+
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
+
+/** The algorithm a key is used with; asymmetric only, so a public key can never be used as an HMAC secret. */
+function algorithmFor(key: KeyObject, declared: string | undefined): string {
+  const type = key.asymmetricKeyType;
+  const allowed: Record<string, string[]> = {
+    rsa: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'],
+    'rsa-pss': ['PS256', 'PS384', 'PS512'],
+    ed25519: ['EdDSA', 'Ed25519'],
+  };
+  if (type === 'ec') {
+    const curve = key.asymmetricKeyDetails?.namedCurve;
+    const alg = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' }[curve ?? ''];
+    if (!alg) throw new KeyMaterialError(`unsupported EC curve ${curve ?? 'unknown'}`);
+    if (declared && declared !== alg) throw new KeyMaterialError(`key alg ${declared} does not match curve ${curve}`);
+    return alg;
+  }
+  const options = type ? allowed[type] : undefined;
+  if (!options) throw new KeyMaterialError(`unsupported key type ${type ?? 'unknown'} (use RSA, EC P-256/384/521 or Ed25519)`);
+  if (declared) {
+    if (!options.includes(declared)) throw new KeyMaterialError(`key alg ${declared} does not fit a ${type} key`);
+    return declared;
+  }
+  return options[0]!;
+}
+
+async function publicJwkOf(key: KeyObject, alg: string, kid: string | undefined): Promise<JWK & { kid: string }> {
+  const jwk = await exportJWK(createPublicKey(key));
+  const id = kid ?? (await calculateJwkThumbprint(jwk));
+  return { ...jwk, kid: id, alg, use: 'sig' };
+}
+
+/** Parses a private key given as JWK JSON or PKCS#8 PEM. Messages never include key bytes. */
+export async function parseSigningKey(text: string): Promise<SigningKey & { publicJwk: JWK & { kid: string } }> {
+  const trimmed = text.trim();
+  let key: KeyObject;
+  let declaredAlg: string | undefined;
+  let declaredKid: string | undefined;
+  if (trimmed.startsWith('{')) {
+    let jwk: JWK;
+    try {
+      jwk = JSON.parse(trimmed) as JWK;
+    } catch {
+      throw new KeyMaterialError('signing key: not valid JSON');
+    }
+    if (typeof jwk !== 'object' || jwk === null || !jwk.d) {
+      throw new KeyMaterialError('signing key: a private JWK (with "d") is required');
+    }
+    try {
+      key = createPrivateKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' });
+    } catch {
+      throw new KeyMaterialError('signing key: the JWK is not a usable private key');
+    }
+    declaredAlg = typeof jwk.alg === 'string' ? jwk.alg : undefined;
+    declaredKid = typeof jwk.kid === 'string' ? jwk.kid : undefined;
+  } else {
+    try {
+      key = createPrivateKey({ key: trimmed, format: 'pem' });
+    } catch {
+      throw new KeyMaterialError('signing key: expected a private JWK (JSON) or a PKCS#8 PEM');
+    }
+  }
+  if (key.type !== 'private') throw new KeyMaterialError('signing key: a private key is required');
+  const alg = algorithmFor(key, declaredAlg);
+  const publicJwk = await publicJwkOf(key, alg, declaredKid);
+  return { key, alg, kid: publicJwk.kid, publicJwk };
+}
+
+/** Extra verification keys (for rotation): a public JWKS. Private members are refused so they are never published. */
+export function parseVerifyKeys(text: string): JWK[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new KeyMaterialError('VERIFY_KEYS: not valid JSON (expected {"keys":[...]})');
+  }
+  const keys = (parsed as JSONWebKeySet | null)?.keys;
+  if (!Array.isArray(keys)) throw new KeyMaterialError('VERIFY_KEYS: expected a JWKS object {"keys":[...]}');
+  return keys.map((jwk, index) => {
+    if (PRIVATE_MEMBERS.some((member) => member in jwk)) {
+      throw new KeyMaterialError(`VERIFY_KEYS: key ${index} holds private or symmetric material; give public keys only`);
+    }
+    if (!jwk.kid || !jwk.alg) throw new KeyMaterialError(`VERIFY_KEYS: key ${index} needs "kid" and "alg"`);
+    try {
+      algorithmFor(createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' }), jwk.alg);
+    } catch (error) {
+      if (error instanceof KeyMaterialError) throw new KeyMaterialError(`VERIFY_KEYS: key ${index}: ${error.message}`);
+      throw new KeyMaterialError(`VERIFY_KEYS: key ${index} is not a usable public key`);
+    }
+    return { ...jwk, use: 'sig' };
+  });
+}
+
+/** A new private JWK (RS256, 2048 bits): RS256 is the algorithm every OpenID relying party must support. */
+export async function generateSigningJwk(): Promise<JWK> {
+  const { privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
+  const jwk = await exportJWK(privateKey);
+  const kid = await calculateJwkThumbprint({ kty: jwk.kty!, n: jwk.n!, e: jwk.e! });
+  return { ...jwk, kid, alg: 'RS256', use: 'sig' };
+}
+
+/**
+ * Development only: the key generated once under DATA_DIR. `wx` makes two processes starting at once
+ * agree on one key (the loser reads the winner's file).
+ */
+async function developmentKey(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, 'keys', 'signing-key.json');
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const jwk = JSON.stringify(await generateSigningJwk(), null, 2);
+    try {
+      await writeFile(file, jwk, { mode: 0o600, flag: 'wx' });
+      return jwk;
+    } catch {
+      return await readFile(file, 'utf8');
+    }
+  }
+}
+
+export interface KeyMaterialOptions {
+  signingKey: string | undefined;
+  verifyKeys: string | undefined;
+  dataDir: string;
+  production: boolean;
+}
+
+export async function loadKeyMaterial(options: KeyMaterialOptions): Promise<KeyMaterial> {
+  if (!options.signingKey && options.production) {
+    throw new KeyMaterialError('SIGNING_KEY is required in production');
+  }
+  const signingText = options.signingKey ?? (await developmentKey(options.dataDir));
+  const signing = await parseSigningKey(signingText);
+  const extra = options.verifyKeys ? parseVerifyKeys(options.verifyKeys) : [];
+  const keys = [signing.publicJwk, ...extra.filter((jwk) => jwk.kid !== signing.kid)];
+  const algorithms = [...new Set(keys.map((jwk) => jwk.alg!))];
+  return { signing: { key: signing.key, alg: signing.alg, kid: signing.kid }, jwks: { keys }, algorithms };
+}

@@ -1,0 +1,41 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { ConfigError, loadConfig } from './config.js';
+import { KeyMaterialError } from './keys/key-material.js';
+import { createLogger } from './logger.js';
+import { startService } from './service.js';
+import { readVersion } from './version.js';
+
+if (existsSync('.env')) process.loadEnvFile('.env');
+
+let config;
+try {
+  config = loadConfig({ env: process.env, readFile: (file) => readFileSync(file, 'utf8'), version: readVersion() });
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`latchkey: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const logger = createLogger(config.logLevel);
+try {
+  const service = await startService(config, logger);
+  logger.info({ url: `${service.url}/graphql`, database: service.database.kind, env: config.env }, `Latchkey API listening on ${service.url}/graphql`);
+  const stop = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    service.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+} catch (error) {
+  if (error instanceof KeyMaterialError || error instanceof ConfigError) {
+    process.stderr.write(`latchkey: ${error.message}\n`);
+  } else {
+    logger.fatal({ err: error }, 'start-up failed');
+  }
+  process.exit(1);
+}

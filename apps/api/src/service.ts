@@ -1,0 +1,59 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDatabase, runMigrations, type DatabaseHandle } from '@latchkey/db';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { createHttpApp, type HttpApp } from './http/app.js';
+import { loadKeyMaterial } from './keys/key-material.js';
+import { createLogger } from './logger.js';
+
+export interface RunningService {
+  /** base URL actually listened on, e.g. http://127.0.0.1:4000 */
+  url: string;
+  server: Server;
+  app: HttpApp;
+  database: DatabaseHandle;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/** Opens the database, applies migrations, loads keys, and listens. Used by `main` and by the tests alike. */
+export async function startService(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+  const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: config.database.poolSize });
+  try {
+    await runMigrations(database);
+    const keys = await loadKeyMaterial({
+      signingKey: config.keys.signingKey,
+      verifyKeys: config.keys.verifyKeys,
+      dataDir: config.dataDir,
+      production: config.env === 'production',
+    });
+    const app = createHttpApp({ config, logger, database, keys });
+    const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 }, app.handle);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.http.port, config.http.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const { port } = server.address() as AddressInfo;
+    const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
+    const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), 5_000).unref();
+        });
+        await app.yoga.dispose();
+        await database.close();
+      })());
+    return { url, server, app, database, logger, close };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
