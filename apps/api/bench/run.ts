@@ -1,0 +1,489 @@
+// `pnpm bench`: throughput/latency of latchkey's GraphQL endpoint against two
+// baselines, a stock graphql-yoga server (what yoga gives by default) and a raw
+// node:http server (the ceiling for any Node server on this machine).
+//
+// Each server is a separate child process pinned to CPU 0 and the load
+// generator (autocannon, in this process) is pinned to CPU 1, so the server
+// never competes with the load generator for a core and runs are comparable.
+//
+// Env: BENCH_CONNECTIONS (50), BENCH_DURATION (s, 5), BENCH_ROUNDS (3),
+//      BENCH_WARMUP (s per server, 5),
+//      BENCH_ONLY=latchkey,stock-yoga,raw-node (subset of servers),
+//      BENCH_SERVER_LOGS=1 (show latchkey's own output, to debug its startup).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
+import { availableParallelism, constants as osConstants, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
+
+const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50);
+const DURATION_S = intEnv('BENCH_DURATION', 5);
+const ROUNDS = intEnv('BENCH_ROUNDS', 3);
+const WARMUP_S = intEnv('BENCH_WARMUP', 5);
+const READY_TIMEOUT_MS = 60_000;
+
+const SERVER_NAMES = ['latchkey', 'stock-yoga', 'raw-node'] as const;
+type ServerName = (typeof SERVER_NAMES)[number];
+
+const STATUS_QUERY = '{ status { version } }';
+const VIEWER_QUERY = '{ viewer { subject } }';
+
+interface Server {
+  name: ServerName;
+  url: string; // the GraphQL endpoint
+  child: ChildProcess;
+}
+
+interface Scenario {
+  name: string;
+  server: Server;
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface Sample {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number; // connection errors, timeouts included
+  timeouts: number;
+}
+
+interface Summary extends Sample {
+  scenario: string;
+  server: ServerName;
+  rounds: Sample[];
+}
+
+// ---------------------------------------------------------------- pinning
+
+// True when this process runs under `taskset -c 1` and servers go on CPU 0.
+const pinned = process.env.BENCH_PINNED === '1';
+
+function canPin(): boolean {
+  // Pinning needs two usable cores; with one, pinning both sides to it would
+  // only serialize them and make the numbers meaningless.
+  if (availableParallelism() < 2) return false;
+  return spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+// Re-run this same script under `taskset -c 1` and mirror its exit status.
+function reexecPinned(): void {
+  const child = spawn('taskset', ['-c', '1', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_PINNED: '1' },
+  });
+  // Ctrl-C reaches the whole process group anyway; forwarding covers `kill <pid>`.
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => {
+    process.exit(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1));
+  });
+}
+
+// ---------------------------------------------------------------- children
+
+const children = new Set<ChildProcess>();
+const tempDirs: string[] = [];
+
+function isRunning(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+function spawnServer(script: string, env: Record<string, string>, output: 'pipe' | 'ignore' | 'inherit'): ChildProcess {
+  // taskset exec()s node, so child.pid is the node process itself (matters for /proc/<pid>).
+  const [cmd, args] = pinned ? ['taskset', ['-c', '0', process.execPath, script]] : [process.execPath, [script]];
+  const child = spawn(cmd, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', output, output === 'pipe' ? 'inherit' : output],
+  });
+  child.on('error', () => {}); // surfaced through exitCode / the readiness wait instead
+  children.add(child);
+  return child;
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (!isRunning(child)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+let stopping: Promise<void> | undefined;
+function stopAll(): Promise<void> {
+  stopping ??= (async () => {
+    await Promise.all([...children].map(stopChild));
+    await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  })();
+  return stopping;
+}
+
+// Last line of defence against orphans if we exit without going through stopAll().
+process.on('exit', () => {
+  for (const child of children) if (isRunning(child)) child.kill('SIGKILL');
+});
+
+// ---------------------------------------------------------------- servers
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createNetServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The baselines announce readiness with `listening <url>` on stdout.
+function waitForListening(name: string, child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => fail(new Error(`${name}: no "listening <url>" line within ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
+    const onExit = (code: number | null) => fail(new Error(`${name}: exited with code ${code} before listening`));
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const match = /^listening (\S+)/m.exec(buffered);
+      if (!match?.[1]) return;
+      cleanup();
+      child.stdout?.resume(); // keep draining so the child never blocks on a full pipe
+      resolve(match[1]);
+    };
+    function cleanup() {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      child.stdout?.off('data', onData);
+    }
+    function fail(err: Error) {
+      cleanup();
+      reject(err);
+    }
+    child.once('exit', onExit);
+    child.stdout?.on('data', onData);
+  });
+}
+
+async function startBaseline(name: 'stock-yoga' | 'raw-node'): Promise<Server> {
+  const port = await freePort();
+  const script = fileURLToPath(new URL(`./${name}.js`, import.meta.url));
+  // NODE_ENV=production for every server, so no one pays for dev-mode extras.
+  const child = spawnServer(script, { NODE_ENV: 'production', PORT: String(port) }, 'pipe');
+  const printed = await waitForListening(name, child);
+  return { name, url: new URL('/graphql', printed).href, child };
+}
+
+// latchkey logs through pino; its output is discarded (reading it would cost
+// this process CPU during the run), so readiness comes from GET /readyz.
+async function waitForReadyz(baseUrl: string, child: ChildProcess): Promise<void> {
+  const hint = process.env.BENCH_SERVER_LOGS ? '' : ' (rerun with BENCH_SERVER_LOGS=1 to see its output)';
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (!isRunning(child)) throw new Error(`latchkey: exited with code ${child.exitCode ?? child.signalCode} during startup${hint}`);
+    try {
+      const res = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(1000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`latchkey: GET /readyz did not answer 200 within ${READY_TIMEOUT_MS / 1000} s${hint}`);
+}
+
+async function startLatchkey(): Promise<{ server: Server; token: string }> {
+  const main = fileURLToPath(new URL('../src/main.js', import.meta.url));
+  if (!existsSync(main)) throw new Error(`latchkey: ${main} not found; build the app first (pnpm build)`);
+
+  const port = await freePort();
+  const publicUrl = `http://127.0.0.1:${port}`;
+  const dataDir = await mkdtemp(join(tmpdir(), 'latchkey-bench-'));
+  tempDirs.push(dataDir);
+
+  // A throwaway signing key shared with the server, so the driver can mint an
+  // access token the server accepts without going through a login flow.
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  const kid = await calculateJwkThumbprint(jwk);
+  const signingKey = { ...jwk, kid, alg: 'RS256', use: 'sig' };
+
+  const child = spawnServer(
+    main,
+    {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: publicUrl,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      SIGNING_KEY: JSON.stringify(signingKey),
+    },
+    process.env.BENCH_SERVER_LOGS ? 'inherit' : 'ignore',
+  );
+  await waitForReadyz(publicUrl, child);
+
+  // The server's contract: issuer = PUBLIC_URL, audience = urn:latchkey:api.
+  const now = Math.floor(Date.now() / 1000);
+  const token = await new SignJWT({ scope: 'openid', amr: ['otp'], acr: 'urn:latchkey:acr:otp', auth_time: now })
+    .setProtectedHeader({ alg: 'RS256', kid, typ: 'at+jwt' })
+    .setIssuer(publicUrl)
+    .setAudience('urn:latchkey:api')
+    .setSubject('bench-user')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .setJti(randomUUID())
+    .sign(privateKey);
+
+  return { server: { name: 'latchkey', url: `${publicUrl}/graphql`, child }, token };
+}
+
+// ---------------------------------------------------------------- measuring
+
+function scenario(name: string, server: Server, query: string, token?: string): Scenario {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  return { name, server, headers, body: JSON.stringify({ query }) };
+}
+
+// One request up front, so the benchmark never ends up measuring error answers.
+// Every top-level field must be non-null too: a rejected token would make
+// `viewer` null rather than an HTTP error.
+async function check(s: Scenario): Promise<void> {
+  const res = await fetch(s.server.url, { method: 'POST', headers: s.headers, body: s.body });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // reported below
+  }
+  const data = isObject(json) ? json.data : undefined;
+  const ok =
+    res.status === 200 &&
+    isObject(json) &&
+    !('errors' in json) &&
+    isObject(data) &&
+    Object.values(data).every((v) => v !== null && v !== undefined);
+  if (!ok) throw new Error(`scenario "${s.name}" check failed: HTTP ${res.status} ${text.slice(0, 500)}`);
+}
+
+async function load(server: Server, requests: Scenario[], durationS: number): Promise<Sample> {
+  const result = await autocannon({
+    url: server.url,
+    connections: CONNECTIONS,
+    duration: durationS,
+    // A sequence that every connection cycles through; one entry for a measured scenario.
+    requests: requests.map((s) => ({ method: 'POST' as const, headers: s.headers, body: s.body })),
+  });
+  if (!isRunning(server.child)) throw new Error(`${server.name}: exited during the benchmark`);
+  return {
+    reqPerSec: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function summarize(s: Scenario, rounds: Sample[]): Summary {
+  const sum = (key: keyof Sample) => rounds.reduce((acc, r) => acc + r[key], 0);
+  return {
+    scenario: s.name,
+    server: s.server.name,
+    reqPerSec: median(rounds.map((r) => r.reqPerSec)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    non2xx: sum('non2xx'),
+    errors: sum('errors'),
+    timeouts: sum('timeouts'),
+    rounds,
+  };
+}
+
+function rssMiB(pid: number | undefined): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    return kb ? Number(kb) / 1024 : null;
+  } catch {
+    return null; // no procfs (not Linux) or the process is gone
+  }
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const only = selectedServers();
+  const log = (msg: string) => process.stderr.write(`${msg}\n`);
+  log(
+    `bench: ${CONNECTIONS} connections, ${DURATION_S} s x ${ROUNDS} rounds, ` +
+      (pinned ? 'servers on CPU 0, autocannon on CPU 1' : 'NOT pinned (needs taskset and 2 CPUs)'),
+  );
+
+  // Start everything first: rounds alternate between servers, so all stay up.
+  const servers: Server[] = [];
+  const scenarios: Scenario[] = [];
+  if (only.has('latchkey')) {
+    const { server, token } = await startLatchkey();
+    servers.push(server);
+    scenarios.push(scenario('latchkey status', server, STATUS_QUERY), scenario('latchkey viewer', server, VIEWER_QUERY, token));
+  }
+  for (const name of ['stock-yoga', 'raw-node'] as const) {
+    if (!only.has(name)) continue;
+    const server = await startBaseline(name);
+    servers.push(server);
+    scenarios.push(scenario(`${name} status`, server, STATUS_QUERY));
+  }
+  log(`started: ${servers.map((s) => `${s.name} (pid ${s.child.pid})`).join(', ')}`);
+
+  for (const s of scenarios) await check(s);
+
+  // Warm-up: let the JIT and caches settle so round 1 is not an outlier.
+  for (const server of servers) {
+    log(`warm-up ${server.name} (${WARMUP_S} s)`);
+    await load(server, scenarios.filter((s) => s.server === server), WARMUP_S);
+  }
+
+  // Round-robin: every round runs each scenario once, so slow drift (thermal,
+  // noisy neighbours) hits all scenarios alike; the start rotates per round so
+  // no scenario always runs right after the same other one.
+  const samples = new Map<Scenario, Sample[]>(scenarios.map((s) => [s, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < scenarios.length; i++) {
+      const s = scenarios[(i + round) % scenarios.length]!;
+      const sample = await load(s.server, [s], DURATION_S);
+      samples.get(s)!.push(sample);
+      log(
+        `round ${round + 1}/${ROUNDS}  ${s.name.padEnd(18)} ${fmt(sample.reqPerSec, 0).padStart(7)} req/s  ` +
+          `p50 ${fmt(sample.p50)} ms  p99 ${fmt(sample.p99)} ms  non-2xx ${sample.non2xx}  errors ${sample.errors}`,
+      );
+      await sleep(500); // let the previous run's sockets close before the next one
+    }
+  }
+
+  const summaries = scenarios.map((s) => summarize(s, samples.get(s)!));
+  const rss = Object.fromEntries(servers.map((s) => [s.name, rssMiB(s.child.pid)]));
+  const byName = (name: string) => summaries.find((s) => s.scenario === name);
+  const ratio = (a: string, b: string) => {
+    const x = byName(a);
+    const y = byName(b);
+    return x && y && y.reqPerSec > 0 ? x.reqPerSec / y.reqPerSec : null;
+  };
+  const ratios = {
+    latchkeyStatusVsStockYoga: ratio('latchkey status', 'stock-yoga status'),
+    latchkeyViewerVsLatchkeyStatus: ratio('latchkey viewer', 'latchkey status'),
+  };
+
+  // Report (stdout): table, memory, target ratios.
+  const lines = [
+    '| scenario | req/s (median) | x stock-yoga | x raw-node | p50 ms | p99 ms | non-2xx |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const s of summaries) {
+    const vs = (base: string) => {
+      const r = ratio(s.scenario, base);
+      return r === null ? '-' : `${r.toFixed(2)}x`;
+    };
+    const non2xx = s.non2xx > 0 ? `${s.non2xx} FAILED` : '0';
+    lines.push(
+      `| ${s.scenario} | ${fmt(s.reqPerSec, 0)} | ${vs('stock-yoga status')} | ${vs('raw-node status')} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${non2xx} |`,
+    );
+  }
+  lines.push('');
+  for (const s of summaries.filter((x) => x.errors > 0)) {
+    lines.push(`note: ${s.scenario} had ${s.errors} connection errors (${s.timeouts} timeouts)`);
+  }
+  lines.push('Resident memory after the run (VmRSS):');
+  for (const [name, mib] of Object.entries(rss)) lines.push(`- ${name}: ${mib === null ? 'n/a' : `${mib.toFixed(1)} MiB`}`);
+  lines.push('');
+  const fmtRatio = (r: number | null) => (r === null ? 'n/a' : `${r.toFixed(2)}x`);
+  lines.push(`latchkey status / stock-yoga = ${fmtRatio(ratios.latchkeyStatusVsStockYoga)} (target >= 3x)`);
+  lines.push(`latchkey viewer / latchkey status = ${fmtRatio(ratios.latchkeyViewerVsLatchkeyStatus)} (target >= 0.9x)`);
+  process.stdout.write(`\n${lines.join('\n')}\n`);
+
+  const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url)); // from apps/api/dist/bench/
+  const outDir = join(repoRoot, 'bench-results');
+  await mkdir(outDir, { recursive: true });
+  const report = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    config: { connections: CONNECTIONS, durationS: DURATION_S, rounds: ROUNDS, warmupS: WARMUP_S, pinned },
+    scenarios: summaries,
+    rssMiB: rss,
+    ratios,
+  };
+  await writeFile(join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  log(`results written to ${join(outDir, 'latest.json')}`);
+}
+
+// ---------------------------------------------------------------- helpers
+
+function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+function selectedServers(): Set<ServerName> {
+  const raw = process.env.BENCH_ONLY?.trim();
+  if (!raw) return new Set(SERVER_NAMES);
+  const names = raw.split(',').map((n) => n.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(SERVER_NAMES as readonly string[]).includes(n));
+  if (unknown.length) throw new Error(`BENCH_ONLY: unknown server(s) ${unknown.join(', ')}; expected ${SERVER_NAMES.join(', ')}`);
+  return new Set(names as ServerName[]);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fmt(n: number, digits = 2): string {
+  return n.toFixed(digits);
+}
+
+// ---------------------------------------------------------------- entry
+
+if (process.env.BENCH_PINNED === undefined && canPin()) {
+  reexecPinned();
+} else {
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(sig, () => {
+      // Ctrl-C can arrive twice (from the terminal and forwarded by the pinning parent).
+      if (stopping) return;
+      process.stderr.write(`\n${sig}: stopping servers\n`);
+      void stopAll().finally(() => process.exit(128 + osConstants.signals[sig]));
+    });
+  }
+  main()
+    .then(() => stopAll())
+    .then(() => process.exit(0))
+    .catch(async (err: unknown) => {
+      process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      await stopAll();
+      process.exit(1);
+    });
+}

@@ -1,0 +1,147 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { importJWK, type JWK } from 'jose';
+import { loadConfig, type Config } from '../../src/config.js';
+import { generateSigningJwk, parseSigningKey, type SigningKey } from '../../src/keys/key-material.js';
+import { createLogger } from '../../src/logger.js';
+import { mintAccessToken, type MintAccessTokenInput } from '../../src/principal/mint-access-token.js';
+import { startService, type RunningService } from '../../src/service.js';
+
+export interface TestService extends RunningService {
+  config: Config;
+  /** the server's private signing key as a JWK (tests forge variants with it) */
+  privateJwk: JWK;
+  signingKey: SigningKey;
+  /** every log line the server wrote, parsed */
+  logs: Record<string, unknown>[];
+  /** raw log text, for "never logged" assertions */
+  logText(): string;
+  /** a valid access token for `subject` (defaults: 10 min, amr otp) */
+  token(subject?: string, input?: Partial<MintAccessTokenInput>): Promise<string>;
+  graphqlUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Which database the suite runs on: PostgreSQL when DATABASE_URL is set (CI), else embedded PGlite. */
+export const databaseKind = process.env['DATABASE_URL'] ? 'postgres' : 'pglite';
+
+let announced = false;
+
+/**
+ * Starts the real service on 127.0.0.1 with an ephemeral port, a fresh DATA_DIR, and a generated key.
+ * `env` overrides configuration exactly as environment variables would.
+ */
+export async function startTestService(env: Record<string, string | undefined> = {}): Promise<TestService> {
+  if (!announced) {
+    announced = true;
+    process.stdout.write(`[latchkey tests] database: ${databaseKind}\n`);
+  }
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-test-'));
+  const privateJwk = await generateSigningJwk();
+  const config = loadConfig({
+    env: {
+      NODE_ENV: 'test',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PUBLIC_URL: 'http://localhost:4000',
+      DATA_DIR: dataDir,
+      DATABASE_URL: process.env['DATABASE_URL'],
+      SIGNING_KEY: JSON.stringify(privateJwk),
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    version: '0.1.0-test',
+  });
+  const logs: Record<string, unknown>[] = [];
+  let text = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      const lines = chunk.toString('utf8');
+      text += lines;
+      for (const line of lines.split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const service = await startService(config, createLogger(config.logLevel, sink));
+  const signingKey = await parseSigningKey(JSON.stringify(privateJwk));
+  return {
+    ...service,
+    config,
+    privateJwk,
+    signingKey,
+    logs,
+    logText: () => text,
+    graphqlUrl: `${service.url}/graphql`,
+    token: (subject = 'user-1', input = {}) =>
+      mintAccessToken(signingKey, {
+        subject,
+        issuer: config.tokens.issuer,
+        audience: config.tokens.audience,
+        ttlSeconds: 600,
+        amr: ['otp'],
+        ...input,
+      }),
+    async stop() {
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export { importJWK };
+
+export interface GraphQLCall {
+  query?: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+  extensions?: unknown;
+}
+
+export interface PostOptions {
+  accept?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+/** POST /graphql as a client would: JSON body, chosen Accept, optional bearer token. */
+export async function postGraphQL(url: string, body: GraphQLCall | GraphQLCall[] | string, options: PostOptions = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: options.accept ?? 'application/graphql-response+json',
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...options.headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+export async function getGraphQL(url: string, params: Record<string, string>, options: PostOptions = {}) {
+  const query = new URLSearchParams(params).toString();
+  const response = await fetch(`${url}?${query}`, {
+    headers: {
+      accept: options.accept ?? 'application/graphql-response+json',
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...options.headers,
+    },
+  });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}

@@ -1,0 +1,21 @@
+import { createRequire } from 'node:module';
+import { defineConfig } from 'vitest/config';
+
+const require = createRequire(import.meta.url);
+
+export default defineConfig({
+  resolve: {
+    // Node loads graphql 16 through its CommonJS "main" (it has no "exports" map); Vite would pick the
+    // .mjs "module" build for our files only, and graphql refuses objects from the other copy.
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 90_000,
+    // Each file starts its own server (and, without DATABASE_URL, its own embedded database).
+    fileParallelism: true,
+    maxWorkers: 2,
+  },
+});
