@@ -83,6 +83,8 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
       return sendGraphQLRequestError(req, res, 415, ErrorCode.UNSUPPORTED_MEDIA_TYPE,
         'POST bodies must be application/json (UTF-8).', { accept: 'application/json' });
     }
+    // Yoga matches content types case-sensitively and knows no graphql-response+json body: hand it the canonical form.
+    req.headers['content-type'] = 'application/json';
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limits.maxBodyBytes) {
       return tooLarge(req, res);

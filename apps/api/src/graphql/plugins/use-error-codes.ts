@@ -25,9 +25,10 @@ function normalize(error: GraphQLError, executed: boolean): void {
   if (code === ErrorCode.BAD_REQUEST && status && BY_STATUS[status]) extensions.code = BY_STATUS[status];
   else if (code && RENAMED[code]) extensions.code = RENAMED[code];
   else if (!code && !executed && !error.path) {
-    // graphql-js reports variable coercion failures without a code, before execution: bad client input.
+    // Variable coercion failures come without a code, before execution: bad client input. Like validation
+    // failures they are 400 under graphql-response+json and 200 under application/json (spec status table).
     extensions.code = ErrorCode.BAD_USER_INPUT;
-    extensions.http ??= { status: 400, spec: true };
+    extensions.http = { ...extensions.http, status: 400, spec: true };
   }
 }
 

@@ -1,7 +1,37 @@
-import type { Plugin } from 'graphql-yoga';
+import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { badRequest } from '../errors.js';
 
 const KNOWN = new Set(['query', 'variables', 'operationName', 'extensions']);
+
+function jsonParameter(search: URLSearchParams, name: string): unknown {
+  const raw = search.get(name);
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw badRequest(`Parameter "${name}" must be a JSON-encoded object.`);
+  }
+}
+
+function parseGetRequest(request: Request): GraphQLParams {
+  const url = request.url;
+  const start = url.indexOf('?');
+  const search = new URLSearchParams(start < 0 ? '' : url.slice(start + 1));
+  return {
+    query: search.get('query') ?? undefined,
+    operationName: search.get('operationName') ?? undefined,
+    variables: jsonParameter(search, 'variables') as GraphQLParams['variables'],
+    extensions: jsonParameter(search, 'extensions') as GraphQLParams['extensions'],
+  };
+}
+
+const REFUSE_EMPTY_BATCH = {
+  onRequestParseDone({ requestParserResult }: { requestParserResult: GraphQLParams | GraphQLParams[] }) {
+    if (Array.isArray(requestParserResult) && requestParserResult.length === 0) {
+      throw badRequest('An empty batch has nothing to execute.');
+    }
+  },
+};
 
 function kind(value: unknown): string {
   if (value === null) return 'null';
@@ -17,6 +47,14 @@ function kind(value: unknown): string {
  */
 export function useStrictParams(): Plugin {
   return {
+    // Replaces Yoga's GET parser, which lets a JSON.parse failure of `variables` escape as a 500.
+    onRequestParse({ request, setRequestParser }) {
+      if (request.method === 'GET') {
+        setRequestParser(parseGetRequest);
+        return undefined;
+      }
+      return REFUSE_EMPTY_BATCH;
+    },
     onParams({ params }) {
       const given = params as unknown;
       if (kind(given) !== 'object') throw badRequest(`Each request must be a JSON object, not ${kind(given)}.`);

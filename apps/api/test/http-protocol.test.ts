@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getGraphQL, postGraphQL, startTestService, type TestService } from './support/service.js';
+
+const JSON_TYPE = 'application/json';
+const GQL_TYPE = 'application/graphql-response+json';
+
+let service: TestService;
+let url: string;
+let token: string;
+beforeAll(async () => {
+  service = await startTestService();
+  url = service.graphqlUrl;
+  token = await service.token('user-1');
+});
+afterAll(() => service?.stop());
+
+describe('spec "Response media types" and "HTTP status codes"', () => {
+  for (const accept of [JSON_TYPE, GQL_TYPE]) {
+    it(`executed request answers 200 with Content-Type ${accept}`, async () => {
+      const res = await postGraphQL(url, { query: '{ status { service version } }' }, { accept });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe(`${accept}; charset=utf-8`);
+      expect(res.json).toEqual({ data: { status: { service: 'latchkey', version: '0.1.0-test' } } });
+    });
+  }
+
+  it('no Accept header means application/json', async () => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': JSON_TYPE }, body: '{"query":"{ __typename }"}' });
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await res.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('unparsable query: application/json -> 200, errors with locations, no data, no path', async () => {
+    const res = await postGraphQL(url, { query: '{ status {' }, { accept: JSON_TYPE });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toBeUndefined();
+    expect(res.json.errors[0].locations[0]).toEqual({ line: 1, column: 11 });
+    expect(res.json.errors[0].path).toBeUndefined();
+    expect(res.json.errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+  });
+
+  it('unparsable query: application/graphql-response+json -> 400', async () => {
+    const res = await postGraphQL(url, { query: 'query {' }, { accept: GQL_TYPE });
+    expect(res.status).toBe(400);
+    expect(res.json.data).toBeUndefined();
+    expect(res.json.errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+  });
+
+  it('invalid document (unknown field): 200 under application/json, 400 under graphql-response+json, locations, no data', async () => {
+    for (const [accept, status] of [[JSON_TYPE, 200], [GQL_TYPE, 400]] as const) {
+      const res = await postGraphQL(url, { query: '{ status { nope } }' }, { accept });
+      expect(res.status).toBe(status);
+      expect(res.json.data).toBeUndefined();
+      expect(res.json.errors[0].locations).toEqual([{ line: 1, column: 12 }]);
+      expect(res.json.errors[0].path).toBeUndefined();
+      expect(res.json.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    }
+  });
+
+  it('several operations without operationName is a request error rejected before execution (400, BAD_REQUEST)', async () => {
+    const query = 'query A { __typename } query B { __typename }';
+    for (const accept of [JSON_TYPE, GQL_TYPE]) {
+      const res = await postGraphQL(url, { query }, { accept });
+      expect(res.status).toBe(400);
+      expect(res.json.data).toBeUndefined();
+      expect(res.json.errors[0].extensions.code).toBe('BAD_REQUEST');
+    }
+    const unknown = await postGraphQL(url, { query, operationName: 'C' });
+    expect(unknown.status).toBe(400);
+    const chosen = await postGraphQL(url, { query, operationName: 'B' });
+    expect(chosen.json).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('missing query is not well-formed: 400 under both media types (GraphQL-over-HTTP, graphql-http audits)', async () => {
+    for (const accept of [JSON_TYPE, GQL_TYPE]) {
+      const res = await postGraphQL(url, { variables: {} }, { accept });
+      expect(res.status).toBe(400);
+      expect(res.json.errors[0].extensions.code).toBe('BAD_REQUEST');
+      expect(res.json.data).toBeUndefined();
+    }
+  });
+
+  it.each([
+    ['non-string query', { query: 1 }],
+    ['array variables', { query: '{ __typename }', variables: [1] }],
+    ['string extensions', { query: '{ __typename }', extensions: 'x' }],
+    ['unknown parameter', { query: '{ __typename }', qeury: 'x' }],
+    ['number operationName', { query: '{ __typename }', operationName: 5 }],
+  ])('malformed parameters (%s) -> 400 BAD_REQUEST', async (_name, body) => {
+    const res = await postGraphQL(url, body as never, { accept: JSON_TYPE });
+    expect(res.status).toBe(400);
+    expect(res.json.errors[0].extensions.code).toBe('BAD_REQUEST');
+  });
+
+  it('malformed JSON body -> 400 under both media types', async () => {
+    for (const accept of [JSON_TYPE, GQL_TYPE]) {
+      const res = await postGraphQL(url, '{"query": ', { accept });
+      expect(res.status).toBe(400);
+      expect(res.json.errors[0].extensions.code).toBe('BAD_REQUEST');
+    }
+  });
+
+  it('empty POST body -> 400', async () => {
+    const res = await postGraphQL(url, '', { accept: GQL_TYPE });
+    expect(res.status).toBe(400);
+  });
+
+  it('variable coercion failure: 200 under application/json, 400 under graphql-response+json, BAD_USER_INPUT', async () => {
+    const query = 'query ($skip: Boolean!) { status @skip(if: $skip) { service } }';
+    for (const [accept, status] of [[JSON_TYPE, 200], [GQL_TYPE, 400]] as const) {
+      const res = await postGraphQL(url, { query, variables: { skip: 'not a boolean' } }, { accept });
+      expect(res.status).toBe(status);
+      expect(res.json.data).toBeUndefined();
+      expect(res.json.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    }
+  });
+
+  it('unroutable path -> 404, unsupported method -> 405 with Allow', async () => {
+    const missing = await fetch(`${service.url}/nope`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ statusCode: 404, message: 'Not Found', error: 'Not Found' });
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      const res = await fetch(url, { method, headers: { 'content-type': JSON_TYPE }, body: '{"query":"{ __typename }"}' });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, POST, OPTIONS');
+      expect((await res.json()).errors[0].extensions.code).toBe('METHOD_NOT_ALLOWED');
+    }
+  });
+
+  it('a response has data or errors or both, never neither; extensions never leak internal http details', async () => {
+    const bodies = [
+      { query: '{ __typename }' },
+      { query: '{' },
+      { query: '{ nope }' },
+      { query: '{ viewer { subject } }' },
+    ];
+    for (const body of bodies) {
+      const res = await postGraphQL(url, body);
+      expect('data' in res.json || 'errors' in res.json).toBe(true);
+      expect(res.text).not.toContain('"http"');
+      expect(res.text).not.toContain('unexpected');
+    }
+  });
+
+  it('content type of the request body may be application/graphql-response+json or carry a charset', async () => {
+    for (const type of [GQL_TYPE, 'application/json; charset=utf-8', 'Application/JSON']) {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': type }, body: '{"query":"{ __typename }"}' });
+      expect(res.status).toBe(200);
+    }
+  });
+});
+
+describe('spec "GET": queries only, parameters URL-encoded', () => {
+  it('GET with query, variables and operationName executes', async () => {
+    const res = await getGraphQL(url, {
+      query: 'query Q($skip: Boolean!) { status @skip(if: $skip) { service } __typename }',
+      variables: JSON.stringify({ skip: false }),
+      operationName: 'Q',
+    });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ data: { status: { service: 'latchkey' }, __typename: 'Query' } });
+  });
+
+  it('a mutation is never accepted on GET: 405 with Allow: POST (spec Limits 4)', async () => {
+    for (const accept of [JSON_TYPE, GQL_TYPE]) {
+      const res = await getGraphQL(url, { query: 'mutation { __typename }' }, { accept });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(res.json.errors[0].extensions.code).toBe('METHOD_NOT_ALLOWED');
+      expect(res.json.data).toBeUndefined();
+    }
+  });
+
+  it('GET with variables that are not JSON -> 400 BAD_REQUEST, never 500', async () => {
+    for (const name of ['variables', 'extensions']) {
+      const res = await getGraphQL(url, { query: '{ __typename }', [name]: '{not json' });
+      expect(res.status).toBe(400);
+      expect(res.json.errors[0].extensions.code).toBe('BAD_REQUEST');
+    }
+  });
+
+  it('GET without query -> 400', async () => {
+    const res = await getGraphQL(url, {});
+    expect(res.status).toBe(400);
+  });
+
+  it('GET longer than the URL ceiling -> 414 (spec Limits 1)', async () => {
+    const query = `{ ${'__typename '.repeat(1000)}}`;
+    const res = await getGraphQL(url, { query });
+    expect(res.status).toBe(414);
+    expect(res.json.errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});
+
+describe('batching (JSON array of requests)', () => {
+  it('answers an array in the same order', async () => {
+    const res = await postGraphQL(url, [
+      { query: '{ status { service } }' },
+      { query: 'query Second { __typename }' },
+      { query: '{ status { version } }' },
+    ]);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual([
+      { data: { status: { service: 'latchkey' } } },
+      { data: { __typename: 'Query' } },
+      { data: { status: { version: '0.1.0-test' } } },
+    ]);
+  });
+
+  it('a mix of valid and invalid entries: each answered in place, the valid ones executed', async () => {
+    const res = await postGraphQL(
+      url,
+      [{ query: '{ __typename }' }, { query: '{' }, { nope: 1 }, { query: '{ viewer { subject } }' }, { query: '{ status { service } }' }] as never,
+      { token },
+    );
+    expect(res.status).toBe(200);
+    expect(res.json).toHaveLength(5);
+    expect(res.json[0]).toEqual({ data: { __typename: 'Query' } });
+    expect(res.json[1].errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+    expect(res.json[2].errors[0].extensions.code).toBe('BAD_REQUEST');
+    expect(res.json[3]).toEqual({ data: { viewer: { subject: 'user-1' } } });
+    expect(res.json[4]).toEqual({ data: { status: { service: 'latchkey' } } });
+  });
+
+  it('more than the batch limit (10) -> 413 PAYLOAD_TOO_LARGE, nothing executed', async () => {
+    const res = await postGraphQL(url, Array.from({ length: 11 }, () => ({ query: '{ __typename }' })));
+    expect(res.status).toBe(413);
+    expect(res.json.errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(res.json.data).toBeUndefined();
+  });
+
+  it('an empty batch is refused with 400 BAD_REQUEST', async () => {
+    const res = await postGraphQL(url, []);
+    expect(res.status).toBe(400);
+    expect(res.json.errors[0].extensions.code).toBe('BAD_REQUEST');
+  });
+});
+
+describe('masked errors (DESIGN: INTERNAL_SERVER_ERROR, details only in the log)', () => {
+  it('an unexpected resolver failure is null at its path with a masked error; siblings still returned (spec Errors 1)', async () => {
+    const broken = await startTestService();
+    try {
+      const userToken = await broken.token('6f1c0a52-6f0e-4c39-9a43-3e1f1d2f4b10');
+      // The account lookup needs the database; closing it makes that resolver throw an ordinary Error.
+      await broken.database.close();
+      const res = await postGraphQL(broken.graphqlUrl, { query: '{ viewer { subject user { id } } status { service } }' }, { token: userToken });
+      expect(res.status).toBe(200);
+      expect(res.json.data).toEqual({
+        viewer: { subject: '6f1c0a52-6f0e-4c39-9a43-3e1f1d2f4b10', user: null },
+        status: { service: 'latchkey' },
+      });
+      expect(res.json.errors).toEqual([
+        {
+          message: 'Internal server error.',
+          locations: [{ line: 1, column: 20 }],
+          path: ['viewer', 'user'],
+          extensions: { code: 'INTERNAL_SERVER_ERROR' },
+        },
+      ]);
+      expect(res.text).not.toMatch(/stack|at .*\.js|closed|ended|ECONN/i);
+      const logged = broken.logs.find((line) => line['msg'] === 'resolver failed');
+      expect(logged?.['reqId']).toBe(res.headers.get('x-request-id'));
+      expect((logged?.['err'] as { stack?: string }).stack).toBeTruthy();
+    } finally {
+      broken.server.closeAllConnections();
+      broken.server.close();
+    }
+  });
+});
