@@ -1,0 +1,200 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './config.js';
+
+// Unit tests of loadConfig: the one place configuration is read (spec Authentication 4: the signing
+// secret comes from configuration, never from source code).
+
+const PRIVATE_JWK_STAND_IN = '{"kty":"RSA","d":"not-parsed-here"}';
+
+function load(env: Record<string, string | undefined>): Config {
+  return loadConfig({ env });
+}
+
+/** loadConfig must throw a ConfigError whose message names `variable`. */
+function expectConfigError(env: Record<string, string | undefined>, variable: string): ConfigError {
+  let caught: unknown;
+  try {
+    load(env);
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(ConfigError);
+  expect((caught as ConfigError).message).toContain(variable);
+  return caught as ConfigError;
+}
+
+describe('loadConfig defaults', () => {
+  it('development by default: port 4000, issuer and CORS origin from the local URL', () => {
+    const config = load({});
+    expect(config.env).toBe('development');
+    expect(config.http.port).toBe(4000);
+    expect(config.http.host).toBe('127.0.0.1');
+    expect(config.http.publicUrl).toBe('http://localhost:4000');
+    expect(config.tokens.issuer).toBe('http://localhost:4000');
+    expect(config.tokens.audience).toBe('urn:latchkey:api');
+    expect([...config.http.corsOrigins]).toEqual(['http://localhost:4000']);
+    expect(config.keys.signingKey).toBeUndefined();
+    expect(config.database.url).toBeUndefined();
+  });
+
+  it('limit defaults', () => {
+    expect(load({}).limits).toEqual({
+      maxBodyBytes: 1024 * 1024,
+      maxUrlBytes: 8192,
+      maxBatch: 10,
+      maxDepth: 15,
+      maxAliases: 30,
+      maxTokens: 5000,
+      maxDirectives: 20,
+      maxCost: 5000,
+      defaultListSize: 10,
+    });
+  });
+
+  it('token defaults: 30 s clock skew, 10 min access tokens, 10000 cached tokens', () => {
+    expect(load({}).tokens).toMatchObject({ clockSkewSeconds: 30, accessTokenTtlSeconds: 600, cacheSize: 10_000 });
+  });
+
+  it('development: introspection open and GraphiQL on', () => {
+    const config = load({ NODE_ENV: 'development' });
+    expect(config.introspection).toBe('open');
+    expect(config.graphiql).toBe(true);
+  });
+
+  it('production: introspection for signed-in callers only, GraphiQL off, no CORS origin by default', () => {
+    const config = load({ NODE_ENV: 'production', SIGNING_KEY: PRIVATE_JWK_STAND_IN });
+    expect(config.introspection).toBe('signed-in');
+    expect(config.graphiql).toBe(false);
+    expect(config.http.corsOrigins.size).toBe(0);
+  });
+
+  it('explicit settings win over the environment defaults', () => {
+    const config = load({ NODE_ENV: 'production', SIGNING_KEY: PRIVATE_JWK_STAND_IN, INTROSPECTION: 'off', GRAPHIQL: 'true' });
+    expect(config.introspection).toBe('off');
+    expect(config.graphiql).toBe(true);
+  });
+
+  it('PUBLIC_URL sets the issuer (trailing slash dropped); JWT_ISSUER overrides it', () => {
+    expect(load({ PUBLIC_URL: 'https://api.example.com/' }).tokens.issuer).toBe('https://api.example.com');
+    expect(load({ PUBLIC_URL: 'https://api.example.com', JWT_ISSUER: 'https://id.example.com' }).tokens.issuer).toBe('https://id.example.com');
+  });
+});
+
+describe('rule 4: the signing secret comes from configuration', () => {
+  it('production without SIGNING_KEY throws a ConfigError naming SIGNING_KEY', () => {
+    expectConfigError({ NODE_ENV: 'production' }, 'SIGNING_KEY');
+  });
+
+  it('production with SIGNING_KEY="" (empty) still throws: empty counts as unset', () => {
+    expectConfigError({ NODE_ENV: 'production', SIGNING_KEY: '' }, 'SIGNING_KEY');
+  });
+
+  it('SIGNING_KEY is passed through as configured', () => {
+    expect(load({ NODE_ENV: 'production', SIGNING_KEY: PRIVATE_JWK_STAND_IN }).keys.signingKey).toBe(PRIVATE_JWK_STAND_IN);
+  });
+
+  it('SIGNING_KEY_FILE is read through the injected reader', () => {
+    const read: string[] = [];
+    const config = loadConfig({
+      env: { NODE_ENV: 'production', SIGNING_KEY_FILE: '/run/secrets/key' },
+      readFile: (file) => (read.push(file), PRIVATE_JWK_STAND_IN),
+    });
+    expect(read).toEqual(['/run/secrets/key']);
+    expect(config.keys.signingKey).toBe(PRIVATE_JWK_STAND_IN);
+  });
+
+  it('an unreadable SIGNING_KEY_FILE throws a ConfigError naming SIGNING_KEY_FILE', () => {
+    let caught: unknown;
+    try {
+      loadConfig({
+        env: { NODE_ENV: 'production', SIGNING_KEY_FILE: '/missing' },
+        readFile: () => {
+          throw new Error('ENOENT');
+        },
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as Error).message).toContain('SIGNING_KEY_FILE');
+  });
+
+  it('development without a key is allowed (a development key is generated under DATA_DIR later)', () => {
+    expect(load({ NODE_ENV: 'development' }).keys.signingKey).toBeUndefined();
+  });
+});
+
+describe('loadConfig refuses invalid values, naming the variable', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['MAX_DEPTH', '0'],
+    ['MAX_COST', '-5'],
+    ['CORS_ORIGINS', 'not-a-url'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['REDIS_URL', 'http://x'],
+    ['PUBLIC_URL', 'not a url'],
+    ['NODE_ENV', 'staging'],
+    ['INTROSPECTION', 'maybe'],
+    ['GRAPHIQL', 'sometimes'],
+    ['JWT_CLOCK_SKEW', 'soon'],
+    ['ACCESS_TOKEN_TTL', '10 minutes'],
+  ])('%s=%s', (variable, value) => {
+    expectConfigError({ [variable]: value }, variable);
+  });
+
+  it('the message does not echo SIGNING_KEY when another variable is invalid', () => {
+    const secret = '{"kty":"RSA","d":"super-secret-private-exponent"}';
+    const error = expectConfigError({ SIGNING_KEY: secret, PORT: 'abc' }, 'PORT');
+    expect(error.message).not.toContain('super-secret');
+  });
+
+  it('one bad origin in CORS_ORIGINS is refused even among good ones', () => {
+    expectConfigError({ CORS_ORIGINS: 'https://app.example.com, not-a-url' }, 'CORS_ORIGINS');
+  });
+});
+
+describe('loadConfig values', () => {
+  it('durations: "10m" is 600 seconds, "1h" 3600, "45" 45, "0s" 0', () => {
+    expect(load({ ACCESS_TOKEN_TTL: '10m' }).tokens.accessTokenTtlSeconds).toBe(600);
+    expect(load({ ACCESS_TOKEN_TTL: '1h' }).tokens.accessTokenTtlSeconds).toBe(3600);
+    expect(load({ JWT_CLOCK_SKEW: '45' }).tokens.clockSkewSeconds).toBe(45);
+    expect(load({ JWT_CLOCK_SKEW: '0s' }).tokens.clockSkewSeconds).toBe(0);
+    expect(parseDurationSeconds('2d')).toBe(172_800);
+  });
+
+  it('empty strings count as unset', () => {
+    const config = load({
+      PORT: '',
+      DATABASE_URL: '',
+      CORS_ORIGINS: '',
+      MAX_DEPTH: '',
+      JWT_CLOCK_SKEW: '',
+      INTROSPECTION: '',
+      GRAPHIQL: '',
+      SIGNING_KEY: '',
+    });
+    expect(config).toEqual(load({}));
+  });
+
+  it('numbers, booleans and origins are parsed', () => {
+    const config = load({
+      PORT: '8080',
+      MAX_DEPTH: '7',
+      MAX_BATCH: '0',
+      GRAPHIQL: 'off',
+      CORS_ORIGINS: 'https://app.example.com/some/path, http://localhost:5173',
+      DATABASE_URL: 'postgresql://u@db:5432/x',
+    });
+    expect(config.http.port).toBe(8080);
+    expect(config.limits.maxDepth).toBe(7);
+    expect(config.limits.maxBatch).toBe(0);
+    expect(config.graphiql).toBe(false);
+    expect([...config.http.corsOrigins]).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(config.database.url).toBe('postgresql://u@db:5432/x');
+  });
+
+  it('DATA_DIR is resolved to an absolute path', () => {
+    expect(load({ DATA_DIR: 'relative/dir' }).dataDir).toMatch(/^\/.*relative\/dir$/);
+  });
+});
