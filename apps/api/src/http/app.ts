@@ -66,6 +66,14 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
   function graphql(req: RequestWithId, res: ServerResponse): void {
     if (req.method === 'OPTIONS') return cors.preflight(req, res);
     cors.apply(req, res);
+    // No GraphQL answer is stored by a shared cache (spec Authorization 14); one that depends on a credential
+    // is private as well. (Public caching of @public GET queries belongs to the persisted-query layer.)
+    if (req.headers.authorization) {
+      res.setHeader('cache-control', 'private, no-store');
+      res.setHeader('vary', 'Origin, Authorization');
+    } else {
+      res.setHeader('cache-control', 'no-store');
+    }
     if (req.url!.length > limits.maxUrlBytes) {
       return sendGraphQLRequestError(req, res, 414, ErrorCode.PAYLOAD_TOO_LARGE,
         `The request URL is longer than ${limits.maxUrlBytes} bytes: send the query by POST or as a persisted query.`);
