@@ -1,0 +1,14 @@
+# Production image of apps/api. Build: docker build -t latchkey-api .
+FROM node:20.19-bookworm-slim AS build
+WORKDIR /app
+RUN npm install -g pnpm@10.34.9
+COPY . .
+RUN pnpm install --frozen-lockfile && pnpm build && pnpm --filter @latchkey/api deploy --prod --legacy /out
+
+FROM node:20.19-bookworm-slim
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000 DATA_DIR=/data
+WORKDIR /app
+COPY --from=build /out ./
+USER node
+EXPOSE 4000
+CMD ["node", "dist/src/main.js"]

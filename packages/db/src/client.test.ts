@@ -1,0 +1,163 @@
+import { eq, sql } from 'drizzle-orm';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTestTarget, serverUrl } from '../tests/helpers.js';
+import { TcpProxy } from '../tests/tcp-proxy.js';
+import { createDatabase, type DatabaseHandle } from './client.js';
+import { runMigrations } from './migrate.js';
+import { users } from './schema.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+/** Fresh migrated database; `url` lets a test route the connection (e.g. via a proxy). */
+async function migratedHandle(routeUrl: (url: string) => string = (u) => u): Promise<DatabaseHandle> {
+  const target = await createTestTarget();
+  cleanups.push(() => target.cleanup());
+  const handle = await createDatabase({ url: target.url && routeUrl(target.url), dataDir: target.dataDir });
+  cleanups.push(() => handle.close());
+  await runMigrations(handle);
+  return handle;
+}
+
+/** Postgres error code, looking through Drizzle's DrizzleQueryError wrapper. */
+function pgCode(error: unknown): string | undefined {
+  for (let e = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe(`database handle (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
+  // One migrated database shared by the data tests (distinct emails keep them
+  // independent): booting PGlite costs seconds per fresh data directory.
+  let shared: DatabaseHandle;
+  beforeAll(async () => {
+    const target = await createTestTarget();
+    shared = await createDatabase({ url: target.url, dataDir: target.dataDir });
+    await runMigrations(shared);
+    return async () => {
+      await shared.close();
+      await target.cleanup();
+    };
+  });
+
+  it('reports its driver kind and pings a live database', async () => {
+    expect(shared.kind).toBe(serverUrl ? 'postgres' : 'pglite');
+    expect(await shared.ping()).toBe(true);
+  });
+
+  it('round-trips a user', async () => {
+    const { db } = shared;
+    const [inserted] = await db.insert(users).values({ email: 'ada@example.com' }).returning();
+    expect(inserted).toMatchObject({ email: 'ada@example.com', displayName: null });
+    expect(inserted?.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(inserted?.createdAt).toBeInstanceOf(Date);
+
+    const [selected] = await db.select().from(users).where(eq(users.email, 'ada@example.com'));
+    expect(selected).toEqual(inserted);
+  });
+
+  it('bumps updated_at on update through Drizzle', async () => {
+    const { db } = shared;
+    const past = new Date('2020-01-01T00:00:00Z');
+    const [row] = await db.insert(users).values({ email: 'u@example.com', updatedAt: past }).returning();
+    const [updated] = await db.update(users).set({ displayName: 'U' }).where(eq(users.id, row!.id)).returning();
+    expect(updated!.updatedAt.getTime()).toBeGreaterThan(past.getTime());
+  });
+
+  it('enforces unique, lower-cased emails', async () => {
+    const { db } = shared;
+    await db.insert(users).values({ email: 'grace@example.com' });
+    expect(pgCode(await rejection(db.insert(users).values({ email: 'grace@example.com' })))).toBe('23505');
+    // Mixed case is rejected by the CHECK constraint rather than slipping past UNIQUE.
+    expect(pgCode(await rejection(db.insert(users).values({ email: 'Grace@example.com' })))).toBe('23514');
+  });
+
+  it('ping() is false (not a throw) after close, and close() is idempotent', async () => {
+    const handle = await migratedHandle();
+    await handle.close();
+    await handle.close();
+    expect(await handle.ping()).toBe(false);
+  });
+});
+
+describe('createDatabase option checks', () => {
+  it('never echoes the connection URL in errors', async () => {
+    const error = await rejection(createDatabase({ url: 'postgres://u:s3cret-pw@[bad/x', dataDir: '/nonexistent' }));
+    expect(String(error)).not.toContain('s3cret-pw');
+    expect(JSON.stringify(error)).not.toContain('s3cret-pw');
+    expect((error as Error).cause).toBeUndefined();
+  });
+
+  it('rejects a pool too small for runMigrations', async () => {
+    await expect(createDatabase({ url: 'postgres://localhost/x', dataDir: '/nonexistent', poolSize: 1 })).rejects.toThrow(RangeError);
+  });
+});
+
+if (!serverUrl) {
+  console.info('[db tests] DATABASE_URL not set: skipping the unreachable-server ping test (PGlite runs in-process and cannot become unreachable)');
+}
+
+describe.skipIf(!serverUrl)('ping() across an outage (PostgreSQL only)', () => {
+  const PASSWORD = 's3cret-in-url';
+
+  async function proxiedHandle() {
+    const upstream = new URL(serverUrl!);
+    const proxy = new TcpProxy(upstream.hostname, Number(upstream.port || 5432));
+    await proxy.start();
+    cleanups.push(() => proxy.stop());
+    const handle = await migratedHandle((url) => {
+      const routed = new URL(url);
+      routed.hostname = '127.0.0.1';
+      routed.port = String(proxy.port);
+      routed.password = PASSWORD; // ignored by trust auth; must never surface in errors
+      return routed.toString();
+    });
+    return { proxy, handle };
+  }
+
+  it('returns false while the server is unreachable and true once it is back', async () => {
+    const { proxy, handle } = await proxiedHandle();
+    expect(await handle.ping()).toBe(true);
+
+    await proxy.stop(); // kills pooled connections and refuses new ones
+    const started = Date.now();
+    expect(await handle.ping(1000)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1500);
+
+    const error = await rejection(handle.db.select().from(users));
+    expect(`${String(error)} ${String((error as Error).cause)} ${JSON.stringify(error)}`).not.toContain(PASSWORD);
+
+    await proxy.start(); // same port
+    expect(await handle.ping(2000)).toBe(true);
+  });
+
+  it('returns false within the timeout when connections hang', async () => {
+    const { proxy, handle } = await proxiedHandle();
+    await proxy.stop();
+    proxy.blackhole = true; // accepts TCP but never answers: connects hang until connect_timeout
+    await proxy.start();
+
+    const started = Date.now();
+    expect(await handle.ping(300)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(800);
+
+    proxy.blackhole = false;
+    await proxy.stop();
+    await proxy.start();
+    // The hung connect attempt is abandoned after connect_timeout (2 s); then it recovers.
+    await expect.poll(() => handle.ping(500), { timeout: 10_000, interval: 250 }).toBe(true);
+  });
+});

@@ -1,0 +1,127 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite, type PgliteDatabase } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import postgres, { type Sql } from 'postgres';
+import * as schema from './schema.js';
+
+/** Driver-independent Drizzle database: what application code should depend on. */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection URL. Unset/empty -> embedded PGlite under `dataDir`. */
+  url?: string | undefined;
+  /** Base data directory; PGlite persists in `${dataDir}/pglite`. */
+  dataDir: string;
+  /** postgres-js pool size (default 10, minimum 2: migrations reserve one connection). */
+  poolSize?: number;
+  /** postgres-js connect timeout in seconds (default 2) so readiness fails fast. */
+  connectTimeoutSeconds?: number;
+}
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: 'postgres' | 'pglite';
+  /** resolves true when `select 1` succeeds within timeoutMs (default 1000), false otherwise; never throws, never hangs */
+  ping(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Driver objects runMigrations() needs; kept off the public handle on purpose. */
+export type DriverInternals =
+  | { kind: 'postgres'; sql: Sql; db: PostgresJsDatabase<typeof schema> }
+  | { kind: 'pglite'; client: PGlite; db: PgliteDatabase<typeof schema> };
+
+const internals = new WeakMap<DatabaseHandle, DriverInternals>();
+
+/** @internal */
+export function driverOf(handle: DatabaseHandle): DriverInternals {
+  const driver = internals.get(handle);
+  if (!driver) throw new TypeError('DatabaseHandle was not created by createDatabase()');
+  return driver;
+}
+
+const DEFAULT_POOL_SIZE = 10;
+const DEFAULT_CONNECT_TIMEOUT_SECONDS = 2;
+const DEFAULT_PING_TIMEOUT_MS = 1000;
+
+export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir);
+}
+
+function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
+  const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
+  if (!Number.isInteger(poolSize) || poolSize < 2) {
+    // runMigrations() holds one connection for the advisory lock while the migrator
+    // runs on another; a pool of 1 would deadlock.
+    throw new RangeError(`poolSize must be an integer >= 2, got ${String(poolSize)}`);
+  }
+  const connectTimeout = options.connectTimeoutSeconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS;
+  if (!(connectTimeout > 0)) throw new RangeError('connectTimeoutSeconds must be > 0');
+
+  let sql: Sql;
+  try {
+    // postgres-js connects lazily, so this only parses the URL.
+    sql = postgres(url, { max: poolSize, connect_timeout: connectTimeout, onnotice: () => {} });
+  } catch {
+    // Parse errors (e.g. Node's ERR_INVALID_URL carries `.input`) would leak the URL and
+    // its password into logs; replace them without a `cause`.
+    throw new Error('Invalid PostgreSQL connection URL (value not shown: it may contain credentials)');
+  }
+  const db = drizzlePostgres({ client: sql, schema });
+  let closing: Promise<void> | undefined;
+
+  const handle: DatabaseHandle = {
+    db,
+    kind: 'postgres',
+    ping: (timeoutMs) => (closing ? Promise.resolve(false) : settlesWithin(sql`select 1`, timeoutMs)),
+    // The timeout is a grace period for in-flight queries and also bounds a postgres-js
+    // 3.4.9 bug: a connection that dropped mid-query never finishes end() on its own
+    // (porsager/postgres#1097), so after an outage close() takes the full 5 s.
+    close: () => (closing ??= sql.end({ timeout: 5 })),
+  };
+  internals.set(handle, { kind: 'postgres', sql, db });
+  return handle;
+}
+
+async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+  const dir = join(dataDir, 'pglite');
+  await mkdir(dir, { recursive: true });
+  const client = await PGlite.create(dir);
+  const db = drizzlePglite({ client, schema });
+  let closing: Promise<void> | undefined;
+
+  const handle: DatabaseHandle = {
+    db,
+    kind: 'pglite',
+    ping: (timeoutMs) => (closing ? Promise.resolve(false) : settlesWithin(client.query('select 1'), timeoutMs)),
+    close: () => (closing ??= client.close()),
+  };
+  internals.set(handle, { kind: 'pglite', client, db });
+  return handle;
+}
+
+/**
+ * true if `query` resolves within `timeoutMs`. The query's own rejection is always
+ * consumed (no unhandled rejection), and a query that never settles (e.g. a blackholed
+ * TCP connect) loses the race; postgres-js later rejects it via connect_timeout.
+ */
+function settlesWithin(query: PromiseLike<unknown>, timeoutMs = DEFAULT_PING_TIMEOUT_MS): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), Math.max(0, timeoutMs));
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      resolve(ok);
+    };
+    try {
+      query.then(
+        () => done(true),
+        () => done(false),
+      );
+    } catch {
+      done(false);
+    }
+  });
+}

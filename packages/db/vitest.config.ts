@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts'],
+    // PGlite boots a WASM Postgres per test file and the PostgreSQL suite spawns child
+    // processes and creates/drops databases: all slow compared to unit tests.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
