@@ -19,14 +19,17 @@ try {
 }
 
 const logger = createLogger(config.logLevel);
+/** Log lines are buffered: write them out before leaving. */
+const exit = (code: number) => logger.flush(() => process.exit(code));
 try {
   const service = await startService(config, logger);
   logger.info({ url: `${service.url}/graphql`, database: service.database.kind, env: config.env }, `Latchkey API listening on ${service.url}/graphql`);
+  logger.flush();
   const stop = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     service.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => exit(0),
+      () => exit(1),
     );
   };
   process.once('SIGTERM', stop);
@@ -37,5 +40,5 @@ try {
   } else {
     logger.fatal({ err: error }, 'start-up failed');
   }
-  process.exit(1);
+  exit(1);
 }

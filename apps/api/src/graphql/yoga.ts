@@ -24,12 +24,17 @@ export interface RequestWithId extends IncomingMessage {
   requestId?: string;
 }
 
+const noop = () => {};
+
+/** Yoga logs through pino. Disabled levels are plain no-ops: Yoga calls debug() several times per request. */
 function yogaLogger(logger: Logger): YogaLogger {
   const child = logger.child({ component: 'graphql' });
+  const at = (level: 'debug' | 'info' | 'warn') =>
+    child.isLevelEnabled(level) ? (...args: unknown[]) => child[level]({ args }, 'yoga') : noop;
   return {
-    debug: (...args: unknown[]) => child.debug({ args }, 'yoga'),
-    info: (...args: unknown[]) => child.info({ args }, 'yoga'),
-    warn: (...args: unknown[]) => child.warn({ args }, 'yoga'),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
     error: (...args: unknown[]) => {
       const [first] = args;
       if (first instanceof Error) child.error({ err: first }, 'graphql error');

@@ -18,6 +18,11 @@ export interface HttpAppDeps {
   keys: KeyMaterial;
 }
 
+interface TimedResponse extends ServerResponse {
+  startedAt?: number;
+  logPath?: string;
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const KNOWN_GET_ROUTES = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
 const JSON_MEDIA_TYPES = new Set(['application/json', 'application/graphql-response+json']);
@@ -63,6 +68,13 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
   const jwksBody = JSON.stringify(keys.jwks);
   const logRequests = logger.isLevelEnabled('info');
 
+  /** One shared listener (no closure per request): path only, since query strings may carry secrets. */
+  function logRequest(this: TimedResponse): void {
+    const ms = Math.round((performance.now() - this.startedAt!) * 100) / 100;
+    const req = this.req as RequestWithId;
+    logger.info({ reqId: req.requestId, method: req.method, path: this.logPath, status: this.statusCode, ms }, 'request');
+  }
+
   function graphql(req: RequestWithId, res: ServerResponse): void {
     if (req.method === 'OPTIONS') return cors.preflight(req, res);
     cors.apply(req, res);
@@ -94,9 +106,13 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     // Yoga matches content types case-sensitively and knows no graphql-response+json body: hand it the canonical form.
     req.headers['content-type'] = 'application/json';
     const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > limits.maxBodyBytes) {
-      return tooLarge(req, res);
+    if (declared !== undefined) {
+      if (Number(declared) > limits.maxBodyBytes) return tooLarge(req, res);
+      // node:http never delivers more than Content-Length: Yoga may stream the body itself.
+      void yoga(req, res);
+      return;
     }
+    // Chunked: count the bytes while reading, then hand Yoga the buffered body.
     readBody(req, limits.maxBodyBytes).then(
       (body) => {
         // @whatwg-node/server uses a pre-read body instead of the (now consumed) stream.
@@ -130,11 +146,9 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     res.setHeader('x-content-type-options', 'nosniff');
     const path = pathOf(req.url ?? '/');
     if (logRequests) {
-      const started = performance.now();
-      // Path only: query strings may carry tokens or variables and are never logged.
-      res.once('finish', () => {
-        logger.info({ reqId: requestId, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
-      });
+      (res as TimedResponse).startedAt = performance.now();
+      (res as TimedResponse).logPath = path;
+      res.once('finish', logRequest);
     }
     if (path === '/graphql') return graphql(req as RequestWithId, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -1,7 +1,16 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { GraphQLContext } from '../context.js';
+
+function logUnexpected(logger: Logger, result: ExecutionResult, requestId: string | undefined): void {
+  for (const error of result.errors ?? []) {
+    const original = error.originalError;
+    if (original && !(original instanceof GraphQLError)) {
+      logger.error({ reqId: requestId, path: error.path, err: original }, 'resolver failed');
+    }
+  }
+}
 
 /**
  * Logs unexpected resolver failures with the request id, before masking replaces them with
@@ -10,18 +19,10 @@ import type { GraphQLContext } from '../context.js';
 export function useErrorLog(logger: Logger): Plugin<GraphQLContext> {
   return {
     onExecute({ args }) {
+      // Must run inside execution: Yoga's masking (onExecuteDone of a later plugin) drops the original error.
       return {
         onExecuteDone({ result }) {
-          if (!('errors' in result) || !result.errors) return;
-          for (const error of result.errors) {
-            const original = error.originalError;
-            if (original && !(original instanceof GraphQLError)) {
-              logger.error(
-                { reqId: args.contextValue.requestId, path: error.path, err: original },
-                'resolver failed',
-              );
-            }
-          }
+          if ('errors' in result && result.errors) logUnexpected(logger, result, args.contextValue.requestId);
         },
       };
     },

@@ -1,0 +1,235 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDatabase, runMigrations, users } from '@latchkey/db';
+import { eq } from 'drizzle-orm';
+import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseSigningKey } from '../src/keys/key-material.js';
+import { postGraphQL, startTestService, type TestService } from './support/service.js';
+
+// The BUILT operator CLI and server entry point, run as child processes (the turbo pipeline builds
+// before tests; by hand: `cd apps/api && npx tsc -p tsconfig.build.json`).
+
+const DIST = fileURLToPath(new URL('../dist/src/', import.meta.url));
+const CLI = path.join(DIST, 'cli.js');
+const MAIN = path.join(DIST, 'main.js');
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const STACK_TRACE = /^\s+at\s/m;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs `node <script> ...args` with exactly `env` (plus PATH), in `cwd`, and collects its output. */
+function run(script: string, args: string[], env: Record<string, string | undefined>, cwd: string, timeoutMs = 60_000): Promise<Run> {
+  const started = Date.now();
+  const childEnv = Object.fromEntries(
+    Object.entries({ PATH: process.env['PATH'], ...env }).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+beforeAll(() => {
+  if (!existsSync(CLI) || !existsSync(MAIN)) {
+    throw new Error(`${DIST} is not built: run \`cd apps/api && npx tsc -p tsconfig.build.json\` (turbo's test task does)`);
+  }
+});
+
+describe('operator CLI (dist/src/cli.js)', () => {
+  let service: TestService;
+  let workDir: string;
+  let dataDir: string;
+  let env: Record<string, string | undefined>;
+
+  const cli = (...args: string[]) => run(CLI, args, env, workDir);
+
+  beforeAll(async () => {
+    service = await startTestService();
+    // A working directory of its own, so a developer's .env is never loaded into the child.
+    workDir = mkdtempSync(path.join(tmpdir(), 'latchkey-cli-'));
+    dataDir = path.join(workDir, 'data');
+    env = {
+      DATA_DIR: dataDir,
+      SIGNING_KEY: JSON.stringify(service.privateJwk),
+      PUBLIC_URL: 'http://localhost:4000',
+      DATABASE_URL: process.env['DATABASE_URL'],
+    };
+    expect(service.config.tokens.issuer).toBe('http://localhost:4000');
+  });
+  afterAll(async () => {
+    await service?.stop();
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  describe('token', () => {
+    it('prints exactly one line, a JWT, and nothing else on stdout', async () => {
+      const result = await cli('token', '--sub', 'cli-user', '--amr', 'otp,swk', '--ttl', '5m');
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.endsWith('\n')).toBe(true);
+      const lines = result.stdout.split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toBe('');
+      expect(lines[0]).toMatch(JWT);
+      expect(result.stderr).toBe('');
+
+      const claims = decodeJwt(lines[0]!);
+      expect(decodeProtectedHeader(lines[0]!)).toMatchObject({ alg: 'RS256', kid: service.signingKey.kid, typ: 'at+jwt' });
+      expect(claims).toMatchObject({ sub: 'cli-user', amr: ['otp', 'swk'], iss: 'http://localhost:4000', aud: 'urn:latchkey:api' });
+      expect(claims.exp! - claims.iat!).toBe(300);
+    });
+
+    it('rules 1-2: the minted token is accepted by the running service as that user', async () => {
+      const { code, stdout, stderr } = await cli('token', '--sub', 'cli-user', '--amr', 'otp,swk', '--ttl', '5m');
+      expect(code, stderr).toBe(0);
+      const response = await postGraphQL(service.graphqlUrl, { query: '{ viewer { subject amr } }' }, { token: stdout.trim() });
+      expect(response.status, response.text).toBe(200);
+      expect(response.json).toEqual({ data: { viewer: { subject: 'cli-user', amr: ['otp', 'swk'] } } });
+    });
+
+    it('--email resolves the user id as sub', async () => {
+      const email = `cli-${randomUUID()}@example.test`;
+      const database = await createDatabase({ url: env['DATABASE_URL'], dataDir, poolSize: 2 });
+      let id: string;
+      try {
+        await runMigrations(database);
+        [{ id }] = (await database.db.insert(users).values({ email }).returning({ id: users.id })) as [{ id: string }];
+      } finally {
+        await database.close(); // PGlite: one process at a time owns the directory
+      }
+      try {
+        const result = await cli('token', '--email', email.toUpperCase());
+        expect(result.code, result.stderr).toBe(0);
+        expect(decodeJwt(result.stdout.trim()).sub).toBe(id);
+      } finally {
+        const cleanup = await createDatabase({ url: env['DATABASE_URL'], dataDir, poolSize: 2 });
+        await cleanup.db.delete(users).where(eq(users.email, email));
+        await cleanup.close();
+      }
+    });
+
+    it('without --sub or --email: exit 2, usage on stderr, nothing on stdout', async () => {
+      const result = await cli('token');
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/--sub/);
+      expect(result.stderr).toMatch(/--email/);
+    });
+
+    it('with both --sub and --email: exit 2', async () => {
+      const result = await cli('token', '--sub', 'x', '--email', 'x@example.test');
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+    });
+
+    it('--email of no user: exit 2 saying there is no such user', async () => {
+      const result = await cli('token', '--email', 'nobody@example.test');
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/no user/i);
+      expect(result.stderr).toContain('nobody@example.test');
+      expect(result.stderr).not.toMatch(STACK_TRACE);
+    });
+
+    it('--ttl banana: exit 2 naming --ttl', async () => {
+      const result = await cli('token', '--sub', 'x', '--ttl', 'banana');
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('--ttl');
+    });
+
+    it('an unknown option: exit 2 with usage', async () => {
+      const result = await cli('token', '--sub', 'x', '--bogus');
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('usage:');
+    });
+
+    it('rule 4: the key comes from configuration; with SIGNING_KEY not a key, exit 2 without echoing it', async () => {
+      const secret = 'this-is-not-a-key-but-looks-secret';
+      const result = await run(CLI, ['token', '--sub', 'x'], { ...env, SIGNING_KEY: secret }, workDir);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/signing key/i);
+      expect(result.stderr).not.toContain(secret);
+    });
+  });
+
+  it('migrate: exit 0 (and again: idempotent)', async () => {
+    for (let i = 0; i < 2; i++) {
+      const result = await cli('migrate');
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/migrations applied/);
+    }
+  });
+
+  it('keygen: prints one private JWK with kid and alg RS256, usable as SIGNING_KEY', async () => {
+    const result = await cli('keygen');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
+    const jwk = JSON.parse(result.stdout) as JWK;
+    expect(jwk).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
+    expect(jwk.d).toEqual(expect.any(String));
+    expect(jwk.kid).toBe(await calculateJwkThumbprint({ kty: 'RSA', n: jwk.n!, e: jwk.e! }));
+    const parsed = await parseSigningKey(result.stdout);
+    expect(parsed).toMatchObject({ alg: 'RS256', kid: jwk.kid });
+  });
+
+  it('an unknown command: exit 2 with usage on stderr', async () => {
+    const result = await cli('frobnicate');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('unknown command "frobnicate"');
+    expect(result.stderr).toContain('usage:');
+  });
+});
+
+describe('server start-up (dist/src/main.js)', () => {
+  let workDir: string;
+  beforeAll(() => {
+    workDir = mkdtempSync(path.join(tmpdir(), 'latchkey-main-'));
+  });
+  afterAll(() => {
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  const production = { NODE_ENV: 'production', PORT: '0', LOG_LEVEL: 'info' };
+
+  it('rule 4: production without SIGNING_KEY exits 1 quickly with a clear message naming SIGNING_KEY, no stack trace', async () => {
+    const result = await run(MAIN, [], { ...production, DATA_DIR: path.join(workDir, 'no-key') }, workDir, 15_000);
+    expect(result.code).toBe(1);
+    expect(result.ms).toBeLessThan(5_000);
+    expect(result.stderr).toContain('SIGNING_KEY');
+    expect(result.stderr).toMatch(/^latchkey: /);
+    expect(result.stderr).not.toMatch(STACK_TRACE);
+    expect(result.stdout).toBe('');
+    // and no development key was generated in its place
+    expect(existsSync(path.join(workDir, 'no-key', 'keys'))).toBe(false);
+  });
+
+  it('rule 4: production with SIGNING_KEY="" (empty) is refused the same way', async () => {
+    const result = await run(MAIN, [], { ...production, SIGNING_KEY: '', DATA_DIR: path.join(workDir, 'empty-key') }, workDir, 15_000);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('SIGNING_KEY');
+    expect(result.stderr).not.toMatch(STACK_TRACE);
+  });
+});
