@@ -64,7 +64,7 @@ const envSchema = z.object({
   JWT_ISSUER: z.string().min(1).optional(),
   API_AUDIENCE: z.string().min(1).default('urn:latchkey:api'),
   JWT_CLOCK_SKEW: duration.default(30),
-  ACCESS_TOKEN_TTL: duration.default(600),
+  ACCESS_TOKEN_TTL: duration.pipe(z.number().int().min(1, 'must be at least 1s')).default(600),
   TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
 
   MAX_BODY_BYTES: positiveInt(64 * 1024 * 1024).default(1024 * 1024),

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createDatabase, runMigrations, type DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -17,19 +18,43 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request headers are too large.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive.'],
+};
+
+/**
+ * Requests node:http cannot parse never reach the app; answer them in the same JSON shape as every
+ * other error (node's default is an empty 400/431), then close the connection.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', 'The request could not be parsed.'];
+  const body = JSON.stringify({ statusCode: status, message, error: reason });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** Opens the database, applies migrations, loads keys, and listens. Used by `main` and by the tests alike. */
 export async function startService(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+  // Keys first: a bad key is a configuration error and must not wait for (or hide behind) the database.
+  const keys = await loadKeyMaterial({
+    signingKey: config.keys.signingKey,
+    verifyKeys: config.keys.verifyKeys,
+    dataDir: config.dataDir,
+    production: config.env === 'production',
+  });
   const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: config.database.poolSize });
   try {
     await runMigrations(database);
-    const keys = await loadKeyMaterial({
-      signingKey: config.keys.signingKey,
-      verifyKeys: config.keys.verifyKeys,
-      dataDir: config.dataDir,
-      production: config.env === 'production',
-    });
     const app = createHttpApp({ config, logger, database, keys });
     const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 }, app.handle);
+    server.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.http.port, config.http.host, () => {

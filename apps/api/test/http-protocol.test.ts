@@ -150,6 +150,28 @@ describe('spec "Response media types" and "HTTP status codes"', () => {
   });
 });
 
+describe('requests node:http cannot take still get a clear JSON error', () => {
+  it('headers over the 16 KiB ceiling -> 431 with {statusCode, message, error}', async () => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': JSON_TYPE, 'x-padding': 'a'.repeat(20_000) }, body: '{"query":"{ __typename }"}' });
+    expect(res.status).toBe(431);
+    expect(await res.json()).toEqual({ statusCode: 431, message: 'The request headers are too large.', error: 'Request Header Fields Too Large' });
+  });
+
+  it('a malformed request line -> 400 with {statusCode, message, error}', async () => {
+    const { connect } = await import('node:net');
+    const target = new URL(url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(target.port), target.hostname, () => socket.write('GARBAGE\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer.startsWith('HTTP/1.1 400 Bad Request')).toBe(true);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ statusCode: 400, message: 'The request could not be parsed.', error: 'Bad Request' });
+  });
+});
+
 describe('spec "GET": queries only, parameters URL-encoded', () => {
   it('GET with query, variables and operationName executes', async () => {
     const res = await getGraphQL(url, {

@@ -255,3 +255,32 @@ describe('loadKeyMaterial', () => {
     expect(material.algorithms).toEqual(['RS256', 'ES256']);
   });
 });
+
+describe('keys that would start but sign nothing usable are refused at load', () => {
+  it('an RSA key under 2048 bits is refused (RS256 needs 2048)', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const error = await expectRefusal(() => parseSigningKey(pkcs8Pem(privateKey)), [pemBody(pkcs8Pem(privateKey))]);
+    expect(error.message).toContain('2048');
+  });
+
+  it('a private JWK whose public half does not match is refused (sign-and-verify check)', async () => {
+    const jwk = privateJwkOf(keyPair('rsa').privateKey);
+    const n = jwk.n!;
+    const foreign = { ...jwk, n: n.slice(0, 50) + (n[50] === 'A' ? 'B' : 'A') + n.slice(51) };
+    await expectRefusal(() => parseSigningKey(JSON.stringify(foreign)), [jwk.d]);
+  });
+
+  it('a damaged development key file is named in the error, with what to do', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-keys-'));
+    try {
+      const { mkdirSync, writeFileSync } = await import('node:fs');
+      mkdirSync(path.join(dataDir, 'keys'));
+      writeFileSync(path.join(dataDir, 'keys', 'signing-key.json'), '');
+      const error = await expectRefusal(() => loadKeyMaterial({ signingKey: undefined, verifyKeys: undefined, dataDir, production: false }));
+      expect(error.message).toContain(path.join(dataDir, 'keys', 'signing-key.json'));
+      expect(error.message).toContain('delete it');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

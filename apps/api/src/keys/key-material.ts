@@ -1,7 +1,16 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JSONWebKeySet, type JWK } from 'jose';
+import {
+  calculateJwkThumbprint,
+  CompactSign,
+  compactVerify,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JSONWebKeySet,
+  type JWK,
+} from 'jose';
 
 export class KeyMaterialError extends Error {
   override name = 'KeyMaterialError';
@@ -84,9 +93,29 @@ export async function parseSigningKey(text: string): Promise<SigningKey & { publ
     }
   }
   if (key.type !== 'private') throw new KeyMaterialError('signing key: a private key is required');
+  const modulus = key.asymmetricKeyDetails?.modulusLength;
+  if (modulus !== undefined && modulus < 2048) {
+    throw new KeyMaterialError(`signing key: RSA keys need at least 2048 bits (this one has ${modulus})`);
+  }
   const alg = algorithmFor(key, declaredAlg);
   const publicJwk = await publicJwkOf(key, alg, declaredKid);
+  await assertSignsAndVerifies(key, alg, publicJwk);
   return { key, alg, kid: publicJwk.kid, publicJwk };
+}
+
+/**
+ * A key whose public half does not match (a JWK with a foreign "n", say) would start fine and then
+ * refuse every token it signed: sign and verify once at load instead.
+ */
+async function assertSignsAndVerifies(key: KeyObject, alg: string, publicJwk: JWK): Promise<void> {
+  try {
+    const jws = await new CompactSign(new TextEncoder().encode('latchkey key check'))
+      .setProtectedHeader({ alg })
+      .sign(key);
+    await compactVerify(jws, await importJWK(publicJwk, alg));
+  } catch {
+    throw new KeyMaterialError('signing key: the key cannot produce signatures its own public key verifies');
+  }
 }
 
 /** Extra verification keys (for rotation): a public JWKS. Private members are refused so they are never published. */
@@ -123,8 +152,9 @@ export async function generateSigningJwk(): Promise<JWK> {
 }
 
 /**
- * Development only: the key generated once under DATA_DIR. `wx` makes two processes starting at once
- * agree on one key (the loser reads the winner's file).
+ * Development only: the key generated once under DATA_DIR. It is written to a temporary file and then
+ * hard-linked into place, which fails if the file exists: two processes starting at once agree on one
+ * key (the loser reads the winner's), and a crash never leaves a half-written key file behind.
  */
 async function developmentKey(dataDir: string): Promise<string> {
   const file = path.join(dataDir, 'keys', 'signing-key.json');
@@ -133,11 +163,15 @@ async function developmentKey(dataDir: string): Promise<string> {
   } catch {
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const jwk = JSON.stringify(await generateSigningJwk(), null, 2);
+    const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
+    await writeFile(temporary, jwk, { mode: 0o600 });
     try {
-      await writeFile(file, jwk, { mode: 0o600, flag: 'wx' });
+      await link(temporary, file);
       return jwk;
     } catch {
       return await readFile(file, 'utf8');
+    } finally {
+      await unlink(temporary).catch(() => {});
     }
   }
 }
@@ -153,8 +187,18 @@ export async function loadKeyMaterial(options: KeyMaterialOptions): Promise<KeyM
   if (!options.signingKey && options.production) {
     throw new KeyMaterialError('SIGNING_KEY is required in production');
   }
-  const signingText = options.signingKey ?? (await developmentKey(options.dataDir));
-  const signing = await parseSigningKey(signingText);
+  let signing: Awaited<ReturnType<typeof parseSigningKey>>;
+  if (options.signingKey) {
+    signing = await parseSigningKey(options.signingKey);
+  } else {
+    const file = path.join(options.dataDir, 'keys', 'signing-key.json');
+    try {
+      signing = await parseSigningKey(await developmentKey(options.dataDir));
+    } catch (error) {
+      if (error instanceof KeyMaterialError) throw new KeyMaterialError(`${error.message} (development key ${file}; delete it to generate a new one)`);
+      throw error;
+    }
+  }
   const extra = options.verifyKeys ? parseVerifyKeys(options.verifyKeys) : [];
   const keys = [signing.publicJwk, ...extra.filter((jwk) => jwk.kid !== signing.kid)];
   const algorithms = [...new Set(keys.map((jwk) => jwk.alg!))];
