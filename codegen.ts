@@ -31,6 +31,7 @@ const config: CodegenConfig = {
     },
     'apps/api/src/generated/type-defs.ts': {
       plugins: ['./apps/api/codegen/type-defs-plugin.cjs'],
+      config: { schemaDir: 'schema' },
     },
   },
 };

@@ -117,14 +117,7 @@ export async function postGraphQL(url: string, body: GraphQLCall | GraphQLCall[]
     },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  return readResponse(response);
 }
 
 export async function getGraphQL(url: string, params: Record<string, string>, options: PostOptions = {}) {
@@ -136,6 +129,11 @@ export async function getGraphQL(url: string, params: Record<string, string>, op
       ...options.headers,
     },
   });
+  return readResponse(response);
+}
+
+/** Status, headers, raw text and (when it is JSON) the parsed body. */
+async function readResponse(response: Response) {
   const text = await response.text();
   let json: any;
   try {
