@@ -284,8 +284,7 @@ describe('masked errors (DESIGN: INTERNAL_SERVER_ERROR, details only in the log)
       expect(logged?.['reqId']).toBe(res.headers.get('x-request-id'));
       expect((logged?.['err'] as { stack?: string }).stack).toBeTruthy();
     } finally {
-      broken.server.closeAllConnections();
-      broken.server.close();
+      await broken.stop();
     }
   });
 });

@@ -86,6 +86,13 @@ export async function startTestService(env: Record<string, string | undefined> =
     async stop() {
       await service.close();
       rmSync(dataDir, { recursive: true, force: true });
+      // Acceptance rule: no request in the suite gets a 5xx, except readiness while the database is down.
+      const serverErrors = logs.filter(
+        (line) => line['msg'] === 'request' && Number(line['status']) >= 500 && line['path'] !== '/readyz',
+      );
+      if (serverErrors.length > 0) {
+        throw new Error(`the server answered 5xx: ${JSON.stringify(serverErrors.slice(0, 5))}`);
+      }
     },
   };
 }
