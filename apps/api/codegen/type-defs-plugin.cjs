@@ -1,7 +1,7 @@
-// Emits the SDL of schema/*.graphql (directives included) as a TypeScript module, so the built server
-// carries exactly the schema its resolver types were generated from. It reads the source files rather
-// than printing the loaded schema: codegen may load graphql as ESM, and a GraphQLSchema from that copy
-// cannot be printed by the CommonJS copy this file would get.
+// Emits the SDL of schema/*.graphql as a TypeScript module, so the built server carries exactly the
+// schema its resolver types were generated from (codegen has validated these same files). It copies the
+// sources as written rather than re-printing codegen's schema object, so it needs no graphql instance
+// of its own.
 const { readdirSync, readFileSync } = require('node:fs');
 const path = require('node:path');
 
