@@ -17,11 +17,8 @@ export interface GraphQLHandlerDeps {
   logger: Logger;
   verifier: AccessTokenVerifier;
   app: AppServices;
-}
-
-/** Set on the node request by the HTTP layer, so the context needs no extra server-context object. */
-export interface RequestWithId extends IncomingMessage {
-  requestId?: string;
+  /** the id the HTTP layer gave this request (for logs) */
+  requestIdOf: (req: IncomingMessage) => string;
 }
 
 const noop = () => {};
@@ -43,7 +40,7 @@ function yogaLogger(logger: Logger): YogaLogger {
   };
 }
 
-export function createGraphQLHandler({ config, logger, verifier, app }: GraphQLHandlerDeps) {
+export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf }: GraphQLHandlerDeps) {
   const { limits } = config;
 
   const contextFor = (result: VerificationResult | undefined, requestId: string): RequestContext => ({
@@ -53,13 +50,13 @@ export function createGraphQLHandler({ config, logger, verifier, app }: GraphQLH
     app,
   });
 
-  return createYoga<{ req?: RequestWithId }, RequestContext>({
+  return createYoga<{ req?: IncomingMessage }, RequestContext>({
     schema: buildSchema(),
     graphqlEndpoint: '/graphql',
     // Token verification happens here, once per operation at the root (spec Authentication 5).
     context: ({ req, request }) => {
       const header = req ? req.headers.authorization : request.headers.get('authorization');
-      const requestId = req?.requestId ?? '';
+      const requestId = req ? requestIdOf(req) : '';
       const token = bearerToken(header);
       if (token === undefined) return contextFor(undefined, requestId);
       if (token === false) return contextFor({ ok: false, rejection: 'malformed' }, requestId);

@@ -4,7 +4,7 @@ import type { DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { ErrorCode } from '../graphql/errors.js';
-import { createGraphQLHandler, type RequestWithId } from '../graphql/yoga.js';
+import { createGraphQLHandler } from '../graphql/yoga.js';
 import type { KeyMaterial } from '../keys/key-material.js';
 import { createAccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { createCors } from './cors.js';
@@ -18,9 +18,11 @@ export interface HttpAppDeps {
   keys: KeyMaterial;
 }
 
-interface TimedResponse extends ServerResponse {
-  startedAt?: number;
-  logPath?: string;
+/** Per-request state, kept beside the request (a WeakMap, not expando properties on node's objects). */
+interface RequestState {
+  id: string;
+  path: string;
+  startedAt: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -58,24 +60,27 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     clockSkewSeconds: config.tokens.clockSkewSeconds,
     cacheSize: config.tokens.cacheSize,
   });
+  const states = new WeakMap<IncomingMessage, RequestState>();
   const yoga = createGraphQLHandler({
     config,
     logger,
     verifier,
     app: { db: database.db, service: config.service },
+    requestIdOf: (req) => states.get(req)?.id ?? '',
   });
   const cors = createCors({ origins: config.http.corsOrigins });
   const jwksBody = JSON.stringify(keys.jwks);
   const logRequests = logger.isLevelEnabled('info');
 
   /** One shared listener (no closure per request): path only, since query strings may carry secrets. */
-  function logRequest(this: TimedResponse): void {
-    const ms = Math.round((performance.now() - this.startedAt!) * 100) / 100;
-    const req = this.req as RequestWithId;
-    logger.info({ reqId: req.requestId, method: req.method, path: this.logPath, status: this.statusCode, ms }, 'request');
+  function logRequest(this: ServerResponse): void {
+    const state = states.get(this.req);
+    if (!state) return;
+    const ms = Math.round((performance.now() - state.startedAt) * 100) / 100;
+    logger.info({ reqId: state.id, method: this.req.method, path: state.path, status: this.statusCode, ms }, 'request');
   }
 
-  function graphql(req: RequestWithId, res: ServerResponse): void {
+  function graphql(req: IncomingMessage, res: ServerResponse): void {
     if (req.method === 'OPTIONS') return cors.preflight(req, res);
     cors.apply(req, res);
     // No GraphQL answer is stored by a shared cache (spec Authorization 14); one that depends on a credential
@@ -116,12 +121,12 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     readBody(req, limits.maxBodyBytes).then(
       (body) => {
         // @whatwg-node/server uses a pre-read body instead of the (now consumed) stream.
-        (req as RequestWithId & { body?: Buffer }).body = body;
+        (req as IncomingMessage & { body?: Buffer }).body = body;
         void yoga(req, res);
       },
       (error: unknown) => {
         if (error instanceof BodyTooLargeError) return tooLarge(req, res);
-        logger.debug({ reqId: req.requestId, err: error }, 'request body aborted');
+        logger.debug({ reqId: states.get(req)?.id, err: error }, 'request body aborted');
         if (!res.headersSent) sendHttpError(res, 400, 'The request body could not be read.');
       },
     );
@@ -141,16 +146,12 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    (req as RequestWithId).requestId = requestId;
+    const path = pathOf(req.url ?? '/');
+    states.set(req, { id: requestId, path, startedAt: logRequests ? performance.now() : 0 });
     res.setHeader('x-request-id', requestId);
     res.setHeader('x-content-type-options', 'nosniff');
-    const path = pathOf(req.url ?? '/');
-    if (logRequests) {
-      (res as TimedResponse).startedAt = performance.now();
-      (res as TimedResponse).logPath = path;
-      res.once('finish', logRequest);
-    }
-    if (path === '/graphql') return graphql(req as RequestWithId, res);
+    if (logRequests) res.once('finish', logRequest);
+    if (path === '/graphql') return graphql(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return KNOWN_GET_ROUTES.has(path)
         ? sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' })
