@@ -6,8 +6,8 @@
 // generator (autocannon, in this process) is pinned to CPU 1, so the server
 // never competes with the load generator for a core and runs are comparable.
 //
-// Env: BENCH_CONNECTIONS (50), BENCH_DURATION (s, 5), BENCH_ROUNDS (3),
-//      BENCH_WARMUP (s per server, 5),
+// Env: BENCH_CONNECTIONS (50), BENCH_DURATION (s, 5), BENCH_ROUNDS (5),
+//      BENCH_WARMUP (s per server, 10: stock Yoga keeps speeding up for ~10 s),
 //      BENCH_ONLY=latchkey,stock-yoga,raw-node (subset of servers),
 //      BENCH_SERVER_LOGS=1 (show latchkey's own output, to debug its startup).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -23,8 +23,8 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jos
 
 const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50);
 const DURATION_S = intEnv('BENCH_DURATION', 5);
-const ROUNDS = intEnv('BENCH_ROUNDS', 3);
-const WARMUP_S = intEnv('BENCH_WARMUP', 5);
+const ROUNDS = intEnv('BENCH_ROUNDS', 5);
+const WARMUP_S = intEnv('BENCH_WARMUP', 10);
 const READY_TIMEOUT_MS = 60_000;
 
 const SERVER_NAMES = ['latchkey', 'stock-yoga', 'raw-node'] as const;
