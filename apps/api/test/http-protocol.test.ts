@@ -115,6 +115,16 @@ describe('spec "Response media types" and "HTTP status codes"', () => {
     }
   });
 
+  it('an Accept that allows neither JSON media type -> 406 with an error body', async () => {
+    for (const accept of ['text/plain', 'application/xml, text/csv']) {
+      const res = await postGraphQL(url, { query: '{ __typename }' }, { accept });
+      expect(res.status).toBe(406);
+      expect(res.json.errors[0].extensions.code).toBe('BAD_REQUEST');
+    }
+    const wildcard = await postGraphQL(url, { query: '{ __typename }' }, { accept: 'text/plain, */*;q=0.1' });
+    expect(wildcard.status).toBe(200);
+  });
+
   it('unroutable path -> 404, unsupported method -> 405 with Allow', async () => {
     const missing = await fetch(`${service.url}/nope`);
     expect(missing.status).toBe(404);

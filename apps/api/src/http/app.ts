@@ -41,6 +41,14 @@ function acceptableContentType(header: string | undefined): boolean {
   return true;
 }
 
+/** Yoga answers an Accept it cannot serve with an empty 406; answer it with a body, cheaply (no parsing). */
+function acceptable(req: IncomingMessage): boolean {
+  const accept = req.headers.accept;
+  if (!accept || accept.includes('json') || accept.includes('*/*') || accept.includes('application/*')) return true;
+  // streamed results, and the GraphiQL page on GET
+  return accept.includes('text/event-stream') || accept.includes('multipart/mixed') || (req.method === 'GET' && accept.includes('text/html'));
+}
+
 function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
@@ -94,6 +102,10 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     if (req.url!.length > limits.maxUrlBytes) {
       return sendGraphQLRequestError(req, res, 414, ErrorCode.PAYLOAD_TOO_LARGE,
         `The request URL is longer than ${limits.maxUrlBytes} bytes: send the query by POST or as a persisted query.`);
+    }
+    if (!acceptable(req)) {
+      return sendGraphQLRequestError(req, res, 406, ErrorCode.BAD_REQUEST,
+        'Accept must allow application/graphql-response+json or application/json.');
     }
     if (req.method === 'GET') {
       void yoga(req, res);
