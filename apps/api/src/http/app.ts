@@ -8,6 +8,7 @@ import { createGraphQLHandler } from '../graphql/yoga.js';
 import type { KeyMaterial } from '../keys/key-material.js';
 import { createAccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { createCors } from './cors.js';
+import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 import { sendGraphQLRequestError, sendHttpError, sendJson } from './respond.js';
 
@@ -27,28 +28,6 @@ interface RequestState {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const KNOWN_GET_ROUTES = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
-const JSON_MEDIA_TYPES = new Set(['application/json', 'application/graphql-response+json']);
-
-/** `application/json; charset=utf-8` -> ok; anything else (form, multipart, text/plain, none) is refused. */
-function acceptableContentType(header: string | undefined): boolean {
-  if (!header) return false;
-  const [type, ...params] = header.split(';');
-  if (!JSON_MEDIA_TYPES.has(type!.trim().toLowerCase())) return false;
-  for (const param of params) {
-    const [name, value] = param.split('=');
-    if (name?.trim().toLowerCase() === 'charset' && value?.trim().replace(/"/g, '').toLowerCase() !== 'utf-8') return false;
-  }
-  return true;
-}
-
-/** Yoga answers an Accept it cannot serve with an empty 406; answer it with a body, cheaply (no parsing). */
-function acceptable(req: IncomingMessage): boolean {
-  const accept = req.headers.accept;
-  if (!accept || accept.includes('json') || accept.includes('*/*') || accept.includes('application/*')) return true;
-  // streamed results, and the GraphiQL page on GET
-  return accept.includes('text/event-stream') || accept.includes('multipart/mixed') || (req.method === 'GET' && accept.includes('text/html'));
-}
-
 function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
