@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { createYoga, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { bearerToken, type AccessTokenVerifier, type VerificationResult } from '../principal/access-token-verifier.js';
+import type { AccessTokenVerifier, VerificationResult } from '../principal/access-token-verifier.js';
 import type { AppServices, RequestContext } from './context.js';
 import { useCostLimit } from './plugins/use-cost-limit.js';
 import { useErrorCodes } from './plugins/use-error-codes.js';
@@ -57,10 +57,7 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
     context: ({ req, request }) => {
       const header = req ? req.headers.authorization : request.headers.get('authorization');
       const requestId = req ? requestIdOf(req) : '';
-      const token = bearerToken(header);
-      if (token === undefined) return contextFor(undefined, requestId);
-      if (token === false) return contextFor({ ok: false, rejection: 'malformed' }, requestId);
-      const verified = verifier.verify(token);
+      const verified = verifier.verifyAuthorization(header);
       return verified instanceof Promise
         ? verified.then((result) => contextFor(result, requestId))
         : contextFor(verified, requestId);
