@@ -69,6 +69,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
   const now = options.now ?? Date.now;
   const skewMs = options.clockSkewSeconds * 1000;
   const cache = new Map<string, CacheEntry>();
+  const pending = new Map<string, Promise<VerificationResult>>();
   const verifyOptions = {
     algorithms: options.algorithms,
     issuer: options.issuer,
@@ -106,6 +107,16 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
     }
   }
 
+  /** One signature check per token even when many requests bring it at once (a client's first burst). */
+  function verifyOnce(token: string, cacheKey: string): Promise<VerificationResult> {
+    let inFlight = pending.get(cacheKey);
+    if (!inFlight) {
+      inFlight = verifySignature(token, cacheKey).finally(() => pending.delete(cacheKey));
+      pending.set(cacheKey, inFlight);
+    }
+    return inFlight;
+  }
+
   function cachedResult(key: string): VerificationResult | undefined {
     const cached = cache.get(key);
     if (!cached) return undefined;
@@ -119,7 +130,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
     const cached = cachedResult(token);
     if (cached) return cached;
     if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return MALFORMED;
-    return verifySignature(token, token);
+    return verifyOnce(token, token);
   }
 
   /**
@@ -134,7 +145,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
     const token = bearerToken(header);
     if (token === undefined || token === false) return MALFORMED;
     if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return MALFORMED;
-    return verifySignature(token, header);
+    return verifyOnce(token, header);
   }
 
   return { verify, verifyAuthorization, clear: () => cache.clear(), get cacheEntries() { return cache.size; } };

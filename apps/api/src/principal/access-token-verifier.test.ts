@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { generateSigningJwk, parseSigningKey } from '../keys/key-material.js';
+import { createAccessTokenVerifier } from './access-token-verifier.js';
+import { mintAccessToken } from './mint-access-token.js';
+
+// Spec Authentication 1 and 5: every token's signature is verified, once per operation; the cache only
+// spares repeating a check that already succeeded, and never outlives the token.
+async function setup(now: () => number = Date.now) {
+  const key = await parseSigningKey(JSON.stringify(await generateSigningJwk()));
+  const verifier = createAccessTokenVerifier({
+    jwks: { keys: [key.publicJwk] },
+    algorithms: [key.alg],
+    issuer: 'https://issuer.test',
+    audience: 'urn:latchkey:api',
+    clockSkewSeconds: 0,
+    now,
+  });
+  const token = (ttlSeconds = 60, at = now()) =>
+    mintAccessToken(key, { subject: 'alice', issuer: 'https://issuer.test', audience: 'urn:latchkey:api', ttlSeconds, now: at });
+  return { verifier, token };
+}
+
+describe('access token verifier', () => {
+  it('a cache hit answers synchronously with the same principal', async () => {
+    const { verifier, token } = await setup();
+    const header = `Bearer ${await token()}`;
+    const first = await verifier.verifyAuthorization(header);
+    const second = verifier.verifyAuthorization(header);
+    expect(second).not.toBeInstanceOf(Promise);
+    expect(second).toEqual(first);
+    expect(first).toMatchObject({ ok: true, principal: { subject: 'alice' } });
+  });
+
+  it('concurrent first uses of one token share one signature check', async () => {
+    const { verifier, token } = await setup();
+    const header = `Bearer ${await token()}`;
+    const results = await Promise.all(Array.from({ length: 20 }, () => verifier.verifyAuthorization(header)));
+    expect(results.every((result) => result?.ok)).toBe(true);
+    expect(verifier.cacheEntries).toBe(1);
+  });
+
+  it('a cached token is refused once it expires', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const { verifier, token } = await setup(() => clock);
+    const header = `Bearer ${await token(10)}`;
+    expect((await verifier.verifyAuthorization(header))?.ok).toBe(true);
+    clock += 11_000;
+    expect(await verifier.verifyAuthorization(header)).toEqual({ ok: false, rejection: 'expired' });
+  });
+
+  it('no header is no credential; other schemes and garbage are refused, not ignored', async () => {
+    const { verifier } = await setup();
+    expect(verifier.verifyAuthorization(undefined)).toBeUndefined();
+    expect(verifier.verifyAuthorization('')).toBeUndefined();
+    for (const header of ['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer not-a-jwt', `Bearer ${'a'.repeat(9000)}.b.c`]) {
+      expect(await verifier.verifyAuthorization(header)).toEqual({ ok: false, rejection: 'malformed' });
+    }
+  });
+});
