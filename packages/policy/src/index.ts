@@ -1,0 +1,18 @@
+// Policies and abilities
+export { binding, definePolicy } from './policy.js';
+export type { AbilityDefinition, Policy } from './policy.js';
+
+// Decisions
+export { authorize, can } from './decide.js';
+export type { AuthorizeOptions } from './decide.js';
+
+// Roles
+export { createRoleHierarchy } from './roles.js';
+export type { RoleHierarchy } from './roles.js';
+
+// Denials and their events
+export { AuthorizationDenied, isAuthorizationDenied } from './denial.js';
+export { DENIAL_CHANNEL, onDenied } from './events.js';
+
+// Types
+export type { Ability, BeforeHook, Check, DenialEvent, DenialReason, Guest } from './types.js';

@@ -1,0 +1,34 @@
+/** `null`, `undefined` and `false` all mean "no signed-in user" (spec Authentication 2). */
+export type Guest = null | undefined | false;
+
+/**
+ * Runs before every non-binding ability of a policy: `true` allows, `false` denies, anything else
+ * defers to the ability (spec Authorization 8).
+ */
+export type BeforeHook<User> = (user: User | null, ability: string, args: readonly unknown[]) => boolean | undefined | void;
+
+/** An ability's check: allows only when it returns the boolean `true` (spec Authorization 8). */
+export type Check<User, Args extends unknown[]> = (user: User | null, ...args: Args) => unknown;
+
+/** A named ability: a singleton that takes per-request state as arguments (spec Authorization 9). */
+export interface Ability<User, Args extends unknown[]> {
+  readonly policy: string;
+  readonly name: string;
+  /** binding abilities bind everyone: the `before` hook cannot override them */
+  readonly binding: boolean;
+  readonly check: Check<User, Args>;
+  readonly before: BeforeHook<User> | undefined;
+}
+
+export type DenialReason = 'unauthenticated' | 'forbidden';
+
+/** The event published for every denial by `authorize` (spec Events 2). */
+export interface DenialEvent<User = unknown> {
+  type: 'denied';
+  policy: string;
+  ability: string;
+  reason: DenialReason;
+  user: User | null;
+  args: readonly unknown[];
+  handler: string;
+}
