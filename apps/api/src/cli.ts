@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createDatabase, runMigrations, users } from '@latchkey/db';
+import { createDatabase, runMigrations, seedDemoData, users } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
 import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './config.js';
 import { generateSigningJwk, KeyMaterialError, loadKeyMaterial } from './keys/key-material.js';
@@ -11,6 +11,7 @@ const USAGE = `usage: pnpm latchkey <command> [options]
 
 commands:
   migrate                      apply database migrations (idempotent)
+  seed                         apply migrations, then add the demo data (idempotent)
   token --sub SUBJECT | --email EMAIL
         [--amr otp,swk] [--acr VALUE] [--scope "openid profile"] [--ttl 10m]
                                mint an access token with the configured key; prints only the token
@@ -96,6 +97,15 @@ async function main(argv: string[]): Promise<void> {
       await withDatabase(config, async (database) => {
         await runMigrations(database);
         process.stderr.write(`migrations applied (${database.kind})\n`);
+      });
+      return;
+    case 'seed':
+      await withDatabase(config, async (database) => {
+        await runMigrations(database);
+        const seeded = await seedDemoData(database);
+        process.stderr.write(
+          `demo data: ${seeded.organizations} organizations, ${seeded.users} users, ${seeded.documents} documents added (${database.kind})\n`,
+        );
       });
       return;
     case 'token':

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createDatabase, runMigrations, type DatabaseHandle } from '@latchkey/db';
+import { createDatabase, isEmpty, runMigrations, seedDemoData, type DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
@@ -52,6 +52,11 @@ export async function startService(config: Config, logger: Logger = createLogger
   const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: config.database.poolSize });
   try {
     await runMigrations(database);
+    // `pnpm start` on a fresh development database comes up with the demo data of DESIGN.md.
+    if (config.env === 'development' && (await isEmpty(database))) {
+      const seeded = await seedDemoData(database);
+      logger.info({ ...seeded }, 'seeded demo data into the empty development database');
+    }
     const app = createHttpApp({ config, logger, database, keys });
     const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 }, app.handle);
     server.on('clientError', answerClientError);

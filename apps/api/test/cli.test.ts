@@ -182,6 +182,19 @@ describe('operator CLI (dist/src/cli.js)', () => {
     }
   });
 
+  it('seed: adds the demo data of DESIGN.md once (idempotent); token --email then works for a seeded user', async () => {
+    const first = await cli('seed');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toBe('');
+    expect(first.stderr).toMatch(/demo data: \d+ organizations, \d+ users, \d+ documents added/);
+    const second = await cli('seed');
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/demo data: 0 organizations, 0 users, 0 documents added/);
+    const token = await cli('token', '--email', 'alice@acme.test');
+    expect(token.code, token.stderr).toBe(0);
+    expect(decodeJwt(token.stdout.trim()).sub).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('keygen: prints one private JWK with kid and alg RS256, usable as SIGNING_KEY', async () => {
     const result = await cli('keygen');
     expect(result.code, result.stderr).toBe(0);

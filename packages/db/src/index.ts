@@ -7,5 +7,19 @@ export { runMigrations } from './migrate.js';
 
 // Schema
 export * as schema from './schema.js';
-export { users } from './schema.js';
-export type { NewUserRow, UserRow } from './schema.js';
+export { documents, documentStatus, memberships, organizations, plan, role, users } from './schema.js';
+export type {
+  DocumentRow,
+  DocumentStatus,
+  MembershipRow,
+  NewDocumentRow,
+  NewUserRow,
+  OrganizationRow,
+  Plan,
+  Role,
+  UserRow,
+} from './schema.js';
+
+// Demo data
+export { isEmpty, seedDemoData } from './seed.js';
+export type { SeedResult } from './seed.js';
