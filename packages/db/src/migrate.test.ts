@@ -38,7 +38,7 @@ async function appliedMigrations(handle: DatabaseHandle): Promise<number> {
 }
 
 describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
-  it('creates the users table and is idempotent', async () => {
+  it('creates the schema\'s tables and is idempotent', async () => {
     const handle = await open(await freshTarget());
     await runMigrations(handle);
     await runMigrations(handle);
@@ -47,7 +47,14 @@ describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       handle,
       sql`select column_name from information_schema.columns where table_schema = 'public' and table_name = 'users' order by ordinal_position`,
     );
-    expect(columns.map((c) => c.column_name)).toEqual(['id', 'email', 'display_name', 'created_at', 'updated_at']);
+    expect(columns.map((c) => c.column_name)).toEqual([
+      'id', 'email', 'display_name', 'created_at', 'updated_at', 'email_verified', 'suspended', 'super_admin',
+    ]);
+    const tables = await rows<{ table_name: string }>(
+      handle,
+      sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(['documents', 'memberships', 'organizations', 'users']);
     expect(await appliedMigrations(handle)).toBe(journalEntryCount());
   });
 
