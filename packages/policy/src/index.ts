@@ -14,5 +14,11 @@ export type { RoleHierarchy } from './roles.js';
 export { AuthorizationDenied, isAuthorizationDenied } from './denial.js';
 export { DENIAL_CHANNEL, onDenied } from './events.js';
 
+// Edges: GraphQL
+export { convertDenials, denialToGraphQLError, useAuthorizationErrors } from './graphql-errors.js';
+
+// Edges: REST
+export { denialToHttp } from './http-errors.js';
+
 // Types
 export type { Ability, BeforeHook, Check, DenialEvent, DenialReason, Guest } from './types.js';

@@ -8,6 +8,7 @@ import {
   createRoleHierarchy,
   definePolicy,
   DENIAL_CHANNEL,
+  denialToHttp,
   onDenied,
   type DenialEvent,
 } from './index.js';
@@ -175,5 +176,19 @@ describe('abilities are typed by their checks', () => {
   it('a missing record argument is a type error (and a denial at run time)', () => {
     // @ts-expect-error update needs the document
     expect(can(alice, DocumentPolicy.update)).toBe(false);
+  });
+});
+
+describe('REST edge: a denial becomes {statusCode, message, error} with 401 or 403', () => {
+  it('names neither the policy nor the ability', () => {
+    expect(denialToHttp(denial(() => authorize(null, DocumentPolicy.read, [doc])))).toEqual({
+      status: 401,
+      body: { statusCode: 401, message: 'Authentication is required.', error: 'Unauthorized' },
+    });
+    expect(denialToHttp(denial(() => authorize(bob, DocumentPolicy.update, [doc]))).body).toEqual({
+      statusCode: 403,
+      message: 'You are not allowed to do this.',
+      error: 'Forbidden',
+    });
   });
 });

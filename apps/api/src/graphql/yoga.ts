@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { useAuthorizationErrors } from '@latchkey/policy';
 import { createYoga, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -67,6 +68,7 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
       useQueryLimits(limits),
       useCostLimit(limits),
       useRouteAccess({ introspection: config.introspection }),
+      useAuthorizationErrors(),
       useErrorLog(logger),
       useErrorCodes(),
     ],
