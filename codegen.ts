@@ -20,6 +20,8 @@ const config: CodegenConfig = {
         mappers: {
           Viewer: '../principal/principal.js#Principal',
           User: '@latchkey/db#UserRow',
+          Organization: '@latchkey/db#OrganizationRow',
+          Membership: '../domain/memberships.js#MembershipWithOrganization',
           Status: '../graphql/resolvers/status.js#StatusSource',
         },
         scalars: {

@@ -21,6 +21,14 @@ function before(user: Subject | null): boolean | undefined {
   return undefined;
 }
 
+/** An account is visible to itself; the before hook refuses a suspended one (and allows super-admins). */
+export const AccountPolicy = definePolicy('AccountPolicy', {
+  before,
+  abilities: {
+    view: (user: Subject | null, account: { id: string }) => user !== null && user.id === account.id,
+  },
+});
+
 export const OrganizationPolicy = definePolicy('OrganizationPolicy', {
   before,
   abilities: {

@@ -1,4 +1,5 @@
 import type { Database } from '@latchkey/db';
+import type { SubjectLoader } from '../domain/subjects.js';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Caller } from '../principal/principal.js';
 
@@ -6,6 +7,8 @@ import type { Caller } from '../principal/principal.js';
 export interface AppServices {
   db: Database;
   service: { name: string; version: string };
+  /** the caller's volatile attributes, loaded once per request */
+  subjects: SubjectLoader;
 }
 
 /** What the context factory adds to Yoga's initial context. */

@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { ErrorCode } from '../graphql/errors.js';
+import { createSubjectLoader } from '../domain/subjects.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import type { KeyMaterial } from '../keys/key-material.js';
 import { createAccessTokenVerifier } from '../principal/access-token-verifier.js';
@@ -52,7 +53,7 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     config,
     logger,
     verifier,
-    app: { db: database.db, service: config.service },
+    app: { db: database.db, service: config.service, subjects: createSubjectLoader(database.db) },
     requestIdOf: (req) => states.get(req)?.id ?? '',
   });
   const cors = createCors({ origins: config.http.corsOrigins });

@@ -1,8 +1,7 @@
 import { users } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
+import { isUserId } from '../../domain/subjects.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const viewerResolvers: Resolvers = {
   Query: {
@@ -17,8 +16,7 @@ export const viewerResolvers: Resolvers = {
     expiresAt: (principal) => new Date(principal.expiresAt * 1000),
     scope: (principal) => [...principal.scope],
     user: async (principal, _args, { app }) => {
-      // Subjects of tokens minted for scripts need not be user ids; never send a non-uuid to a uuid column.
-      if (!UUID.test(principal.subject)) return null;
+      if (!isUserId(principal.subject)) return null;
       const [row] = await app.db.select().from(users).where(eq(users.id, principal.subject)).limit(1);
       return row ?? null;
     },

@@ -1,0 +1,47 @@
+import { memberships, users, type Database, type Role } from '@latchkey/db';
+import { eq } from 'drizzle-orm';
+import type { Subject } from './subject.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Token subjects minted for scripts need not be user ids; never send a non-uuid to a uuid column. */
+export function isUserId(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** The caller's volatile attributes, read now (spec Authentication 3): null when the subject is no user. */
+export async function loadSubject(db: Database, userId: string): Promise<Subject | null> {
+  if (!isUserId(userId)) return null;
+  const rows = await db
+    .select({
+      id: users.id,
+      superAdmin: users.superAdmin,
+      suspended: users.suspended,
+      emailVerified: users.emailVerified,
+      organizationId: memberships.organizationId,
+      role: memberships.role,
+    })
+    .from(users)
+    .leftJoin(memberships, eq(memberships.userId, users.id))
+    .where(eq(users.id, userId));
+  const [first] = rows;
+  if (!first) return null;
+  const roles = new Map<string, Role>();
+  for (const row of rows) if (row.organizationId && row.role) roles.set(row.organizationId, row.role);
+  return { id: first.id, superAdmin: first.superAdmin, suspended: first.suspended, emailVerified: first.emailVerified, roles };
+}
+
+/**
+ * One subject per request however many fields ask (a per-request memo keyed by the request's context).
+ */
+export function createSubjectLoader(db: Database) {
+  const byRequest = new WeakMap<object, Promise<Subject | null>>();
+  return (request: object, userId: string | null): Promise<Subject | null> => {
+    if (userId === null) return Promise.resolve(null);
+    let subject = byRequest.get(request);
+    if (!subject) byRequest.set(request, (subject = loadSubject(db, userId)));
+    return subject;
+  };
+}
+
+export type SubjectLoader = ReturnType<typeof createSubjectLoader>;

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { memberships, organizations, seedDemoData, users } from '@latchkey/db';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postGraphQL, startTestService, type TestService } from './support/service.js';
+
+const ME = '{ me { email emailVerified memberships { role organization { slug plan billingEmail } } } }';
+
+let service: TestService;
+const idOf = async (email: string) =>
+  (await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
+
+beforeAll(async () => {
+  service = await startTestService();
+  await seedDemoData(service.database);
+});
+afterAll(() => service?.stop());
+
+describe('me: the account behind the token, read at request time', () => {
+  it('alice (OWNER of acme) sees her memberships and the billing e-mail', async () => {
+    const token = await service.token(await idOf('alice@acme.test'));
+    const res = await postGraphQL(service.graphqlUrl, { query: ME }, { token });
+    expect(res.json).toEqual({
+      data: {
+        me: {
+          email: 'alice@acme.test',
+          emailVerified: true,
+          memberships: [{ role: 'OWNER', organization: { slug: 'acme', plan: 'PRO', billingEmail: 'billing@acme.test' } }],
+        },
+      },
+    });
+  });
+
+  it('spec Authorization 12: bob (VIEWER) gets billingEmail null with FORBIDDEN at its path; the rest is returned, 200', async () => {
+    const token = await service.token(await idOf('bob@acme.test'));
+    const res = await postGraphQL(service.graphqlUrl, { query: ME }, { token });
+    expect(res.status).toBe(200);
+    expect(res.json.data.me.memberships).toEqual([{ role: 'VIEWER', organization: { slug: 'acme', plan: 'PRO', billingEmail: null } }]);
+    expect(res.json.errors).toEqual([
+      {
+        message: 'You are not allowed to do this.',
+        locations: [{ line: 1, column: 72 }],
+        path: ['me', 'memberships', 0, 'organization', 'billingEmail'],
+        extensions: { code: 'FORBIDDEN' },
+      },
+    ]);
+    expect(res.text).not.toMatch(/OrganizationPolicy|viewBilling/);
+  });
+
+  it('spec Authentication 3: a suspended account is refused with its still-valid token (volatile attribute read now)', async () => {
+    const email = `suspended-${randomUUID()}@acme.test`;
+    const [user] = await service.database.db.insert(users).values({ email, emailVerified: true }).returning({ id: users.id });
+    const [acme] = await service.database.db.select().from(organizations).where(eq(organizations.slug, 'acme'));
+    await service.database.db.insert(memberships).values({ organizationId: acme!.id, userId: user!.id, role: 'ADMIN' });
+    const token = await service.token(user!.id);
+    try {
+      const before = await postGraphQL(service.graphqlUrl, { query: '{ me { email } }' }, { token });
+      expect(before.json).toEqual({ data: { me: { email } } });
+      await service.database.db.update(users).set({ suspended: true }).where(eq(users.id, user!.id));
+      const after = await postGraphQL(service.graphqlUrl, { query: '{ me { email } }' }, { token });
+      expect(after.status).toBe(200);
+      expect(after.json.data).toEqual({ me: null });
+      expect(after.json.errors[0]).toMatchObject({ path: ['me'], extensions: { code: 'FORBIDDEN' } });
+    } finally {
+      await service.database.db.delete(users).where(eq(users.id, user!.id));
+    }
+  });
+
+  it('a token whose subject is no user: me is null without an error', async () => {
+    for (const subject of [randomUUID(), 'script-runner']) {
+      const res = await postGraphQL(service.graphqlUrl, { query: '{ me { email } }' }, { token: await service.token(subject) });
+      expect(res.json).toEqual({ data: { me: null } });
+    }
+  });
+
+  it('a guest is refused before execution (route level)', async () => {
+    const res = await postGraphQL(service.graphqlUrl, { query: '{ me { email } }' });
+    expect(res.status).toBe(401);
+    expect(res.json.data).toBeUndefined();
+  });
+});
