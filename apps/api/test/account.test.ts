@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { memberships, organizations, seedDemoData, users } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
+import { onDenied, type DenialEvent } from '@latchkey/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
 
@@ -77,5 +78,52 @@ describe('me: the account behind the token, read at request time', () => {
     const res = await postGraphQL(service.graphqlUrl, { query: '{ me { email } }' });
     expect(res.status).toBe(401);
     expect(res.json.data).toBeUndefined();
+  });
+});
+
+describe('organization(slug): spec Authorization 6, existence of another tenant\'s record is not revealed', () => {
+  const ORG = 'query ($slug: String!) { organization(slug: $slug) { slug plan } }';
+  const ask = async (email: string | null, slug: string) =>
+    postGraphQL(service.graphqlUrl, { query: ORG, variables: { slug } }, email ? { token: await service.token(await idOf(email)) } : {});
+
+  it('a member gets the organization', async () => {
+    expect((await ask('alice@acme.test', 'acme')).json).toEqual({ data: { organization: { slug: 'acme', plan: 'PRO' } } });
+  });
+
+  it('another tenant\'s organization answers exactly like a missing one: null + NOT_FOUND, 200', async () => {
+    const foreign = await ask('carol@globex.test', 'acme');
+    const missing = await ask('carol@globex.test', 'no-such-org');
+    expect(foreign.status).toBe(200);
+    expect(foreign.json).toEqual(missing.json);
+    expect(foreign.json).toEqual({
+      data: { organization: null },
+      errors: [{ message: 'The requested record was not found.', locations: [{ line: 1, column: 26 }], path: ['organization'], extensions: { code: 'NOT_FOUND' } }],
+    });
+  });
+
+  it('the hidden denial is still published on the denial stream (spec Events 2)', async () => {
+    const seen: DenialEvent[] = [];
+    const stop = onDenied((event) => seen.push(event));
+    try {
+      await ask('carol@globex.test', 'acme');
+    } finally {
+      stop();
+    }
+    // The server runs in this process: the stream is the same one.
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ type: 'denied', policy: 'OrganizationPolicy', ability: 'view', reason: 'forbidden', handler: 'Query.organization' });
+  });
+
+  it('the platform super-admin passes the before hook', async () => {
+    expect((await ask('root@latchkey.test', 'globex')).json).toEqual({ data: { organization: { slug: 'globex', plan: 'FREE' } } });
+  });
+
+  it('a malformed slug is BAD_USER_INPUT, never a 5xx', async () => {
+    for (const slug of ['ACME', 'a'.repeat(200), '../etc', '']) {
+      const res = await ask('alice@acme.test', slug);
+      expect(res.status).toBe(200);
+      expect(res.json.data).toEqual({ organization: null });
+      expect(res.json.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    }
   });
 });

@@ -7,6 +7,7 @@ import type { StatusSource } from '../graphql/resolvers/status.js';
 import type { GraphQLContext } from '../graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
+export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
   ID: { input: string; output: string; }
@@ -47,10 +48,20 @@ export type Query = {
    * user; null with FORBIDDEN for a suspended account, whatever its token says).
    */
   me: Maybe<User>;
+  /**
+   * An organization the caller belongs to. Another tenant's organization answers exactly like a missing
+   * one: null with NOT_FOUND (its existence is not revealed).
+   */
+  organization: Maybe<Organization>;
   /** Service identity and clock; public, so probes and dashboards need no token. */
   status: Status;
   /** The signed-in caller, as the verified access token describes it. */
   viewer: Maybe<Viewer>;
+};
+
+
+export type QueryOrganizationArgs = {
+  slug: Scalars['String']['input'];
 };
 
 /** A member's role in an organization; a role grants itself and every role below it. */
@@ -224,6 +235,7 @@ export type OrganizationResolvers<ContextType = GraphQLContext, ParentType exten
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   me?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  organization?: Resolver<Maybe<ResolversTypes['Organization']>, ParentType, ContextType, RequireFields<QueryOrganizationArgs, 'slug'>>;
   status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
   viewer?: Resolver<Maybe<ResolversTypes['Viewer']>, ParentType, ContextType>;
 };

@@ -1,13 +1,15 @@
-import { users } from '@latchkey/db';
-import { authorize } from '@latchkey/policy';
+import { organizations, users } from '@latchkey/db';
+import { authorize, isAuthorizationDenied } from '@latchkey/policy';
 import { eq } from 'drizzle-orm';
 import { membershipsOf } from '../../domain/memberships.js';
 import { AccountPolicy, OrganizationPolicy } from '../../domain/policies.js';
 import { isUserId } from '../../domain/subjects.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { GraphQLContext } from '../context.js';
+import { badUserInput, notFound } from '../errors.js';
 
 const subjectOf = (context: GraphQLContext) => context.app.subjects(context, context.caller?.subject ?? null);
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 export const accountResolvers: Resolvers = {
   Query: {
@@ -18,6 +20,19 @@ export const accountResolvers: Resolvers = {
       if (!user) return null;
       authorize(await subjectOf(context), AccountPolicy.view, [user], { handler: 'Query.me' });
       return user;
+    },
+    organization: async (_source, { slug }, context) => {
+      if (!SLUG.test(slug)) throw badUserInput('slug must be 1-63 lower-case letters, digits or hyphens.');
+      const [org] = await context.app.db.select().from(organizations).where(eq(organizations.slug, slug)).limit(1);
+      if (!org) throw notFound();
+      try {
+        authorize(await subjectOf(context), OrganizationPolicy.view, [org], { handler: 'Query.organization' });
+      } catch (error) {
+        // Another tenant's organization must look exactly like a missing one (the denial is still published).
+        if (isAuthorizationDenied(error)) throw notFound();
+        throw error;
+      }
+      return org;
     },
   },
   User: {
