@@ -21,6 +21,8 @@ const config: CodegenConfig = {
           Viewer: '../principal/principal.js#Principal',
           User: '@latchkey/db#UserRow',
           Organization: '@latchkey/db#OrganizationRow',
+          Document: '@latchkey/db#DocumentRow',
+          DocumentAbilities: '../domain/documents.js#DocumentAbilitySource',
           Membership: '../domain/memberships.js#MembershipWithOrganization',
           Status: '../graphql/resolvers/status.js#StatusSource',
         },

@@ -4,14 +4,14 @@ import type { Subject } from './subject.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Token subjects minted for scripts need not be user ids; never send a non-uuid to a uuid column. */
-export function isUserId(value: string): boolean {
+/** Ids are UUIDs; token subjects minted for scripts need not be. Never send a non-uuid to a uuid column. */
+export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
 /** The caller's volatile attributes, read now (spec Authentication 3): null when the subject is no user. */
 export async function loadSubject(db: Database, userId: string): Promise<Subject | null> {
-  if (!isUserId(userId)) return null;
+  if (!isUuid(userId)) return null;
   const rows = await db
     .select({
       id: users.id,

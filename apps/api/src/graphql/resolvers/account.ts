@@ -3,7 +3,7 @@ import { authorize, isAuthorizationDenied } from '@latchkey/policy';
 import { eq } from 'drizzle-orm';
 import { membershipsOf } from '../../domain/memberships.js';
 import { AccountPolicy, OrganizationPolicy } from '../../domain/policies.js';
-import { isUserId } from '../../domain/subjects.js';
+import { isUuid } from '../../domain/subjects.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { GraphQLContext } from '../context.js';
 import { badUserInput, notFound } from '../errors.js';
@@ -15,7 +15,7 @@ export const accountResolvers: Resolvers = {
   Query: {
     me: async (_source, _args, context) => {
       const id = context.caller?.subject;
-      if (!id || !isUserId(id)) return null;
+      if (!id || !isUuid(id)) return null;
       const [user] = await context.app.db.select().from(users).where(eq(users.id, id)).limit(1);
       if (!user) return null;
       authorize(await subjectOf(context), AccountPolicy.view, [user], { handler: 'Query.me' });

@@ -1,6 +1,6 @@
 import { users } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
-import { isUserId } from '../../domain/subjects.js';
+import { isUuid } from '../../domain/subjects.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 
 export const viewerResolvers: Resolvers = {
@@ -16,7 +16,7 @@ export const viewerResolvers: Resolvers = {
     expiresAt: (principal) => new Date(principal.expiresAt * 1000),
     scope: (principal) => [...principal.scope],
     user: async (principal, _args, { app }) => {
-      if (!isUserId(principal.subject)) return null;
+      if (!isUuid(principal.subject)) return null;
       const [row] = await app.db.select().from(users).where(eq(users.id, principal.subject)).limit(1);
       return row ?? null;
     },
