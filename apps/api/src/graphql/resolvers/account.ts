@@ -1,14 +1,13 @@
 import { organizations, users } from '@latchkey/db';
-import { authorize, isAuthorizationDenied } from '@latchkey/policy';
+import { authorize } from '@latchkey/policy';
 import { eq } from 'drizzle-orm';
 import { membershipsOf } from '../../domain/memberships.js';
 import { AccountPolicy, OrganizationPolicy } from '../../domain/policies.js';
 import { isUuid } from '../../domain/subjects.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import type { GraphQLContext } from '../context.js';
+import { authorizeOrHide, subjectOf } from '../access.js';
 import { badUserInput, notFound } from '../errors.js';
 
-const subjectOf = (context: GraphQLContext) => context.app.subjects(context, context.caller?.subject ?? null);
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 export const accountResolvers: Resolvers = {
@@ -25,13 +24,8 @@ export const accountResolvers: Resolvers = {
       if (!SLUG.test(slug)) throw badUserInput('slug must be 1-63 lower-case letters, digits or hyphens.');
       const [org] = await context.app.db.select().from(organizations).where(eq(organizations.slug, slug)).limit(1);
       if (!org) throw notFound();
-      try {
-        authorize(await subjectOf(context), OrganizationPolicy.view, [org], { handler: 'Query.organization' });
-      } catch (error) {
-        // Another tenant's organization must look exactly like a missing one (the denial is still published).
-        if (isAuthorizationDenied(error)) throw notFound();
-        throw error;
-      }
+      // Another tenant's organization must look exactly like a missing one.
+      authorizeOrHide(await subjectOf(context), OrganizationPolicy.view, [org], { handler: 'Query.organization' });
       return org;
     },
   },
@@ -39,15 +33,8 @@ export const accountResolvers: Resolvers = {
     emailVerified: (user) => user.emailVerified,
     memberships: (user, _args, { app }) => membershipsOf(app.db, user.id),
   },
-  Membership: {
-    role: (membership) => membership.role,
-    organization: (membership) => membership.organization,
-  },
+  // Membership and the plain Organization fields resolve by property name.
   Organization: {
-    id: (org) => org.id,
-    slug: (org) => org.slug,
-    name: (org) => org.name,
-    plan: (org) => org.plan,
     // Field level (spec Authorization 3, 12): nullable, FORBIDDEN at its path for anyone below ADMIN.
     billingEmail: async (org, _args, context) => {
       authorize(await subjectOf(context), OrganizationPolicy.viewBilling, [org], { handler: 'Organization.billingEmail' });

@@ -1,14 +1,13 @@
 import { organizations, type Database } from '@latchkey/db';
-import { authorize, can, isAuthorizationDenied } from '@latchkey/policy';
+import { authorize, can } from '@latchkey/policy';
 import { eq } from 'drizzle-orm';
 import { findDocument } from '../../domain/documents.js';
 import { DocumentPolicy } from '../../domain/policies.js';
 import { isUuid } from '../../domain/subjects.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import type { GraphQLContext } from '../context.js';
+import { authorizeOrHide, subjectOf } from '../access.js';
 import { badUserInput, notFound } from '../errors.js';
 
-const subjectOf = (context: GraphQLContext) => context.app.subjects(context, context.caller?.subject ?? null);
 
 async function organizationOf(db: Database, id: string) {
   const [org] = await db.select().from(organizations).where(eq(organizations.id, id)).limit(1);
@@ -22,30 +21,18 @@ export const documentResolvers: Resolvers = {
       if (!isUuid(id)) throw badUserInput('id must be a document id (a UUID).');
       const found = await findDocument(context.app.db, id);
       if (!found) throw notFound();
-      try {
-        authorize(await subjectOf(context), DocumentPolicy.view, [found.document, new Date()], { handler: 'Query.document' });
-      } catch (error) {
-        // Another tenant's, unpublished or embargoed: indistinguishable from missing (spec Authorization 6).
-        if (isAuthorizationDenied(error)) throw notFound();
-        throw error;
-      }
+      // Another tenant's, unpublished or embargoed: indistinguishable from missing.
+      authorizeOrHide(await subjectOf(context), DocumentPolicy.view, [found.document, new Date()], { handler: 'Query.document' });
       return found.document;
     },
   },
   Document: {
-    id: (doc) => doc.id,
+    // Plain fields resolve by property name.
     organization: (doc, _args, { app }) => organizationOf(app.db, doc.organizationId),
-    title: (doc) => doc.title,
-    body: (doc) => doc.body,
-    status: (doc) => doc.status,
-    legalHold: (doc) => doc.legalHold,
-    embargoUntil: (doc) => doc.embargoUntil,
     internalNotes: async (doc, _args, context) => {
       authorize(await subjectOf(context), DocumentPolicy.viewInternalNotes, [doc], { handler: 'Document.internalNotes' });
       return doc.internalNotes;
     },
-    createdAt: (doc) => doc.createdAt,
-    updatedAt: (doc) => doc.updatedAt,
     viewerCan: async (doc, _args, context) => ({
       subject: await subjectOf(context),
       document: doc,
