@@ -24,6 +24,9 @@ const config: CodegenConfig = {
           Document: '@latchkey/db#DocumentRow',
           DocumentAbilities: '../domain/documents.js#DocumentAbilitySource',
           Membership: '../domain/memberships.js#MembershipWithOrganization',
+          DocumentPayload: '../domain/document-mutations.js#DocumentResult',
+          ChangeMemberRolePayload: '../domain/memberships.js#MembershipResult',
+          DocumentConnection: '../domain/documents.js#DocumentPage',
           Status: '../graphql/resolvers/status.js#StatusSource',
         },
         scalars: {

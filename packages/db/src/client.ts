@@ -1,3 +1,4 @@
+import { channel } from 'node:diagnostics_channel';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -43,6 +44,18 @@ export function driverOf(handle: DatabaseHandle): DriverInternals {
   return driver;
 }
 
+/**
+ * Every SQL statement the application sends is published here as `{ sql }` (no parameters: they may hold
+ * personal data). Used to count statements in tests; free when nobody subscribes.
+ */
+export const QUERY_CHANNEL = 'latchkey:db:query';
+const queries = channel(QUERY_CHANNEL);
+const queryLogger = {
+  logQuery(sql: string): void {
+    if (queries.hasSubscribers) queries.publish({ sql });
+  },
+};
+
 const DEFAULT_POOL_SIZE = 10;
 const DEFAULT_CONNECT_TIMEOUT_SECONDS = 2;
 const DEFAULT_PING_TIMEOUT_MS = 1000;
@@ -70,7 +83,7 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     // its password into logs; replace them without a `cause`.
     throw new Error('Invalid PostgreSQL connection URL (value not shown: it may contain credentials)');
   }
-  const db = drizzlePostgres({ client: sql, schema });
+  const db = drizzlePostgres({ client: sql, schema, logger: queryLogger });
   let closing: Promise<void> | undefined;
 
   const handle: DatabaseHandle = {
@@ -90,7 +103,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   const dir = join(dataDir, 'pglite');
   await mkdir(dir, { recursive: true });
   const client = await PGlite.create(dir);
-  const db = drizzlePglite({ client, schema });
+  const db = drizzlePglite({ client, schema, logger: queryLogger });
   let closing: Promise<void> | undefined;
 
   const handle: DatabaseHandle = {

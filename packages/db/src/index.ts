@@ -1,5 +1,5 @@
 // Connection
-export { createDatabase } from './client.js';
+export { createDatabase, QUERY_CHANNEL } from './client.js';
 export type { Database, DatabaseHandle, DatabaseOptions } from './client.js';
 
 // Migrations

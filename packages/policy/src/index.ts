@@ -17,6 +17,9 @@ export { DENIAL_CHANNEL, onDenied } from './events.js';
 // Edges: GraphQL
 export { convertDenials, denialToGraphQLError, useAuthorizationErrors } from './graphql-errors.js';
 
+// Route and field level from SDL directives
+export { applyDirectiveRules, useDirectiveRules } from './directive-rules.js';
+export type { DirectiveRulesOptions } from './directive-rules.js';
 // Edges: REST
 export { denialToHttp } from './http-errors.js';
 

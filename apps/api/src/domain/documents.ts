@@ -1,6 +1,11 @@
-import { documents, organizations, type Database, type DocumentRow, type OrganizationRow } from '@latchkey/db';
-import { eq } from 'drizzle-orm';
+import { documents, organizations, type Database, type DocumentRow, type DocumentStatus, type OrganizationRow } from '@latchkey/db';
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { InvalidInputError, NotFoundError } from './errors.js';
+import { DocumentPolicy, visibleDocumentsCondition } from './policies.js';
 import type { Subject } from './subject.js';
+import { requireId, requireSlug } from './validate.js';
 
 /** What `viewerCan` is computed from: the caller, the document and its organization. */
 export interface DocumentAbilitySource {
@@ -9,7 +14,15 @@ export interface DocumentAbilitySource {
   organization: OrganizationRow;
 }
 
-export async function findDocument(db: Database, id: string): Promise<{ document: DocumentRow; organization: OrganizationRow } | null> {
+export interface DocumentWithOrganization {
+  document: DocumentRow;
+  organization: OrganizationRow;
+}
+
+export const DOCUMENT_STATUSES: readonly DocumentStatus[] = ['DRAFT', 'PUBLISHED', 'ARCHIVED'];
+export const MAX_PAGE_SIZE = 100;
+
+export async function findDocument(db: Database, id: string): Promise<DocumentWithOrganization | null> {
   const [row] = await db
     .select({ document: documents, organization: organizations })
     .from(documents)
@@ -17,4 +30,73 @@ export async function findDocument(db: Database, id: string): Promise<{ document
     .where(eq(documents.id, id))
     .limit(1);
   return row ?? null;
+}
+
+/**
+ * One document the caller may see. Missing, another tenant's, and (for VIEWERs) unpublished or embargoed
+ * documents all answer NOT_FOUND (spec Authorization 2, 6, 11).
+ */
+export async function getDocument(request: DomainRequest, id: string, field = ['id']): Promise<DocumentWithOrganization> {
+  const found = await findDocument(request.db, requireId(id, field));
+  if (!found) throw new NotFoundError();
+  request.loaders.organization.prime(found.organization.id, found.organization);
+  authorizeOrHide(request, DocumentPolicy.view, [found.document, new Date()]);
+  return found;
+}
+
+export interface DocumentListInput {
+  organization?: string | null | undefined;
+  status?: readonly string[] | null | undefined;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}
+
+export interface DocumentPage {
+  edges: { cursor: string; node: DocumentRow }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+}
+
+/**
+ * The documents the caller may see, newest first, filtered inside one SQL statement (spec Authorization 15)
+ * and paged by keyset. Each row's organization comes from the same statement and primes the loader.
+ */
+export async function listDocuments(request: DomainRequest, input: DocumentListInput, fields = { filter: ['filter'], first: ['first'], after: ['after'] }): Promise<DocumentPage> {
+  const first = input.first ?? 20;
+  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
+    throw new InvalidInputError(`first must be an integer from 0 to ${MAX_PAGE_SIZE}.`, fields.first);
+  }
+  const slug = input.organization == null ? null : requireSlug(input.organization, [...fields.filter, 'organization']);
+  const statuses = input.status ?? null;
+  if (statuses && statuses.some((status) => !DOCUMENT_STATUSES.includes(status as DocumentStatus))) {
+    throw new InvalidInputError(`status must be one of ${DOCUMENT_STATUSES.join(', ')}.`, [...fields.filter, 'status']);
+  }
+  const after = input.after == null ? null : decodeCursor(input.after, fields.after);
+  authorizeIn(request, DocumentPolicy.list, []);
+
+  const conditions: (SQL | undefined)[] = [visibleDocumentsCondition(request.subject!, new Date())];
+  if (slug !== null) conditions.push(eq(organizations.slug, slug));
+  if (statuses !== null) conditions.push(statuses.length === 0 ? sql`false` : inArray(documents.status, statuses as DocumentStatus[]));
+  if (after !== null) conditions.push(sql`(${documents.createdAt}, ${documents.id}) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
+  const rows = first === 0 ? [] : await request.db
+    .select({ document: documents, organization: organizations, position: sql<string>`${documents.createdAt}::text` })
+    .from(documents)
+    .innerJoin(organizations, eq(organizations.id, documents.organizationId))
+    .where(and(...conditions))
+    .orderBy(desc(documents.createdAt), desc(documents.id))
+    .limit(first + 1);
+
+  const page = rows.slice(0, first);
+  const edges = page.map(({ document, organization, position }) => {
+    request.loaders.organization.prime(organization.id, organization);
+    return { cursor: encodeCursor({ createdAt: position, id: document.id }), node: document };
+  });
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: rows.length > first,
+      hasPreviousPage: false,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
 }

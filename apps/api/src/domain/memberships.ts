@@ -1,17 +1,65 @@
 import { memberships, organizations, type Database, type OrganizationRow, type Role } from '@latchkey/db';
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
+import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
+import { NotFoundError, type UserError } from './errors.js';
+import { OrganizationPolicy } from './policies.js';
+import { requireId, requireSlug } from './validate.js';
 
 export interface MembershipWithOrganization {
   role: Role;
+  userId: string;
   organization: OrganizationRow;
 }
 
 /** A user's memberships with their organizations, in one statement. */
 export async function membershipsOf(db: Database, userId: string): Promise<MembershipWithOrganization[]> {
   return db
-    .select({ role: memberships.role, organization: organizations })
+    .select({ role: memberships.role, userId: memberships.userId, organization: organizations })
     .from(memberships)
     .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
     .where(eq(memberships.userId, userId))
     .orderBy(asc(organizations.slug));
+}
+
+export type MembershipResult = { membership: MembershipWithOrganization; userErrors: [] } | { membership: null; userErrors: UserError[] };
+
+export const ROLES: readonly Role[] = ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'];
+
+/**
+ * Changes a member's role: ADMIN or above, never to or from a role above one's own (OrganizationPolicy.changeRole).
+ * Another tenant's organization and a user who is not a member both answer NOT_FOUND; the last OWNER cannot
+ * be demoted (a business failure, reported as data).
+ */
+export async function changeMemberRole(
+  request: DomainRequest,
+  input: { organization: string; userId: string; role: Role },
+  at = ['input'],
+): Promise<MembershipResult> {
+  const slug = requireSlug(input.organization, [...at, 'organization']);
+  const userId = requireId(input.userId, [...at, 'userId'], 'a user id');
+  return request.db.transaction(async (tx) => {
+    const [organization] = await tx.select().from(organizations).where(eq(organizations.slug, slug)).for('update');
+    if (!organization) throw new NotFoundError();
+    authorizeOrHide(request, OrganizationPolicy.view, [organization]);
+    const [member] = await tx
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, userId)));
+    if (!member) throw new NotFoundError();
+    authorizeIn(request, OrganizationPolicy.changeRole, [organization, member.role, input.role]);
+    if (member.role === 'OWNER' && input.role !== 'OWNER') {
+      // The organization row is locked above, so two demotions cannot both see a second owner.
+      const [owners] = await tx
+        .select({ n: count() })
+        .from(memberships)
+        .where(and(eq(memberships.organizationId, organization.id), eq(memberships.role, 'OWNER')));
+      if ((owners?.n ?? 0) <= 1) {
+        return { membership: null, userErrors: [{ field: [...at, 'role'], message: 'The organization must keep at least one OWNER.', code: 'LAST_OWNER' }] };
+      }
+    }
+    if (member.role !== input.role) {
+      await tx.update(memberships).set({ role: input.role }).where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, userId)));
+    }
+    return { membership: { role: input.role, userId, organization }, userErrors: [] };
+  });
 }

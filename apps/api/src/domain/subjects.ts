@@ -1,13 +1,8 @@
 import { memberships, users, type Database, type Role } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
 import type { Subject } from './subject.js';
+import { isUuid } from './validate.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids are UUIDs; token subjects minted for scripts need not be. Never send a non-uuid to a uuid column. */
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
 
 /** The caller's volatile attributes, read now (spec Authentication 3): null when the subject is no user. */
 export async function loadSubject(db: Database, userId: string): Promise<Subject | null> {

@@ -2,12 +2,14 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { Principal } from '../principal/principal.js';
 import type { UserRow, OrganizationRow, DocumentRow } from '@latchkey/db';
-import type { DocumentAbilitySource } from '../domain/documents.js';
-import type { MembershipWithOrganization } from '../domain/memberships.js';
+import type { DocumentAbilitySource, DocumentPage } from '../domain/documents.js';
+import type { MembershipWithOrganization, MembershipResult } from '../domain/memberships.js';
+import type { DocumentResult } from '../domain/document-mutations.js';
 import type { StatusSource } from '../graphql/resolvers/status.js';
 import type { GraphQLContext } from '../graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -18,6 +20,38 @@ export type Scalars = {
   Float: { input: number; output: number; }
   /** An instant in time, serialized as an RFC 3339 / ISO 8601 string in UTC, e.g. 2026-11-22T10:15:30.000Z. */
   DateTime: { input: Date; output: Date | string; }
+};
+
+export type ChangeMemberRoleInput = {
+  /** The organization's slug. */
+  organization: Scalars['String']['input'];
+  role: Role;
+  userId: Scalars['ID']['input'];
+};
+
+export type ChangeMemberRolePayload = {
+  __typename?: 'ChangeMemberRolePayload';
+  /** The membership after the change; null when `userErrors` is not empty. */
+  membership: Maybe<Membership>;
+  userErrors: Array<UserError>;
+};
+
+export type CreateDocumentInput = {
+  /** At most 100000 characters. */
+  body?: InputMaybe<Scalars['String']['input']>;
+  embargoUntil?: InputMaybe<Scalars['DateTime']['input']>;
+  /** At most 10000 characters. */
+  internalNotes?: InputMaybe<Scalars['String']['input']>;
+  /** The organization's slug. */
+  organization: Scalars['String']['input'];
+  /** 1-200 characters, unique within the organization. */
+  title: Scalars['String']['input'];
+};
+
+export type DeleteDocumentPayload = {
+  __typename?: 'DeleteDocumentPayload';
+  deletedDocumentId: Maybe<Scalars['ID']['output']>;
+  userErrors: Array<UserError>;
 };
 
 export type Document = {
@@ -32,6 +66,7 @@ export type Document = {
   /** Under legal hold a document cannot be deleted by anyone. */
   legalHold: Scalars['Boolean']['output'];
   organization: Organization;
+  owner: User;
   status: DocumentStatus;
   title: Scalars['String']['output'];
   updatedAt: Scalars['DateTime']['output'];
@@ -49,16 +84,141 @@ export type DocumentAbilities = {
   update: Scalars['Boolean']['output'];
 };
 
+export type DocumentConnection = {
+  __typename?: 'DocumentConnection';
+  edges: Array<DocumentEdge>;
+  pageInfo: PageInfo;
+};
+
+export type DocumentEdge = {
+  __typename?: 'DocumentEdge';
+  /** Opaque; pass it as `after` to continue after this document. */
+  cursor: Scalars['String']['output'];
+  node: Document;
+};
+
+export type DocumentFilter = {
+  /** Only this organization's documents (its slug). */
+  organization?: InputMaybe<Scalars['String']['input']>;
+  /** Only documents in one of these states. */
+  status?: InputMaybe<Array<DocumentStatus>>;
+};
+
+export type DocumentPayload = {
+  __typename?: 'DocumentPayload';
+  /** The document after the change; null when `userErrors` is not empty. */
+  document: Maybe<Document>;
+  userErrors: Array<UserError>;
+};
+
 export type DocumentStatus =
   | 'ARCHIVED'
   | 'DRAFT'
   | 'PUBLISHED';
 
-/** The caller's role in one organization. */
+/** A user's role in one organization. */
 export type Membership = {
   __typename?: 'Membership';
   organization: Organization;
   role: Role;
+  user: User;
+};
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
+export type Mutation = {
+  __typename?: 'Mutation';
+  /** EDITOR or above; drafts and published documents can be archived. */
+  archiveDocument: Maybe<DocumentPayload>;
+  /**
+   * ADMIN or above; never to or from a role above one's own. The member is named by user id; someone who is
+   * not a member of the organization answers NOT_FOUND.
+   */
+  changeMemberRole: Maybe<ChangeMemberRolePayload>;
+  /** EDITOR or above in the organization. */
+  createDocument: Maybe<DocumentPayload>;
+  /** ADMIN or above, or an EDITOR on their own document; never while under legal hold (not even a super-admin). */
+  deleteDocument: Maybe<DeleteDocumentPayload>;
+  /** EDITOR or above with a verified e-mail, in a PRO organization; only drafts can be published. */
+  publishDocument: Maybe<DocumentPayload>;
+  /** ADMIN or above. */
+  setLegalHold: Maybe<DocumentPayload>;
+  /** EDITOR or above; archived documents are read-only. */
+  updateDocument: Maybe<DocumentPayload>;
+};
+
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
+export type MutationArchiveDocumentArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
+export type MutationChangeMemberRoleArgs = {
+  input: ChangeMemberRoleInput;
+};
+
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
+export type MutationCreateDocumentArgs = {
+  input: CreateDocumentInput;
+};
+
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
+export type MutationDeleteDocumentArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
+export type MutationPublishDocumentArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
+export type MutationSetLegalHoldArgs = {
+  id: Scalars['ID']['input'];
+  legalHold: Scalars['Boolean']['input'];
+};
+
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
+export type MutationUpdateDocumentArgs = {
+  input: UpdateDocumentInput;
 };
 
 /** A tenant. */
@@ -72,6 +232,15 @@ export type Organization = {
   slug: Scalars['String']['output'];
 };
 
+/** Relay cursor-connection page information. */
+export type PageInfo = {
+  __typename?: 'PageInfo';
+  endCursor: Maybe<Scalars['String']['output']>;
+  hasNextPage: Scalars['Boolean']['output'];
+  hasPreviousPage: Scalars['Boolean']['output'];
+  startCursor: Maybe<Scalars['String']['output']>;
+};
+
 export type Plan =
   | 'FREE'
   | 'PRO';
@@ -83,6 +252,11 @@ export type Query = {
    * documents all answer alike: null with NOT_FOUND.
    */
   document: Maybe<Document>;
+  /**
+   * The documents the caller may see, newest first (filtered in the database, never row by row).
+   * `first` is 1-100; `after` is the `endCursor` of the previous page.
+   */
+  documents: DocumentConnection;
   /**
    * The caller's account, read from the database at request time (null when the token's subject is not a
    * user; null with FORBIDDEN for a suspended account, whatever its token says).
@@ -102,6 +276,13 @@ export type Query = {
 
 export type QueryDocumentArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryDocumentsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<DocumentFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -126,16 +307,46 @@ export type Status = {
   version: Scalars['String']['output'];
 };
 
+/** Only the fields given are changed; `null` clears `internalNotes` and `embargoUntil`. */
+export type UpdateDocumentInput = {
+  body?: InputMaybe<Scalars['String']['input']>;
+  embargoUntil?: InputMaybe<Scalars['DateTime']['input']>;
+  id: Scalars['ID']['input'];
+  internalNotes?: InputMaybe<Scalars['String']['input']>;
+  title?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** An account. */
 export type User = {
   __typename?: 'User';
   displayName: Maybe<Scalars['String']['output']>;
-  email: Scalars['String']['output'];
+  /**
+   * Visible to the user themself and to ADMINs (and above) of an organization the user belongs to: null, with
+   * a FORBIDDEN error at its path, for everyone else.
+   */
+  email: Maybe<Scalars['String']['output']>;
   emailVerified: Scalars['Boolean']['output'];
   id: Scalars['ID']['output'];
   /** The organizations this user belongs to, with the role in each. */
   memberships: Array<Membership>;
 };
+
+/** An expected business failure, reported as data (spec Errors 5). */
+export type UserError = {
+  __typename?: 'UserError';
+  code: UserErrorCode;
+  /** Path to the input field at fault, when one is. */
+  field: Maybe<Array<Scalars['String']['output']>>;
+  message: Scalars['String']['output'];
+};
+
+export type UserErrorCode =
+  /** The document's current state does not allow this change. */
+  | 'INVALID_STATE'
+  /** The organization would be left without an OWNER. */
+  | 'LAST_OWNER'
+  /** Another document of the organization already has this title. */
+  | 'TITLE_TAKEN';
 
 /** The verified claims of the caller's access token (a snapshot taken when the token was issued). */
 export type Viewer = {
@@ -230,45 +441,94 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  ChangeMemberRoleInput: ChangeMemberRoleInput;
+  ChangeMemberRolePayload: ResolverTypeWrapper<MembershipResult>;
+  CreateDocumentInput: CreateDocumentInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeleteDocumentPayload: ResolverTypeWrapper<DeleteDocumentPayload>;
   Document: ResolverTypeWrapper<DocumentRow>;
   DocumentAbilities: ResolverTypeWrapper<DocumentAbilitySource>;
+  DocumentConnection: ResolverTypeWrapper<DocumentPage>;
+  DocumentEdge: ResolverTypeWrapper<Omit<DocumentEdge, 'node'> & { node: ResolversTypes['Document'] }>;
+  DocumentFilter: DocumentFilter;
+  DocumentPayload: ResolverTypeWrapper<DocumentResult>;
   DocumentStatus: DocumentStatus;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Membership: ResolverTypeWrapper<MembershipWithOrganization>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Organization: ResolverTypeWrapper<OrganizationRow>;
+  PageInfo: ResolverTypeWrapper<PageInfo>;
   Plan: Plan;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Role: Role;
   Status: ResolverTypeWrapper<StatusSource>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  UpdateDocumentInput: UpdateDocumentInput;
   User: ResolverTypeWrapper<UserRow>;
+  UserError: ResolverTypeWrapper<UserError>;
+  UserErrorCode: UserErrorCode;
   Viewer: ResolverTypeWrapper<Principal>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
+  ChangeMemberRoleInput: ChangeMemberRoleInput;
+  ChangeMemberRolePayload: MembershipResult;
+  CreateDocumentInput: CreateDocumentInput;
   DateTime: Scalars['DateTime']['output'];
+  DeleteDocumentPayload: DeleteDocumentPayload;
   Document: DocumentRow;
   DocumentAbilities: DocumentAbilitySource;
+  DocumentConnection: DocumentPage;
+  DocumentEdge: Omit<DocumentEdge, 'node'> & { node: ResolversParentTypes['Document'] };
+  DocumentFilter: DocumentFilter;
+  DocumentPayload: DocumentResult;
   ID: Scalars['ID']['output'];
+  Int: Scalars['Int']['output'];
   Membership: MembershipWithOrganization;
+  Mutation: Record<PropertyKey, never>;
   Organization: OrganizationRow;
+  PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
   Status: StatusSource;
   String: Scalars['String']['output'];
+  UpdateDocumentInput: UpdateDocumentInput;
   User: UserRow;
+  UserError: UserError;
   Viewer: Principal;
 };
+
+export type AuthDirectiveArgs = {
+  role?: Maybe<Role>;
+};
+
+export type AuthDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = AuthDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
+export type CanDirectiveArgs = {
+  ability: Scalars['String']['input'];
+};
+
+export type CanDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = CanDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type PublicDirectiveArgs = { };
 
 export type PublicDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = PublicDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
+export type ChangeMemberRolePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeMemberRolePayload'] = ResolversParentTypes['ChangeMemberRolePayload']> = {
+  membership?: Resolver<Maybe<ResolversTypes['Membership']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
+
+export type DeleteDocumentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteDocumentPayload'] = ResolversParentTypes['DeleteDocumentPayload']> = {
+  deletedDocumentId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
 
 export type DocumentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Document'] = ResolversParentTypes['Document']> = {
   body?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -278,6 +538,7 @@ export type DocumentResolvers<ContextType = GraphQLContext, ParentType extends R
   internalNotes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   legalHold?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
+  owner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['DocumentStatus'], ParentType, ContextType>;
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -292,9 +553,35 @@ export type DocumentAbilitiesResolvers<ContextType = GraphQLContext, ParentType 
   update?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
+export type DocumentConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentConnection'] = ResolversParentTypes['DocumentConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['DocumentEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type DocumentEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentEdge'] = ResolversParentTypes['DocumentEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Document'], ParentType, ContextType>;
+};
+
+export type DocumentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentPayload'] = ResolversParentTypes['DocumentPayload']> = {
+  document?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type MembershipResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Membership'] = ResolversParentTypes['Membership']> = {
   organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
   role?: Resolver<ResolversTypes['Role'], ParentType, ContextType>;
+  user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+};
+
+export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  archiveDocument?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationArchiveDocumentArgs, 'id'>>;
+  changeMemberRole?: Resolver<Maybe<ResolversTypes['ChangeMemberRolePayload']>, ParentType, ContextType, RequireFields<MutationChangeMemberRoleArgs, 'input'>>;
+  createDocument?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationCreateDocumentArgs, 'input'>>;
+  deleteDocument?: Resolver<Maybe<ResolversTypes['DeleteDocumentPayload']>, ParentType, ContextType, RequireFields<MutationDeleteDocumentArgs, 'id'>>;
+  publishDocument?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationPublishDocumentArgs, 'id'>>;
+  setLegalHold?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationSetLegalHoldArgs, 'id' | 'legalHold'>>;
+  updateDocument?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationUpdateDocumentArgs, 'input'>>;
 };
 
 export type OrganizationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Organization'] = ResolversParentTypes['Organization']> = {
@@ -305,8 +592,16 @@ export type OrganizationResolvers<ContextType = GraphQLContext, ParentType exten
   slug?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  hasPreviousPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   document?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType, RequireFields<QueryDocumentArgs, 'id'>>;
+  documents?: Resolver<ResolversTypes['DocumentConnection'], ParentType, ContextType, RequireFields<QueryDocumentsArgs, 'first'>>;
   me?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   organization?: Resolver<Maybe<ResolversTypes['Organization']>, ParentType, ContextType, RequireFields<QueryOrganizationArgs, 'slug'>>;
   status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
@@ -321,10 +616,16 @@ export type StatusResolvers<ContextType = GraphQLContext, ParentType extends Res
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
   displayName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   emailVerified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   memberships?: Resolver<Array<ResolversTypes['Membership']>, ParentType, ContextType>;
+};
+
+export type UserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserError'] = ResolversParentTypes['UserError']> = {
+  code?: Resolver<ResolversTypes['UserErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = {
@@ -338,17 +639,27 @@ export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends Res
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
+  ChangeMemberRolePayload?: ChangeMemberRolePayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  DeleteDocumentPayload?: DeleteDocumentPayloadResolvers<ContextType>;
   Document?: DocumentResolvers<ContextType>;
   DocumentAbilities?: DocumentAbilitiesResolvers<ContextType>;
+  DocumentConnection?: DocumentConnectionResolvers<ContextType>;
+  DocumentEdge?: DocumentEdgeResolvers<ContextType>;
+  DocumentPayload?: DocumentPayloadResolvers<ContextType>;
   Membership?: MembershipResolvers<ContextType>;
+  Mutation?: MutationResolvers<ContextType>;
   Organization?: OrganizationResolvers<ContextType>;
+  PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Status?: StatusResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
+  UserError?: UserErrorResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;
 };
 
 export type DirectiveResolvers<ContextType = GraphQLContext> = {
+  auth?: AuthDirectiveResolver<any, any, ContextType>;
+  can?: CanDirectiveResolver<any, any, ContextType>;
   public?: PublicDirectiveResolver<any, any, ContextType>;
 };

@@ -1,4 +1,5 @@
 import type { Database } from '@latchkey/db';
+import type { LoaderFactory } from '../domain/loaders.js';
 import type { SubjectLoader } from '../domain/subjects.js';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Caller } from '../principal/principal.js';
@@ -9,6 +10,8 @@ export interface AppServices {
   service: { name: string; version: string };
   /** the caller's volatile attributes, loaded once per request */
   subjects: SubjectLoader;
+  /** batched lookups (organizations, users, memberships), one set per request */
+  loaders: LoaderFactory;
 }
 
 /** What the context factory adds to Yoga's initial context. */

@@ -1,4 +1,8 @@
+import { applyDirectiveRules, type Ability } from '@latchkey/policy';
 import { createSchema } from 'graphql-yoga';
+import { AccountPolicy, DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
+import type { Subject } from '../domain/subject.js';
+import { subjectOf } from './access.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import { typeDefs } from '../generated/type-defs.js';
 import type { GraphQLContext } from './context.js';
@@ -10,6 +14,16 @@ import { viewerResolvers } from './resolvers/viewer.js';
 
 const resolvers: Resolvers[] = [{ DateTime }, statusResolvers, viewerResolvers, accountResolvers, documentResolvers];
 
+/**
+ * The executable schema with the route- and field-level marks (`@auth`, `@can`) enforced before the
+ * resolvers they guard; field-level enforcement is on, so row-dependent marks run once per returned row.
+ */
 export function buildSchema() {
-  return createSchema<GraphQLContext>({ typeDefs, resolvers: resolvers as never });
+  const schema = createSchema<GraphQLContext>({ typeDefs, resolvers: resolvers as never });
+  return applyDirectiveRules<Subject, GraphQLContext>(schema, {
+    subject: subjectOf,
+    policies: [AccountPolicy, OrganizationPolicy, DocumentPolicy],
+    roleAbility: AccountPolicy.holdsRole as Ability<Subject, [string]>,
+    fieldLevel: true,
+  });
 }

@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { useAuthorizationErrors } from '@latchkey/policy';
-import { createYoga, type YogaLogger } from 'graphql-yoga';
+import { GraphQLError } from 'graphql';
+import { createYoga, maskError, type YogaLogger } from 'graphql-yoga';
+import { isDomainError } from '../domain/errors.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { AccessTokenVerifier, VerificationResult } from '../principal/access-token-verifier.js';
@@ -39,6 +41,19 @@ function yogaLogger(logger: Logger): YogaLogger {
       else child.error({ args }, 'graphql error');
     },
   };
+}
+
+/**
+ * Domain failures (NOT_FOUND, BAD_USER_INPUT) carry fixed, safe messages: they leave with their code at the
+ * field's path, as execution errors without an HTTP status. Everything else unexpected is masked.
+ */
+function domainErrorsUnmasked(error: unknown, message: string, isDev?: boolean): Error {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (error instanceof GraphQLError && isDomainError(original)) {
+    const field = 'field' in original && original.field ? { field: original.field } : {};
+    return new GraphQLError(original.message, { nodes: error.nodes, path: error.path, extensions: { code: original.code, ...field } });
+  }
+  return maskError(error, message, isDev);
 }
 
 export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf }: GraphQLHandlerDeps) {
@@ -81,7 +96,7 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
     multipart: false,
     graphiql: config.graphiql ? { title: 'Latchkey GraphQL' } : false,
     landingPage: false,
-    maskedErrors: { isDev: false, errorMessage: 'Internal server error.' },
+    maskedErrors: { isDev: false, errorMessage: 'Internal server error.', maskError: domainErrorsUnmasked },
     logging: yogaLogger(logger),
   });
 }

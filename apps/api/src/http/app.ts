@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { ErrorCode } from '../graphql/errors.js';
+import { createLoaderFactory } from '../domain/loaders.js';
 import { createSubjectLoader } from '../domain/subjects.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import type { KeyMaterial } from '../keys/key-material.js';
@@ -53,7 +54,7 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     config,
     logger,
     verifier,
-    app: { db: database.db, service: config.service, subjects: createSubjectLoader(database.db) },
+    app: { db: database.db, service: config.service, subjects: createSubjectLoader(database.db), loaders: createLoaderFactory(database.db) },
     requestIdOf: (req) => states.get(req)?.id ?? '',
   });
   const cors = createCors({ origins: config.http.corsOrigins });

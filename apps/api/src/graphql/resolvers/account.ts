@@ -1,14 +1,13 @@
 import { organizations, users } from '@latchkey/db';
 import { authorize } from '@latchkey/policy';
 import { eq } from 'drizzle-orm';
-import { membershipsOf } from '../../domain/memberships.js';
+import { authorizeOrHide } from '../../domain/access.js';
+import { NotFoundError } from '../../domain/errors.js';
+import { changeMemberRole, membershipsOf } from '../../domain/memberships.js';
 import { AccountPolicy, OrganizationPolicy } from '../../domain/policies.js';
-import { isUuid } from '../../domain/subjects.js';
+import { isUuid, requireSlug } from '../../domain/validate.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { authorizeOrHide, subjectOf } from '../access.js';
-import { badUserInput, notFound } from '../errors.js';
-
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+import { domainRequest, subjectOf } from '../access.js';
 
 export const accountResolvers: Resolvers = {
   Query: {
@@ -21,24 +20,31 @@ export const accountResolvers: Resolvers = {
       return user;
     },
     organization: async (_source, { slug }, context) => {
-      if (!SLUG.test(slug)) throw badUserInput('slug must be 1-63 lower-case letters, digits or hyphens.');
-      const [org] = await context.app.db.select().from(organizations).where(eq(organizations.slug, slug)).limit(1);
-      if (!org) throw notFound();
+      const request = await domainRequest(context, 'Query.organization');
+      const [org] = await context.app.db.select().from(organizations).where(eq(organizations.slug, requireSlug(slug, ['slug']))).limit(1);
+      if (!org) throw new NotFoundError();
       // Another tenant's organization must look exactly like a missing one.
-      authorizeOrHide(await subjectOf(context), OrganizationPolicy.view, [org], { handler: 'Query.organization' });
+      authorizeOrHide(request, OrganizationPolicy.view, [org]);
       return org;
     },
   },
   User: {
     emailVerified: (user) => user.emailVerified,
+    // Field level per row (spec Authorization 3, 12): the account itself and ADMINs of one of its organizations.
+    email: async (user, _args, context) => {
+      const subject = await subjectOf(context);
+      const organizationIds = subject?.id === user.id ? [] : await context.app.loaders(context).organizationIdsOf.load(user.id);
+      authorize(subject, AccountPolicy.viewEmail, [user, organizationIds], { handler: 'User.email' });
+      return user.email;
+    },
     memberships: (user, _args, { app }) => membershipsOf(app.db, user.id),
   },
-  // Membership and the plain Organization fields resolve by property name.
-  Organization: {
-    // Field level (spec Authorization 3, 12): nullable, FORBIDDEN at its path for anyone below ADMIN.
-    billingEmail: async (org, _args, context) => {
-      authorize(await subjectOf(context), OrganizationPolicy.viewBilling, [org], { handler: 'Organization.billingEmail' });
-      return org.billingEmail;
-    },
+  // The plain Membership and Organization fields resolve by property name; billingEmail is guarded by @can.
+  Membership: {
+    user: async (membership, _args, context) => (await context.app.loaders(context).user.load(membership.userId))!,
+  },
+  Mutation: {
+    changeMemberRole: async (_source, { input }, context) =>
+      changeMemberRole(await domainRequest(context, 'Mutation.changeMemberRole'), input),
   },
 };

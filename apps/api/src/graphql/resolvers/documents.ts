@@ -1,42 +1,24 @@
-import { organizations, type Database } from '@latchkey/db';
-import { authorize, can } from '@latchkey/policy';
-import { eq } from 'drizzle-orm';
-import { findDocument } from '../../domain/documents.js';
+import { can } from '@latchkey/policy';
+import { archiveDocument, createDocument, deleteDocument, publishDocument, setLegalHold, updateDocument } from '../../domain/document-mutations.js';
+import { getDocument, listDocuments } from '../../domain/documents.js';
 import { DocumentPolicy } from '../../domain/policies.js';
-import { isUuid } from '../../domain/subjects.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { authorizeOrHide, subjectOf } from '../access.js';
-import { badUserInput, notFound } from '../errors.js';
-
-
-async function organizationOf(db: Database, id: string) {
-  const [org] = await db.select().from(organizations).where(eq(organizations.id, id)).limit(1);
-  if (!org) throw new Error(`document organization ${id} missing`);
-  return org;
-}
+import { domainRequest, subjectOf } from '../access.js';
 
 export const documentResolvers: Resolvers = {
   Query: {
-    document: async (_source, { id }, context) => {
-      if (!isUuid(id)) throw badUserInput('id must be a document id (a UUID).');
-      const found = await findDocument(context.app.db, id);
-      if (!found) throw notFound();
-      // Another tenant's, unpublished or embargoed: indistinguishable from missing.
-      authorizeOrHide(await subjectOf(context), DocumentPolicy.view, [found.document, new Date()], { handler: 'Query.document' });
-      return found.document;
-    },
+    document: async (_source, { id }, context) => (await getDocument(await domainRequest(context, 'Query.document'), id)).document,
+    documents: async (_source, { filter, first, after }, context) =>
+      listDocuments(await domainRequest(context, 'Query.documents'), { organization: filter?.organization, status: filter?.status, first, after }),
   },
   Document: {
-    // Plain fields resolve by property name.
-    organization: (doc, _args, { app }) => organizationOf(app.db, doc.organizationId),
-    internalNotes: async (doc, _args, context) => {
-      authorize(await subjectOf(context), DocumentPolicy.viewInternalNotes, [doc], { handler: 'Document.internalNotes' });
-      return doc.internalNotes;
-    },
+    // Plain fields resolve by property name; internalNotes is guarded by its @can mark, once per row.
+    organization: async (doc, _args, context) => (await context.app.loaders(context).organization.load(doc.organizationId))!,
+    owner: async (doc, _args, context) => (await context.app.loaders(context).user.load(doc.ownerId))!,
     viewerCan: async (doc, _args, context) => ({
       subject: await subjectOf(context),
       document: doc,
-      organization: await organizationOf(context.app.db, doc.organizationId),
+      organization: (await context.app.loaders(context).organization.load(doc.organizationId))!,
     }),
   },
   // The yes/no check of the very abilities the mutations authorize with (spec Authorization 10).
@@ -46,5 +28,14 @@ export const documentResolvers: Resolvers = {
     archive: ({ subject, document }) => can(subject, DocumentPolicy.archive, document),
     delete: ({ subject, document }) => can(subject, DocumentPolicy.delete, document),
     setLegalHold: ({ subject, document }) => can(subject, DocumentPolicy.setLegalHold, document),
+  },
+  Mutation: {
+    createDocument: async (_source, { input }, context) => createDocument(await domainRequest(context, 'Mutation.createDocument'), input),
+    updateDocument: async (_source, { input }, context) => updateDocument(await domainRequest(context, 'Mutation.updateDocument'), input),
+    publishDocument: async (_source, { id }, context) => publishDocument(await domainRequest(context, 'Mutation.publishDocument'), id),
+    archiveDocument: async (_source, { id }, context) => archiveDocument(await domainRequest(context, 'Mutation.archiveDocument'), id),
+    deleteDocument: async (_source, { id }, context) => deleteDocument(await domainRequest(context, 'Mutation.deleteDocument'), id),
+    setLegalHold: async (_source, { id, legalHold }, context) =>
+      setLegalHold(await domainRequest(context, 'Mutation.setLegalHold'), id, legalHold),
   },
 };

@@ -1,6 +1,6 @@
 import { users } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
-import { isUuid } from '../../domain/subjects.js';
+import { isUuid } from '../../domain/validate.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 
 export const viewerResolvers: Resolvers = {
@@ -20,10 +20,5 @@ export const viewerResolvers: Resolvers = {
       const [row] = await app.db.select().from(users).where(eq(users.id, principal.subject)).limit(1);
       return row ?? null;
     },
-  },
-  User: {
-    id: (user) => user.id,
-    email: (user) => user.email,
-    displayName: (user) => user.displayName,
   },
 };

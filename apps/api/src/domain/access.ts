@@ -1,0 +1,32 @@
+import { authorize, isAuthorizationDenied, type Ability } from '@latchkey/policy';
+import type { Database } from '@latchkey/db';
+import { NotFoundError } from './errors.js';
+import type { RequestLoaders } from './loaders.js';
+import type { Subject } from './subject.js';
+
+/** What a domain service needs from the entry point that calls it (GraphQL, REST or CLI). */
+export interface DomainRequest {
+  db: Database;
+  /** the caller's volatile attributes, read at decision time; null for a guest */
+  subject: Subject | null;
+  loaders: RequestLoaders;
+  /** the entry point, reported in denial events (e.g. "Mutation.deleteDocument", "DELETE /api/documents/:id") */
+  handler: string;
+}
+
+/**
+ * Record level where existence is sensitive (spec Authorization 6): a denial answers exactly like a
+ * missing record (NOT_FOUND), while the denial is still published by `authorize`.
+ */
+export function authorizeOrHide<Args extends unknown[]>(request: DomainRequest, ability: Ability<Subject, Args>, args: Args): void {
+  try {
+    authorize(request.subject, ability, args, { handler: request.handler });
+  } catch (error) {
+    if (isAuthorizationDenied(error)) throw new NotFoundError();
+    throw error;
+  }
+}
+
+export function authorizeIn<Args extends unknown[]>(request: DomainRequest, ability: Ability<Subject, Args>, args: Args): void {
+  authorize(request.subject, ability, args, { handler: request.handler });
+}

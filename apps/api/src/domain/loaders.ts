@@ -1,0 +1,46 @@
+import { memberships, organizations, users, type Database, type OrganizationRow, type UserRow } from '@latchkey/db';
+import DataLoader from 'dataloader';
+import { inArray } from 'drizzle-orm';
+
+/**
+ * Batched lookups for one request: every `load` made in the same tick becomes one SQL statement, so a page
+ * of documents with owners and organizations costs the same number of statements whatever its size.
+ */
+export interface RequestLoaders {
+  organization: DataLoader<string, OrganizationRow | null>;
+  user: DataLoader<string, UserRow | null>;
+  /** the ids of the organizations a user belongs to */
+  organizationIdsOf: DataLoader<string, readonly string[]>;
+}
+
+function byId<Row extends { id: string }>(rows: readonly Row[], ids: readonly string[]): (Row | null)[] {
+  const found = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => found.get(id) ?? null);
+}
+
+function createRequestLoaders(db: Database): RequestLoaders {
+  return {
+    organization: new DataLoader(async (ids) => byId(await db.select().from(organizations).where(inArray(organizations.id, [...ids])), ids)),
+    user: new DataLoader(async (ids) => byId(await db.select().from(users).where(inArray(users.id, [...ids])), ids)),
+    organizationIdsOf: new DataLoader(async (userIds) => {
+      const rows = await db
+        .select({ userId: memberships.userId, organizationId: memberships.organizationId })
+        .from(memberships)
+        .where(inArray(memberships.userId, [...userIds]));
+      const byUser = new Map<string, string[]>();
+      for (const row of rows) (byUser.get(row.userId) ?? byUser.set(row.userId, []).get(row.userId)!).push(row.organizationId);
+      return userIds.map((id) => byUser.get(id) ?? []);
+    }),
+  };
+}
+
+/** One set of loaders per request (keyed by the request's context object), created on first use. */
+export function createLoaderFactory(db: Database) {
+  const byRequest = new WeakMap<object, RequestLoaders>();
+  return (request: object): RequestLoaders => {
+    let loaders = byRequest.get(request);
+    if (!loaders) byRequest.set(request, (loaders = createRequestLoaders(db)));
+    return loaders;
+  };
+}
+export type LoaderFactory = ReturnType<typeof createLoaderFactory>;

@@ -1,0 +1,137 @@
+import {
+  defaultFieldResolver,
+  getDirectiveValues,
+  isObjectType,
+  type GraphQLDirective,
+  type GraphQLField,
+  type GraphQLFieldResolver,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+} from 'graphql';
+import { authorize } from './decide.js';
+import type { Ability } from './types.js';
+
+export interface DirectiveRulesOptions<User, Context> {
+  /** The caller as the abilities see it, or null for a guest; called once per checked field (memoise it per request). */
+  subject: (context: Context) => User | null | Promise<User | null>;
+  /** Policies whose abilities `@can(ability: "Policy.ability")` may name. */
+  policies: readonly ({ readonly name: string } & object)[];
+  /** The ability behind `@auth(role: X)`, called as `(user, role)`. Required when the schema uses `role`. */
+  roleAbility?: Ability<User, [string]>;
+  /**
+   * Field-level enforcement (spec Authorization 13): when on, marks on fields of object types other than the
+   * root types are checked too, once per returned row, and `@can` abilities receive the row. When off they are
+   * ignored and only root fields (the routes) are guarded.
+   * @default false
+   */
+  fieldLevel?: boolean;
+  /** @default 'public' */
+  publicDirective?: string;
+  /** @default 'auth' */
+  authDirective?: string;
+  /** @default 'can' */
+  canDirective?: string;
+}
+
+type Rule<User> = { ability: Ability<User, any[]>; args: (source: unknown) => unknown[] };
+
+/** `@auth` without a role: any signed-in caller. */
+const signedIn: Ability<unknown, []> = Object.freeze({
+  policy: 'RoutePolicy',
+  name: 'signedIn',
+  binding: true,
+  check: (user: unknown) => user !== null,
+  before: undefined,
+});
+
+const wrapped = new WeakSet<GraphQLSchema>();
+
+function marksOf(node: { directives?: readonly { name: { value: string } }[] } | null | undefined, names: Set<string>) {
+  return node?.directives?.filter((d) => names.has(d.name.value)) ?? [];
+}
+
+/**
+ * Route and field level from SDL metadata (spec Authorization 1, 3, 4, 5, 12, 13): `@auth(role:)` and
+ * `@can(ability:)` are checked before the resolver runs, from the caller (and, at field level, the row)
+ * alone. A field's own marks replace its type's (rule 1); `@public` on the field clears the type's marks.
+ * A denial is an `AuthorizationDenied` at the field's path: null there, UNAUTHENTICATED for a guest and
+ * FORBIDDEN for a known user, published on the denial stream (convert it with `useAuthorizationErrors`).
+ *
+ * The resolvers of marked fields are wrapped once per schema, in place; unmarked fields cost nothing.
+ */
+export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, options: DirectiveRulesOptions<User, Context>): GraphQLSchema {
+  if (wrapped.has(schema)) return schema;
+  wrapped.add(schema);
+  const names = {
+    public: options.publicDirective ?? 'public',
+    auth: options.authDirective ?? 'auth',
+    can: options.canDirective ?? 'can',
+  };
+  const directives = new Map<string, GraphQLDirective>();
+  for (const name of [names.auth, names.can]) {
+    const directive = schema.getDirective(name);
+    if (directive) directives.set(name, directive);
+  }
+  const known = new Set([names.public, names.auth, names.can]);
+  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean) as GraphQLObjectType[]);
+
+  function abilityNamed(qualified: string, where: string): Ability<User, any[]> {
+    const [policyName, abilityName, ...rest] = qualified.split('.');
+    const policy = options.policies.find((candidate) => candidate.name === policyName) as Record<string, unknown> | undefined;
+    const ability = rest.length === 0 && abilityName && abilityName !== 'name' ? policy?.[abilityName] : undefined;
+    if (!ability || typeof ability !== 'object') throw new Error(`${where}: @${names.can}(ability: "${qualified}") names no known ability`);
+    return ability as Ability<User, any[]>;
+  }
+
+  function rulesOf(type: GraphQLObjectType, field: GraphQLField<unknown, unknown>, atRoot: boolean): Rule<User>[] {
+    const own = marksOf(field.astNode, known);
+    const marks = own.length > 0 ? own : [type.astNode, ...type.extensionASTNodes].flatMap((node) => marksOf(node, known));
+    if (marks.some((mark) => mark.name.value === names.public)) return [];
+    const where = `${type.name}.${field.name}`;
+    const rules: Rule<User>[] = [];
+    for (const mark of marks) {
+      const values = getDirectiveValues(directives.get(mark.name.value)!, { directives: [mark] } as never) ?? {};
+      if (mark.name.value === names.auth) {
+        const role = values['role'] as string | undefined;
+        if (role === undefined) rules.push({ ability: signedIn as Ability<User, any[]>, args: () => [] });
+        else {
+          if (!options.roleAbility) throw new Error(`${where}: @${names.auth}(role:) needs the roleAbility option`);
+          rules.push({ ability: options.roleAbility, args: () => [role] });
+        }
+      } else {
+        rules.push({ ability: abilityNamed(String(values['ability']), where), args: atRoot ? () => [] : (source) => [source] });
+      }
+    }
+    return rules;
+  }
+
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    const atRoot = roots.has(type);
+    if (!atRoot && !options.fieldLevel) continue;
+    for (const field of Object.values(type.getFields())) {
+      const rules = rulesOf(type, field, atRoot);
+      if (rules.length === 0) continue;
+      const resolve: GraphQLFieldResolver<unknown, Context> = field.resolve ?? defaultFieldResolver;
+      const handler = `${type.name}.${field.name}`;
+      field.resolve = async (source, args, context, info) => {
+        const user = await options.subject(context);
+        for (const rule of rules) authorize(user, rule.ability, rule.args(source), { handler });
+        return resolve(source, args, context, info);
+      };
+    }
+  }
+  return schema;
+}
+
+/**
+ * Envelop plugin form of `applyDirectiveRules`: wraps the resolvers of the schema in use. Register
+ * `useAuthorizationErrors()` as well so denials leave as UNAUTHENTICATED / FORBIDDEN errors.
+ */
+export function useDirectiveRules<User, Context>(options: DirectiveRulesOptions<User, Context>) {
+  return {
+    onSchemaChange({ schema }: { schema: GraphQLSchema }) {
+      applyDirectiveRules(schema, options);
+    },
+  };
+}
