@@ -9,6 +9,10 @@ import { createSubjectLoader } from '../domain/subjects.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import type { KeyMaterial } from '../keys/key-material.js';
 import { createAccessTokenVerifier } from '../principal/access-token-verifier.js';
+import { authenticate } from '../rest/authenticate.js';
+import { documentRoutes } from '../rest/documents.js';
+import { createRestRouter } from '../rest/router.js';
+import type { Principal } from '../principal/principal.js';
 import { createCors } from './cors.js';
 import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
@@ -50,12 +54,24 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     cacheSize: config.tokens.cacheSize,
   });
   const states = new WeakMap<IncomingMessage, RequestState>();
+  const app = { db: database.db, service: config.service, subjects: createSubjectLoader(database.db), loaders: createLoaderFactory(database.db) };
   const yoga = createGraphQLHandler({
     config,
     logger,
     verifier,
-    app: { db: database.db, service: config.service, subjects: createSubjectLoader(database.db), loaders: createLoaderFactory(database.db) },
+    app,
     requestIdOf: (req) => states.get(req)?.id ?? '',
+  });
+  const rest = createRestRouter<Principal>({
+    routes: documentRoutes(async ({ req, caller }, handler) => ({
+      db: app.db,
+      subject: await app.subjects(req, caller?.subject ?? null),
+      loaders: app.loaders(req),
+      handler,
+    })),
+    middleware: [authenticate(verifier)],
+    maxBodyBytes: limits.maxBodyBytes,
+    onUnexpected: (error, req) => logger.error({ reqId: states.get(req)?.id, err: error }, 'rest handler failed'),
   });
   const cors = createCors({ origins: config.http.corsOrigins });
   const jwksBody = JSON.stringify(keys.jwks);
@@ -125,6 +141,17 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     );
   }
 
+  function api(req: IncomingMessage, res: ServerResponse, path: string): void {
+    if (req.method === 'OPTIONS') return cors.preflight(req, res);
+    cors.apply(req, res);
+    // Record-level answers depend on the caller: never stored by a shared cache (spec Authorization 14).
+    res.setHeader('cache-control', req.headers.authorization ? 'private, no-store' : 'no-store');
+    res.setHeader('vary', 'Origin, Authorization');
+    if (req.url!.length > limits.maxUrlBytes) return sendHttpError(res, 414, 'URI Too Long');
+    const query = req.url!.indexOf('?');
+    void rest(req, res, path, new URLSearchParams(query < 0 ? '' : req.url!.slice(query + 1)));
+  }
+
   function tooLarge(req: IncomingMessage, res: ServerResponse): void {
     // Closing the connection stops the client from streaming the rest of an oversized body.
     sendGraphQLRequestError(req, res, 413, ErrorCode.PAYLOAD_TOO_LARGE,
@@ -145,6 +172,7 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     res.setHeader('x-content-type-options', 'nosniff');
     if (logRequests) res.once('finish', logRequest);
     if (path === '/graphql') return graphql(req, res);
+    if (path.startsWith('/api/')) return api(req, res, path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return KNOWN_GET_ROUTES.has(path)
         ? sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' })

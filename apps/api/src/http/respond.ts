@@ -47,6 +47,7 @@ const REASONS: Record<number, string> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   413: 'Payload Too Large',
+  414: 'URI Too Long',
   503: 'Service Unavailable',
 };
 

@@ -1,0 +1,19 @@
+import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
+import type { Principal } from '../principal/principal.js';
+import { restError, type RestMiddleware } from './router.js';
+
+/**
+ * Bearer authentication for REST routes (spec Authentication 1): a valid token sets the caller; a token that
+ * is presented but refused is answered 401 at once (RFC 6750 `invalid_token`), never treated as a guest.
+ */
+export function authenticate(verifier: AccessTokenVerifier): RestMiddleware<Principal> {
+  return async (request) => {
+    const header = request.req.headers.authorization;
+    const result = await verifier.verifyAuthorization(header);
+    if (result === undefined) return;
+    if (!result.ok) {
+      return restError(401, 'The access token is invalid or expired.', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    }
+    request.caller = result.principal;
+  };
+}

@@ -1,0 +1,159 @@
+import type { DocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
+import { can } from '@latchkey/policy';
+import type { DomainRequest } from '../domain/access.js';
+import { archiveDocument, createDocument, deleteDocument, publishDocument, updateDocument, type DocumentFields, type DocumentResult } from '../domain/document-mutations.js';
+import { getDocument, listDocuments } from '../domain/documents.js';
+import { InvalidInputError, type UserError } from '../domain/errors.js';
+import { DocumentPolicy } from '../domain/policies.js';
+import type { Principal } from '../principal/principal.js';
+import { restError, type RestRequest, type RestResponse, type RestRoute } from './router.js';
+
+/** Builds the domain request for one REST call (subject and loaders are per HTTP request). */
+export type DomainRequestFor = (request: RestRequest<Principal>, handler: string) => Promise<DomainRequest>;
+
+/** The REST form of a document: `internalNotes` is left out (not null) for callers below EDITOR. */
+async function view(request: DomainRequest, document: DocumentRow, organization?: OrganizationRow) {
+  const { loaders, subject } = request;
+  const [org, owner] = await Promise.all([
+    organization ?? loaders.organization.load(document.organizationId),
+    loaders.user.load(document.ownerId),
+  ]);
+  return {
+    id: document.id,
+    organization: { id: org!.id, slug: org!.slug, name: org!.name },
+    owner: { id: document.ownerId, displayName: (owner as UserRow | null)?.displayName ?? null },
+    title: document.title,
+    body: document.body,
+    status: document.status,
+    legalHold: document.legalHold,
+    embargoUntil: document.embargoUntil?.toISOString() ?? null,
+    ...(can(subject, DocumentPolicy.viewInternalNotes, document) ? { internalNotes: document.internalNotes } : {}),
+    createdAt: document.createdAt.toISOString(),
+    updatedAt: document.updatedAt.toISOString(),
+    viewerCan: {
+      update: can(subject, DocumentPolicy.update, document),
+      publish: can(subject, DocumentPolicy.publish, document, org!),
+      archive: can(subject, DocumentPolicy.archive, document),
+      delete: can(subject, DocumentPolicy.delete, document),
+      setLegalHold: can(subject, DocumentPolicy.setLegalHold, document),
+    },
+  };
+}
+
+/** Business failures as 409 Conflict, with the same codes as GraphQL's `userErrors`. */
+function conflict(errors: UserError[]): RestResponse {
+  const [first] = errors;
+  return restError(409, first!.message, { code: first!.code, field: first!.field, userErrors: errors });
+}
+
+const EDITABLE = ['title', 'body', 'internalNotes', 'embargoUntil'] as const;
+
+/** A JSON object with only the known fields, of the right types; anything else is 400 (nothing is written). */
+function fieldsOf(body: unknown, allowed: readonly string[]): DocumentFields & Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidInputError('The request body must be a JSON object.');
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (!allowed.includes(key)) throw new InvalidInputError(`Unknown field "${key.slice(0, 64)}".`, [key.slice(0, 64)]);
+    if (key === 'embargoUntil') {
+      if (value !== null && typeof value !== 'string') throw new InvalidInputError('embargoUntil must be an RFC 3339 date-time or null.', [key]);
+      if (typeof value === 'string' && (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(Date.parse(value)))) {
+        throw new InvalidInputError('embargoUntil must be an RFC 3339 date-time or null.', [key]);
+      }
+      fields[key] = value === null ? null : new Date(value);
+    } else if (key === 'internalNotes') {
+      if (value !== null && typeof value !== 'string') throw new InvalidInputError('internalNotes must be a string or null.', [key]);
+      fields[key] = value;
+    } else {
+      if (typeof value !== 'string') throw new InvalidInputError(`${key} must be a string.`, [key]);
+      fields[key] = value;
+    }
+  }
+  return fields;
+}
+
+function firstOf(query: URLSearchParams): number | undefined {
+  const raw = query.get('first');
+  if (raw === null) return undefined;
+  if (!/^\d{1,4}$/.test(raw)) throw new InvalidInputError('first must be an integer from 0 to 100.', ['first']);
+  return Number(raw);
+}
+
+/** `/api/documents`: the same services, abilities and NOT_FOUND hiding as the GraphQL fields. */
+export function documentRoutes(requestFor: DomainRequestFor): RestRoute<Principal>[] {
+  const changed = async (request: DomainRequest, result: DocumentResult, status = 200): Promise<RestResponse> =>
+    result.document ? { status, body: await view(request, result.document) } : conflict(result.userErrors);
+  return [
+    {
+      method: 'GET',
+      path: '/api/documents',
+      async handler(http) {
+        const request = await requestFor(http, 'GET /api/documents');
+        const statuses = http.query.getAll('status').flatMap((value) => value.split(',')).filter(Boolean);
+        const page = await listDocuments(
+          request,
+          { organization: http.query.get('organization'), status: statuses.length > 0 ? statuses : null, first: firstOf(http.query), after: http.query.get('after') },
+          { filter: [], first: ['first'], after: ['after'] },
+        );
+        const data = await Promise.all(page.edges.map(({ node }) => view(request, node)));
+        return { status: 200, body: { data, pageInfo: { hasNextPage: page.pageInfo.hasNextPage, endCursor: page.pageInfo.endCursor } } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/documents/:id',
+      async handler(http) {
+        const request = await requestFor(http, 'GET /api/documents/:id');
+        const { document, organization } = await getDocument(request, http.params['id']!);
+        return { status: 200, body: await view(request, document, organization) };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/documents',
+      async handler(http) {
+        const request = await requestFor(http, 'POST /api/documents');
+        const fields = fieldsOf(http.body, ['organization', ...EDITABLE]);
+        if (typeof fields['organization'] !== 'string') throw new InvalidInputError('organization (a slug) is required.', ['organization']);
+        const result = await createDocument(request, { ...fields, organization: fields['organization'] }, []);
+        if (!result.document) return conflict(result.userErrors);
+        return { status: 201, body: await view(request, result.document), headers: { location: `/api/documents/${result.document.id}` } };
+      },
+    },
+    ...(['PATCH', 'PUT'] as const).map(
+      (method): RestRoute<Principal> => ({
+        method,
+        path: '/api/documents/:id',
+        async handler(http) {
+          const request = await requestFor(http, `${method} /api/documents/:id`);
+          const fields = fieldsOf(http.body, EDITABLE);
+          return changed(request, await updateDocument(request, { ...fields, id: http.params['id']! }, []));
+        },
+      }),
+    ),
+    {
+      method: 'POST',
+      path: '/api/documents/:id/publish',
+      async handler(http) {
+        const request = await requestFor(http, 'POST /api/documents/:id/publish');
+        return changed(request, await publishDocument(request, http.params['id']!));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/documents/:id/archive',
+      async handler(http) {
+        const request = await requestFor(http, 'POST /api/documents/:id/archive');
+        return changed(request, await archiveDocument(request, http.params['id']!));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/documents/:id',
+      async handler(http) {
+        const request = await requestFor(http, 'DELETE /api/documents/:id');
+        const result = await deleteDocument(request, http.params['id']!);
+        return result.deletedDocumentId ? { status: 204 } : conflict(result.userErrors);
+      },
+    },
+  ];
+}

@@ -1,0 +1,185 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { denialToHttp, isAuthorizationDenied } from '@latchkey/policy';
+import { isDomainError } from '../domain/errors.js';
+import { acceptableContentType } from '../http/media-types.js';
+import { BodyTooLargeError, readBody } from '../http/read-body.js';
+import { sendJson } from '../http/respond.js';
+
+/** What a REST handler receives. */
+export interface RestRequest<Caller> {
+  req: IncomingMessage;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** the signed-in caller, set by the authentication step; null for a guest */
+  caller: Caller | null;
+  /** the parsed JSON body (POST, PUT, PATCH), or undefined */
+  body: unknown;
+}
+
+export interface RestResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RestRoute<Caller> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** `/api/documents/:id` */
+  path: string;
+  /** route metadata: readable without signing in (spec Authorization 7). @default false */
+  public?: boolean;
+  handler: (request: RestRequest<Caller>) => Promise<RestResponse>;
+}
+
+/**
+ * Runs before the handler, outside it. Returning a response ends the request; a denial (or any error)
+ * thrown here is NOT converted (spec Events 3): it becomes a 500.
+ */
+export type RestMiddleware<Caller> = (request: RestRequest<Caller>) => RestResponse | void | Promise<RestResponse | void>;
+
+export interface RestRouterOptions<Caller> {
+  routes: readonly RestRoute<Caller>[];
+  middleware?: readonly RestMiddleware<Caller>[];
+  /** largest accepted body. @default 1 MiB */
+  maxBodyBytes?: number;
+  /** told about every 500 (the response itself reveals nothing) */
+  onUnexpected?: (error: unknown, req: IncomingMessage) => void;
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Server Error',
+};
+
+/** The error body of DESIGN.md: `{ statusCode, message, error }`, plus any extra fields given. */
+export function restError(status: number, message: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>): RestResponse {
+  return { status, body: { statusCode: status, message, error: REASONS[status] ?? 'Error', ...extra }, headers };
+}
+
+interface CompiledRoute<Caller> {
+  route: RestRoute<Caller>;
+  segments: string[];
+}
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+function match(segments: string[], parts: string[]): Record<string, string> | null {
+  if (segments.length !== parts.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    if (segment.startsWith(':')) {
+      let value: string;
+      try {
+        value = decodeURIComponent(parts[i]!);
+      } catch {
+        return null;
+      }
+      params[segment.slice(1)] = value;
+    } else if (segment !== parts[i]) return null;
+  }
+  return params;
+}
+
+/**
+ * A small REST router: route metadata checked before the handler, JSON bodies, and conversion at the edge:
+ * a denial leaving a handler becomes 401/403, a hidden or missing record 404, bad input 400 (spec "Status
+ * codes of protected REST-style routes"); whatever else escapes is a 500 that names nothing.
+ */
+export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
+  const routes: CompiledRoute<Caller>[] = options.routes.map((route) => ({ route, segments: route.path.split('/').filter(Boolean) }));
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+
+  function send(res: ServerResponse, response: RestResponse): void {
+    if (response.status === 204 || response.body === undefined) {
+      res.writeHead(response.status, { 'cache-control': 'no-store', ...response.headers });
+      res.end();
+      return;
+    }
+    sendJson(res, response.status, response.body, response.headers);
+  }
+
+  async function body(req: IncomingMessage): Promise<{ value: unknown } | { refused: RestResponse }> {
+    const length = req.headers['content-length'];
+    if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined)) return { value: undefined };
+    // CSRF (spec Cross-site 2): only JSON, which a cross-site form cannot send without a preflight.
+    if (!acceptableContentType(req.headers['content-type'])) return refuse(415, 'Request bodies must be application/json (UTF-8).');
+    if (length !== undefined && Number(length) > maxBodyBytes) {
+      return refuse(413, `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
+    }
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return refuse(413, `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
+      return refuse(400, 'The request body could not be read.');
+    }
+    try {
+      return { value: JSON.parse(raw.toString('utf8')) as unknown };
+    } catch {
+      return refuse(400, 'The request body is not valid JSON.');
+    }
+  }
+
+  const refuse = (status: number, message: string, headers?: Record<string, string>) => ({ refused: restError(status, message, {}, headers) });
+
+  async function run(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+    const parts = path.split('/').filter(Boolean);
+    const allowed: string[] = [];
+    let found: { route: RestRoute<Caller>; params: Record<string, string> } | undefined;
+    for (const { route, segments } of routes) {
+      const params = match(segments, parts);
+      if (!params) continue;
+      allowed.push(route.method);
+      if (route.method === req.method) found = { route, params };
+    }
+    if (!found) {
+      if (allowed.length === 0) return send(res, restError(404, 'Not Found'));
+      return send(res, restError(405, 'Method Not Allowed', {}, { allow: [...new Set(allowed)].join(', ') }));
+    }
+    const request: RestRequest<Caller> = { req, params: found.params, query, caller: null, body: undefined };
+    // Outside the handler: nothing thrown here is converted (spec Events 3).
+    for (const step of options.middleware ?? []) {
+      const early = await step(request);
+      if (early) return send(res, early);
+    }
+    // Route level (spec Authorization 4, 7): no declared requirement still means signed in.
+    if (!found.route.public && request.caller === null) {
+      return send(res, restError(401, 'Sign in to perform this operation.', {}, { 'www-authenticate': 'Bearer' }));
+    }
+    if (WITH_BODY.has(req.method!)) {
+      const parsed = await body(req);
+      if ('refused' in parsed) return send(res, parsed.refused);
+      request.body = parsed.value;
+    }
+    let response: RestResponse;
+    try {
+      response = await found.route.handler(request);
+    } catch (error) {
+      if (isAuthorizationDenied(error)) {
+        const { status, body: denial } = denialToHttp(error);
+        response = { status, body: denial, headers: status === 401 ? { 'www-authenticate': 'Bearer' } : undefined };
+      } else if (isDomainError(error)) {
+        const field = 'field' in error && error.field ? { field: error.field } : {};
+        response = restError(error.status, error.message, { code: error.code, ...field });
+      } else throw error;
+    }
+    send(res, response);
+  }
+
+  /** Answers one request under the router's paths; never rejects. */
+  return function handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+    return run(req, res, path, query).catch((error: unknown) => {
+      options.onUnexpected?.(error, req);
+      if (!res.headersSent) send(res, restError(500, 'Internal server error.'));
+      else res.destroy();
+    });
+  };
+}

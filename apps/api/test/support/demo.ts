@@ -1,0 +1,60 @@
+import { documents, seedDemoData, users, type DatabaseHandle } from '@latchkey/db';
+import { sql } from 'drizzle-orm';
+import type { TestService } from './service.js';
+
+/** The seeded personas of DESIGN.md, by e-mail. */
+export const PERSONAS = {
+  alice: 'alice@acme.test', // OWNER of acme (PRO), e-mail verified
+  bob: 'bob@acme.test', // VIEWER of acme
+  erin: 'erin@acme.test', // EDITOR of acme, e-mail NOT verified
+  carol: 'carol@globex.test', // ADMIN of globex (FREE)
+  root: 'root@latchkey.test', // platform super-admin, no membership
+} as const;
+export type Persona = keyof typeof PERSONAS;
+
+/** Empties every domain table and seeds the demo data again (ids change). */
+export async function reseed(database: DatabaseHandle): Promise<void> {
+  await database.db.execute(sql`truncate table documents, memberships, organizations, users cascade`);
+  await seedDemoData(database);
+}
+
+export interface Demo {
+  /** user id by persona */
+  userId: Record<Persona, string>;
+  /** a fresh 10-minute access token by persona */
+  token(persona: Persona): Promise<string>;
+  /** document id by seeded title */
+  documentId: Map<string, string>;
+}
+
+/** Reads the ids of the seeded data (call again after `reseed`). */
+export async function demoOf(service: TestService): Promise<Demo> {
+  const { db } = service.database;
+  const people = await db.select({ id: users.id, email: users.email }).from(users);
+  const userId = Object.fromEntries(
+    Object.entries(PERSONAS).map(([persona, email]) => [persona, people.find((row) => row.email === email)!.id]),
+  ) as Record<Persona, string>;
+  const documentId = new Map((await db.select({ id: documents.id, title: documents.title }).from(documents)).map((row) => [row.title, row.id]));
+  return { userId, documentId, token: (persona) => service.token(userId[persona]) };
+}
+
+/** A REST call as a client would make it. */
+export async function callRest(service: TestService, method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers: {
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
+    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
