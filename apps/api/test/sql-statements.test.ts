@@ -1,0 +1,79 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { documents, QUERY_CHANNEL } from '@latchkey/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoOf, reseed, type Demo } from './support/demo.js';
+import { postGraphQL, startTestService, type TestService } from './support/service.js';
+
+const PAGE = `query Page($first: Int!, $after: String) {
+  documents(first: $first, after: $after) {
+    edges {
+      node {
+        id title status internalNotes
+        organization { slug plan billingEmail }
+        owner { displayName email }
+        viewerCan { update publish archive delete setLegalHold }
+      }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+let service: TestService;
+let demo: Demo;
+
+beforeAll(async () => {
+  service = await startTestService();
+  await reseed(service.database);
+  demo = await demoOf(service);
+  // 40 more acme documents, owned by three different people, so a page of 20 has many owners to batch.
+  const [acmeDocument] = await service.database.db.select().from(documents).limit(1);
+  const owners = [demo.userId.alice, demo.userId.erin, demo.userId.bob];
+  await service.database.db.insert(documents).values(
+    Array.from({ length: 40 }, (_, i) => ({
+      organizationId: acmeDocument!.organizationId,
+      ownerId: owners[i % owners.length]!,
+      title: `Bulk ${i}`,
+      status: 'PUBLISHED' as const,
+    })),
+  );
+});
+afterAll(() => service?.stop());
+
+/** The SQL statements the server sends while answering one request (published by packages/db). */
+async function statementsDuring<T>(request: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+  const statements: string[] = [];
+  const listener = (message: unknown) => statements.push((message as { sql: string }).sql);
+  subscribe(QUERY_CHANNEL, listener);
+  try {
+    return { result: await request(), statements };
+  } finally {
+    unsubscribe(QUERY_CHANNEL, listener);
+  }
+}
+
+describe('Authorization 15 and field checks without a query per row', () => {
+  it.each(['alice', 'bob', 'root'] as const)('documents(first: 20) and documents(first: 5) cost the same small number of SQL statements (%s)', async (persona) => {
+    const token = await demo.token(persona);
+    const page = (first: number) => postGraphQL(service.graphqlUrl, { query: PAGE, variables: { first } }, { token });
+    // Warm nothing on purpose: every request loads its own subject and loaders.
+    const twenty = await statementsDuring(() => page(20));
+    const five = await statementsDuring(() => page(5));
+    expect(twenty.result.status).toBe(200);
+    expect(twenty.result.json.data.documents.edges).toHaveLength(20);
+    expect(five.result.json.data.documents.edges).toHaveLength(5);
+    expect(twenty.statements.length).toBe(five.statements.length);
+    // subject (user + memberships), the page with its organizations, the owners, the owners' memberships
+    // (for the e-mail rule); organizations and viewerCan add nothing.
+    expect(twenty.statements.length).toBe(4);
+    expect(twenty.statements.filter((sql) => /from "documents"/i.test(sql))).toHaveLength(1);
+  });
+
+  it('the next page costs the same as the first', async () => {
+    const token = await demo.token('alice');
+    const first = await postGraphQL(service.graphqlUrl, { query: PAGE, variables: { first: 20 } }, { token });
+    const after = first.json.data.documents.pageInfo.endCursor;
+    const next = await statementsDuring(() => postGraphQL(service.graphqlUrl, { query: PAGE, variables: { first: 20, after } }, { token }));
+    expect(next.result.json.data.documents.edges).toHaveLength(20);
+    expect(next.statements.length).toBeLessThanOrEqual(4);
+  });
+});
