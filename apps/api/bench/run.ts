@@ -32,6 +32,10 @@ type ServerName = (typeof SERVER_NAMES)[number];
 
 const STATUS_QUERY = '{ status { version } }';
 const VIEWER_QUERY = '{ viewer { subject } }';
+// A page of 20 documents with owners, organizations and viewerCan: subject, list, owners and the owners'
+// memberships (for the e-mail rule), 4 SQL statements whatever the page size.
+const DOCUMENTS_QUERY =
+  '{ documents(first: 20) { edges { cursor node { id title status updatedAt internalNotes owner { displayName email } organization { slug } viewerCan { update publish archive delete setLegalHold } } } pageInfo { hasNextPage endCursor } } }';
 
 interface Server {
   name: ServerName;
@@ -205,7 +209,30 @@ async function waitForReadyz(baseUrl: string, child: ChildProcess): Promise<void
   throw new Error(`latchkey: GET /readyz did not answer 200 within ${READY_TIMEOUT_MS / 1000} s${hint}`);
 }
 
-async function startLatchkey(): Promise<{ server: Server; token: string }> {
+/** `pnpm latchkey <args>` against the benchmark's server configuration; returns stdout. */
+function latchkeyCli(env: Record<string, string>, args: string[]): string {
+  const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+  const result = spawnSync(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`latchkey ${args.join(' ')} failed: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+/** Enough acme documents for a full page of 20 besides the demo data, created through the API itself. */
+async function createDocuments(graphqlUrl: string, token: string): Promise<void> {
+  for (let i = 0; i < 25; i++) {
+    const res = await fetch(graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        query: 'mutation ($title: String!) { createDocument(input: { organization: "acme", title: $title, body: "Benchmark." }) { document { id } } }',
+        variables: { title: `Benchmark document ${i}` },
+      }),
+    });
+    if (res.status !== 200) throw new Error(`latchkey: createDocument answered ${res.status}`);
+  }
+}
+
+async function startLatchkey(): Promise<{ server: Server; token: string; aliceToken: string }> {
   const main = fileURLToPath(new URL('../src/main.js', import.meta.url));
   if (!existsSync(main)) throw new Error(`latchkey: ${main} not found; build the app first (pnpm build)`);
 
@@ -221,19 +248,19 @@ async function startLatchkey(): Promise<{ server: Server; token: string }> {
   const kid = await calculateJwkThumbprint(jwk);
   const signingKey = { ...jwk, kid, alg: 'RS256', use: 'sig' };
 
-  const child = spawnServer(
-    main,
-    {
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: publicUrl,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      SIGNING_KEY: JSON.stringify(signingKey),
-    },
-    process.env.BENCH_SERVER_LOGS ? 'inherit' : 'ignore',
-  );
+  const env = {
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: publicUrl,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    SIGNING_KEY: JSON.stringify(signingKey),
+  };
+  // The embedded database admits one process at a time: seed it (and mint alice's token) before the server opens it.
+  latchkeyCli(env, ['seed']);
+  const aliceToken = latchkeyCli(env, ['token', '--email', 'alice@acme.test', '--ttl', '3600']);
+  const child = spawnServer(main, env, process.env.BENCH_SERVER_LOGS ? 'inherit' : 'ignore');
   await waitForReadyz(publicUrl, child);
 
   // The server's contract: issuer = PUBLIC_URL, audience = urn:latchkey:api.
@@ -248,7 +275,8 @@ async function startLatchkey(): Promise<{ server: Server; token: string }> {
     .setJti(randomUUID())
     .sign(privateKey);
 
-  return { server: { name: 'latchkey', url: `${publicUrl}/graphql`, child }, token };
+  await createDocuments(`${publicUrl}/graphql`, aliceToken);
+  return { server: { name: 'latchkey', url: `${publicUrl}/graphql`, child }, token, aliceToken };
 }
 
 // ---------------------------------------------------------------- measuring
@@ -345,9 +373,13 @@ async function main(): Promise<void> {
   const servers: Server[] = [];
   const scenarios: Scenario[] = [];
   if (only.has('latchkey')) {
-    const { server, token } = await startLatchkey();
+    const { server, token, aliceToken } = await startLatchkey();
     servers.push(server);
-    scenarios.push(scenario('latchkey status', server, STATUS_QUERY), scenario('latchkey viewer', server, VIEWER_QUERY, token));
+    scenarios.push(
+      scenario('latchkey status', server, STATUS_QUERY),
+      scenario('latchkey viewer', server, VIEWER_QUERY, token),
+      scenario('latchkey documents(first: 20)', server, DOCUMENTS_QUERY, aliceToken),
+    );
   }
   for (const name of ['stock-yoga', 'raw-node'] as const) {
     if (!only.has(name)) continue;
