@@ -1,7 +1,7 @@
 import type { Role } from '@latchkey/db';
 import { can } from '@latchkey/policy';
 import { describe, expect, it } from 'vitest';
-import { DocumentPolicy, OrganizationPolicy } from './policies.js';
+import { AccountPolicy, DocumentPolicy, OrganizationPolicy } from './policies.js';
 import type { Subject } from './subject.js';
 
 // The seed personas of DESIGN.md, as the policies see them.
@@ -98,5 +98,23 @@ describe('domain policies (spec Authorization 6-11)', () => {
     expect(can(null, DocumentPolicy.view, doc(), now)).toBe(false);
     expect(can(null, OrganizationPolicy.view, ACME)).toBe(false);
     expect(can(null, DocumentPolicy.delete, doc())).toBe(false);
+  });
+
+  it('route-level abilities: a role held in some organization, and a verified e-mail to publish', () => {
+    expect(can(bob, AccountPolicy.holdsRole, 'VIEWER')).toBe(true);
+    expect(can(bob, AccountPolicy.holdsRole, 'EDITOR')).toBe(false);
+    expect(can(carol, AccountPolicy.holdsRole, 'EDITOR')).toBe(true);
+    expect(can(root, AccountPolicy.holdsRole, 'OWNER')).toBe(true);
+    expect(can(null, AccountPolicy.holdsRole, 'VIEWER')).toBe(false);
+    expect(can(alice, AccountPolicy.publish)).toBe(true);
+    expect(can(erin, AccountPolicy.publish)).toBe(false);
+  });
+
+  it('e-mail addresses: one\'s own, and those of members of an organization one administers', () => {
+    expect(can(bob, AccountPolicy.viewEmail, { id: 'bob' }, [ACME.id])).toBe(true);
+    expect(can(bob, AccountPolicy.viewEmail, { id: 'alice' }, [ACME.id])).toBe(false);
+    expect(can(alice, AccountPolicy.viewEmail, { id: 'bob' }, [ACME.id])).toBe(true);
+    expect(can(carol, AccountPolicy.viewEmail, { id: 'bob' }, [ACME.id])).toBe(false);
+    expect(can(root, AccountPolicy.viewEmail, { id: 'bob' }, [ACME.id])).toBe(true);
   });
 });

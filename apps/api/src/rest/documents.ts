@@ -1,10 +1,12 @@
 import type { DocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
-import { can } from '@latchkey/policy';
+import type { Role } from '@latchkey/db';
+import { authorize, can, isAuthorizationDenied, type Ability, type AuthorizationDenied } from '@latchkey/policy';
 import type { DomainRequest } from '../domain/access.js';
 import { archiveDocument, createDocument, deleteDocument, publishDocument, updateDocument, type DocumentFields, type DocumentResult } from '../domain/document-mutations.js';
 import { getDocument, listDocuments } from '../domain/documents.js';
 import { InvalidInputError, type UserError } from '../domain/errors.js';
-import { DocumentPolicy } from '../domain/policies.js';
+import { AccountPolicy, DocumentPolicy } from '../domain/policies.js';
+import type { Subject } from '../domain/subject.js';
 import type { Principal } from '../principal/principal.js';
 import { restError, type RestRequest, type RestResponse, type RestRoute } from './router.js';
 
@@ -80,6 +82,18 @@ function firstOf(query: URLSearchParams): number | undefined {
 
 /** `/api/documents`: the same services, abilities and NOT_FOUND hiding as the GraphQL fields. */
 export function documentRoutes(requestFor: DomainRequestFor): RestRoute<Principal>[] {
+  /** The route-level marks of the matching GraphQL mutations (`@auth(role:)`, `@can(ability:)`), applied alike. */
+  const requires = <Args extends unknown[]>(handler: string, ability: Ability<Subject, Args>, ...args: Args) =>
+    async (http: RestRequest<Principal>): Promise<AuthorizationDenied | null> => {
+      try {
+        authorize((await requestFor(http, handler)).subject, ability, args, { handler });
+        return null;
+      } catch (error) {
+        if (isAuthorizationDenied(error)) return error;
+        throw error;
+      }
+    };
+  const role = (handler: string, required: Role) => requires(handler, AccountPolicy.holdsRole, required);
   const changed = async (request: DomainRequest, result: DocumentResult, status = 200): Promise<RestResponse> =>
     result.document ? { status, body: await view(request, result.document) } : conflict(result.userErrors);
   return [
@@ -110,6 +124,7 @@ export function documentRoutes(requestFor: DomainRequestFor): RestRoute<Principa
     {
       method: 'POST',
       path: '/api/documents',
+      guard: role('POST /api/documents', 'EDITOR'),
       async handler(http) {
         const request = await requestFor(http, 'POST /api/documents');
         const fields = fieldsOf(http.body, ['organization', ...EDITABLE]);
@@ -123,6 +138,7 @@ export function documentRoutes(requestFor: DomainRequestFor): RestRoute<Principa
       (method): RestRoute<Principal> => ({
         method,
         path: '/api/documents/:id',
+        guard: role(`${method} /api/documents/:id`, 'EDITOR'),
         async handler(http) {
           const request = await requestFor(http, `${method} /api/documents/:id`);
           const fields = fieldsOf(http.body, EDITABLE);
@@ -133,6 +149,7 @@ export function documentRoutes(requestFor: DomainRequestFor): RestRoute<Principa
     {
       method: 'POST',
       path: '/api/documents/:id/publish',
+      guard: requires('POST /api/documents/:id/publish', AccountPolicy.publish),
       async handler(http) {
         const request = await requestFor(http, 'POST /api/documents/:id/publish');
         return changed(request, await publishDocument(request, http.params['id']!));
@@ -141,6 +158,7 @@ export function documentRoutes(requestFor: DomainRequestFor): RestRoute<Principa
     {
       method: 'POST',
       path: '/api/documents/:id/archive',
+      guard: role('POST /api/documents/:id/archive', 'EDITOR'),
       async handler(http) {
         const request = await requestFor(http, 'POST /api/documents/:id/archive');
         return changed(request, await archiveDocument(request, http.params['id']!));
@@ -149,6 +167,7 @@ export function documentRoutes(requestFor: DomainRequestFor): RestRoute<Principa
     {
       method: 'DELETE',
       path: '/api/documents/:id',
+      guard: role('DELETE /api/documents/:id', 'EDITOR'),
       async handler(http) {
         const request = await requestFor(http, 'DELETE /api/documents/:id');
         const result = await deleteDocument(request, http.params['id']!);

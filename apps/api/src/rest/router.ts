@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { denialToHttp, isAuthorizationDenied } from '@latchkey/policy';
+import { denialToHttp, isAuthorizationDenied, type AuthorizationDenied } from '@latchkey/policy';
 import { isDomainError } from '../domain/errors.js';
 import { acceptableContentType } from '../http/media-types.js';
 import { BodyTooLargeError, readBody } from '../http/read-body.js';
@@ -28,6 +28,12 @@ export interface RestRoute<Caller> {
   path: string;
   /** route metadata: readable without signing in (spec Authorization 7). @default false */
   public?: boolean;
+  /**
+   * Route level (spec Authorization 1): a check from the caller and the route's metadata, before the body is
+   * read and the handler runs. It answers with the denial (already published) or null; the router converts
+   * it to 401/403 itself, as a framework guard would.
+   */
+  guard?: (request: RestRequest<Caller>) => Promise<AuthorizationDenied | null>;
   handler: (request: RestRequest<Caller>) => Promise<RestResponse>;
 }
 
@@ -61,6 +67,11 @@ const REASONS: Record<number, string> = {
 /** The error body of DESIGN.md: `{ statusCode, message, error }`, plus any extra fields given. */
 export function restError(status: number, message: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>): RestResponse {
   return { status, body: { statusCode: status, message, error: REASONS[status] ?? 'Error', ...extra }, headers };
+}
+
+function denial(error: AuthorizationDenied): RestResponse {
+  const { status, body } = denialToHttp(error);
+  return { status, body, headers: status === 401 ? { 'www-authenticate': 'Bearer' } : undefined };
 }
 
 interface CompiledRoute<Caller> {
@@ -154,6 +165,8 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
     if (!found.route.public && request.caller === null) {
       return send(res, restError(401, 'Sign in to perform this operation.', {}, { 'www-authenticate': 'Bearer' }));
     }
+    const denied = found.route.guard ? await found.route.guard(request) : null;
+    if (denied) return send(res, denial(denied));
     if (WITH_BODY.has(req.method!)) {
       const parsed = await body(req);
       if ('refused' in parsed) return send(res, parsed.refused);
@@ -163,10 +176,8 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
     try {
       response = await found.route.handler(request);
     } catch (error) {
-      if (isAuthorizationDenied(error)) {
-        const { status, body: denial } = denialToHttp(error);
-        response = { status, body: denial, headers: status === 401 ? { 'www-authenticate': 'Bearer' } : undefined };
-      } else if (isDomainError(error)) {
+      if (isAuthorizationDenied(error)) response = denial(error);
+      else if (isDomainError(error)) {
         const field = 'field' in error && error.field ? { field: error.field } : {};
         response = restError(error.status, error.message, { code: error.code, ...field });
       } else throw error;
