@@ -176,7 +176,6 @@ describe('viewerCan, lists and pagination agree with the real entry points', () 
           // The REST route carries the same route-level marks as the mutation: identical outcomes, 403/404 for
           // FORBIDDEN/NOT_FOUND.
           expected[key] = graphqlOutcomes.get(title);
-          void can;
         }
       }
     }
