@@ -255,6 +255,45 @@ describe('1. Bad input gets BAD_USER_INPUT or a 4xx, never 5xx, and writes nothi
     });
   });
 
+  it('GraphQL and REST: cursors and date-times that JavaScript accepts but PostgreSQL cannot hold are BAD_USER_INPUT, not a database error', async () => {
+    // Each of these passes the service's own checks (cursor.ts TIMESTAMP + Date.parse; the DateTime scalar;
+    // the REST RFC 3339 check) yet is refused by PostgreSQL's timestamptz input ("date/time field value out of
+    // range", "time zone displacement out of range").
+    const cursors: [string, string][] = [
+      ['February 30', b64url(['2024-02-30 00:00:00+00', randomUUID()])],
+      ['year 0000', b64url(['0000-01-01 00:00:00+00', randomUUID()])],
+      ['a +23:00 offset', b64url(['2024-01-01 00:00:00+23:00', randomUUID()])],
+    ];
+    await writesNothing(async () => {
+      for (const [label, after] of cursors) {
+        await expectExecutionError({ name: `documents(after: a cursor dated ${label})`, query: LIST, variables: { after }, data: null, path: ['documents'], field: ['after'], message: CURSOR_MESSAGE, locatedAt: 'documents(' });
+        const rest = await callRest(service, 'GET', `/api/documents?after=${after}`, { token: token('alice') });
+        expect.soft(rest.status, `GET /api/documents?after=<${label}>`).toBe(400);
+        expect.soft(rest.json, `GET /api/documents?after=<${label}>`).toEqual({ statusCode: 400, message: CURSOR_MESSAGE, error: 'Bad Request', code: 'BAD_USER_INPUT', field: ['after'] });
+      }
+      const yearZero = '0000-01-01T00:00:00Z';
+      const draft = docId('Draft roadmap');
+      for (const [name, query, variables] of [
+        ['createDocument', 'mutation ($e: DateTime) { createDocument(input: {organization: "acme", title: "Year zero", embargoUntil: $e}) { document { id } } }', { e: yearZero }],
+        ['updateDocument', `mutation ($e: DateTime) { updateDocument(input: {id: "${draft}", embargoUntil: $e}) { document { id } } }`, { e: yearZero }],
+      ] as const) {
+        const res = await gql('alice', query, variables);
+        // either shape is right (refused by the scalar as a request error, or by the service at the field), as
+        // long as it names the bad input instead of masking a database failure
+        expect.soft(res.status, `${name} embargoUntil ${yearZero}`).toBeLessThan(500);
+        expect.soft(res.json.errors?.map((error: { extensions: { code: string } }) => error.extensions.code), `${name} embargoUntil ${yearZero}`).toEqual(['BAD_USER_INPUT']);
+      }
+      for (const [method, path, body] of [
+        ['PATCH', `/api/documents/${draft}`, { embargoUntil: yearZero }],
+        ['POST', '/api/documents', { organization: 'acme', title: 'Year zero', embargoUntil: yearZero }],
+      ] as const) {
+        const rest = await callRest(service, method, path, { token: token('alice'), body });
+        expect.soft(rest.status, `${method} ${path} embargoUntil ${yearZero}`).toBe(400);
+        expect.soft(rest.json, `${method} ${path} embargoUntil ${yearZero}`).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'BAD_USER_INPUT', field: ['embargoUntil'] });
+      }
+    });
+  });
+
   it('REST: malformed ids, query parameters and bodies are 400/405/404/413/415 with the error body, nothing written', async () => {
     const alice = token('alice');
     const draft = docId('Draft roadmap');
@@ -322,9 +361,9 @@ describe('1. Bad input gets BAD_USER_INPUT or a 4xx, never 5xx, and writes nothi
       await expectRest('POST', '/api/documents', 400, badRequest('internalNotes must be at most 10000 characters.', ['internalNotes']), { body: { ...valid, internalNotes: 'n'.repeat(10_001) } });
       await expectRest('PATCH', `/api/documents/${draft}`, 400, badRequest('title must be 1-200 characters.', ['title']), { body: { title: '' } });
       for (const embargoUntil of ['tomorrow', 'not-a-date', '2026-13-45T00:00:00Z', 1_700_000_000, true]) {
-        await expectRest('PATCH', `/api/documents/${draft}`, 400, badRequest('embargoUntil must be an RFC 3339 date-time or null.', ['embargoUntil']), { body: { embargoUntil } });
+        await expectRest('PATCH', `/api/documents/${draft}`, 400, badRequest('embargoUntil must be an RFC 3339 date-time (years 1-9999) or null.', ['embargoUntil']), { body: { embargoUntil } });
       }
-      await expectRest('POST', '/api/documents', 400, badRequest('embargoUntil must be an RFC 3339 date-time or null.', ['embargoUntil']), { body: { ...valid, embargoUntil: 'tomorrow' } });
+      await expectRest('POST', '/api/documents', 400, badRequest('embargoUntil must be an RFC 3339 date-time (years 1-9999) or null.', ['embargoUntil']), { body: { ...valid, embargoUntil: 'tomorrow' } });
 
       const methodNotAllowed = { statusCode: 405, message: 'Method Not Allowed', error: 'Method Not Allowed' };
       for (const method of ['DELETE', 'PATCH', 'PUT']) {

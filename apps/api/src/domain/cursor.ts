@@ -10,7 +10,18 @@ export interface DocumentCursor {
   id: string;
 }
 
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$/;
+/** PostgreSQL's ISO output for timestamptz, e.g. `2026-11-22 05:41:56.974123+00` or `...+05:30`. */
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?([+-])(\d{2})(?::(\d{2}))?$/;
+
+/** Exactly what PostgreSQL could have printed: a real calendar day, years 1-9999, offsets within +-15:59. */
+function isTimestamp(text: string): boolean {
+  const match = TIMESTAMP.exec(text);
+  if (!match) return false;
+  const [y, mo, d, h, mi, s, oh, om] = [1, 2, 3, 4, 5, 6, 8, 9].map((i) => Number(match[i] ?? 0)) as [number, number, number, number, number, number, number, number];
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59 || oh > 15 || om > 59) return false;
+  // Day 0 of the next month is the last day of this one (leap years included).
+  return d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+}
 
 export function encodeCursor(cursor: DocumentCursor): string {
   return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
@@ -28,7 +39,6 @@ export function decodeCursor(value: string, field: string[]): DocumentCursor {
   }
   if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid();
   const [createdAt, id] = parsed as unknown[];
-  if (typeof createdAt !== 'string' || typeof id !== 'string' || !TIMESTAMP.test(createdAt) || !isUuid(id)) throw invalid();
-  if (Number.isNaN(Date.parse(createdAt.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00')))) throw invalid();
+  if (typeof createdAt !== 'string' || typeof id !== 'string' || !isTimestamp(createdAt) || !isUuid(id)) throw invalid();
   return { createdAt, id };
 }

@@ -34,7 +34,8 @@ export function sendGraphQLRequestError(
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
-    'cache-control': 'no-store',
+    // A route may have chosen `private, no-store` already (authenticated answers); keep it.
+    'cache-control': (res.getHeader('cache-control') as string | undefined) ?? 'no-store',
     ...headers,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),

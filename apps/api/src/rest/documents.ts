@@ -5,6 +5,7 @@ import type { DomainRequest } from '../domain/access.js';
 import { archiveDocument, createDocument, deleteDocument, publishDocument, updateDocument, type DocumentFields, type DocumentResult } from '../domain/document-mutations.js';
 import { getDocument, listDocuments } from '../domain/documents.js';
 import { InvalidInputError, type UserError } from '../domain/errors.js';
+import { parseDateTime } from '../domain/validate.js';
 import { AccountPolicy, DocumentPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
 import type { Principal } from '../principal/principal.js';
@@ -57,11 +58,10 @@ function fieldsOf(body: unknown, allowed: readonly string[]): DocumentFields & R
   for (const [key, value] of Object.entries(body)) {
     if (!allowed.includes(key)) throw new InvalidInputError(`Unknown field "${key.slice(0, 64)}".`, [key.slice(0, 64)]);
     if (key === 'embargoUntil') {
-      if (value !== null && typeof value !== 'string') throw new InvalidInputError('embargoUntil must be an RFC 3339 date-time or null.', [key]);
-      if (typeof value === 'string' && (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(Date.parse(value)))) {
-        throw new InvalidInputError('embargoUntil must be an RFC 3339 date-time or null.', [key]);
-      }
-      fields[key] = value === null ? null : new Date(value);
+      if (value !== null && typeof value !== 'string') throw new InvalidInputError('embargoUntil must be an RFC 3339 date-time (years 1-9999) or null.', [key]);
+      const date = typeof value === 'string' ? parseDateTime(value) : null;
+      if (value !== null && !date) throw new InvalidInputError('embargoUntil must be an RFC 3339 date-time (years 1-9999) or null.', [key]);
+      fields[key] = date;
     } else if (key === 'internalNotes') {
       if (value !== null && typeof value !== 'string') throw new InvalidInputError('internalNotes must be a string or null.', [key]);
       fields[key] = value;

@@ -110,7 +110,7 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
 
   function send(res: ServerResponse, response: RestResponse): void {
     if (response.status === 204 || response.body === undefined) {
-      res.writeHead(response.status, { 'cache-control': 'no-store', ...response.headers });
+      res.writeHead(response.status, { 'cache-control': (res.getHeader('cache-control') as string | undefined) ?? 'no-store', ...response.headers });
       res.end();
       return;
     }

@@ -24,7 +24,7 @@ function normalize(error: GraphQLError, executed: boolean): void {
   const code = extensions.code;
   if (code === ErrorCode.BAD_REQUEST && status && BY_STATUS[status]) extensions.code = BY_STATUS[status];
   else if (code && RENAMED[code]) extensions.code = RENAMED[code];
-  else if (!code && !executed && !error.path) {
+  else if ((!code || code === ErrorCode.BAD_USER_INPUT) && !executed && !error.path) {
     // Variable coercion failures come without a code, before execution: bad client input. Like validation
     // failures they are 400 under graphql-response+json and 200 under application/json (spec status table).
     extensions.code = ErrorCode.BAD_USER_INPUT;

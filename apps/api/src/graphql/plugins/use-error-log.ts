@@ -1,12 +1,14 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { isDomainError } from '../../domain/errors.js';
 import type { GraphQLContext } from '../context.js';
 
 function logUnexpected(logger: Logger, result: ExecutionResult, requestId: string | undefined): void {
   for (const error of result.errors ?? []) {
     const original = error.originalError;
-    if (original && !(original instanceof GraphQLError)) {
+    // Domain failures (NOT_FOUND, BAD_USER_INPUT) are answers, not faults.
+    if (original && !(original instanceof GraphQLError) && !isDomainError(original)) {
       logger.error({ reqId: requestId, path: error.path, err: original }, 'resolver failed');
     }
   }

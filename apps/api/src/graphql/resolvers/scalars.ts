@@ -1,18 +1,18 @@
-import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { isStorable, parseDateTime } from '../../domain/validate.js';
 
 function toDate(value: unknown): Date | null {
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value;
-  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) {
-    const date = new Date(value);
-    return Number.isNaN(date.getTime()) ? null : date;
-  }
-  return null;
+  if (value instanceof Date) return isStorable(value) ? value : null;
+  return typeof value === 'string' ? parseDateTime(value) : null;
 }
 
-function invalid(value: unknown): GraphQLError {
-  return new GraphQLError(`DateTime must be an ISO 8601 string with a time zone, got ${JSON.stringify(value)?.slice(0, 40)}`, {
-    extensions: { code: 'BAD_USER_INPUT' },
-  });
+/**
+ * No `extensions.code` here: graphql-js wraps the error with the value's location and Yoga / useErrorCodes
+ * give it its code, so a bad literal is a validation failure and a bad variable a coercion failure
+ * (BAD_USER_INPUT), both 400 under graphql-response+json and 200 under application/json.
+ */
+function invalid(value: unknown, node?: ValueNode): GraphQLError {
+  return new GraphQLError(`DateTime must be an ISO 8601 string with a time zone, got ${JSON.stringify(value)?.slice(0, 40)}`, { nodes: node });
 }
 
 export const DateTime = new GraphQLScalarType<Date, string>({
@@ -29,7 +29,7 @@ export const DateTime = new GraphQLScalarType<Date, string>({
   },
   parseLiteral(ast) {
     const date = ast.kind === Kind.STRING ? toDate(ast.value) : null;
-    if (!date) throw invalid(ast.kind === Kind.STRING ? ast.value : ast.kind);
+    if (!date) throw invalid(ast.kind === Kind.STRING ? ast.value : ast.kind, ast);
     return date;
   },
 });

@@ -1,7 +1,10 @@
 import { users } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
 import { isUuid } from '../../domain/validate.js';
+import { authorize } from '@latchkey/policy';
+import { AccountPolicy } from '../../domain/policies.js';
 import type { Resolvers } from '../../generated/resolvers.js';
+import { subjectOf } from '../access.js';
 
 export const viewerResolvers: Resolvers = {
   Query: {
@@ -15,10 +18,13 @@ export const viewerResolvers: Resolvers = {
     authTime: (principal) => (principal.authTime === null ? null : new Date(principal.authTime * 1000)),
     expiresAt: (principal) => new Date(principal.expiresAt * 1000),
     scope: (principal) => [...principal.scope],
-    user: async (principal, _args, { app }) => {
+    user: async (principal, _args, context) => {
       if (!isUuid(principal.subject)) return null;
-      const [row] = await app.db.select().from(users).where(eq(users.id, principal.subject)).limit(1);
-      return row ?? null;
+      const [row] = await context.app.db.select().from(users).where(eq(users.id, principal.subject)).limit(1);
+      if (!row) return null;
+      // The same account rule as `me`: a suspended account is refused whatever its token says.
+      authorize(await subjectOf(context), AccountPolicy.view, [row], { handler: 'Viewer.user' });
+      return row;
     },
   },
 };
