@@ -2,6 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createDatabase, runMigrations, seedDemoData, users } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
+import { isAuthorizationDenied } from '@latchkey/policy';
+import type { DomainRequest } from './domain/access.js';
+import { deleteDocument } from './domain/document-mutations.js';
+import { listDocuments } from './domain/documents.js';
+import { InvalidInputError, NotFoundError } from './domain/errors.js';
+import { createLoaderFactory } from './domain/loaders.js';
+import { loadSubject } from './domain/subjects.js';
 import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './config.js';
 import { generateSigningJwk, KeyMaterialError, loadKeyMaterial } from './keys/key-material.js';
 import { mintAccessToken } from './principal/mint-access-token.js';
@@ -16,9 +23,55 @@ commands:
         [--amr otp,swk] [--acr VALUE] [--scope "openid profile"] [--ttl 10m]
                                mint an access token with the configured key; prints only the token
   keygen                       print a new private signing key (JWK) for SIGNING_KEY
+  documents --as EMAIL [--organization SLUG] [--status DRAFT,PUBLISHED] [--first 20] [--after CURSOR]
+                               list the documents EMAIL may see (one JSON object per line, then the page info)
+  delete-document ID --as EMAIL
+                               delete a document as EMAIL would (same rules as the API; legal hold binds everyone)
+                               exit 3 when the rules refuse, 4 when the document is missing or hidden
 `;
 
 class UsageError extends Error {}
+
+/** The domain request of an operator acting as a user: the same services and policies as GraphQL and REST. */
+async function asUser<T>(config: Config, email: string | undefined, handler: string, run: (request: DomainRequest) => Promise<T>): Promise<T> {
+  if (!email) throw new UsageError(`${handler}: --as EMAIL is required`);
+  return withDatabase(config, async (database) => {
+    await runMigrations(database);
+    const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
+    if (!user) throw new UsageError(`${handler}: no user with e-mail ${email}`);
+    const request: DomainRequest = { db: database.db, subject: await loadSubject(database.db, user.id), loaders: createLoaderFactory(database.db)({}), handler: `cli ${handler}` };
+    return run(request);
+  });
+}
+
+async function documentsCommand(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { as: { type: 'string' }, organization: { type: 'string' }, status: { type: 'string' }, first: { type: 'string' }, after: { type: 'string' } },
+    strict: true,
+  });
+  if (values.first !== undefined && !/^\d{1,4}$/.test(values.first)) throw new UsageError('documents: --first must be an integer from 0 to 100');
+  const page = await asUser(config, values.as, 'documents', (request) =>
+    listDocuments(request, {
+      organization: values.organization,
+      status: values.status?.split(',').map((status) => status.trim()).filter(Boolean),
+      first: values.first === undefined ? undefined : Number(values.first),
+      after: values.after,
+    }),
+  );
+  for (const { node } of page.edges) {
+    const { id, organizationId, title, status, legalHold, embargoUntil, createdAt } = node;
+    process.stdout.write(`${JSON.stringify({ id, organizationId, title, status, legalHold, embargoUntil, createdAt })}\n`);
+  }
+  process.stdout.write(`${JSON.stringify({ pageInfo: page.pageInfo })}\n`);
+}
+
+async function deleteDocumentCommand(config: Config, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args, options: { as: { type: 'string' } }, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) throw new UsageError('delete-document: give exactly one document id');
+  const result = await asUser(config, values.as, 'delete-document', (request) => deleteDocument(request, positionals[0]!, ['id']));
+  process.stderr.write(`deleted ${result.deletedDocumentId}\n`);
+}
 
 async function withDatabase<T>(config: Config, run: (db: Awaited<ReturnType<typeof createDatabase>>) => Promise<T>): Promise<T> {
   const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: 2 });
@@ -110,12 +163,32 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'token':
       return token(config, rest);
+    case 'documents':
+      return documentsCommand(config, rest);
+    case 'delete-document':
+      return deleteDocumentCommand(config, rest);
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
+  // The same answers as the API, as exit codes: refused 3, missing or hidden 4, bad input 2.
+  if (isAuthorizationDenied(error)) {
+    process.stderr.write(`latchkey: ${error.message}\n`);
+    process.exitCode = 3;
+    return;
+  }
+  if (error instanceof NotFoundError) {
+    process.stderr.write(`latchkey: ${error.message}\n`);
+    process.exitCode = 4;
+    return;
+  }
+  if (error instanceof InvalidInputError) {
+    process.stderr.write(`latchkey: ${error.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
   if (error instanceof UsageError || error instanceof ConfigError || error instanceof KeyMaterialError) {
     process.stderr.write(`latchkey: ${error.message}\n`);
     process.exitCode = 2;

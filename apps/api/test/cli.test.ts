@@ -71,7 +71,8 @@ describe('operator CLI (dist/src/cli.js)', () => {
       DATA_DIR: dataDir,
       SIGNING_KEY: JSON.stringify(service.privateJwk),
       PUBLIC_URL: 'http://localhost:4000',
-      DATABASE_URL: process.env['DATABASE_URL'],
+      // the service's own database (on PostgreSQL each test service has one)
+      DATABASE_URL: service.config.database.url,
     };
     expect(service.config.tokens.issuer).toBe('http://localhost:4000');
   });
@@ -193,6 +194,39 @@ describe('operator CLI (dist/src/cli.js)', () => {
     const token = await cli('token', '--email', 'alice@acme.test');
     expect(token.code, token.stderr).toBe(0);
     expect(decodeJwt(token.stdout.trim()).sub).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('documents and delete-document go through the same services and policies as GraphQL and REST', async () => {
+    expect((await cli('seed')).code).toBe(0);
+    const list = async (email: string) => {
+      const result = await cli('documents', '--as', email, '--first', '100');
+      expect(result.code, result.stderr).toBe(0);
+      const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.at(-1)).toMatchObject({ pageInfo: { hasNextPage: false } });
+      return lines.slice(0, -1) as { id: string; title: string }[];
+    };
+    const everything = await list('root@latchkey.test');
+    const idOf = (title: string) => everything.find((doc) => doc.title === title)!.id;
+    // Authorization 15 and 11: the VIEWER sees only published, past-embargo documents of acme.
+    expect((await list('bob@acme.test')).map((doc) => doc.title).sort()).toEqual(['Litigation memo', 'Quarterly plan']);
+
+    // Authorization 8: legal hold binds the super-admin too -> refused (exit 3), nothing deleted.
+    const held = await cli('delete-document', idOf('Litigation memo'), '--as', 'root@latchkey.test');
+    expect(held.code).toBe(3);
+    expect(held.stderr).toMatch(/not allowed/);
+    expect(held.stderr).not.toMatch(/Policy|STACK/);
+    // Authorization 6: another tenant's document is missing to carol (exit 4), like a random id.
+    const foreign = await cli('delete-document', idOf('Quarterly plan'), '--as', 'carol@globex.test');
+    const missing = await cli('delete-document', randomUUID(), '--as', 'carol@globex.test');
+    expect([foreign.code, foreign.stderr]).toEqual([4, missing.stderr]);
+    expect(missing.code).toBe(4);
+    // Bad input: exit 2.
+    expect((await cli('delete-document', 'not-a-uuid', '--as', 'alice@acme.test')).code).toBe(2);
+    // An EDITOR may delete their own document.
+    const own = await cli('delete-document', idOf('Old pricing'), '--as', 'erin@acme.test');
+    expect(own.code, own.stderr).toBe(0);
+    expect((await list('root@latchkey.test')).map((doc) => doc.title)).not.toContain('Old pricing');
+    expect((await list('root@latchkey.test')).map((doc) => doc.title)).toContain('Litigation memo');
   });
 
   it('keygen: prints one private JWK with kid and alg RS256, usable as SIGNING_KEY', async () => {

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createDatabase } from '@latchkey/db';
+import { sql } from 'drizzle-orm';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -39,6 +42,9 @@ export async function startTestService(env: Record<string, string | undefined> =
     process.stdout.write(`[latchkey tests] database: ${databaseKind}\n`);
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-test-'));
+  // Test files run in parallel and some reseed (truncate) the domain tables: on PostgreSQL each service
+  // gets a database of its own, as each gets its own PGlite directory without DATABASE_URL.
+  const ownDatabase = !('DATABASE_URL' in env) && process.env['DATABASE_URL'] ? await createOwnDatabase(process.env['DATABASE_URL']) : undefined;
   const privateJwk = await generateSigningJwk();
   const config = loadConfig({
     env: {
@@ -47,7 +53,7 @@ export async function startTestService(env: Record<string, string | undefined> =
       HOST: '127.0.0.1',
       PUBLIC_URL: 'http://localhost:4000',
       DATA_DIR: dataDir,
-      DATABASE_URL: process.env['DATABASE_URL'],
+      DATABASE_URL: ownDatabase?.url ?? process.env['DATABASE_URL'],
       SIGNING_KEY: JSON.stringify(privateJwk),
       LOG_LEVEL: 'info',
       ...env,
@@ -86,6 +92,7 @@ export async function startTestService(env: Record<string, string | undefined> =
     async stop() {
       await service.close();
       rmSync(dataDir, { recursive: true, force: true });
+      await ownDatabase?.drop();
       // Acceptance rule: no request in the suite gets a 5xx, except readiness while the database is down.
       const serverErrors = logs.filter(
         (line) => line['msg'] === 'request' && Number(line['status']) >= 500 && line['path'] !== '/readyz',
@@ -98,6 +105,30 @@ export async function startTestService(env: Record<string, string | undefined> =
 }
 
 export { importJWK };
+
+/** A fresh database on the same PostgreSQL server, dropped again by `drop()`. */
+async function createOwnDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `latchkey_test_${randomBytes(6).toString('hex')}`;
+  const admin = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2 });
+  try {
+    await admin.db.execute(sql.raw(`create database ${name}`));
+  } finally {
+    await admin.close();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const again = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2 });
+      try {
+        await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
+      } finally {
+        await again.close();
+      }
+    },
+  };
+}
 
 export interface GraphQLCall {
   query?: unknown;
