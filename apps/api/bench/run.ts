@@ -32,8 +32,9 @@ type ServerName = (typeof SERVER_NAMES)[number];
 
 const STATUS_QUERY = '{ status { version } }';
 const VIEWER_QUERY = '{ viewer { subject } }';
-// A page of 20 documents with owners, organizations and viewerCan: subject, list, owners and the owners'
-// memberships (for the e-mail rule), 4 SQL statements whatever the page size.
+// A page of 20 documents with owners, organizations and viewerCan: the caller, the page with its
+// organizations, and the owners with their organization ids (for the e-mail rule): 3 SQL statements
+// whatever the page size.
 const DOCUMENTS_QUERY =
   '{ documents(first: 20) { edges { cursor node { id title status updatedAt internalNotes owner { displayName email } organization { slug } viewerCan { update publish archive delete setLegalHold } } } pageInfo { hasNextPage endCursor } } }';
 
