@@ -34,7 +34,7 @@ const Policies = [
 const typeDefs = /* GraphQL */ `
   directive @public on FIELD_DEFINITION | OBJECT
   directive @auth(role: String) on FIELD_DEFINITION | OBJECT
-  directive @can(ability: String!) on FIELD_DEFINITION | OBJECT
+  directive @can(ability: String!, silent: Boolean = false) on FIELD_DEFINITION | OBJECT
   type Query @auth(role: "EDITOR") {
     editorOnly: String
     adminOnly: String @auth(role: "ADMIN")
@@ -46,12 +46,13 @@ const typeDefs = /* GraphQL */ `
   type Note {
     id: ID!
     secret: String @can(ability: "NotePolicy.readSecret")
+    hint: String @can(ability: "NotePolicy.readSecret", silent: true)
   }
 `;
-const NOTES: Note[] = [
-  { id: '1', owner: 'ann', secret: 'a' },
-  { id: '2', owner: 'ed', secret: 'b' },
-  { id: '3', owner: 'ann', secret: 'c' },
+const NOTES: (Note & { hint: string })[] = [
+  { id: '1', owner: 'ann', secret: 'a', hint: 'x' },
+  { id: '2', owner: 'ed', secret: 'b', hint: 'y' },
+  { id: '3', owner: 'ann', secret: 'c', hint: 'z' },
 ];
 
 function server(fieldLevel: boolean) {
@@ -161,5 +162,18 @@ describe('field level (spec Authorization 3, 12, 13)', () => {
     expect(status).toBe(200);
     expect(body.data).toEqual({ notes: [{ id: '1', secret: 'a' }, { id: '2', secret: null }, { id: '3', secret: 'c' }] });
     expect(body.errors).toMatchObject([{ path: ['notes', 1, 'secret'], extensions: { code: 'FORBIDDEN' } }]);
+  });
+
+  it('rule 12: a silent field rule hides the value as null with no error, and still publishes the denial', async () => {
+    const { ask } = server(true);
+    const events: DenialEvent[] = [];
+    const stop = onDenied((event) => events.push(event));
+    try {
+      const { body } = await ask('{ notes { id hint } }', ann);
+      expect(body).toEqual({ data: { notes: [{ id: '1', hint: 'x' }, { id: '2', hint: null }, { id: '3', hint: 'z' }] } });
+    } finally {
+      stop();
+    }
+    expect(events).toMatchObject([{ policy: 'NotePolicy', ability: 'readSecret', reason: 'forbidden', handler: 'Note.hint', args: [{ id: '2' }] }]);
   });
 });

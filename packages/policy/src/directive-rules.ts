@@ -9,6 +9,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { authorize } from './decide.js';
+import { isAuthorizationDenied } from './denial.js';
 import type { Ability } from './types.js';
 
 export interface DirectiveRulesOptions<User, Context> {
@@ -33,7 +34,12 @@ export interface DirectiveRulesOptions<User, Context> {
   canDirective?: string;
 }
 
-type Rule<User> = { ability: Ability<User, any[]>; args: (source: unknown) => unknown[] };
+type Rule<User> = {
+  ability: Ability<User, any[]>;
+  args: (source: unknown) => unknown[];
+  /** `@can(..., silent: true)`: a denied field is simply null, with no error (the denial is still published) */
+  silent: boolean;
+};
 
 /** `@auth` without a role: any signed-in caller. */
 const signedIn: Ability<unknown, []> = Object.freeze({
@@ -55,7 +61,8 @@ function marksOf(node: { directives?: readonly { name: { value: string } }[] } |
  * `@can(ability:)` are checked before the resolver runs, from the caller (and, at field level, the row)
  * alone. A field's own marks replace its type's (rule 1); `@public` on the field clears the type's marks.
  * A denial is an `AuthorizationDenied` at the field's path: null there, UNAUTHENTICATED for a guest and
- * FORBIDDEN for a known user, published on the denial stream (convert it with `useAuthorizationErrors`).
+ * FORBIDDEN for a known user, published on the denial stream (convert it with `useAuthorizationErrors`);
+ * with `@can(ability: "...", silent: true)` the field is simply null (silent hiding, spec Authorization 12).
  *
  * The resolvers of marked fields are wrapped once per schema, in place; unmarked fields cost nothing.
  */
@@ -93,13 +100,13 @@ export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, option
       const values = getDirectiveValues(directives.get(mark.name.value)!, { directives: [mark] } as never) ?? {};
       if (mark.name.value === names.auth) {
         const role = values['role'] as string | undefined;
-        if (role === undefined) rules.push({ ability: signedIn as Ability<User, any[]>, args: () => [] });
+        if (role === undefined) rules.push({ ability: signedIn as Ability<User, any[]>, args: () => [], silent: false });
         else {
           if (!options.roleAbility) throw new Error(`${where}: @${names.auth}(role:) needs the roleAbility option`);
-          rules.push({ ability: options.roleAbility, args: () => [role] });
+          rules.push({ ability: options.roleAbility, args: () => [role], silent: false });
         }
       } else {
-        rules.push({ ability: abilityNamed(String(values['ability']), where), args: atRoot ? () => [] : (source) => [source] });
+        rules.push({ ability: abilityNamed(String(values['ability']), where), args: atRoot ? () => [] : (source) => [source], silent: values['silent'] === true });
       }
     }
     return rules;
@@ -116,7 +123,14 @@ export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, option
       const handler = `${type.name}.${field.name}`;
       field.resolve = async (source, args, context, info) => {
         const user = await options.subject(context);
-        for (const rule of rules) authorize(user, rule.ability, rule.args(source), { handler });
+        for (const rule of rules) {
+          try {
+            authorize(user, rule.ability, rule.args(source), { handler });
+          } catch (error) {
+            if (rule.silent && isAuthorizationDenied(error)) return null;
+            throw error;
+          }
+        }
         return resolve(source, args, context, info);
       };
     }

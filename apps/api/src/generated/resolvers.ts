@@ -508,6 +508,7 @@ export type AuthDirectiveResolver<Result, Parent, ContextType = GraphQLContext, 
 
 export type CanDirectiveArgs = {
   ability: Scalars['String']['input'];
+  silent?: Maybe<Scalars['Boolean']['input']>;
 };
 
 export type CanDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = CanDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
