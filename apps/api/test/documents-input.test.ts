@@ -368,12 +368,15 @@ describe('1. Bad input gets BAD_USER_INPUT or a 4xx, never 5xx, and writes nothi
       const methodNotAllowed = { statusCode: 405, message: 'Method Not Allowed', error: 'Method Not Allowed' };
       for (const method of ['DELETE', 'PATCH', 'PUT']) {
         const res = await expectRest(method, '/api/documents', 405, methodNotAllowed);
-        expect.soft(res.headers.get('allow'), `${method} /api/documents`).toBe('GET, POST');
+        expect.soft(res.headers.get('allow'), `${method} /api/documents`).toBe('GET, HEAD, POST');
       }
       const res = await expectRest('POST', `/api/documents/${draft}`, 405, methodNotAllowed, { body: { title: 'x' } });
-      expect.soft(res.headers.get('allow')).toBe('GET, PATCH, PUT, DELETE');
+      expect.soft(res.headers.get('allow')).toBe('GET, HEAD, PATCH, PUT, DELETE');
       const publishGet = await expectRest('GET', `/api/documents/${draft}/publish`, 405, methodNotAllowed);
       expect.soft(publishGet.headers.get('allow')).toBe('POST');
+      // HEAD answers like GET, without a body.
+      const head = await fetch(`${service.url}/api/documents/${draft}`, { method: 'HEAD', headers: { authorization: `Bearer ${await demo.token('alice')}` } });
+      expect.soft([head.status, await head.text()]).toEqual([200, '']);
 
       const notFound = { statusCode: 404, message: 'Not Found', error: 'Not Found' };
       await expectRest('GET', '/api/nothing', 404, notFound);

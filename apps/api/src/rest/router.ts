@@ -149,7 +149,9 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
       const params = match(segments, parts);
       if (!params) continue;
       allowed.push(route.method);
-      if (route.method === req.method) found = { route, params };
+      if (route.method === 'GET') allowed.push('HEAD');
+      // HEAD is GET without a body (node:http leaves the body out by itself).
+      if (route.method === req.method || (route.method === 'GET' && req.method === 'HEAD')) found = { route, params };
     }
     if (!found) {
       if (allowed.length === 0) return send(res, restError(404, 'Not Found'));
