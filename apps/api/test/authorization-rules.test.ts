@@ -719,7 +719,7 @@ describe('record, field and environment rules', () => {
 
   it('Authorization 11: the embargo is honoured by time — hidden from the VIEWER until the instant passes, visible to the EDITOR throughout', async () => {
     const quarterly = idOf(QUARTERLY);
-    const until = new Date(Date.now() + 2000);
+    const until = new Date(Date.now() + 4000);
     await service.database.db.update(documents).set({ embargoUntil: until }).where(eq(documents.id, quarterly));
 
     expectSameRefusal(await gql('bob', DOCUMENT, { id: quarterly }), 'document', await rest('bob', 'GET', `/api/documents/${quarterly}`), 'NOT_FOUND');
