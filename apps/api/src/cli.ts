@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDatabase, runMigrations, seedDemoData, users } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
+import { readOutbox } from '@latchkey/auth';
 import { isAuthorizationDenied } from '@latchkey/policy';
 import type { DomainRequest } from './domain/access.js';
 import { deleteDocument } from './domain/document-mutations.js';
@@ -23,6 +25,7 @@ commands:
         [--amr otp,swk] [--acr VALUE] [--scope "openid profile"] [--ttl 10m]
                                mint an access token with the configured key; prints only the token
   keygen                       print a new private signing key (JWK) for SIGNING_KEY
+  outbox [--limit 10]          print the latest messages of the development outbox (DATA_DIR/outbox)
   documents --as EMAIL [--organization SLUG] [--status DRAFT,PUBLISHED] [--first 20] [--after CURSOR]
                                list the documents EMAIL may see (one JSON object per line, then the page info)
   delete-document ID --as EMAIL
@@ -64,6 +67,16 @@ async function documentsCommand(config: Config, args: string[]): Promise<void> {
     process.stdout.write(`${JSON.stringify({ id, organizationId, title, status, legalHold, embargoUntil, createdAt })}\n`);
   }
   process.stdout.write(`${JSON.stringify({ pageInfo: page.pageInfo })}\n`);
+}
+
+async function outboxCommand(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { limit: { type: 'string' } }, strict: true });
+  if (values.limit !== undefined && !/^\d{1,4}$/.test(values.limit)) throw new UsageError('outbox: --limit must be a whole number');
+  const messages = await readOutbox(join(config.dataDir, 'outbox'), values.limit === undefined ? 10 : Number(values.limit));
+  if (messages.length === 0) process.stderr.write('the outbox is empty\n');
+  for (const message of messages) {
+    process.stdout.write(`--- ${message.sentAt} to ${message.to}\nSubject: ${message.subject}\n\n${message.text}\n\n`);
+  }
 }
 
 async function deleteDocumentCommand(config: Config, args: string[]): Promise<void> {
@@ -163,6 +176,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'token':
       return token(config, rest);
+    case 'outbox':
+      return outboxCommand(config, rest);
     case 'documents':
       return documentsCommand(config, rest);
     case 'delete-document':

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createDevOutbox } from '@latchkey/auth';
 import { createDatabase, runMigrations, users } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
@@ -227,6 +228,23 @@ describe('operator CLI (dist/src/cli.js)', () => {
     expect(own.code, own.stderr).toBe(0);
     expect((await list('root@latchkey.test')).map((doc) => doc.title)).not.toContain('Old pricing');
     expect((await list('root@latchkey.test')).map((doc) => doc.title)).toContain('Litigation memo');
+  });
+
+  it('outbox: prints the latest messages of the development outbox, and says so when it is empty', async () => {
+    const empty = await cli('outbox');
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stderr).toContain('the outbox is empty');
+    const outbox = createDevOutbox({ dir: path.join(dataDir, 'outbox'), production: false, echo: { write: () => true } });
+    for (const to of ['alice@acme.test', 'bob@acme.test']) {
+      await outbox.deliver({ to, token: 't', magicLink: `http://localhost:4000/login/ott?token=for-${to}`, expiresAt: new Date(Date.now() + 300_000) }, {});
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const latest = await cli('outbox', '--limit', '1');
+    expect(latest.code, latest.stderr).toBe(0);
+    expect(latest.stdout).toContain('to bob@acme.test');
+    expect(latest.stdout).toContain('/login/ott?token=for-bob@acme.test');
+    expect(latest.stdout).not.toContain('alice@acme.test');
+    expect((await cli('outbox', '--limit', 'many')).code).toBe(2);
   });
 
   it('keygen: prints one private JWK with kid and alg RS256, usable as SIGNING_KEY', async () => {

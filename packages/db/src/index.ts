@@ -7,13 +7,14 @@ export { runMigrations } from './migrate.js';
 
 // Schema
 export * as schema from './schema.js';
-export { documents, documentStatus, memberships, organizations, plan, role, users } from './schema.js';
+export { documents, documentStatus, memberships, oneTimeTokens, organizations, plan, role, users } from './schema.js';
 export type {
   DocumentRow,
   DocumentStatus,
   MembershipRow,
   NewDocumentRow,
   NewUserRow,
+  OneTimeTokenRow,
   OrganizationRow,
   Plan,
   Role,

@@ -99,6 +99,23 @@ export const documents = pgTable(
   ],
 );
 
+/**
+ * One-time login tokens (spec "One-time token login"). Only a SHA-256 hash of the token is stored: the
+ * value itself exists in the delivered message alone. A row is consumed by deleting it (single use).
+ */
+export const oneTimeTokens = pgTable(
+  'one_time_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    /** the normalised username (lower-cased e-mail) the token signs in */
+    username: text('username').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('one_time_tokens_expires_idx').on(t.expiresAt), index('one_time_tokens_username_idx').on(t.username)],
+);
+export type OneTimeTokenRow = typeof oneTimeTokens.$inferSelect;
+
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type MembershipRow = typeof memberships.$inferSelect;
 export type DocumentRow = typeof documents.$inferSelect;
