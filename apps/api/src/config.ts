@@ -57,6 +57,10 @@ const envSchema = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
+  /** JSON array of OpenID client metadata (client_id, redirect_uris, token_endpoint_auth_method, ...) */
+  OIDC_CLIENTS: z.string().optional(),
+  /** the first-party public client of the demo page at / (default: on outside production) */
+  OIDC_DEMO_CLIENT: bool.optional(),
 
   SIGNING_KEY: z.string().min(1).optional(),
   SIGNING_KEY_FILE: z.string().min(1).optional(),
@@ -115,6 +119,61 @@ export interface Config {
   };
   graphiql: boolean;
   introspection: 'open' | 'signed-in' | 'off';
+  auth: {
+    /** OpenID clients: OIDC_CLIENTS plus, when enabled, the demo client */
+    clients: OidcClient[];
+    /** clients whose consent is implicit */
+    firstPartyClientIds: string[];
+    /** the demo page's client id, when the demo client is on */
+    demoClientId: string | undefined;
+  };
+}
+
+/** An OpenID client as configured (oidc-provider client metadata, snake_case). */
+export interface OidcClient {
+  client_id: string;
+  client_secret?: string;
+  redirect_uris: string[];
+  post_logout_redirect_uris?: string[];
+  grant_types?: string[];
+  response_types?: string[];
+  token_endpoint_auth_method?: string;
+  /** consent is implicit (our own applications) */
+  first_party?: boolean;
+  [other: string]: unknown;
+}
+
+const oidcClients = z.array(
+  z
+    .object({
+      client_id: z.string().min(1).max(100),
+      client_secret: z.string().min(32).optional(),
+      redirect_uris: z.array(z.url()).min(1),
+      post_logout_redirect_uris: z.array(z.url()).optional(),
+      grant_types: z.array(z.string()).optional(),
+      response_types: z.array(z.string()).optional(),
+      token_endpoint_auth_method: z.string().optional(),
+      first_party: z.boolean().optional(),
+    })
+    .loose(),
+);
+
+export const DEMO_CLIENT_ID = 'latchkey-demo';
+
+function parseClients(raw: string | undefined): OidcClient[] {
+  if (!raw) return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('invalid configuration:\n  OIDC_CLIENTS: not valid JSON (a JSON array of client metadata)');
+  }
+  const result = oidcClients.safeParse(json);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  OIDC_CLIENTS.${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data as OidcClient[];
 }
 
 export interface ConfigSources {
@@ -189,5 +248,27 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
     },
     graphiql: e.GRAPHIQL ?? !production,
     introspection: e.INTROSPECTION ?? (production ? 'signed-in' : 'open'),
+    auth: authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl),
+  };
+}
+
+function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Config['auth'] {
+  const clients = [...configured];
+  if (demo && !clients.some((client) => client.client_id === DEMO_CLIENT_ID)) {
+    // A public client (no secret, PKCE) for the demo page served at PUBLIC_URL.
+    clients.push({
+      client_id: DEMO_CLIENT_ID,
+      redirect_uris: [`${publicUrl}/callback`],
+      post_logout_redirect_uris: [`${publicUrl}/`],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      first_party: true,
+    });
+  }
+  return {
+    clients,
+    firstPartyClientIds: clients.filter((client) => client.first_party).map((client) => client.client_id),
+    demoClientId: demo ? DEMO_CLIENT_ID : undefined,
   };
 }

@@ -4,6 +4,8 @@ import type { Duplex } from 'node:stream';
 import { createDatabase, isEmpty, runMigrations, seedDemoData, type DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { join } from 'node:path';
+import { createDevOutbox, type DeliveryHandler } from '@latchkey/auth';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logger.js';
@@ -40,6 +42,20 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
+/**
+ * Where one-time tokens go: the development outbox outside production. In production the outbox is refused;
+ * until SMTP delivery lands (issue 4) a production server without one says so for every message it drops.
+ */
+function deliveryFor(config: Config, logger: Logger): DeliveryHandler {
+  if (config.env !== 'production') return createDevOutbox({ dir: join(config.dataDir, 'outbox'), production: false });
+  return {
+    name: 'none',
+    async deliver(message) {
+      logger.warn({ to: message.to }, 'no delivery handler is configured: a sign-in message was dropped');
+    },
+  };
+}
+
 /** Opens the database, applies migrations, loads keys, and listens. Used by `main` and by the tests alike. */
 export async function startService(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
   // Keys first: a bad key is a configuration error and must not wait for (or hide behind) the database.
@@ -57,7 +73,7 @@ export async function startService(config: Config, logger: Logger = createLogger
       const seeded = await seedDemoData(database);
       logger.info({ ...seeded }, 'seeded demo data into the empty development database');
     }
-    const app = createHttpApp({ config, logger, database, keys });
+    const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger) });
     const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 }, app.handle);
     server.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {

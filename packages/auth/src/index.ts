@@ -10,6 +10,30 @@ export {
 } from './one-time-token/index.js';
 export type { ConsumedOneTimeToken, GeneratedOneTimeToken, GenerateRequest } from './one-time-token/index.js';
 
+// OpenID provider storage
+export { createDrizzleAdapter, purgeExpiredOidcModels } from './oidc/drizzle-adapter.js';
+export type { OidcAdapter, OidcAdapterClass, OidcPayload } from './oidc/drizzle-adapter.js';
+
 // Delivery
 export { createDevOutbox, OutboxRefusedError, readOutbox } from './delivery/index.js';
 export type { DeliveryHandler, DevOutboxOptions, OneTimeTokenMessage } from './delivery/index.js';
+
+// OpenID provider
+export { createAuthorizationServer, API_SCOPES, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
+export type { AuthorizationServerOptions } from './oidc/provider.js';
+export type { default as Provider, ClientMetadata } from 'oidc-provider';
+export { findAccount, findUserIdByEmail } from './oidc/account.js';
+export { deriveCookieKeys } from './oidc/cookie-keys.js';
+
+// Rate limits
+export { createLoginLimits, DEFAULT_KEY_PREFIX, DEFAULT_LOGIN_LIMIT_POLICY, RATE_LIMIT_TABLE } from './rate-limit/index.js';
+export type {
+  FailureLimit,
+  LoginLimitPolicy,
+  LoginLimitPolicyOverrides,
+  LoginLimits,
+  LoginLimitsOptions,
+  LoginLimitStore,
+  RateLimitDecision,
+  WindowLimit,
+} from './rate-limit/index.js';

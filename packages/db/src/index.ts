@@ -7,13 +7,15 @@ export { runMigrations } from './migrate.js';
 
 // Schema
 export * as schema from './schema.js';
-export { documents, documentStatus, memberships, oneTimeTokens, organizations, plan, role, users } from './schema.js';
+export { documents, documentStatus, memberships, oidcModels, oneTimeTokens, organizations, plan, role, users } from './schema.js';
 export type {
   DocumentRow,
   DocumentStatus,
   MembershipRow,
   NewDocumentRow,
+  NewOidcModelRow,
   NewUserRow,
+  OidcModelRow,
   OneTimeTokenRow,
   OrganizationRow,
   Plan,
@@ -24,3 +26,9 @@ export type {
 // Demo data
 export { isEmpty, seedDemoData } from './seed.js';
 export type { SeedResult } from './seed.js';
+
+// Query helpers of this package's drizzle-orm instance. Packages that reach the database through
+// `@latchkey/db` use these rather than importing drizzle-orm themselves: pnpm resolves drizzle-orm once per
+// set of installed peers (pg, postgres, pglite), and SQL objects of two instances do not mix.
+export { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+export type { SQL } from 'drizzle-orm';

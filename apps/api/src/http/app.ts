@@ -14,6 +14,8 @@ import { documentRoutes } from '../rest/documents.js';
 import { createRestRouter } from '../rest/router.js';
 import type { Principal } from '../principal/principal.js';
 import { createCors } from './cors.js';
+import { createAuthorizationServer, createDrizzleAdapter, type ClientMetadata, type DeliveryHandler } from '@latchkey/auth';
+import { createLoginRoutes } from '../login/routes.js';
 import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 import { sendGraphQLRequestError, sendHttpError, sendJson } from './respond.js';
@@ -23,6 +25,8 @@ export interface HttpAppDeps {
   logger: Logger;
   database: DatabaseHandle;
   keys: KeyMaterial;
+  /** where one-time tokens are delivered (the development outbox, SMTP, ...) */
+  delivery: DeliveryHandler;
 }
 
 /** Per-request state, kept beside the request (a WeakMap, not expando properties on node's objects). */
@@ -43,7 +47,7 @@ function pathOf(url: string): string {
  * The HTTP front: request id, logging, transport limits (URL, body), CSRF content-type rule and CORS
  * are handled here in plain node:http, before Yoga, where they cost the least.
  */
-export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
+export async function createHttpApp({ config, logger, database, keys, delivery }: HttpAppDeps) {
   const { limits } = config;
   const verifier = createAccessTokenVerifier({
     jwks: keys.jwks,
@@ -74,6 +78,26 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     onUnexpected: (error, req) => logger.error({ reqId: states.get(req)?.id, err: error }, 'rest handler failed'),
   });
   const cors = createCors({ origins: config.http.corsOrigins });
+
+  // The authorization server: the OpenID provider (durable through the database) and the login pages.
+  const provider = await createAuthorizationServer({
+    issuer: config.tokens.issuer,
+    apiAudience: config.tokens.audience,
+    signingJwk: { ...keys.signing.key.export({ format: 'jwk' }), kid: keys.signing.kid, alg: keys.signing.alg, use: 'sig' },
+    db: database.db,
+    adapter: createDrizzleAdapter(database.db),
+    clients: config.auth.clients.map(({ first_party: _firstParty, ...metadata }) => metadata as ClientMetadata),
+    firstPartyClientIds: config.auth.firstPartyClientIds,
+    accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
+  });
+  const oidc = provider.callback();
+  const login = createLoginRoutes({
+    publicUrl: config.http.publicUrl,
+    db: database.db,
+    provider,
+    delivery,
+    logger,
+  });
   const jwksBody = JSON.stringify(keys.jwks);
   const logRequests = logger.isLevelEnabled('info');
 
@@ -152,6 +176,26 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     void rest(req, res, path, new URLSearchParams(query < 0 ? '' : req.url!.slice(query + 1)));
   }
 
+  function loginRoute(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const fail = (error: unknown) => {
+      logger.error({ reqId: states.get(req)?.id, err: error }, 'login route failed');
+      if (!res.headersSent) sendHttpError(res, 500, 'Internal server error.');
+    };
+    if (path === '/ott/generate') {
+      if (req.method !== 'POST') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'POST' });
+      return void login.generate(req, res).catch(fail);
+    }
+    if (path === '/login/ott') {
+      if (req.method === 'GET' || req.method === 'HEAD') return login.tokenPage(req, res);
+      if (req.method !== 'POST') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD, POST' });
+      return void login.consume(req, res).catch(fail);
+    }
+    const uid = /^\/interaction\/([A-Za-z0-9_-]{1,64})$/.exec(path)?.[1];
+    if (!uid) return sendHttpError(res, 404, 'Not Found');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
+    return void login.interaction(req, res, uid).catch(fail);
+  }
+
   function tooLarge(req: IncomingMessage, res: ServerResponse): void {
     // Closing the connection stops the client from streaming the rest of an oversized body.
     sendGraphQLRequestError(req, res, 413, ErrorCode.PAYLOAD_TOO_LARGE,
@@ -173,6 +217,8 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     if (logRequests) res.once('finish', logRequest);
     if (path === '/graphql') return graphql(req, res);
     if (path.startsWith('/api/')) return api(req, res, path);
+    if (path === '/.well-known/openid-configuration' || path.startsWith('/oidc/')) return void oidc(req, res);
+    if (path === '/ott/generate' || path === '/login/ott' || path.startsWith('/interaction/')) return loginRoute(req, res, path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return KNOWN_GET_ROUTES.has(path)
         ? sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' })
@@ -193,7 +239,7 @@ export function createHttpApp({ config, logger, database, keys }: HttpAppDeps) {
     }
   }
 
-  return { handle, yoga, verifier };
+  return { handle, yoga, verifier, provider };
 }
 
-export type HttpApp = ReturnType<typeof createHttpApp>;
+export type HttpApp = Awaited<ReturnType<typeof createHttpApp>>;

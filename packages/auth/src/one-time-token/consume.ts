@@ -1,5 +1,5 @@
 import { oneTimeTokens, type Database } from '@latchkey/db';
-import { eq, lt } from 'drizzle-orm';
+import { eq, lt } from '@latchkey/db';
 import { hashToken, isTokenShaped } from './token-hash.js';
 import type { ConsumedOneTimeToken } from './types.js';
 

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createDatabase, oneTimeTokens, runMigrations, type DatabaseHandle } from '@latchkey/db';
-import { eq, sql } from 'drizzle-orm';
+import { createDatabase, eq, oneTimeTokens, runMigrations, sql, type DatabaseHandle } from '@latchkey/db';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { consumeOneTimeToken, DEFAULT_TTL_SECONDS, generateOneTimeToken, purgeExpiredOneTimeTokens } from '../index.js';
 

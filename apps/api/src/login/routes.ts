@@ -1,0 +1,179 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { consumeOneTimeToken, findUserIdByEmail, generateOneTimeToken, normalizeUsername, type DeliveryHandler, type GenerateRequest, type Provider } from '@latchkey/auth';
+import type { Database } from '@latchkey/db';
+import type { Logger } from 'pino';
+import { sendJson } from '../http/respond.js';
+import { CONTINUE_COOKIE, PENDING_COOKIE, clearCookie, readCookie, setCookie } from './cookies.js';
+import { escapeHtml, page } from './html.js';
+import { FormError, readFields } from './request-body.js';
+
+export interface LoginRoutesOptions {
+  publicUrl: string;
+  db: Database;
+  provider: Provider;
+  delivery: DeliveryHandler;
+  logger: Logger;
+  /**
+   * The customizable generate-request step (spec One-time token login 5): sees the request and may change
+   * the time-to-live. @default keeps the 5-minute default
+   */
+  onGenerateRequest?: (request: GenerateRequest, req: IncomingMessage) => GenerateRequest;
+  /** @default 4096 */
+  maxBodyBytes?: number;
+}
+
+/** How a one-time-token login is reported (RFC 8176 amr, our acr). */
+export const OTT_LOGIN = { amr: ['otp'], acr: 'urn:latchkey:acr:otp' } as const;
+const USERNAME = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
+const CONTINUATION_TTL_SECONDS = 120;
+const UID = /^[A-Za-z0-9_-]{10,64}$/;
+
+const GENERATED = 'If the address belongs to an account, a sign-in link is on its way. It works once, for 5 minutes.';
+
+function html(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    // A page that may carry a token in its URL must not leak it to anything it links to or loads.
+    'referrer-policy': 'no-referrer',
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    ...headers,
+  });
+  res.end(body);
+}
+
+function wantsJson(req: IncomingMessage): boolean {
+  return (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
+}
+
+function redirect(res: ServerResponse, location: string): void {
+  res.writeHead(303, { location, 'cache-control': 'no-store', 'content-length': 0 });
+  res.end();
+}
+
+/**
+ * The login endpoints of the spec (POST /ott/generate, GET and POST /login/ott) and the provider's
+ * interaction page. Reachable without authentication; state-changing ones check Origin (Cross-site rules).
+ */
+export function createLoginRoutes(options: LoginRoutesOptions) {
+  const { db, provider, delivery, logger, publicUrl } = options;
+  const origin = new URL(publicUrl).origin;
+  const secure = publicUrl.startsWith('https:');
+  const maxBodyBytes = options.maxBodyBytes ?? 4096;
+
+  /** A cross-site form post is refused: the Origin (sent with every POST by browsers) must be ours. */
+  function sameOrigin(req: IncomingMessage): boolean {
+    const sent = req.headers.origin;
+    return sent === undefined || sent === origin;
+  }
+
+  function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
+    if (wantsJson(req) || !(req.headers.accept ?? '').includes('text/html')) {
+      const reasons: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests' };
+      return sendJson(res, status, { statusCode: status, message, error: reasons[status] ?? 'Error' });
+    }
+    html(res, status, page('Sign in', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/">Start again</a></p>`));
+  }
+
+  /** Delivery happens after the answer is sent, so neither timing nor outcome can tell accounts apart. */
+  function deliverLater(req: IncomingMessage, res: ServerResponse, username: string): void {
+    setImmediate(() => {
+      void (async () => {
+        const userId = await findUserIdByEmail(db, username);
+        if (!userId) return; // unknown addresses never get an account created implicitly
+        const request = options.onGenerateRequest ? options.onGenerateRequest({ username }, req) : { username };
+        const { token, expiresAt } = await generateOneTimeToken(db, request);
+        const magicLink = `${publicUrl}/login/ott?token=${encodeURIComponent(token)}`;
+        await delivery.deliver({ to: username, token, magicLink, expiresAt }, { request: req, response: res });
+      })().catch((error: unknown) => logger.error({ err: error, handler: delivery.name }, 'one-time token delivery failed'));
+    });
+  }
+
+  async function generate(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!sameOrigin(req)) return refuse(req, res, 403, 'Cross-site requests are refused.');
+    let fields: Record<string, string>;
+    try {
+      fields = await readFields(req, maxBodyBytes);
+    } catch (error) {
+      if (error instanceof FormError) return refuse(req, res, error.status, error.message);
+      throw error;
+    }
+    const username = normalizeUsername(fields['username'] ?? '');
+    if (!USERNAME.test(username)) return refuse(req, res, 400, 'username must be an e-mail address.');
+    deliverLater(req, res, username);
+    if (wantsJson(req)) return sendJson(res, 202, { status: 'accepted', message: GENERATED });
+    redirect(res, '/login/ott?sent=1');
+  }
+
+  /** The token page: the browser fills the field from the link; the server never echoes the token. */
+  function tokenPage(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', publicUrl);
+    const notice = url.searchParams.has('sent') ? `<p role="status">${escapeHtml(GENERATED)}</p>` : '';
+    const body = `${notice}
+<form method="post" action="/login/ott">
+<label for="token">Sign-in code from your e-mail</label>
+<input id="token" name="token" autocomplete="one-time-code" required>
+<button type="submit">Sign in</button>
+</form>`;
+    // Take the token from the link into the form, then drop it from the address bar and history.
+    const script = `(function(){var p=new URLSearchParams(location.search),t=p.get('token');if(t){document.getElementById('token').value=t;history.replaceState(null,'',location.pathname);}})();`;
+    html(res, 200, page('Sign in with your link', body, script));
+  }
+
+  async function consume(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!sameOrigin(req)) return refuse(req, res, 403, 'Cross-site requests are refused.');
+    let fields: Record<string, string>;
+    try {
+      fields = await readFields(req, maxBodyBytes);
+    } catch (error) {
+      if (error instanceof FormError) return refuse(req, res, error.status, error.message);
+      throw error;
+    }
+    const consumed = await consumeOneTimeToken(db, (fields['token'] ?? '').trim());
+    const userId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
+    if (!consumed || !userId) return refuse(req, res, 401, 'The sign-in link or code is invalid or has expired.');
+    // This browser has proven the token: it continues its own pending sign-in, or starts one.
+    const continuation = await generateOneTimeToken(db, { username: consumed.username, ttlSeconds: CONTINUATION_TTL_SECONDS });
+    setCookie(res, CONTINUE_COOKIE, continuation.token, { path: '/interaction', maxAgeSeconds: CONTINUATION_TTL_SECONDS, secure });
+    const pending = readCookie(req, PENDING_COOKIE);
+    redirect(res, pending && UID.test(pending) ? `/interaction/${pending}` : '/');
+  }
+
+  /** The provider's login prompt: finish it with this browser's continuation, or show the sign-in form. */
+  async function interaction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
+    let details;
+    try {
+      details = await provider.interactionDetails(req, res);
+    } catch {
+      clearCookie(res, PENDING_COOKIE, { path: '/', secure });
+      return refuse(req, res, 400, 'This sign-in has expired or belongs to another browser. Start again from the application.');
+    }
+    if (details.uid !== uid) return refuse(req, res, 400, 'This sign-in belongs to another browser.');
+    if (details.prompt.name !== 'login') {
+      // Consent is implicit for first-party clients; third-party consent screens are not offered.
+      return void (await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'consent is not available for this client' }, { mergeWithLastSubmission: false }));
+    }
+    const continuation = readCookie(req, CONTINUE_COOKIE);
+    if (continuation) {
+      clearCookie(res, CONTINUE_COOKIE, { path: '/interaction', secure });
+      const consumed = await consumeOneTimeToken(db, continuation);
+      const accountId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
+      if (accountId) {
+        clearCookie(res, PENDING_COOKIE, { path: '/', secure });
+        return provider.interactionFinished(req, res, { login: { accountId, amr: [...OTT_LOGIN.amr], acr: OTT_LOGIN.acr, remember: true } }, { mergeWithLastSubmission: false });
+      }
+    }
+    setCookie(res, PENDING_COOKIE, uid, { path: '/', maxAgeSeconds: 3600, secure });
+    const hint = typeof details.params['login_hint'] === 'string' ? details.params['login_hint'] : '';
+    html(res, 200, page('Sign in', `
+<form method="post" action="/ott/generate">
+<label for="username">E-mail address</label>
+<input id="username" name="username" type="email" autocomplete="username webauthn" required value="${escapeHtml(hint)}">
+<button type="submit">E-mail me a sign-in link</button>
+</form>`));
+  }
+
+  return { generate, tokenPage, consume, interaction };
+}
+export type LoginRoutes = ReturnType<typeof createLoginRoutes>;

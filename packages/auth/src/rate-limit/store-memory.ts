@@ -1,0 +1,13 @@
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { LimiterStore } from './limiter-store.js';
+
+/**
+ * Counters in this process only: right for the embedded single-instance default and for tests. A second
+ * instance would keep its own counts, multiplying every limit (DESIGN.md "Scale-out").
+ */
+export function openMemoryStore(): LimiterStore {
+  return {
+    create: (spec) => new RateLimiterMemory(spec),
+    close: async () => undefined,
+  };
+}

@@ -1,0 +1,64 @@
+import { Pool } from 'pg';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import type { LimiterStore } from './limiter-store.js';
+
+/** The table rate-limiter-flexible creates and uses (key varchar(255) primary key, points, expire ms). */
+export const RATE_LIMIT_TABLE = 'rate_limits';
+
+const POOL_SIZE = 4;
+const SWEEP_INTERVAL_MS = 5 * 60_000;
+const SWEEP_AFTER_EXPIRY_MS = 60 * 60_000;
+
+/**
+ * Counters in PostgreSQL, shared by every instance on the database.
+ *
+ * Client: rate-limiter-flexible's RateLimiterPostgres accepts node-postgres (`pg` Client or Pool), Sequelize,
+ * TypeORM or Knex (`storeType` 'client' | 'pool' | 'sequelize' | 'knex' | 'typeorm'); it calls
+ * `query({ name, text, values })` and reads `rows`/`rowCount`, the node-postgres interface. Our postgres-js
+ * (drizzle) connection has neither, so the limiters get a small `pg.Pool` of their own on the same DATABASE_URL.
+ *
+ * The library creates its table itself (`CREATE TABLE IF NOT EXISTS`, concurrent creation by another instance
+ * tolerated); opening waits for that, and the limiters are then made with `tableCreated: true`.
+ */
+export async function openPostgresStore(url: string): Promise<LimiterStore> {
+  const pool = new Pool({ connectionString: url, max: POOL_SIZE });
+  // An idle connection that breaks emits 'error' on the pool (fatal if unheard); the next query reports it.
+  pool.on('error', () => undefined);
+  try {
+    await createTable(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  // Expired rows are harmless but accumulate. The library's own sweeper runs once per limiter and cannot be
+  // stopped on close, so each store runs one sweep (same statement as the library's) and stops it on close.
+  const sweeper = setInterval(() => {
+    pool.query(`DELETE FROM "${RATE_LIMIT_TABLE}" WHERE expire < $1`, [Date.now() - SWEEP_AFTER_EXPIRY_MS]).catch(() => undefined);
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
+  return {
+    create: (spec) =>
+      new RateLimiterPostgres({
+        ...spec,
+        storeClient: pool,
+        storeType: 'pool',
+        tableName: RATE_LIMIT_TABLE,
+        tableCreated: true,
+        clearExpiredByTimeout: false,
+      }),
+    close: async () => {
+      clearInterval(sweeper);
+      await pool.end();
+    },
+  };
+}
+
+/** Lets the library create its table (it does so in its constructor and reports through the callback). */
+function createTable(pool: Pool): Promise<void> {
+  return new Promise((resolve, reject) => {
+    new RateLimiterPostgres(
+      { storeClient: pool, storeType: 'pool', tableName: RATE_LIMIT_TABLE, keyPrefix: 'table', points: 1, duration: 1, clearExpiredByTimeout: false },
+      (error) => (error ? reject(error) : resolve()),
+    );
+  });
+}

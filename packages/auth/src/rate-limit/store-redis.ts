@@ -1,0 +1,29 @@
+import { Redis } from 'ioredis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import type { LimiterStore } from './limiter-store.js';
+
+/**
+ * Counters in Redis (when REDIS_URL is set), shared by every instance using it.
+ *
+ * Client: ioredis, the one RateLimiterRedis works with by default (it registers its atomic increment script
+ * with `defineCommand` and reads ioredis' result format); node-redis needs extra flags (`useRedisPackage`).
+ * `rejectIfRedisNotReady`: while Redis is unreachable, checks fail at once (the endpoint answers 503) instead of
+ * queueing login requests behind a reconnect.
+ */
+export async function openRedisStore(url: string): Promise<LimiterStore> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  // ioredis reconnects by itself and emits 'error' meanwhile; failed commands reject, which is what we report.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
+  return {
+    create: (spec) => new RateLimiterRedis({ ...spec, storeClient: client, rejectIfRedisNotReady: true }),
+    close: async () => {
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}
