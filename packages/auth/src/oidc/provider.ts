@@ -36,6 +36,9 @@ export interface AuthorizationServerOptions {
   accessTokenTtlSeconds?: number;
 }
 
+/** The authentication context classes this provider reports: one-time token, passkey. */
+export const ACR_VALUES = ['urn:latchkey:acr:otp', 'urn:latchkey:acr:passkey'] as const;
+
 /** Scopes an access token for the API may carry. */
 export const API_SCOPES = 'api';
 
@@ -69,16 +72,16 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       long: { signed: true, httpOnly: true, sameSite: 'lax' },
       short: { signed: true, httpOnly: true, sameSite: 'lax' },
     },
+    // How the user signed in is part of every ID token (RFC 8176 amr, acr, auth_time), not only on request.
     claims: {
-      openid: ['sub'],
+      openid: ['sub', 'acr', 'amr', 'auth_time'],
       email: ['email', 'email_verified'],
       profile: ['name'],
-      acr: null,
-      amr: null,
-      auth_time: null,
       sid: null,
     },
-    scopes: ['openid', 'offline_access', 'email', 'profile', API_SCOPES],
+    acrValues: [...ACR_VALUES],
+    // OpenID scopes only: `api` is the API's (resource) scope, granted through the resource indicator.
+    scopes: ['openid', 'offline_access', 'email', 'profile'],
     findAccount: (_ctx, id) => findAccount(options.db, id),
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
     // PKCE (S256) for every client, public or not.

@@ -1,0 +1,177 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { oneTimeTokens, seedDemoData } from '@latchkey/db';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserSession, freePort } from './support/browser-session.js';
+import { postGraphQL, startTestService, type TestService } from './support/service.js';
+
+let service: TestService;
+let base: string;
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://localhost:${port}`;
+  service = await startTestService({ PORT: String(port), PUBLIC_URL: base, NODE_ENV: 'development' });
+  await seedDemoData(service.database);
+});
+afterAll(() => service?.stop());
+
+const outboxDir = () => path.join(service.config.dataDir, 'outbox');
+function outboxMessages(): { to: string; magicLink: string; text: string }[] {
+  if (!existsSync(outboxDir())) return [];
+  return readdirSync(outboxDir()).filter((name) => name.endsWith('.json')).sort().map((name) => JSON.parse(readFileSync(path.join(outboxDir(), name), 'utf8')));
+}
+async function nextMessage(count: number): Promise<{ to: string; magicLink: string }> {
+  for (let i = 0; i < 100; i++) {
+    const messages = outboxMessages();
+    if (messages.length > count) return messages.at(-1)!;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('no message arrived in the outbox');
+}
+
+/** Starts an authorization-code + PKCE request of the demo client; returns the interaction path. */
+async function authorize(browser: BrowserSession) {
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const state = randomBytes(8).toString('hex');
+  const params = new URLSearchParams({
+    client_id: 'latchkey-demo',
+    response_type: 'code',
+    redirect_uri: `${base}/callback`,
+    scope: 'openid email profile api',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state,
+    nonce: randomBytes(8).toString('hex'),
+  });
+  const start = await browser.request(`/oidc/auth?${params}`);
+  expect(start.status).toBe(303);
+  expect(start.location).toMatch(/^\/interaction\/[A-Za-z0-9_-]+$/);
+  return { interaction: start.location!, verifier, state };
+}
+
+describe('one-time-token login through the OpenID provider (spec One-time token login, Authentication 1)', () => {
+  it('a magic link signs the browser in: code + PKCE, an ID token with amr otp, and an access token the API accepts', async () => {
+    const browser = new BrowserSession(base);
+    const { interaction, verifier, state } = await authorize(browser);
+    const signIn = await browser.request(interaction);
+    expect(signIn.status).toBe(200);
+    expect(signIn.text).toContain('action="/ott/generate"');
+
+    const before = outboxMessages().length;
+    const generated = await browser.request('/ott/generate', { form: { username: 'alice@acme.test' } });
+    expect(generated.status).toBe(303);
+    expect(generated.location).toBe('/login/ott?sent=1');
+    const message = await nextMessage(before);
+    expect(message.to).toBe('alice@acme.test');
+    const link = new URL(message.magicLink);
+    expect(`${link.origin}${link.pathname}`).toBe(`${base}/login/ott`);
+    const token = link.searchParams.get('token')!;
+    // Stored only as a hash.
+    const stored = await service.database.db.select().from(oneTimeTokens);
+    expect(JSON.stringify(stored)).not.toContain(token);
+
+    // The link's page never echoes the token; the browser puts it into the form.
+    const landing = await browser.request(`/login/ott?token=${token}`);
+    expect(landing.status).toBe(200);
+    expect(landing.text).not.toContain(token);
+    expect(landing.headers.get('referrer-policy')).toBe('no-referrer');
+
+    const consumed = await browser.request('/login/ott', { form: { token } });
+    expect(consumed.status).toBe(303);
+    expect(consumed.location).toBe(interaction);
+    const finished = await browser.request(interaction);
+    expect(finished.status).toBe(303);
+    const resumed = await browser.request(finished.location!);
+    expect(resumed.status).toBe(303);
+    const callback = new URL(resumed.location!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(`${base}/callback`);
+    expect(callback.searchParams.get('state')).toBe(state);
+    const code = callback.searchParams.get('code')!;
+
+    const tokenResponse = await fetch(`${base}/oidc/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: `${base}/callback`, client_id: 'latchkey-demo', code_verifier: verifier }),
+    });
+    expect(tokenResponse.status).toBe(200);
+    const tokens = (await tokenResponse.json()) as { access_token: string; id_token: string; token_type: string; expires_in: number };
+    const idToken = decodeJwt(tokens.id_token);
+    expect(idToken).toMatchObject({ iss: base, aud: 'latchkey-demo', amr: ['otp'], acr: 'urn:latchkey:acr:otp', email: 'alice@acme.test' });
+    expect(typeof idToken.auth_time).toBe('number');
+    expect(decodeProtectedHeader(tokens.access_token).typ).toBe('at+jwt');
+    const accessToken = decodeJwt(tokens.access_token);
+    expect(accessToken).toMatchObject({ iss: base, aud: 'urn:latchkey:api', sub: idToken.sub, amr: ['otp'], acr: 'urn:latchkey:acr:otp', scope: 'api' });
+    expect(accessToken.exp! - accessToken.iat!).toBe(600);
+
+    const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } viewer { amr acr } documents(first: 5) { edges { node { title } } } }' }, { token: tokens.access_token });
+    expect(api.status).toBe(200);
+    expect(api.json.data.me.email).toBe('alice@acme.test');
+    expect(api.json.data.viewer).toEqual({ amr: ['otp'], acr: 'urn:latchkey:acr:otp' });
+    expect(api.json.data.documents.edges.length).toBeGreaterThan(0);
+
+    // Single use: the same token signs nobody in again.
+    const again = await new BrowserSession(base).request('/login/ott', { form: { token } });
+    expect(again.status).toBe(401);
+  });
+
+  it('the provider and the API publish one and the same key set', async () => {
+    const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(discovery['issuer']).toBe(base);
+    expect(discovery['jwks_uri']).toBe(`${base}/.well-known/jwks.json`);
+    expect(discovery['code_challenge_methods_supported']).toEqual(['S256']);
+  });
+
+  it('rule 3: the generate answer is identical whether or not the account exists, and never carries the token', async () => {
+    const answer = async (username: string) => {
+      const response = await new BrowserSession(base).request('/ott/generate', { form: { username } });
+      const headers = Object.fromEntries([...response.headers].filter(([name]) => !['date', 'x-request-id'].includes(name)));
+      return { status: response.status, headers, text: response.text, location: response.location };
+    };
+    expect(await answer('nobody@nowhere.test')).toEqual(await answer('bob@acme.test'));
+    const json = await new BrowserSession(base).request('/ott/generate', { json: { username: 'nobody@nowhere.test' } });
+    const jsonKnown = await new BrowserSession(base).request('/ott/generate', { json: { username: 'bob@acme.test' } });
+    expect([json.status, json.text]).toEqual([jsonKnown.status, jsonKnown.text]);
+    expect(json.status).toBe(202);
+  });
+
+  it('a link followed in another browser signs that browser in, never the sign-in pending in the first', async () => {
+    const first = new BrowserSession(base);
+    const { interaction } = await authorize(first);
+    await first.request(interaction);
+    const before = outboxMessages().length;
+    await first.request('/ott/generate', { form: { username: 'alice@acme.test' } });
+    const token = new URL((await nextMessage(before)).magicLink).searchParams.get('token')!;
+
+    const second = new BrowserSession(base);
+    const consumed = await second.request('/login/ott', { form: { token } });
+    expect(consumed.status).toBe(303);
+    expect(consumed.location).toBe('/');
+    // The first browser's sign-in is still waiting for a login.
+    const pending = await first.request(interaction);
+    expect(pending.status).toBe(200);
+    expect(pending.text).toContain('action="/ott/generate"');
+  });
+
+  it('cross-site posts and bad input are refused with a 4xx, never a 5xx', async () => {
+    const browser = new BrowserSession(base);
+    expect((await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: { origin: 'https://evil.example' } })).status).toBe(403);
+    expect((await browser.request('/ott/generate', { form: {} })).status).toBe(400);
+    expect((await browser.request('/ott/generate', { form: { username: 'not an address' } })).status).toBe(400);
+    expect((await browser.request('/ott/generate', { json: { username: 42 } })).status).toBe(400);
+    expect((await browser.request('/ott/generate', { json: [1, 2] })).status).toBe(400);
+    const garbage = await fetch(`${base}/ott/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
+    expect(garbage.status).toBe(400);
+    const wrongType = await fetch(`${base}/ott/generate`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'username=a@b.c' });
+    expect(wrongType.status).toBe(415);
+    const huge = await fetch(`${base}/ott/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'a'.repeat(10_000) }) });
+    expect(huge.status).toBe(413);
+    expect((await browser.request('/login/ott', { form: { token: 'x' } })).status).toBe(401);
+    expect((await browser.request('/login/ott', { form: {} })).status).toBe(401);
+    expect((await browser.request('/ott/generate')).status).toBe(405);
+    expect((await browser.request('/interaction/unknown-interaction-id')).status).toBe(400);
+  });
+});
