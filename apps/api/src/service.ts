@@ -5,7 +5,7 @@ import { createDatabase, isEmpty, runMigrations, seedDemoData, type DatabaseHand
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { join } from 'node:path';
-import { createDevOutbox, type DeliveryHandler } from '@latchkey/auth';
+import { createDevOutbox, createLoginLimits, type DeliveryHandler } from '@latchkey/auth';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logger.js';
@@ -66,6 +66,8 @@ export async function startService(config: Config, logger: Logger = createLogger
     production: config.env === 'production',
   });
   const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: config.database.poolSize });
+  /** what else holds connections, released before the database on close */
+  const resources: (() => Promise<void>)[] = [];
   try {
     await runMigrations(database);
     // `pnpm start` on a fresh development database comes up with the demo data of DESIGN.md.
@@ -73,7 +75,12 @@ export async function startService(config: Config, logger: Logger = createLogger
       const seeded = await seedDemoData(database);
       logger.info({ ...seeded }, 'seeded demo data into the empty development database');
     }
-    const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger) });
+    // Shared counters whenever instances can share them (DESIGN.md Scale-out): Redis, else PostgreSQL, else memory.
+    const limits = await createLoginLimits({
+      store: config.redisUrl ? { kind: 'redis', url: config.redisUrl } : config.database.url ? { kind: 'postgres', url: config.database.url } : { kind: 'memory' },
+    });
+    resources.push(() => limits.close());
+    const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger), loginLimits: limits });
     const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 }, app.handle);
     server.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {
@@ -95,10 +102,12 @@ export async function startService(config: Config, logger: Logger = createLogger
           setTimeout(() => server.closeAllConnections(), 5_000).unref();
         });
         await app.yoga.dispose();
+        for (const release of resources.reverse()) await release();
         await database.close();
       })());
     return { url, server, app, database, logger, close };
   } catch (error) {
+    for (const release of resources.reverse()) await release().catch(() => undefined);
     await database.close();
     throw error;
   }

@@ -14,7 +14,7 @@ import { documentRoutes } from '../rest/documents.js';
 import { createRestRouter } from '../rest/router.js';
 import type { Principal } from '../principal/principal.js';
 import { createCors } from './cors.js';
-import { createAuthorizationServer, createDrizzleAdapter, type ClientMetadata, type DeliveryHandler } from '@latchkey/auth';
+import { createAuthorizationServer, createDrizzleAdapter, type ClientMetadata, type DeliveryHandler, type LoginLimits } from '@latchkey/auth';
 import { createLoginRoutes } from '../login/routes.js';
 import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
@@ -27,6 +27,8 @@ export interface HttpAppDeps {
   keys: KeyMaterial;
   /** where one-time tokens are delivered (the development outbox, SMTP, ...) */
   delivery: DeliveryHandler;
+  /** login rate limits and lockout */
+  loginLimits: LoginLimits;
 }
 
 /** Per-request state, kept beside the request (a WeakMap, not expando properties on node's objects). */
@@ -47,7 +49,7 @@ function pathOf(url: string): string {
  * The HTTP front: request id, logging, transport limits (URL, body), CSRF content-type rule and CORS
  * are handled here in plain node:http, before Yoga, where they cost the least.
  */
-export async function createHttpApp({ config, logger, database, keys, delivery }: HttpAppDeps) {
+export async function createHttpApp({ config, logger, database, keys, delivery, loginLimits }: HttpAppDeps) {
   const { limits } = config;
   const verifier = createAccessTokenVerifier({
     jwks: keys.jwks,
@@ -96,6 +98,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery }
     db: database.db,
     provider,
     delivery,
+    limits: loginLimits,
     logger,
   });
   const jwksBody = JSON.stringify(keys.jwks);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { consumeOneTimeToken, findUserIdByEmail, generateOneTimeToken, normalizeUsername, type DeliveryHandler, type GenerateRequest, type Provider } from '@latchkey/auth';
+import { consumeOneTimeToken, findUserIdByEmail, generateOneTimeToken, normalizeUsername, type DeliveryHandler, type GenerateRequest, type LoginLimits, type Provider, type RateLimitDecision } from '@latchkey/auth';
 import type { Database } from '@latchkey/db';
 import type { Logger } from 'pino';
 import { sendJson } from '../http/respond.js';
@@ -12,6 +12,8 @@ export interface LoginRoutesOptions {
   db: Database;
   provider: Provider;
   delivery: DeliveryHandler;
+  /** rate limits and lockout of generation and consumption (spec One-time token login 4) */
+  limits: LoginLimits;
   logger: Logger;
   /**
    * The customizable generate-request step (spec One-time token login 5): sees the request and may change
@@ -57,7 +59,7 @@ function redirect(res: ServerResponse, location: string): void {
  * interaction page. Reachable without authentication; state-changing ones check Origin (Cross-site rules).
  */
 export function createLoginRoutes(options: LoginRoutesOptions) {
-  const { db, provider, delivery, logger, publicUrl } = options;
+  const { db, provider, delivery, limits, logger, publicUrl } = options;
   const origin = new URL(publicUrl).origin;
   const secure = publicUrl.startsWith('https:');
   const maxBodyBytes = options.maxBodyBytes ?? 4096;
@@ -74,6 +76,25 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
       return sendJson(res, status, { statusCode: status, message, error: reasons[status] ?? 'Error' });
     }
     html(res, status, page('Sign in', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/">Start again</a></p>`));
+  }
+
+  /** The client's address as the socket sees it (no proxy headers are trusted). */
+  const clientIp = (req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown';
+
+  /** 429 with Retry-After, the same for every account (the counters know nothing about accounts). */
+  function tooMany(req: IncomingMessage, res: ServerResponse, decision: RateLimitDecision & { allowed: false }): void {
+    res.setHeader('retry-after', String(decision.retryAfterSeconds));
+    refuse(req, res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`);
+  }
+
+  /** A counter store that cannot answer is not a reason to let everything through: 503. */
+  async function decide(check: Promise<RateLimitDecision>): Promise<RateLimitDecision | 'unavailable'> {
+    try {
+      return await check;
+    } catch (error) {
+      logger.error({ err: error }, 'rate-limit store unavailable');
+      return 'unavailable';
+    }
   }
 
   /** Delivery happens after the answer is sent, so neither timing nor outcome can tell accounts apart. */
@@ -101,6 +122,9 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     }
     const username = normalizeUsername(fields['username'] ?? '');
     if (!USERNAME.test(username)) return refuse(req, res, 400, 'username must be an e-mail address.');
+    const decision = await decide(limits.generate(clientIp(req), username));
+    if (decision === 'unavailable') return sendJson(res, 503, { statusCode: 503, message: 'Sign-in is unavailable. Try again shortly.', error: 'Service Unavailable' });
+    if (!decision.allowed) return tooMany(req, res, decision);
     deliverLater(req, res, username);
     if (wantsJson(req)) return sendJson(res, 202, { status: 'accepted', message: GENERATED });
     redirect(res, '/login/ott?sent=1');
@@ -130,9 +154,18 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
       if (error instanceof FormError) return refuse(req, res, error.status, error.message);
       throw error;
     }
+    const ip = clientIp(req);
+    const decision = await decide(limits.consumeAttempt(ip));
+    if (decision === 'unavailable') return sendJson(res, 503, { statusCode: 503, message: 'Sign-in is unavailable. Try again shortly.', error: 'Service Unavailable' });
+    if (!decision.allowed) return tooMany(req, res, decision);
     const consumed = await consumeOneTimeToken(db, (fields['token'] ?? '').trim());
     const userId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
-    if (!consumed || !userId) return refuse(req, res, 401, 'The sign-in link or code is invalid or has expired.');
+    if (!consumed || !userId) {
+      // Wrong tokens slow down, then stop, the source that sends them; the account itself is never locked.
+      await limits.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
+      return refuse(req, res, 401, 'The sign-in link or code is invalid or has expired.');
+    }
+    await limits.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
     // This browser has proven the token: it continues its own pending sign-in, or starts one.
     const continuation = await generateOneTimeToken(db, { username: consumed.username, ttlSeconds: CONTINUATION_TTL_SECONDS });
     setCookie(res, CONTINUE_COOKIE, continuation.token, { path: '/interaction', maxAgeSeconds: CONTINUATION_TTL_SECONDS, secure });
