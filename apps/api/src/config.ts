@@ -61,6 +61,9 @@ const envSchema = z.object({
   OIDC_CLIENTS: z.string().optional(),
   /** the first-party public client of the demo page at / (default: on outside production) */
   OIDC_DEMO_CLIENT: bool.optional(),
+  /** smtp:// or smtps:// URL of the mail server that delivers sign-in links */
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).max(200).default('Latchkey <login@localhost>'),
 
   SIGNING_KEY: z.string().min(1).optional(),
   SIGNING_KEY_FILE: z.string().min(1).optional(),
@@ -120,6 +123,9 @@ export interface Config {
   graphiql: boolean;
   introspection: 'open' | 'signed-in' | 'off';
   auth: {
+    /** sign-in mail: SMTP server URL (unset: the development outbox) and From address */
+    smtpUrl: string | undefined;
+    mailFrom: string;
     /** OpenID clients: OIDC_CLIENTS plus, when enabled, the demo client */
     clients: OidcClient[];
     /** clients whose consent is implicit */
@@ -248,11 +254,11 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
     },
     graphiql: e.GRAPHIQL ?? !production,
     introspection: e.INTROSPECTION ?? (production ? 'signed-in' : 'open'),
-    auth: authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl),
+    auth: { smtpUrl: e.SMTP_URL, mailFrom: e.MAIL_FROM, ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl) },
   };
 }
 
-function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Config['auth'] {
+function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Omit<Config['auth'], 'smtpUrl' | 'mailFrom'> {
   const clients = [...configured];
   if (demo && !clients.some((client) => client.client_id === DEMO_CLIENT_ID)) {
     // A public client (no secret, PKCE) for the demo page served at PUBLIC_URL.

@@ -5,7 +5,7 @@ import { createDatabase, isEmpty, runMigrations, seedDemoData, type DatabaseHand
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { join } from 'node:path';
-import { createDevOutbox, createLoginLimits, type DeliveryHandler } from '@latchkey/auth';
+import { createDevOutbox, createLoginLimits, createSmtpDelivery, type DeliveryHandler } from '@latchkey/auth';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logger.js';
@@ -43,10 +43,11 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 /**
- * Where one-time tokens go: the development outbox outside production. In production the outbox is refused;
- * until SMTP delivery lands (issue 4) a production server without one says so for every message it drops.
+ * Where one-time tokens go: SMTP when SMTP_URL is set, else the development outbox (refused in production).
+ * A production server with neither says so for every message it drops.
  */
 function deliveryFor(config: Config, logger: Logger): DeliveryHandler {
+  if (config.auth.smtpUrl) return createSmtpDelivery({ url: config.auth.smtpUrl, from: config.auth.mailFrom });
   if (config.env !== 'production') return createDevOutbox({ dir: join(config.dataDir, 'outbox'), production: false });
   return {
     name: 'none',

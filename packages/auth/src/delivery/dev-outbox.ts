@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DeliveryHandler, OneTimeTokenMessage } from './types.js';
+import { renderMessage } from './message.js';
+import type { DeliveryHandler } from './types.js';
 
 export interface DevOutboxOptions {
   /** where messages are written, one JSON file each (e.g. `${DATA_DIR}/outbox`) */
@@ -28,14 +29,6 @@ interface StoredMessage {
   sentAt: string;
 }
 
-function render(message: OneTimeTokenMessage): Pick<StoredMessage, 'subject' | 'text'> {
-  const minutes = Math.max(1, Math.round((message.expiresAt.getTime() - Date.now()) / 60_000));
-  return {
-    subject: 'Your Latchkey sign-in link',
-    text: `Sign in to Latchkey by opening this link within ${minutes} minute(s):\n\n${message.magicLink}\n\nIf you did not ask to sign in, ignore this message.`,
-  };
-}
-
 /**
  * Development delivery: each message becomes a file under `dir` (newest last by name) and is echoed to the
  * console. Refused in production. The token is in the message, as it would be in an e-mail, never in the
@@ -48,7 +41,7 @@ export function createDevOutbox(options: DevOutboxOptions): DeliveryHandler {
     name: 'dev-outbox',
     async deliver(message) {
       const sentAt = new Date();
-      const stored: StoredMessage = { to: message.to, ...render(message), magicLink: message.magicLink, expiresAt: message.expiresAt.toISOString(), sentAt: sentAt.toISOString() };
+      const stored: StoredMessage = { to: message.to, ...renderMessage(message), magicLink: message.magicLink, expiresAt: message.expiresAt.toISOString(), sentAt: sentAt.toISOString() };
       await mkdir(options.dir, { recursive: true, mode: 0o700 });
       const name = `${sentAt.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.json`;
       // Written whole, then renamed: a reader never sees half a message.
