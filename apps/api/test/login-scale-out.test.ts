@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createDatabase, seedDemoData, sql } from '@latchkey/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserSession, freePort } from './support/browser-session.js';
+import { databaseKind, startTestService, type TestService } from './support/service.js';
+
+/** A form post as the service's own pages send it (Origin = PUBLIC_URL's origin). */
+const consume = (service: TestService, token: string) =>
+  new BrowserSession(service.url).request('/login/ott', { form: { token }, headers: { origin: new URL(service.config.http.publicUrl).origin } });
+
+/** The newest magic-link token in an outbox directory, once it has arrived. */
+async function newestToken(outbox: string, after: number): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const names = existsSync(outbox) ? readdirSync(outbox).filter((name) => name.endsWith('.json')).sort() : [];
+    if (names.length > after) {
+      const message = JSON.parse(readFileSync(path.join(outbox, names.at(-1)!), 'utf8')) as { magicLink: string };
+      return new URL(message.magicLink).searchParams.get('token')!;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('no message arrived');
+}
+const count = (outbox: string) => (existsSync(outbox) ? readdirSync(outbox).filter((name) => name.endsWith('.json')).length : 0);
+
+describe('spec One-time token login 6: token storage survives restarts', () => {
+  it('a token generated before a restart is consumable after it (same DATA_DIR and database)', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-restart-'));
+    const port = await freePort();
+    const env = { DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: `http://localhost:${port}`, DATABASE_URL: undefined as string | undefined };
+    let dropDatabase = async () => undefined;
+    if (databaseKind === 'postgres') {
+      // One database for both lives of the service.
+      const name = `latchkey_restart_${randomBytes(5).toString('hex')}`;
+      const admin = await createDatabase({ url: process.env['DATABASE_URL'], dataDir, poolSize: 2 });
+      await admin.db.execute(sql.raw(`create database ${name}`));
+      await admin.close();
+      const url = new URL(process.env['DATABASE_URL']!);
+      url.pathname = `/${name}`;
+      env.DATABASE_URL = url.toString();
+      dropDatabase = async () => {
+        const again = await createDatabase({ url: process.env['DATABASE_URL'], dataDir, poolSize: 2 });
+        await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
+        await again.close();
+      };
+    }
+    const outbox = path.join(dataDir, 'outbox');
+    try {
+      const first = await startTestService(env);
+      await seedDemoData(first.database);
+      await new BrowserSession(first.url).request('/ott/generate', { json: { username: 'erin@acme.test' } });
+      const token = await newestToken(outbox, 0);
+      await first.stop();
+
+      const second = await startTestService(env);
+      try {
+        const consumed = await consume(second, token);
+        expect(consumed.status).toBe(303);
+        const again = await consume(second, token);
+        expect(again.status).toBe(401);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await dropDatabase();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.runIf(databaseKind === 'postgres')('scale-out: two instances on one PostgreSQL behave as one service', () => {
+  let one: TestService;
+  let two: TestService;
+  let dataDir: string;
+  let dropDatabase: () => Promise<void>;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-scale-'));
+    const name = `latchkey_scale_${randomBytes(5).toString('hex')}`;
+    const admin = await createDatabase({ url: process.env['DATABASE_URL'], dataDir, poolSize: 2 });
+    await admin.db.execute(sql.raw(`create database ${name}`));
+    await admin.close();
+    const url = new URL(process.env['DATABASE_URL']!);
+    url.pathname = `/${name}`;
+    dropDatabase = async () => {
+      const again = await createDatabase({ url: process.env['DATABASE_URL'], dataDir, poolSize: 2 });
+      await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
+      await again.close();
+    };
+    // Both write their outbox into the same directory, so the test can read what either sent.
+    one = await startTestService({ DATABASE_URL: url.toString(), DATA_DIR: dataDir });
+    two = await startTestService({ DATABASE_URL: url.toString(), DATA_DIR: dataDir });
+    await seedDemoData(one.database);
+  });
+  afterAll(async () => {
+    await one?.stop();
+    await two?.stop();
+    await dropDatabase?.();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a token generated on one instance is consumed on the other, once', async () => {
+    const outbox = path.join(dataDir, 'outbox');
+    const before = count(outbox);
+    await new BrowserSession(one.url).request('/ott/generate', { json: { username: 'alice@acme.test' } });
+    const token = await newestToken(outbox, before);
+    expect((await consume(two, token)).status).toBe(303);
+    expect((await consume(one, token)).status).toBe(401);
+  });
+
+  it('rate-limit counts are shared: five generations spread over both instances use up one budget', async () => {
+    const ask = (service: TestService) => new BrowserSession(service.url).request('/ott/generate', { json: { username: 'bob@acme.test' } });
+    const statuses = [];
+    for (const service of [one, two, one, two, one]) statuses.push((await ask(service)).status);
+    expect(statuses).toEqual([202, 202, 202, 202, 202]);
+    expect((await ask(two)).status).toBe(429);
+    expect((await ask(one)).status).toBe(429);
+  });
+});
