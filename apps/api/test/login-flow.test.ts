@@ -175,3 +175,20 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect((await browser.request('/interaction/unknown-interaction-id')).status).toBe(400);
   });
 });
+
+describe('the demo client (a public OpenID client at /)', () => {
+  it('serves its page at / and /callback without sign-in, with a strict CSP and its script from /demo.js', async () => {
+    for (const path of ['/', '/callback?code=x&state=y']) {
+      const response = await fetch(`${base}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+      const html = await response.text();
+      expect(html).toContain('"clientId":"latchkey-demo"');
+      expect(html).toContain(`"redirectUri":"${base}/callback"`);
+      expect(html).toContain('<script src="/demo.js" defer></script>');
+    }
+    const script = await fetch(`${base}/demo.js`);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await script.text()).toContain("code_challenge_method: 'S256'");
+  });
+});

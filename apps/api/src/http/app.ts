@@ -15,6 +15,7 @@ import { createRestRouter } from '../rest/router.js';
 import type { Principal } from '../principal/principal.js';
 import { createCors } from './cors.js';
 import { createAuthorizationServer, createDrizzleAdapter, type ClientMetadata, type DeliveryHandler, type LoginLimits } from '@latchkey/auth';
+import { createDemoClient } from '../demo/page.js';
 import { createLoginRoutes } from '../login/routes.js';
 import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
@@ -93,6 +94,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
   });
   const oidc = provider.callback();
+  const demo = config.auth.demoClientId ? createDemoClient({ publicUrl: config.http.publicUrl, clientId: config.auth.demoClientId }) : undefined;
   const login = createLoginRoutes({
     publicUrl: config.http.publicUrl,
     db: database.db,
@@ -227,6 +229,8 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
         ? sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' })
         : sendHttpError(res, 404, 'Not Found');
     }
+    if (demo && (path === '/' || path === '/callback')) return demo.sendPage(req, res);
+    if (demo && path === '/demo.js') return demo.sendScript(req, res);
     switch (path) {
       case '/healthz':
         return sendJson(res, 200, { status: 'ok' });

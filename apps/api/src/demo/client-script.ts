@@ -1,0 +1,85 @@
+/**
+ * The demo client's browser script: authorization code + PKCE against the provider, then the API with the
+ * access token. Tokens live in sessionStorage of this tab only. Served as /demo.js (no inline script).
+ */
+export const DEMO_CLIENT_SCRIPT = String.raw`
+(() => {
+  const config = JSON.parse(document.getElementById('demo-config').textContent);
+  const $ = (id) => document.getElementById(id);
+  const b64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const random = (n) => b64url(crypto.getRandomValues(new Uint8Array(n)));
+  const show = (id, on) => { $(id).hidden = !on; };
+  const text = (id, value) => { $(id).textContent = value; };
+
+  async function signIn() {
+    const verifier = random(32);
+    const challenge = b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
+    const state = random(16);
+    sessionStorage.setItem('demo.pkce', JSON.stringify({ verifier, state }));
+    const params = new URLSearchParams({
+      client_id: config.clientId, response_type: 'code', redirect_uri: config.redirectUri,
+      scope: 'openid email profile api', code_challenge: challenge, code_challenge_method: 'S256', state,
+    });
+    location.assign('/oidc/auth?' + params);
+  }
+
+  async function finishSignIn(params) {
+    const saved = JSON.parse(sessionStorage.getItem('demo.pkce') || 'null');
+    sessionStorage.removeItem('demo.pkce');
+    history.replaceState(null, '', '/');
+    if (params.get('error')) throw new Error(params.get('error_description') || params.get('error'));
+    if (!saved || saved.state !== params.get('state')) throw new Error('The sign-in response does not belong to this tab.');
+    const response = await fetch('/oidc/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code'), redirect_uri: config.redirectUri, client_id: config.clientId, code_verifier: saved.verifier }),
+    });
+    if (!response.ok) throw new Error('The token request failed (' + response.status + ').');
+    sessionStorage.setItem('demo.tokens', JSON.stringify(await response.json()));
+  }
+
+  function claimsOf(jwt) {
+    const part = jwt.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    return JSON.parse(decodeURIComponent(escape(atob(part))));
+  }
+
+  async function render() {
+    const tokens = JSON.parse(sessionStorage.getItem('demo.tokens') || 'null');
+    show('signed-out', !tokens);
+    show('signed-in', !!tokens);
+    if (!tokens) return;
+    const claims = claimsOf(tokens.id_token);
+    text('who', claims.email || claims.sub);
+    text('claims', JSON.stringify({ sub: claims.sub, email: claims.email, amr: claims.amr, acr: claims.acr, auth_time: claims.auth_time }, null, 2));
+    const response = await fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: 'Bearer ' + tokens.access_token },
+      body: JSON.stringify({ query: '{ documents(first: 20) { edges { node { id title status organization { slug } } } } }' }),
+    });
+    const result = await response.json();
+    const list = $('documents');
+    list.replaceChildren();
+    if (!response.ok || !result.data) { text('documents-error', 'The API answered ' + response.status + '.'); return; }
+    for (const { node } of result.data.documents.edges) {
+      const item = document.createElement('li');
+      item.textContent = node.title + ' (' + node.organization.slug + ', ' + node.status.toLowerCase() + ')';
+      list.append(item);
+    }
+  }
+
+  function signOut() {
+    const tokens = JSON.parse(sessionStorage.getItem('demo.tokens') || 'null');
+    sessionStorage.removeItem('demo.tokens');
+    const params = new URLSearchParams({ client_id: config.clientId, post_logout_redirect_uri: config.postLogoutRedirectUri });
+    if (tokens) params.set('id_token_hint', tokens.id_token);
+    location.assign('/oidc/session/end?' + params);
+  }
+
+  $('sign-in').addEventListener('click', () => { signIn().catch((error) => text('error', error.message)); });
+  $('sign-out').addEventListener('click', signOut);
+  const params = new URLSearchParams(location.search);
+  (params.has('code') || params.has('error') ? finishSignIn(params) : Promise.resolve())
+    .then(render)
+    .catch((error) => { text('error', error.message); render(); });
+})();
+`;

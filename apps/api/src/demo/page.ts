@@ -1,0 +1,56 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { page } from '../login/html.js';
+import { DEMO_CLIENT_SCRIPT } from './client-script.js';
+
+export interface DemoClientOptions {
+  publicUrl: string;
+  clientId: string;
+}
+
+const SECURITY_HEADERS = {
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+/**
+ * The demo client at `/` (and its redirect URI `/callback`): a public OpenID client in the browser that signs
+ * in with code + PKCE, shows the ID token's claims and the caller's documents. Public pages (no sign-in).
+ */
+export function createDemoClient(options: DemoClientOptions) {
+  const config = JSON.stringify({
+    clientId: options.clientId,
+    redirectUri: `${options.publicUrl}/callback`,
+    postLogoutRedirectUri: `${options.publicUrl}/`,
+  }).replace(/</g, '\\u003c');
+  const body = `<p id="error" class="error" role="alert"></p>
+<section id="signed-out">
+<p>Sign in through the Latchkey OpenID provider (authorization code with PKCE).</p>
+<button id="sign-in" type="button">Sign in</button>
+</section>
+<section id="signed-in" hidden>
+<p>Signed in as <strong id="who"></strong>.</p>
+<h2>ID token claims</h2>
+<pre id="claims"></pre>
+<h2>Your documents</h2>
+<p id="documents-error" class="error"></p>
+<ul id="documents"></ul>
+<button id="sign-out" type="button">Sign out</button>
+</section>
+<script type="application/json" id="demo-config">${config}</script>
+<script src="/demo.js" defer></script>`;
+  const html = page('Latchkey demo client', body);
+  const csp = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+  function sendPage(_req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp, 'content-length': Buffer.byteLength(html) });
+    res.end(html);
+  }
+
+  function sendScript(_req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(DEMO_CLIENT_SCRIPT) });
+    res.end(DEMO_CLIENT_SCRIPT);
+  }
+
+  return { sendPage, sendScript };
+}
