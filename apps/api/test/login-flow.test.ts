@@ -159,6 +159,10 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
   it('cross-site posts and bad input are refused with a 4xx, never a 5xx', async () => {
     const browser = new BrowserSession(base);
     expect((await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: { origin: 'https://evil.example' } })).status).toBe(403);
+    // A page under no-referrer posts with Origin: null; Fetch Metadata then tells same-site from cross-site.
+    expect((await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: { origin: 'null', 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    expect((await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: { origin: 'null' } })).status).toBe(403);
+    expect((await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: { origin: 'null', 'sec-fetch-site': 'same-origin' } })).status).toBe(303);
     expect((await browser.request('/ott/generate', { form: {} })).status).toBe(400);
     expect((await browser.request('/ott/generate', { form: { username: 'not an address' } })).status).toBe(400);
     expect((await browser.request('/ott/generate', { json: { username: 42 } })).status).toBe(400);

@@ -64,10 +64,17 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
   const secure = publicUrl.startsWith('https:');
   const maxBodyBytes = options.maxBodyBytes ?? 4096;
 
-  /** A cross-site form post is refused: the Origin (sent with every POST by browsers) must be ours. */
+  /**
+   * A cross-site form post is refused. Browsers send Origin with every POST, but a page under
+   * `Referrer-Policy: no-referrer` (the token page) sends `Origin: null`; then Fetch Metadata decides. A
+   * request with neither header is not from a browser (no ambient cookies to abuse) and may pass.
+   */
   function sameOrigin(req: IncomingMessage): boolean {
     const sent = req.headers.origin;
-    return sent === undefined || sent === origin;
+    if (sent === origin) return true;
+    if (sent !== undefined && sent !== 'null') return false;
+    const site = req.headers['sec-fetch-site'];
+    return site === undefined ? sent === undefined : site === 'same-origin';
   }
 
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {

@@ -1,0 +1,82 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { seedDemoData } from '@latchkey/db';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/browser-session.js';
+import { hasChromium, launchChromium } from './support/chromium.js';
+import { postGraphQL, startTestService, type TestService } from './support/service.js';
+
+const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
+
+if (!hasChromium) process.stdout.write('[latchkey tests] browser end-to-end tests skipped: /usr/bin/chromium is missing (apt-get install chromium)\n');
+
+describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in with a magic link', () => {
+  let service: TestService;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    // The RP ID and cookies want a host name: the page is opened at localhost, the server listens on 127.0.0.1.
+    base = `http://localhost:${port}`;
+    service = await startTestService({ PORT: String(port), PUBLIC_URL: base, NODE_ENV: 'development' });
+    await seedDemoData(service.database);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  function latestLink(after: number): string | undefined {
+    const dir = path.join(service.config.dataDir, 'outbox');
+    if (!existsSync(dir)) return undefined;
+    const names = readdirSync(dir).filter((name) => name.endsWith('.json')).sort();
+    if (names.length <= after) return undefined;
+    return (JSON.parse(readFileSync(path.join(dir, names.at(-1)!), 'utf8')) as { magicLink: string }).magicLink;
+  }
+
+  it('request a link for alice, follow it, land signed in with her documents; the ID token says amr otp', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/interaction\//);
+    await page.getByLabel('E-mail address').fill('alice@acme.test');
+    await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+    await page.waitForURL(/\/login\/ott\?sent=1/);
+    await expect.poll(() => latestLink(0), { timeout: 5000 }).toBeDefined();
+    const link = latestLink(0)!;
+
+    // Following the link in the same browser: the page fills the field, the user confirms.
+    await page.goto(link);
+    await expect.poll(() => page.url()).not.toContain('token=');
+    expect(await page.getByLabel('Sign-in code from your e-mail').inputValue()).toBe(new URL(link).searchParams.get('token'));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/`);
+    await expect.poll(() => page.locator('#who').textContent(), { timeout: 10_000 }).toBe('alice@acme.test');
+    await expect.poll(() => page.locator('#documents li').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    const claims = JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string };
+    expect(claims).toMatchObject({ amr: ['otp'], acr: 'urn:latchkey:acr:otp' });
+    expect(await page.locator('#documents').textContent()).toContain('Quarterly plan');
+
+    // The tab's access token works on /graphql.
+    const tokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
+    const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token });
+    expect(api.json).toEqual({ data: { me: { email: 'alice@acme.test' } } });
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'demo-client-signed-in.png'), fullPage: true });
+
+    // Sign out ends the provider session and returns to the signed-out page.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForLoadState('networkidle');
+    const confirm = page.getByRole('button', { name: /yes|sign out/i });
+    if (await confirm.count()) await confirm.first().click();
+    await page.waitForURL(`${base}/`, { timeout: 10_000 });
+    await expect.poll(() => page.locator('#signed-out').isVisible()).toBe(true);
+    await context.close();
+  });
+});
