@@ -64,6 +64,11 @@ const envSchema = z.object({
   /** smtp:// or smtps:// URL of the mail server that delivers sign-in links */
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).max(200).default('Latchkey <login@localhost>'),
+  /** sign-in messages POSTed as signed JSON (SMS gateways and other channels), when SMTP_URL is unset */
+  DELIVERY_WEBHOOK_URL: z.url().optional(),
+  DELIVERY_WEBHOOK_SECRET: z.string().min(32, 'must have at least 32 characters').optional(),
+  /** unknown addresses get an account (e-mail unverified) when they ask for a link. Off by default. */
+  SELF_SIGNUP: bool.default(false),
 
   SIGNING_KEY: z.string().min(1).optional(),
   SIGNING_KEY_FILE: z.string().min(1).optional(),
@@ -126,6 +131,9 @@ export interface Config {
     /** sign-in mail: SMTP server URL (unset: the development outbox) and From address */
     smtpUrl: string | undefined;
     mailFrom: string;
+    webhook: { url: string; secret: string } | undefined;
+    /** unknown addresses asking for a link get an account */
+    selfSignup: boolean;
     /** OpenID clients: OIDC_CLIENTS plus, when enabled, the demo client */
     clients: OidcClient[];
     /** clients whose consent is implicit */
@@ -254,11 +262,23 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
     },
     graphiql: e.GRAPHIQL ?? !production,
     introspection: e.INTROSPECTION ?? (production ? 'signed-in' : 'open'),
-    auth: { smtpUrl: e.SMTP_URL, mailFrom: e.MAIL_FROM, ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl) },
+    auth: {
+      smtpUrl: e.SMTP_URL,
+      mailFrom: e.MAIL_FROM,
+      webhook: webhookConfig(e.DELIVERY_WEBHOOK_URL, e.DELIVERY_WEBHOOK_SECRET),
+      selfSignup: e.SELF_SIGNUP,
+      ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl),
+    },
   };
 }
 
-function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Omit<Config['auth'], 'smtpUrl' | 'mailFrom'> {
+function webhookConfig(url: string | undefined, secret: string | undefined): Config['auth']['webhook'] {
+  if (!url && !secret) return undefined;
+  if (!url || !secret) throw new ConfigError('invalid configuration:\n  DELIVERY_WEBHOOK_URL and DELIVERY_WEBHOOK_SECRET go together');
+  return { url, secret };
+}
+
+function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Omit<Config['auth'], 'smtpUrl' | 'mailFrom' | 'webhook' | 'selfSignup'> {
   const clients = [...configured];
   if (demo && !clients.some((client) => client.client_id === DEMO_CLIENT_ID)) {
     // A public client (no secret, PKCE) for the demo page served at PUBLIC_URL.

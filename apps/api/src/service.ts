@@ -5,7 +5,7 @@ import { createDatabase, isEmpty, runMigrations, seedDemoData, type DatabaseHand
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { join } from 'node:path';
-import { createDevOutbox, createLoginLimits, createSmtpDelivery, type DeliveryHandler } from '@latchkey/auth';
+import { createDevOutbox, createLoginLimits, createSmtpDelivery, createWebhookDelivery, purgeExpiredOidcModels, purgeExpiredOneTimeTokens, type DeliveryHandler } from '@latchkey/auth';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logger.js';
@@ -43,11 +43,13 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 /**
- * Where one-time tokens go: SMTP when SMTP_URL is set, else the development outbox (refused in production).
+ * Where one-time tokens go: SMTP when SMTP_URL is set, else the signed webhook when DELIVERY_WEBHOOK_URL is,
+ * else the development outbox (refused in production).
  * A production server with neither says so for every message it drops.
  */
 function deliveryFor(config: Config, logger: Logger): DeliveryHandler {
   if (config.auth.smtpUrl) return createSmtpDelivery({ url: config.auth.smtpUrl, from: config.auth.mailFrom });
+  if (config.auth.webhook) return createWebhookDelivery(config.auth.webhook);
   if (config.env !== 'production') return createDevOutbox({ dir: join(config.dataDir, 'outbox'), production: false });
   return {
     name: 'none',
@@ -81,6 +83,14 @@ export async function startService(config: Config, logger: Logger = createLogger
       store: config.redisUrl ? { kind: 'redis', url: config.redisUrl } : config.database.url ? { kind: 'postgres', url: config.database.url } : { kind: 'memory' },
     });
     resources.push(() => limits.close());
+    // Expired one-time tokens and provider artifacts are invisible at once; this only reclaims the rows.
+    const purge = setInterval(() => {
+      void Promise.all([purgeExpiredOneTimeTokens(database.db), purgeExpiredOidcModels(database.db)]).catch((error: unknown) =>
+        logger.warn({ err: error }, 'purging expired login records failed'),
+      );
+    }, 10 * 60_000);
+    purge.unref();
+    resources.push(async () => clearInterval(purge));
     const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger), loginLimits: limits });
     const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 }, app.handle);
     server.on('clientError', answerClientError);

@@ -15,8 +15,8 @@ export { createDrizzleAdapter, purgeExpiredOidcModels } from './oidc/drizzle-ada
 export type { OidcAdapter, OidcAdapterClass, OidcPayload } from './oidc/drizzle-adapter.js';
 
 // Delivery
-export { createDevOutbox, createSmtpDelivery, OutboxRefusedError, readOutbox, renderMessage } from './delivery/index.js';
-export type { DeliveryHandler, DevOutboxOptions, OneTimeTokenMessage, SmtpDeliveryOptions } from './delivery/index.js';
+export { createDevOutbox, createSmtpDelivery, createWebhookDelivery, OutboxRefusedError, readOutbox, renderMessage, WebhookDeliveryError } from './delivery/index.js';
+export type { DeliveryHandler, DevOutboxOptions, OneTimeTokenMessage, SmtpDeliveryOptions, WebhookDeliveryOptions } from './delivery/index.js';
 
 // OpenID provider
 export { createAuthorizationServer, API_SCOPES, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';

@@ -102,6 +102,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     delivery,
     limits: loginLimits,
     logger,
+    selfSignup: config.auth.selfSignup,
   });
   const jwksBody = JSON.stringify(keys.jwks);
   const logRequests = logger.isLevelEnabled('info');

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { consumeOneTimeToken, findUserIdByEmail, generateOneTimeToken, normalizeUsername, type DeliveryHandler, type GenerateRequest, type LoginLimits, type Provider, type RateLimitDecision } from '@latchkey/auth';
-import type { Database } from '@latchkey/db';
+import { users, type Database } from '@latchkey/db';
 import type { Logger } from 'pino';
 import { sendJson } from '../http/respond.js';
 import { CONTINUE_COOKIE, PENDING_COOKIE, clearCookie, readCookie, setCookie } from './cookies.js';
@@ -22,6 +22,8 @@ export interface LoginRoutesOptions {
   onGenerateRequest?: (request: GenerateRequest, req: IncomingMessage) => GenerateRequest;
   /** @default 4096 */
   maxBodyBytes?: number;
+  /** unknown addresses that ask for a link get an account (e-mail unverified). @default false */
+  selfSignup?: boolean;
 }
 
 /** How a one-time-token login is reported (RFC 8176 amr, our acr). */
@@ -104,12 +106,20 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     }
   }
 
+  /** Self sign-up: the account exists from now on, its e-mail unverified; a suspended one stays suspended. */
+  async function signUp(email: string): Promise<string | null> {
+    await db.insert(users).values({ email }).onConflictDoNothing();
+    return findUserIdByEmail(db, email);
+  }
+
   /** Delivery happens after the answer is sent, so neither timing nor outcome can tell accounts apart. */
   function deliverLater(req: IncomingMessage, res: ServerResponse, username: string): void {
     setImmediate(() => {
       void (async () => {
-        const userId = await findUserIdByEmail(db, username);
-        if (!userId) return; // unknown addresses never get an account created implicitly
+        let userId = await findUserIdByEmail(db, username);
+        // Unknown addresses never get an account implicitly, unless self sign-up is switched on.
+        if (!userId && options.selfSignup) userId = await signUp(username);
+        if (!userId) return;
         const request = options.onGenerateRequest ? options.onGenerateRequest({ username }, req) : { username };
         const { token, expiresAt } = await generateOneTimeToken(db, request);
         const magicLink = `${publicUrl}/login/ott?token=${encodeURIComponent(token)}`;
