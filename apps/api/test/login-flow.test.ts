@@ -156,6 +156,55 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect(pending.text).toContain('action="/ott/generate"');
   });
 
+});
+
+describe('the demo client (a public OpenID client at /)', () => {
+  it('serves its page at / and /callback without sign-in, with a strict CSP and its script from /demo.js', async () => {
+    for (const path of ['/', '/callback?code=x&state=y']) {
+      const response = await fetch(`${base}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+      const html = await response.text();
+      expect(html).toContain('"clientId":"latchkey-demo"');
+      expect(html).toContain(`"redirectUri":"${base}/callback"`);
+      expect(html).toContain('<script src="/demo.js" defer></script>');
+    }
+    const script = await fetch(`${base}/demo.js`);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await script.text()).toContain("code_challenge_method: 'S256'");
+  });
+});
+
+describe('continuations cannot be forged from other tokens', () => {
+  it('a continuation token is no magic link, and a magic link put into the continuation cookie signs nobody in', async () => {
+    // A continuation recorded as "otp:alice@acme.test" is not an e-mail: POST /login/ott refuses it.
+    const browser = new BrowserSession(base);
+    const { interaction } = await authorize(browser);
+    await browser.request(interaction);
+    const before = outboxMessages().length;
+    await browser.request('/ott/generate', { form: { username: 'alice@acme.test' } });
+    const token = new URL((await nextMessage(before)).magicLink).searchParams.get('token')!;
+    await browser.request('/login/ott', { form: { token } });
+    const continuation = browser.cookies.get('lk_continue')!;
+    expect(continuation).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await new BrowserSession(base).request('/login/ott', { form: { token: continuation } })).status).toBe(401);
+
+    // A fresh magic-link token smuggled into the cookie of another pending sign-in does not complete it.
+    const other = new BrowserSession(base);
+    const pending = await authorize(other);
+    await other.request(pending.interaction);
+    const count = outboxMessages().length;
+    await other.request('/ott/generate', { form: { username: 'bob@acme.test' } });
+    const link = new URL((await nextMessage(count)).magicLink).searchParams.get('token')!;
+    other.cookies.set('lk_continue', link);
+    const page = await other.request(pending.interaction);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('action="/ott/generate"');
+  });
+});
+
+// Last: wrong tokens slow down and then lock out this test's source address (127.0.0.1).
+describe('login endpoints under bad input', () => {
   it('cross-site posts and bad input are refused with a 4xx, never a 5xx', async () => {
     const browser = new BrowserSession(base);
     expect((await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: { origin: 'https://evil.example' } })).status).toBe(403);
@@ -173,26 +222,10 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect(wrongType.status).toBe(415);
     const huge = await fetch(`${base}/ott/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'a'.repeat(10_000) }) });
     expect(huge.status).toBe(413);
-    expect((await browser.request('/login/ott', { form: { token: 'x' } })).status).toBe(401);
-    expect((await browser.request('/login/ott', { form: {} })).status).toBe(401);
+    // Refused as invalid, or already slowed down by earlier wrong tokens from this address.
+    expect([401, 429]).toContain((await browser.request('/login/ott', { form: { token: 'x' } })).status);
+    expect([401, 429]).toContain((await browser.request('/login/ott', { form: {} })).status);
     expect((await browser.request('/ott/generate')).status).toBe(405);
     expect((await browser.request('/interaction/unknown-interaction-id')).status).toBe(400);
-  });
-});
-
-describe('the demo client (a public OpenID client at /)', () => {
-  it('serves its page at / and /callback without sign-in, with a strict CSP and its script from /demo.js', async () => {
-    for (const path of ['/', '/callback?code=x&state=y']) {
-      const response = await fetch(`${base}${path}`);
-      expect(response.status).toBe(200);
-      expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
-      const html = await response.text();
-      expect(html).toContain('"clientId":"latchkey-demo"');
-      expect(html).toContain(`"redirectUri":"${base}/callback"`);
-      expect(html).toContain('<script src="/demo.js" defer></script>');
-    }
-    const script = await fetch(`${base}/demo.js`);
-    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(await script.text()).toContain("code_challenge_method: 'S256'");
   });
 });

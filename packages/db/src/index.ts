@@ -7,20 +7,35 @@ export { runMigrations } from './migrate.js';
 
 // Schema
 export * as schema from './schema.js';
-export { documents, documentStatus, memberships, oidcModels, oneTimeTokens, organizations, plan, role, users } from './schema.js';
+export {
+  documents,
+  documentStatus,
+  memberships,
+  oidcModels,
+  oneTimeTokens,
+  organizations,
+  passkeys,
+  plan,
+  role,
+  users,
+  webauthnChallenges,
+} from './schema.js';
 export type {
   DocumentRow,
   DocumentStatus,
   MembershipRow,
   NewDocumentRow,
   NewOidcModelRow,
+  NewPasskeyRow,
   NewUserRow,
   OidcModelRow,
   OneTimeTokenRow,
   OrganizationRow,
+  PasskeyRow,
   Plan,
   Role,
   UserRow,
+  WebAuthnChallengeRow,
 } from './schema.js';
 
 // Demo data

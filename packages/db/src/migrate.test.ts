@@ -54,7 +54,7 @@ describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       handle,
       sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     );
-    expect(tables.map((t) => t.table_name)).toEqual(['documents', 'memberships', 'oidc_models', 'one_time_tokens', 'organizations', 'users']);
+    expect(tables.map((t) => t.table_name)).toEqual(['documents', 'memberships', 'oidc_models', 'one_time_tokens', 'organizations', 'passkeys', 'users', 'webauthn_challenges']);
     expect(await appliedMigrations(handle)).toBe(journalEntryCount());
   });
 

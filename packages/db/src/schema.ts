@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, customType, index, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * Accounts. `email` is stored lower-cased: callers must normalise it (e.g.
@@ -146,6 +146,80 @@ export const oidcModels = pgTable(
 );
 export type OidcModelRow = typeof oidcModels.$inferSelect;
 export type NewOidcModelRow = typeof oidcModels.$inferInsert;
+
+/**
+ * bytea as a plain Uint8Array on both drivers: postgres-js hands back a Buffer, PGlite a Uint8Array; the
+ * copy makes callers independent of which (and of a Buffer's shared pool memory).
+ */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  toDriver: (value) => Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+  fromDriver: (value) => new Uint8Array(value),
+});
+
+/**
+ * WebAuthn credentials (spec "Passkeys" 3: registered credentials and user handles need durable storage).
+ * `id` is the credential id as the browser reports it (base64url). `user_handle` is the WebAuthn user.id
+ * (base64url of random bytes), never the account's uuid, so an authenticator holds nothing that names the
+ * account. `rp_id` is the relying-party ID the credential is scoped to (rule 4): it is only ever accepted
+ * for that RP ID. The public key is the COSE key as the authenticator sent it, kept as bytes.
+ */
+export const passkeys = pgTable(
+  'passkeys',
+  {
+    id: text('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    userHandle: text('user_handle').notNull(),
+    publicKey: bytea('public_key').notNull(),
+    /** the authenticator's signature counter: an unsigned 32-bit value, hence bigint */
+    counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+    transports: text('transports').array().notNull().default(sql`'{}'::text[]`),
+    /** 'singleDevice' or 'multiDevice' (synced passkey) */
+    deviceType: text('device_type').notNull(),
+    backedUp: boolean('backed_up').notNull(),
+    aaguid: text('aaguid').notNull(),
+    label: text('label'),
+    rpId: text('rp_id').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    index('passkeys_user_idx').on(t.userId),
+    check('passkeys_counter_check', sql`${t.counter} between 0 and 4294967295`),
+    check('passkeys_label_length_check', sql`char_length(${t.label}) between 1 and 64`),
+  ],
+);
+export type PasskeyRow = typeof passkeys.$inferSelect;
+export type NewPasskeyRow = typeof passkeys.$inferInsert;
+
+/**
+ * In-flight WebAuthn challenges, kept in the database rather than in process memory so that any instance
+ * can finish a ceremony another one started and a restart loses nothing. A row is consumed by deleting it
+ * (single use). `binding_hash` is a SHA-256 of the value (e.g. the browser session id) the caller bound
+ * the ceremony to: a challenge is only accepted back from the same session. `user_handle` is the WebAuthn
+ * user.id offered in registration options, remembered until the credential is stored.
+ */
+export const webauthnChallenges = pgTable(
+  'webauthn_challenges',
+  {
+    id: text('id').primaryKey(),
+    challenge: text('challenge').notNull(),
+    purpose: text('purpose', { enum: ['registration', 'authentication'] }).notNull(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    userHandle: text('user_handle'),
+    bindingHash: text('binding_hash').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('webauthn_challenges_challenge_key').on(t.challenge),
+    index('webauthn_challenges_expires_idx').on(t.expiresAt),
+    check('webauthn_challenges_purpose_check', sql`${t.purpose} in ('registration', 'authentication')`),
+  ],
+);
+export type WebAuthnChallengeRow = typeof webauthnChallenges.$inferSelect;
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type MembershipRow = typeof memberships.$inferSelect;

@@ -26,8 +26,12 @@ export interface LoginRoutesOptions {
   selfSignup?: boolean;
 }
 
-/** How a one-time-token login is reported (RFC 8176 amr, our acr). */
-export const OTT_LOGIN = { amr: ['otp'], acr: 'urn:latchkey:acr:otp' } as const;
+/** How each way of signing in is reported (RFC 8176 amr, our acr). */
+export const LOGIN_METHODS = {
+  otp: { amr: ['otp'], acr: 'urn:latchkey:acr:otp' },
+  swk: { amr: ['swk'], acr: 'urn:latchkey:acr:passkey' },
+} as const;
+export type LoginMethod = keyof typeof LOGIN_METHODS;
 const USERNAME = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
 const CONTINUATION_TTL_SECONDS = 120;
 const UID = /^[A-Za-z0-9_-]{10,64}$/;
@@ -183,11 +187,27 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
       return refuse(req, res, 401, 'The sign-in link or code is invalid or has expired.');
     }
     await limits.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
-    // This browser has proven the token: it continues its own pending sign-in, or starts one.
-    const continuation = await generateOneTimeToken(db, { username: consumed.username, ttlSeconds: CONTINUATION_TTL_SECONDS });
+    redirect(res, await continueSignIn(req, res, consumed.username, 'otp'));
+  }
+
+  /**
+   * This browser has just proven who it is: it gets a single-use continuation (a one-time token in an HttpOnly
+   * cookie, recorded server-side as `method:email` so neither the method nor the person can be altered) and
+   * goes back to its own pending sign-in, or to `/` to start one. Returns where to go.
+   */
+  async function continueSignIn(req: IncomingMessage, res: ServerResponse, email: string, method: LoginMethod): Promise<string> {
+    const continuation = await generateOneTimeToken(db, { username: `${method}:${email}`, ttlSeconds: CONTINUATION_TTL_SECONDS });
     setCookie(res, CONTINUE_COOKIE, continuation.token, { path: '/interaction', maxAgeSeconds: CONTINUATION_TTL_SECONDS, secure });
     const pending = readCookie(req, PENDING_COOKIE);
-    redirect(res, pending && UID.test(pending) ? `/interaction/${pending}` : '/');
+    return pending && UID.test(pending) ? `/interaction/${pending}` : '/';
+  }
+
+  /** The person and method a continuation token records, or null. */
+  function continuationOf(recorded: string): { email: string; method: LoginMethod } | null {
+    const separator = recorded.indexOf(':');
+    const method = recorded.slice(0, separator);
+    if (separator < 0 || !(method in LOGIN_METHODS)) return null;
+    return { email: recorded.slice(separator + 1), method: method as LoginMethod };
   }
 
   /** The provider's login prompt: finish it with this browser's continuation, or show the sign-in form. */
@@ -208,10 +228,12 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     if (continuation) {
       clearCookie(res, CONTINUE_COOKIE, { path: '/interaction', secure });
       const consumed = await consumeOneTimeToken(db, continuation);
-      const accountId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
-      if (accountId) {
+      const proven = consumed ? continuationOf(consumed.username) : null;
+      const accountId = proven ? await findUserIdByEmail(db, proven.email) : null;
+      if (proven && accountId) {
         clearCookie(res, PENDING_COOKIE, { path: '/', secure });
-        return provider.interactionFinished(req, res, { login: { accountId, amr: [...OTT_LOGIN.amr], acr: OTT_LOGIN.acr, remember: true } }, { mergeWithLastSubmission: false });
+        const { amr, acr } = LOGIN_METHODS[proven.method];
+        return provider.interactionFinished(req, res, { login: { accountId, amr: [...amr], acr, remember: true } }, { mergeWithLastSubmission: false });
       }
     }
     setCookie(res, PENDING_COOKIE, uid, { path: '/', maxAgeSeconds: 3600, secure });
@@ -224,6 +246,6 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
 </form>`));
   }
 
-  return { generate, tokenPage, consume, interaction };
+  return { generate, tokenPage, consume, interaction, continueSignIn };
 }
 export type LoginRoutes = ReturnType<typeof createLoginRoutes>;
