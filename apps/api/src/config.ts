@@ -69,6 +69,10 @@ const envSchema = z.object({
   DELIVERY_WEBHOOK_SECRET: z.string().min(32, 'must have at least 32 characters').optional(),
   /** unknown addresses get an account (e-mail unverified) when they ask for a link. Off by default. */
   SELF_SIGNUP: bool.default(false),
+  /** WebAuthn relying party: its ID (registrable domain; `localhost` locally, never an IP), name, origins */
+  RP_ID: z.string().regex(/^[a-z0-9.-]+$/i, 'must be a domain name such as example.com or localhost').optional(),
+  RP_NAME: z.string().min(1).max(100).default('Latchkey'),
+  WEBAUTHN_ORIGINS: z.string().optional(),
 
   SIGNING_KEY: z.string().min(1).optional(),
   SIGNING_KEY_FILE: z.string().min(1).optional(),
@@ -134,6 +138,8 @@ export interface Config {
     webhook: { url: string; secret: string } | undefined;
     /** unknown addresses asking for a link get an account */
     selfSignup: boolean;
+    /** the WebAuthn relying party; undefined when PUBLIC_URL is an IP address and RP_ID is unset (no passkeys) */
+    relyingParty: { id: string; name: string; origins: string[] } | undefined;
     /** OpenID clients: OIDC_CLIENTS plus, when enabled, the demo client */
     clients: OidcClient[];
     /** clients whose consent is implicit */
@@ -267,9 +273,31 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       mailFrom: e.MAIL_FROM,
       webhook: webhookConfig(e.DELIVERY_WEBHOOK_URL, e.DELIVERY_WEBHOOK_SECRET),
       selfSignup: e.SELF_SIGNUP,
+      relyingParty: relyingPartyConfig(e.RP_ID, e.RP_NAME, e.WEBAUTHN_ORIGINS, publicUrl),
       ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl),
     },
   };
+}
+
+function relyingPartyConfig(id: string | undefined, name: string, rawOrigins: string | undefined, publicUrl: string): Config['auth']['relyingParty'] {
+  const rpId = (id ?? new URL(publicUrl).hostname).toLowerCase();
+  const isIp = /^\d+\.\d+\.\d+\.\d+$/.test(rpId) || rpId.includes(':') || rpId.startsWith('[');
+  // Derived from an IP-address PUBLIC_URL: passkeys are simply unavailable; named explicitly: a mistake.
+  if (isIp && id === undefined) return undefined;
+  if (isIp) {
+    throw new ConfigError('invalid configuration:\n  RP_ID: an IP address is not a valid WebAuthn RP ID (use localhost or a domain name)');
+  }
+  const origins = new Set<string>();
+  for (const item of (rawOrigins ?? new URL(publicUrl).origin).split(',').map((value) => value.trim()).filter(Boolean)) {
+    const result = origin.safeParse(item);
+    if (!result.success) throw new ConfigError(`invalid configuration:\n  WEBAUTHN_ORIGINS: ${result.error.issues[0]?.message}`);
+    const host = new URL(result.data).hostname;
+    if (host !== rpId && !host.endsWith(`.${rpId}`)) {
+      throw new ConfigError(`invalid configuration:\n  WEBAUTHN_ORIGINS: ${result.data} is not on the RP ID ${rpId} or a subdomain of it`);
+    }
+    origins.add(result.data);
+  }
+  return { id: rpId, name, origins: [...origins] };
 }
 
 function webhookConfig(url: string | undefined, secret: string | undefined): Config['auth']['webhook'] {
@@ -278,7 +306,7 @@ function webhookConfig(url: string | undefined, secret: string | undefined): Con
   return { url, secret };
 }
 
-function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Omit<Config['auth'], 'smtpUrl' | 'mailFrom' | 'webhook' | 'selfSignup'> {
+function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Omit<Config['auth'], 'smtpUrl' | 'mailFrom' | 'webhook' | 'selfSignup' | 'relyingParty'> {
   const clients = [...configured];
   if (demo && !clients.some((client) => client.client_id === DEMO_CLIENT_ID)) {
     // A public client (no secret, PKCE) for the demo page served at PUBLIC_URL.

@@ -12,7 +12,7 @@ const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 
 if (!hasChromium) process.stdout.write('[latchkey tests] browser end-to-end tests skipped: /usr/bin/chromium is missing (apt-get install chromium)\n');
 
-describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in with a magic link', () => {
+describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in with a magic link, then with a passkey', () => {
   let service: TestService;
   let browser: Browser;
   let base: string;
@@ -38,9 +38,15 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     return (JSON.parse(readFileSync(path.join(dir, names.at(-1)!), 'utf8')) as { magicLink: string }).magicLink;
   }
 
-  it('request a link for alice, follow it, land signed in with her documents; the ID token says amr otp', async () => {
+  it('request a link for alice, follow it, land signed in with her documents (amr otp); add a passkey, sign out, sign in with the passkey alone (amr swk)', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
+    // A platform authenticator for this page (CDP virtual authenticator; user verification succeeds).
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
     await page.goto(`${base}/`);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/interaction\//);
@@ -70,6 +76,10 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'demo-client-signed-in.png'), fullPage: true });
 
+    // Register a passkey while signed in.
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await expect.poll(() => page.locator('#passkey-status').textContent(), { timeout: 10_000 }).toBe('Passkey added.');
+
     // Sign out ends the provider session and returns to the signed-out page.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForLoadState('networkidle');
@@ -77,6 +87,18 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     if (await confirm.count()) await confirm.first().click();
     await page.waitForURL(`${base}/`, { timeout: 10_000 });
     await expect.poll(() => page.locator('#signed-out').isVisible()).toBe(true);
+
+    // Sign in again with the passkey alone: no username typed (a discoverable credential).
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/interaction\//);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${base}/`, { timeout: 15_000 });
+    await expect.poll(() => page.locator('#who').textContent(), { timeout: 10_000 }).toBe('alice@acme.test');
+    const passkeyClaims = JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string };
+    expect(passkeyClaims).toMatchObject({ amr: ['swk'], acr: 'urn:latchkey:acr:passkey' });
+    const passkeyTokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
+    const viaPasskey = await postGraphQL(`${base}/graphql`, { query: '{ me { email } viewer { amr } }' }, { token: passkeyTokens.access_token });
+    expect(viaPasskey.json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'] } } });
     await context.close();
   });
 });

@@ -37,3 +37,34 @@ export type {
   RateLimitDecision,
   WindowLimit,
 } from './rate-limit/index.js';
+
+// Passkeys (spec "Passkeys")
+export {
+  DEFAULT_CHALLENGE_TTL_SECONDS,
+  finishPasskeyAuthentication,
+  finishPasskeyRegistration,
+  listPasskeys,
+  MAX_CHALLENGE_TTL_SECONDS,
+  MAX_LABEL_LENGTH,
+  PASSKEY_ERRORS,
+  PasskeyError,
+  purgeExpiredWebAuthnChallenges,
+  removePasskey,
+  renamePasskey,
+  startPasskeyAuthentication,
+  startPasskeyRegistration,
+} from './passkeys/index.js';
+export type {
+  AuthenticationResponseJSON,
+  FinishPasskeyAuthenticationRequest,
+  FinishPasskeyRegistrationRequest,
+  PasskeyAuthenticationResult,
+  PasskeyErrorCode,
+  PasskeyRelyingParty,
+  PasskeySummary,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+  StartPasskeyAuthenticationRequest,
+  StartPasskeyRegistrationRequest,
+} from './passkeys/index.js';

@@ -151,7 +151,7 @@ export type NewOidcModelRow = typeof oidcModels.$inferInsert;
  * bytea as a plain Uint8Array on both drivers: postgres-js hands back a Buffer, PGlite a Uint8Array; the
  * copy makes callers independent of which (and of a Buffer's shared pool memory).
  */
-const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+const bytea = customType<{ data: Uint8Array<ArrayBuffer>; driverData: Uint8Array }>({
   dataType: () => 'bytea',
   toDriver: (value) => Buffer.from(value.buffer, value.byteOffset, value.byteLength),
   fromDriver: (value) => new Uint8Array(value),

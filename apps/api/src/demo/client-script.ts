@@ -75,6 +75,25 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
     location.assign('/oidc/session/end?' + params);
   }
 
+  /** Registers a passkey for the signed-in user (Bearer access token), with the browser's JSON helpers. */
+  async function addPasskey() {
+    const tokens = JSON.parse(sessionStorage.getItem('demo.tokens') || 'null');
+    const post = (path, body) => fetch(path, {
+      method: 'POST', credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer ' + tokens.access_token },
+      body: JSON.stringify(body),
+    });
+    const optionsResponse = await post('/webauthn/register/options', {});
+    const options = await optionsResponse.json();
+    if (!optionsResponse.ok) throw new Error(options.message);
+    const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) });
+    const saved = await post('/webauthn/register', { response: credential.toJSON(), label: 'Demo passkey' });
+    const passkey = await saved.json();
+    if (!saved.ok) throw new Error(passkey.message);
+    text('passkey-status', 'Passkey added.');
+  }
+
+  $('add-passkey').addEventListener('click', () => { addPasskey().catch((error) => text('passkey-status', error.message)); });
   $('sign-in').addEventListener('click', () => { signIn().catch((error) => text('error', error.message)); });
   $('sign-out').addEventListener('click', signOut);
   const params = new URLSearchParams(location.search);

@@ -35,6 +35,9 @@ export function createDemoClient(options: DemoClientOptions) {
 <h2>Your documents</h2>
 <p id="documents-error" class="error"></p>
 <ul id="documents"></ul>
+<h2>Passkeys</h2>
+<button id="add-passkey" type="button">Add a passkey</button>
+<p id="passkey-status" role="status"></p>
 <button id="sign-out" type="button">Sign out</button>
 </section>
 <script type="application/json" id="demo-config">${config}</script>

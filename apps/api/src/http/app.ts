@@ -16,6 +16,7 @@ import type { Principal } from '../principal/principal.js';
 import { createCors } from './cors.js';
 import { createAuthorizationServer, createDrizzleAdapter, type ClientMetadata, type DeliveryHandler, type LoginLimits } from '@latchkey/auth';
 import { createDemoClient } from '../demo/page.js';
+import { createPasskeyRoutes } from '../login/passkeys.js';
 import { createLoginRoutes } from '../login/routes.js';
 import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
@@ -41,6 +42,7 @@ interface RequestState {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const KNOWN_GET_ROUTES = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
+const PASSKEY_PATHS = new Set(['/webauthn/register/options', '/webauthn/register', '/webauthn/authenticate/options', '/login/webauthn']);
 function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
@@ -104,6 +106,22 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     logger,
     selfSignup: config.auth.selfSignup,
   });
+  const passkeys = config.auth.relyingParty
+    ? createPasskeyRoutes({
+        publicUrl: config.http.publicUrl,
+        db: database.db,
+        relyingParty: config.auth.relyingParty,
+        limits: loginLimits,
+        logger,
+        login,
+        caller: async (req) => {
+          const result = await verifier.verifyAuthorization(req.headers.authorization);
+          if (result === undefined) return null;
+          return result.ok ? result.principal : 'rejected';
+        },
+      })
+    : undefined;
+
   const jwksBody = JSON.stringify(keys.jwks);
   const logRequests = logger.isLevelEnabled('info');
 
@@ -182,6 +200,21 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     void rest(req, res, path, new URLSearchParams(query < 0 ? '' : req.url!.slice(query + 1)));
   }
 
+  function passkeyRoute(req: IncomingMessage, res: ServerResponse, path: string): void {
+    if (!passkeys) return sendHttpError(res, 404, 'Passkeys are not configured on this server (set RP_ID).');
+    if (req.method !== 'POST') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'POST' });
+    const handler = {
+      '/webauthn/register/options': passkeys.registerOptions,
+      '/webauthn/register': passkeys.register,
+      '/webauthn/authenticate/options': passkeys.authenticateOptions,
+      '/login/webauthn': passkeys.signIn,
+    }[path]!;
+    handler(req, res).catch((error: unknown) => {
+      logger.error({ reqId: states.get(req)?.id, err: error }, 'passkey route failed');
+      if (!res.headersSent) sendHttpError(res, 500, 'Internal server error.');
+    });
+  }
+
   function loginRoute(req: IncomingMessage, res: ServerResponse, path: string): void {
     const fail = (error: unknown) => {
       logger.error({ reqId: states.get(req)?.id, err: error }, 'login route failed');
@@ -225,6 +258,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     if (path.startsWith('/api/')) return api(req, res, path);
     if (path === '/.well-known/openid-configuration' || path.startsWith('/oidc/')) return void oidc(req, res);
     if (path === '/ott/generate' || path === '/login/ott' || path.startsWith('/interaction/')) return loginRoute(req, res, path);
+    if (PASSKEY_PATHS.has(path)) return passkeyRoute(req, res, path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return KNOWN_GET_ROUTES.has(path)
         ? sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' })

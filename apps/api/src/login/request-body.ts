@@ -44,3 +44,27 @@ export async function readFields(req: IncomingMessage, maxBytes: number): Promis
   }
   return fields;
 }
+
+/** A JSON object body (application/json only), for the WebAuthn endpoints whose payloads are nested. */
+export async function readJsonObject(req: IncomingMessage, maxBytes: number): Promise<Record<string, unknown>> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new FormError(415, 'Send the request as application/json.');
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > maxBytes) throw new FormError(413, `The request body is larger than ${maxBytes} bytes.`);
+  let raw: Buffer;
+  try {
+    raw = await readBody(req, maxBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new FormError(413, `The request body is larger than ${maxBytes} bytes.`);
+    throw new FormError(400, 'The request body could not be read.');
+  }
+  if (raw.length === 0) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new FormError(400, 'The request body is not valid JSON.');
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new FormError(400, 'The request body must be a JSON object.');
+  return json as Record<string, unknown>;
+}

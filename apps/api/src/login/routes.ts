@@ -36,6 +36,26 @@ const USERNAME = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
 const CONTINUATION_TTL_SECONDS = 120;
 const UID = /^[A-Za-z0-9_-]{10,64}$/;
 
+/**
+ * "Sign in with a passkey": discoverable credentials, no username needed. Uses the browser's own JSON
+ * helpers for WebAuthn options and credentials.
+ */
+const PASSKEY_SIGN_IN_SCRIPT = `document.getElementById('passkey').addEventListener('click', async () => {
+  const error = document.getElementById('passkey-error');
+  error.textContent = '';
+  try {
+    const post = (path, body) => fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
+    const options = await (await post('/webauthn/authenticate/options', {})).json();
+    const credential = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options) });
+    const answer = await post('/login/webauthn', { response: credential.toJSON() });
+    const result = await answer.json();
+    if (!answer.ok) throw new Error(result.message);
+    location.assign(result.continue);
+  } catch (failure) {
+    error.textContent = failure && failure.message ? failure.message : 'The passkey sign-in did not complete.';
+  }
+});`;
+
 const GENERATED = 'If the address belongs to an account, a sign-in link is on its way. It works once, for 5 minutes.';
 
 function html(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -45,7 +65,7 @@ function html(res: ServerResponse, status: number, body: string, headers: Record
     'cache-control': 'no-store',
     // A page that may carry a token in its URL must not leak it to anything it links to or loads.
     'referrer-policy': 'no-referrer',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    'content-security-policy': "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     ...headers,
   });
   res.end(body);
@@ -243,7 +263,10 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
 <label for="username">E-mail address</label>
 <input id="username" name="username" type="email" autocomplete="username webauthn" required value="${escapeHtml(hint)}">
 <button type="submit">E-mail me a sign-in link</button>
-</form>`));
+</form>
+<p>or</p>
+<button id="passkey" type="button">Sign in with a passkey</button>
+<p id="passkey-error" class="error" role="alert"></p>`, PASSKEY_SIGN_IN_SCRIPT));
   }
 
   return { generate, tokenPage, consume, interaction, continueSignIn };
