@@ -27,6 +27,7 @@ const config: CodegenConfig = {
           DocumentPayload: '../domain/document-mutations.js#DocumentResult',
           ChangeMemberRolePayload: '../domain/memberships.js#MembershipResult',
           DocumentConnection: '../domain/documents.js#DocumentPage',
+          Passkey: '@latchkey/auth#PasskeySummary',
           Status: '../graphql/resolvers/status.js#StatusSource',
         },
         scalars: {

@@ -5,6 +5,7 @@ import type { UserRow, OrganizationRow, DocumentRow } from '@latchkey/db';
 import type { DocumentAbilitySource, DocumentPage } from '../domain/documents.js';
 import type { MembershipWithOrganization, MembershipResult } from '../domain/memberships.js';
 import type { DocumentResult } from '../domain/document-mutations.js';
+import type { PasskeySummary } from '@latchkey/auth';
 import type { StatusSource } from '../graphql/resolvers/status.js';
 import type { GraphQLContext } from '../graphql/context.js';
 export type Maybe<T> = T | null;
@@ -144,6 +145,10 @@ export type Mutation = {
   deleteDocument: Maybe<DeleteDocumentPayload>;
   /** EDITOR or above with a verified e-mail, in a PRO organization; only drafts can be published. */
   publishDocument: Maybe<DocumentPayload>;
+  /** Removes one of the caller's passkeys; it can no longer sign in. */
+  removePasskey: Maybe<RemovePasskeyPayload>;
+  /** Renames one of the caller's passkeys (1-64 characters). */
+  renamePasskey: Maybe<PasskeyPayload>;
   /** ADMIN or above. */
   setLegalHold: Maybe<DocumentPayload>;
   /** EDITOR or above; archived documents are read-only. */
@@ -206,6 +211,27 @@ export type MutationPublishDocumentArgs = {
  * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
  * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
  */
+export type MutationRemovePasskeyArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
+export type MutationRenamePasskeyArgs = {
+  id: Scalars['ID']['input'];
+  label: Scalars['String']['input'];
+};
+
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
 export type MutationSetLegalHoldArgs = {
   id: Scalars['ID']['input'];
   legalHold: Scalars['Boolean']['input'];
@@ -239,6 +265,26 @@ export type PageInfo = {
   hasNextPage: Scalars['Boolean']['output'];
   hasPreviousPage: Scalars['Boolean']['output'];
   startCursor: Maybe<Scalars['String']['output']>;
+};
+
+/** A registered passkey (WebAuthn credential); never its public key. */
+export type Passkey = {
+  __typename?: 'Passkey';
+  backedUp: Scalars['Boolean']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  /** singleDevice or multiDevice (synced) */
+  deviceType: Scalars['String']['output'];
+  id: Scalars['ID']['output'];
+  /** 1-64 characters, or null until named. */
+  label: Maybe<Scalars['String']['output']>;
+  lastUsedAt: Maybe<Scalars['DateTime']['output']>;
+  transports: Array<Scalars['String']['output']>;
+};
+
+export type PasskeyPayload = {
+  __typename?: 'PasskeyPayload';
+  passkey: Maybe<Passkey>;
+  userErrors: Array<UserError>;
 };
 
 export type Plan =
@@ -290,6 +336,12 @@ export type QueryOrganizationArgs = {
   slug: Scalars['String']['input'];
 };
 
+export type RemovePasskeyPayload = {
+  __typename?: 'RemovePasskeyPayload';
+  removedPasskeyId: Maybe<Scalars['ID']['output']>;
+  userErrors: Array<UserError>;
+};
+
 /** A member's role in an organization; a role grants itself and every role below it. */
 export type Role =
   | 'ADMIN'
@@ -329,6 +381,8 @@ export type User = {
   id: Scalars['ID']['output'];
   /** The organizations this user belongs to, with the role in each. */
   memberships: Array<Membership>;
+  /** The user's passkeys: visible to the user themself only (null with FORBIDDEN for anyone else). */
+  passkeys: Maybe<Array<Passkey>>;
 };
 
 /** An expected business failure, reported as data (spec Errors 5). */
@@ -459,8 +513,11 @@ export type ResolversTypes = {
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Organization: ResolverTypeWrapper<OrganizationRow>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
+  Passkey: ResolverTypeWrapper<PasskeySummary>;
+  PasskeyPayload: ResolverTypeWrapper<Omit<PasskeyPayload, 'passkey'> & { passkey?: Maybe<ResolversTypes['Passkey']> }>;
   Plan: Plan;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RemovePasskeyPayload: ResolverTypeWrapper<RemovePasskeyPayload>;
   Role: Role;
   Status: ResolverTypeWrapper<StatusSource>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
@@ -491,7 +548,10 @@ export type ResolversParentTypes = {
   Mutation: Record<PropertyKey, never>;
   Organization: OrganizationRow;
   PageInfo: PageInfo;
+  Passkey: PasskeySummary;
+  PasskeyPayload: Omit<PasskeyPayload, 'passkey'> & { passkey?: Maybe<ResolversParentTypes['Passkey']> };
   Query: Record<PropertyKey, never>;
+  RemovePasskeyPayload: RemovePasskeyPayload;
   Status: StatusSource;
   String: Scalars['String']['output'];
   UpdateDocumentInput: UpdateDocumentInput;
@@ -581,6 +641,8 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createDocument?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationCreateDocumentArgs, 'input'>>;
   deleteDocument?: Resolver<Maybe<ResolversTypes['DeleteDocumentPayload']>, ParentType, ContextType, RequireFields<MutationDeleteDocumentArgs, 'id'>>;
   publishDocument?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationPublishDocumentArgs, 'id'>>;
+  removePasskey?: Resolver<Maybe<ResolversTypes['RemovePasskeyPayload']>, ParentType, ContextType, RequireFields<MutationRemovePasskeyArgs, 'id'>>;
+  renamePasskey?: Resolver<Maybe<ResolversTypes['PasskeyPayload']>, ParentType, ContextType, RequireFields<MutationRenamePasskeyArgs, 'id' | 'label'>>;
   setLegalHold?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationSetLegalHoldArgs, 'id' | 'legalHold'>>;
   updateDocument?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationUpdateDocumentArgs, 'input'>>;
 };
@@ -600,6 +662,21 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
   startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type PasskeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Passkey'] = ResolversParentTypes['Passkey']> = {
+  backedUp?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deviceType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastUsedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  transports?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type PasskeyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PasskeyPayload'] = ResolversParentTypes['PasskeyPayload']> = {
+  passkey?: Resolver<Maybe<ResolversTypes['Passkey']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   document?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType, RequireFields<QueryDocumentArgs, 'id'>>;
   documents?: Resolver<ResolversTypes['DocumentConnection'], ParentType, ContextType, RequireFields<QueryDocumentsArgs, 'first'>>;
@@ -607,6 +684,11 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   organization?: Resolver<Maybe<ResolversTypes['Organization']>, ParentType, ContextType, RequireFields<QueryOrganizationArgs, 'slug'>>;
   status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
   viewer?: Resolver<Maybe<ResolversTypes['Viewer']>, ParentType, ContextType>;
+};
+
+export type RemovePasskeyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RemovePasskeyPayload'] = ResolversParentTypes['RemovePasskeyPayload']> = {
+  removedPasskeyId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
 export type StatusResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Status'] = ResolversParentTypes['Status']> = {
@@ -621,6 +703,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   emailVerified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   memberships?: Resolver<Array<ResolversTypes['Membership']>, ParentType, ContextType>;
+  passkeys?: Resolver<Maybe<Array<ResolversTypes['Passkey']>>, ParentType, ContextType>;
 };
 
 export type UserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserError'] = ResolversParentTypes['UserError']> = {
@@ -652,7 +735,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Mutation?: MutationResolvers<ContextType>;
   Organization?: OrganizationResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
+  Passkey?: PasskeyResolvers<ContextType>;
+  PasskeyPayload?: PasskeyPayloadResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  RemovePasskeyPayload?: RemovePasskeyPayloadResolvers<ContextType>;
   Status?: StatusResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;

@@ -8,11 +8,12 @@ import { typeDefs } from '../generated/type-defs.js';
 import type { GraphQLContext } from './context.js';
 import { accountResolvers } from './resolvers/account.js';
 import { documentResolvers } from './resolvers/documents.js';
+import { passkeyResolvers } from './resolvers/passkeys.js';
 import { DateTime } from './resolvers/scalars.js';
 import { statusResolvers } from './resolvers/status.js';
 import { viewerResolvers } from './resolvers/viewer.js';
 
-const resolvers: Resolvers[] = [{ DateTime }, statusResolvers, viewerResolvers, accountResolvers, documentResolvers];
+const resolvers: Resolvers[] = [{ DateTime }, statusResolvers, viewerResolvers, accountResolvers, documentResolvers, passkeyResolvers];
 
 /**
  * The executable schema with the route- and field-level marks (`@auth`, `@can`) enforced before the
