@@ -33,7 +33,7 @@ async function nextMessage(count: number): Promise<{ to: string; magicLink: stri
 }
 
 /** Starts an authorization-code + PKCE request of the demo client; returns the interaction path. */
-async function authorize(browser: BrowserSession) {
+async function authorize(browser: BrowserSession, scope = 'openid email profile api') {
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const state = randomBytes(8).toString('hex');
@@ -41,7 +41,7 @@ async function authorize(browser: BrowserSession) {
     client_id: 'latchkey-demo',
     response_type: 'code',
     redirect_uri: `${base}/callback`,
-    scope: 'openid email profile api',
+    scope,
     code_challenge: challenge,
     code_challenge_method: 'S256',
     state,
@@ -200,6 +200,33 @@ describe('continuations cannot be forged from other tokens', () => {
     const page = await other.request(pending.interaction);
     expect(page.status).toBe(200);
     expect(page.text).toContain('action="/ott/generate"');
+  });
+});
+
+describe('refresh tokens (offline_access) rotate on every use', () => {
+  it('a refresh token gives a new access token and a new refresh token once; the old one is then refused', async () => {
+    const browser = new BrowserSession(base);
+    const { interaction, verifier } = await authorize(browser, 'openid email offline_access api');
+    await browser.request(interaction);
+    const before = outboxMessages().length;
+    await browser.request('/ott/generate', { form: { username: 'carol@globex.test' } });
+    const token = new URL((await nextMessage(before)).magicLink).searchParams.get('token')!;
+    await browser.request('/login/ott', { form: { token } });
+    const resumed = await browser.request((await browser.request(interaction)).location!);
+    const code = new URL(resumed.location!).searchParams.get('code')!;
+    const exchange = (body: Record<string, string>) =>
+      fetch(`${base}/oidc/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: 'latchkey-demo', ...body }) });
+    const first = (await (await exchange({ grant_type: 'authorization_code', code, redirect_uri: `${base}/callback`, code_verifier: verifier })).json()) as { refresh_token: string; access_token: string };
+    expect(first.refresh_token).toEqual(expect.any(String));
+    const rotated = await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    expect(rotated.status).toBe(200);
+    const second = (await rotated.json()) as { refresh_token: string; access_token: string };
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(decodeJwt(second.access_token)).toMatchObject({ aud: 'urn:latchkey:api', amr: ['otp'] });
+    const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: second.access_token });
+    expect(api.json).toEqual({ data: { me: { email: 'carol@globex.test' } } });
+    // The used refresh token is spent (reuse is refused).
+    expect((await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token })).status).toBe(400);
   });
 });
 

@@ -126,9 +126,11 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       await grant.save();
       return grant;
     },
-    // Refresh tokens rotate on every use.
+    // Refresh tokens rotate on every use. First-party clients get one whenever they may use the grant
+    // (`offline_access` alone is dropped by OpenID Connect unless consent is prompted for, which they skip).
     rotateRefreshToken: true,
-    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    issueRefreshToken: async (_ctx, client, code) =>
+      client.grantTypeAllowed('refresh_token') && (code.scopes.has('offline_access') || firstParty.has(client.clientId)),
     ttl: {
       AccessToken: accessTokenTTL,
       AuthorizationCode: 60,
