@@ -79,6 +79,12 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     // Register a passkey while signed in.
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await expect.poll(() => page.locator('#passkey-status').textContent(), { timeout: 10_000 }).toBe('Passkey added.');
+    // Manage it: the list shows it by name; rename it.
+    await expect.poll(() => page.getByLabel('Passkey name').inputValue(), { timeout: 10_000 }).toBe('Demo passkey');
+    await page.getByLabel('Passkey name').fill('Alice laptop');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await expect.poll(() => page.locator('#passkey-status').textContent(), { timeout: 10_000 }).toBe('Passkey renamed.');
+    await expect.poll(() => page.getByLabel('Passkey name').inputValue()).toBe('Alice laptop');
 
     // Sign out ends the provider session and returns to the signed-out page.
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -99,6 +105,11 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     const passkeyTokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
     const viaPasskey = await postGraphQL(`${base}/graphql`, { query: '{ me { email } viewer { amr } }' }, { token: passkeyTokens.access_token });
     expect(viaPasskey.json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'] } } });
+
+    // Removing the passkey: it can no longer sign in.
+    await page.getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(() => page.locator('#passkey-status').textContent(), { timeout: 10_000 }).toBe('Passkey removed.');
+    await expect.poll(() => page.locator('#passkeys li').count()).toBe(0);
     await context.close();
   });
 });

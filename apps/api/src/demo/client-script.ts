@@ -65,6 +65,7 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
       item.textContent = node.title + ' (' + node.organization.slug + ', ' + node.status.toLowerCase() + ')';
       list.append(item);
     }
+    await renderPasskeys();
   }
 
   function signOut() {
@@ -73,6 +74,45 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
     const params = new URLSearchParams({ client_id: config.clientId, post_logout_redirect_uri: config.postLogoutRedirectUri });
     if (tokens) params.set('id_token_hint', tokens.id_token);
     location.assign('/oidc/session/end?' + params);
+  }
+
+  async function api(query, variables) {
+    const tokens = JSON.parse(sessionStorage.getItem('demo.tokens') || 'null');
+    const response = await fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: 'Bearer ' + tokens.access_token },
+      body: JSON.stringify({ query, variables }),
+    });
+    const result = await response.json();
+    if (result.errors && result.errors.length) throw new Error(result.errors[0].message);
+    return result.data;
+  }
+
+  /** The user's passkeys, each with rename and remove (GraphQL me.passkeys, renamePasskey, removePasskey). */
+  async function renderPasskeys() {
+    const data = await api('{ me { passkeys { id label createdAt lastUsedAt } } }');
+    const list = $('passkeys');
+    list.replaceChildren();
+    for (const passkey of data.me.passkeys || []) {
+      const item = document.createElement('li');
+      const name = document.createElement('input');
+      name.value = passkey.label || '';
+      name.setAttribute('aria-label', 'Passkey name');
+      const rename = document.createElement('button');
+      rename.type = 'button';
+      rename.textContent = 'Rename';
+      rename.addEventListener('click', () => api('mutation ($id: ID!, $label: String!) { renamePasskey(id: $id, label: $label) { passkey { id } } }', { id: passkey.id, label: name.value })
+        .then(() => { text('passkey-status', 'Passkey renamed.'); return renderPasskeys(); })
+        .catch((error) => text('passkey-status', error.message)));
+      const remove = document.createElement('button');
+      remove.type = 'button';
+      remove.textContent = 'Remove';
+      remove.addEventListener('click', () => api('mutation ($id: ID!) { removePasskey(id: $id) { removedPasskeyId } }', { id: passkey.id })
+        .then(() => { text('passkey-status', 'Passkey removed.'); return renderPasskeys(); })
+        .catch((error) => text('passkey-status', error.message)));
+      item.append(name, ' ', rename, ' ', remove);
+      list.append(item);
+    }
   }
 
   /** Registers a passkey for the signed-in user (Bearer access token), with the browser's JSON helpers. */
@@ -91,6 +131,7 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
     const passkey = await saved.json();
     if (!saved.ok) throw new Error(passkey.message);
     text('passkey-status', 'Passkey added.');
+    await renderPasskeys();
   }
 
   $('add-passkey').addEventListener('click', () => { addPasskey().catch((error) => text('passkey-status', error.message)); });

@@ -36,6 +36,7 @@ export function createDemoClient(options: DemoClientOptions) {
 <p id="documents-error" class="error"></p>
 <ul id="documents"></ul>
 <h2>Passkeys</h2>
+<ul id="passkeys"></ul>
 <button id="add-passkey" type="button">Add a passkey</button>
 <p id="passkey-status" role="status"></p>
 <button id="sign-out" type="button">Sign out</button>
