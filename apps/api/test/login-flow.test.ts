@@ -254,5 +254,9 @@ describe('login endpoints under bad input', () => {
     expect([401, 429]).toContain((await browser.request('/login/ott', { form: {} })).status);
     expect((await browser.request('/ott/generate')).status).toBe(405);
     expect((await browser.request('/interaction/unknown-interaction-id')).status).toBe(400);
+    // A NUL character in an authorization parameter is the client's mistake: 400 invalid_request, not a 500.
+    const nul = await new BrowserSession(base).request(`/oidc/auth?client_id=latchkey-demo&response_type=code&redirect_uri=${encodeURIComponent(`${base}/callback`)}&scope=openid&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256&state=a%00b`);
+    expect(nul.status).toBe(400);
+    expect(nul.text).toContain('invalid_request');
   });
 });

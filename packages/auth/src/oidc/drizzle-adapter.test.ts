@@ -478,3 +478,12 @@ describe('oidc-provider running on the Drizzle adapter', () => {
     console.info(`oidc-provider adapter calls: ${[...new Set(calls)].join(', ')}`);
   });
 });
+
+describe('Drizzle adapter: what jsonb cannot store', () => {
+  it('a payload with a NUL character is refused as invalid_request (400), and nothing is written', async () => {
+    const Adapter = createDrizzleAdapter(database.db);
+    const interactions = new Adapter('Interaction');
+    await expect(interactions.upsert('nul-1', { params: { state: 'a\u0000b' } }, 60)).rejects.toMatchObject({ message: 'invalid_request', statusCode: 400, expose: true });
+    expect(await interactions.find('nul-1')).toBeUndefined();
+  });
+});

@@ -53,6 +53,11 @@ function withConsumed(row: { payload: OidcPayload; consumedAt: Date | null } | u
  * shared by every instance. Returns a class because the provider calls `new Adapter(modelName)` once per model;
  * all models share the `oidc_models` table, told apart by the `model` column.
  */
+/** An OAuth `invalid_request` in the shape oidc-provider's error handler exposes to the client. */
+function nulRefused(): Error {
+  return Object.assign(new Error('invalid_request'), { expose: true, statusCode: 400, status: 400, error_description: 'parameters must not contain NUL characters' });
+}
+
 export function createDrizzleAdapter(db: Database): OidcAdapterClass {
   return class DrizzleOidcAdapter implements OidcAdapter {
     readonly model: string;
@@ -67,6 +72,9 @@ export function createDrizzleAdapter(db: Database): OidcAdapterClass {
      * payload itself carries `consumed` (models that read it back, e.g. DeviceCode, save it along).
      */
     async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
+      // jsonb cannot hold NUL characters; a request parameter carrying one is the client's mistake (400),
+      // reported in oidc-provider's own error shape, not a failed write (500).
+      if (JSON.stringify(payload).includes('\\u0000')) throw nulRefused();
       const consumed = payload['consumed'];
       const values = {
         payload,
