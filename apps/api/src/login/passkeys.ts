@@ -15,6 +15,7 @@ import { sendJson } from '../http/respond.js';
 import type { Principal } from '../principal/principal.js';
 import { readCookie, setCookie } from './cookies.js';
 import { FormError, readJsonObject } from './request-body.js';
+import { isSameOrigin } from './same-origin.js';
 import type { LoginRoutes } from './routes.js';
 
 /** The browser the ceremony runs in: a random id in an HttpOnly cookie; challenges are bound to it. */
@@ -57,13 +58,7 @@ export function createPasskeyRoutes(options: PasskeyRoutesOptions) {
     return created;
   }
 
-  function sameOrigin(req: IncomingMessage): boolean {
-    const sent = req.headers.origin;
-    if (sent === origin) return true;
-    if (sent !== undefined && sent !== 'null') return false;
-    const site = req.headers['sec-fetch-site'];
-    return site === undefined ? sent === undefined : site === 'same-origin';
-  }
+  const sameOrigin = (req: IncomingMessage) => isSameOrigin(req, origin);
 
   /** Runs a handler with the shared refusals: cross-site 403, bad bodies 4xx, refused passkeys 400. */
   function endpoint(handle: (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => Promise<void>) {

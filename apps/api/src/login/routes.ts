@@ -6,6 +6,7 @@ import { sendJson } from '../http/respond.js';
 import { CONTINUE_COOKIE, PENDING_COOKIE, clearCookie, readCookie, setCookie } from './cookies.js';
 import { escapeHtml, page } from './html.js';
 import { FormError, readFields } from './request-body.js';
+import { isSameOrigin } from './same-origin.js';
 
 export interface LoginRoutesOptions {
   publicUrl: string;
@@ -90,18 +91,7 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
   const secure = publicUrl.startsWith('https:');
   const maxBodyBytes = options.maxBodyBytes ?? 4096;
 
-  /**
-   * A cross-site form post is refused. Browsers send Origin with every POST, but a page under
-   * `Referrer-Policy: no-referrer` (the token page) sends `Origin: null`; then Fetch Metadata decides. A
-   * request with neither header is not from a browser (no ambient cookies to abuse) and may pass.
-   */
-  function sameOrigin(req: IncomingMessage): boolean {
-    const sent = req.headers.origin;
-    if (sent === origin) return true;
-    if (sent !== undefined && sent !== 'null') return false;
-    const site = req.headers['sec-fetch-site'];
-    return site === undefined ? sent === undefined : site === 'same-origin';
-  }
+  const sameOrigin = (req: IncomingMessage) => isSameOrigin(req, origin);
 
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
     if (wantsJson(req) || !(req.headers.accept ?? '').includes('text/html')) {
