@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createDatabase, seedDemoData, sql } from '@latchkey/db';
+import { seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession, freePort } from './support/browser-session.js';
-import { databaseKind, startTestService, type TestService } from './support/service.js';
+import { createOwnDatabase, databaseKind, startTestService, type TestService } from './support/service.js';
 
 /** A form post as the service's own pages send it (Origin = PUBLIC_URL's origin). */
 const consume = (service: TestService, token: string) =>
@@ -30,21 +29,12 @@ describe('spec One-time token login 6: token storage survives restarts', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-restart-'));
     const port = await freePort();
     const env = { DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: `http://localhost:${port}`, DATABASE_URL: undefined as string | undefined };
-    let dropDatabase = async () => undefined;
+    let dropDatabase: () => Promise<void> = async () => undefined;
     if (databaseKind === 'postgres') {
       // One database for both lives of the service.
-      const name = `latchkey_restart_${randomBytes(5).toString('hex')}`;
-      const admin = await createDatabase({ url: process.env['DATABASE_URL'], dataDir, poolSize: 2 });
-      await admin.db.execute(sql.raw(`create database ${name}`));
-      await admin.close();
-      const url = new URL(process.env['DATABASE_URL']!);
-      url.pathname = `/${name}`;
-      env.DATABASE_URL = url.toString();
-      dropDatabase = async () => {
-        const again = await createDatabase({ url: process.env['DATABASE_URL'], dataDir, poolSize: 2 });
-        await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
-        await again.close();
-      };
+      const own = await createOwnDatabase(process.env['DATABASE_URL']!);
+      env.DATABASE_URL = own.url;
+      dropDatabase = own.drop;
     }
     const outbox = path.join(dataDir, 'outbox');
     try {
@@ -78,17 +68,9 @@ describe.runIf(databaseKind === 'postgres')('scale-out: two instances on one Pos
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-scale-'));
-    const name = `latchkey_scale_${randomBytes(5).toString('hex')}`;
-    const admin = await createDatabase({ url: process.env['DATABASE_URL'], dataDir, poolSize: 2 });
-    await admin.db.execute(sql.raw(`create database ${name}`));
-    await admin.close();
-    const url = new URL(process.env['DATABASE_URL']!);
-    url.pathname = `/${name}`;
-    dropDatabase = async () => {
-      const again = await createDatabase({ url: process.env['DATABASE_URL'], dataDir, poolSize: 2 });
-      await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
-      await again.close();
-    };
+    const own = await createOwnDatabase(process.env['DATABASE_URL']!);
+    dropDatabase = own.drop;
+    const url = new URL(own.url);
     // Both write their outbox into the same directory, so the test can read what either sent.
     one = await startTestService({ DATABASE_URL: url.toString(), DATA_DIR: dataDir });
     two = await startTestService({ DATABASE_URL: url.toString(), DATA_DIR: dataDir });

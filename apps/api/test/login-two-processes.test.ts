@@ -1,14 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDatabase, runMigrations, seedDemoData, sql } from '@latchkey/db';
+import { createDatabase, runMigrations, seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningJwk } from '../src/keys/key-material.js';
 import { BrowserSession, freePort } from './support/browser-session.js';
-import { databaseKind } from './support/service.js';
+import { createOwnDatabase, databaseKind } from './support/service.js';
 
 // Two real api processes (the built dist/src/main.js) on one PostgreSQL, as an operator would run them.
 const MAIN = fileURLToPath(new URL('../dist/src/main.js', import.meta.url));
@@ -21,17 +20,9 @@ describe.runIf(databaseKind === 'postgres')('scale-out: two api processes on one
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-two-'));
-    const name = `latchkey_two_${randomBytes(5).toString('hex')}`;
-    const admin = await createDatabase({ url: process.env['DATABASE_URL'], dataDir, poolSize: 2 });
-    await admin.db.execute(sql.raw(`create database ${name}`));
-    await admin.close();
-    const url = new URL(process.env['DATABASE_URL']!);
-    url.pathname = `/${name}`;
-    dropDatabase = async () => {
-      const again = await createDatabase({ url: process.env['DATABASE_URL'], dataDir, poolSize: 2 });
-      await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
-      await again.close();
-    };
+    const own = await createOwnDatabase(process.env['DATABASE_URL']!);
+    dropDatabase = own.drop;
+    const url = new URL(own.url);
     const seeded = await createDatabase({ url: url.toString(), dataDir, poolSize: 2 });
     await runMigrations(seeded);
     await seedDemoData(seeded);

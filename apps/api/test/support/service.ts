@@ -107,7 +107,7 @@ export async function startTestService(env: Record<string, string | undefined> =
 export { importJWK };
 
 /** A fresh database on the same PostgreSQL server, dropped again by `drop()`. */
-async function createOwnDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createOwnDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `latchkey_test_${randomBytes(6).toString('hex')}`;
   const admin = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2 });
   try {

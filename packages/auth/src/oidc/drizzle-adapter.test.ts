@@ -1,46 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { and, createDatabase, eq, oidcModels, runMigrations, sql, type DatabaseHandle } from '@latchkey/db';
+import { and, eq, oidcModels, sql, type DatabaseHandle } from '@latchkey/db';
 
 import Provider, { type Configuration } from 'oidc-provider';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDrizzleAdapter, purgeExpiredOidcModels, type OidcAdapter, type OidcAdapterClass, type OidcPayload } from '../index.js';
+import { openOwnDatabase } from '../test-support/own-database.js';
 
 // The real database: PostgreSQL (a database of its own) when DATABASE_URL is set, else PGlite on disk.
 let database: DatabaseHandle;
 let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-auth-'));
-  const adminUrl = process.env['DATABASE_URL'];
-  if (adminUrl) {
-    const name = `latchkey_auth_${randomBytes(6).toString('hex')}`;
-    const admin = await createDatabase({ url: adminUrl, dataDir, poolSize: 2 });
-    await admin.db.execute(sql.raw(`create database ${name}`));
-    await admin.close();
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    database = await createDatabase({ url: url.toString(), dataDir, poolSize: 12 });
-    cleanup = async () => {
-      const again = await createDatabase({ url: adminUrl, dataDir, poolSize: 2 });
-      await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
-      await again.close();
-    };
-  } else {
-    database = await createDatabase({ dataDir });
-    cleanup = async () => undefined;
-  }
-  await runMigrations(database);
-  const close = cleanup;
-  cleanup = async () => {
-    await database.close();
-    await close();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
+  ({ database, close: cleanup } = await openOwnDatabase('oidc'));
 });
 afterAll(() => cleanup?.());
 beforeEach(async () => {

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDatabase, eq, passkeys, runMigrations, sql, users, webauthnChallenges, type DatabaseHandle } from '@latchkey/db';
+import { eq, passkeys, users, webauthnChallenges, type DatabaseHandle } from '@latchkey/db';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -26,6 +24,7 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '../index.js';
+import { openOwnDatabase } from '../test-support/own-database.js';
 
 // Real WebAuthn ceremonies: Debian's Chromium (never a downloaded browser) with a CTAP2 virtual
 // authenticator attached over CDP, on a page served from 127.0.0.1 and opened as http://localhost:PORT
@@ -49,32 +48,7 @@ let origin: string;
 let rp: PasskeyRelyingParty;
 
 beforeAll(async () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-passkeys-'));
-  const adminUrl = process.env['DATABASE_URL'];
-  if (adminUrl) {
-    const name = `latchkey_auth_${randomBytes(6).toString('hex')}`;
-    const admin = await createDatabase({ url: adminUrl, dataDir, poolSize: 2 });
-    await admin.db.execute(sql.raw(`create database ${name}`));
-    await admin.close();
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    database = await createDatabase({ url: url.toString(), dataDir, poolSize: 12 });
-    cleanup = async () => {
-      const again = await createDatabase({ url: adminUrl, dataDir, poolSize: 2 });
-      await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
-      await again.close();
-    };
-  } else {
-    database = await createDatabase({ dataDir });
-    cleanup = async () => undefined;
-  }
-  await runMigrations(database);
-  const close = cleanup;
-  cleanup = async () => {
-    await database.close();
-    await close();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
+  ({ database, close: cleanup } = await openOwnDatabase('passkeys'));
 
   const bundle = readFileSync(BROWSER_BUNDLE);
   server = createServer((req, res) => {
