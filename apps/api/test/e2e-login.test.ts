@@ -4,9 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { seedDemoData } from '@latchkey/db';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from './support/browser-session.js';
 import { hasChromium, launchChromium } from './support/chromium.js';
-import { postGraphQL, startTestService, type TestService } from './support/service.js';
+import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 
@@ -18,10 +17,8 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
   let base: string;
 
   beforeAll(async () => {
-    const port = await freePort();
     // The RP ID and cookies want a host name: the page is opened at localhost, the server listens on 127.0.0.1.
-    base = `http://localhost:${port}`;
-    service = await startTestService({ PORT: String(port), PUBLIC_URL: base, NODE_ENV: 'development' });
+    ({ service, base } = await startLocalhostService({ NODE_ENV: 'development' }));
     await seedDemoData(service.database);
     browser = await launchChromium();
   });

@@ -4,16 +4,14 @@ import path from 'node:path';
 import { oneTimeTokens, seedDemoData } from '@latchkey/db';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserSession, freePort } from './support/browser-session.js';
-import { postGraphQL, startTestService, type TestService } from './support/service.js';
+import { BrowserSession } from './support/browser-session.js';
+import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 
 let service: TestService;
 let base: string;
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://localhost:${port}`;
-  service = await startTestService({ PORT: String(port), PUBLIC_URL: base, NODE_ENV: 'development' });
+  ({ service, base } = await startLocalhostService({ NODE_ENV: 'development' }));
   await seedDemoData(service.database);
 });
 afterAll(() => service?.stop());

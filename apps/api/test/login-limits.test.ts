@@ -1,16 +1,14 @@
 import { seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserSession, freePort } from './support/browser-session.js';
-import { startTestService, type TestService } from './support/service.js';
+import { BrowserSession } from './support/browser-session.js';
+import { startLocalhostService, type TestService } from './support/service.js';
 
 // A service of its own: these tests use up the rate limits of 127.0.0.1.
 let service: TestService;
 let base: string;
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://localhost:${port}`;
-  service = await startTestService({ PORT: String(port), PUBLIC_URL: base, NODE_ENV: 'development' });
+  ({ service, base } = await startLocalhostService({ NODE_ENV: 'development' }));
   await seedDemoData(service.database);
 });
 afterAll(() => service?.stop());

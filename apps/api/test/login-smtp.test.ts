@@ -2,8 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { seedDemoData } from '@latchkey/db';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserSession, freePort } from './support/browser-session.js';
-import { startTestService, type TestService } from './support/service.js';
+import { BrowserSession } from './support/browser-session.js';
+import { startLocalhostService, type TestService } from './support/service.js';
 
 // Real mail: an SMTP sink on loopback receives what the service sends through SMTP_URL.
 const inbox: { to: string[]; raw: string }[] = [];
@@ -25,9 +25,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
   const smtpPort = (sink.server.address() as AddressInfo).port;
-  const port = await freePort();
-  base = `http://localhost:${port}`;
-  service = await startTestService({ PORT: String(port), PUBLIC_URL: base, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, MAIL_FROM: 'login@latchkey.test' });
+  ({ service, base } = await startLocalhostService({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, MAIL_FROM: 'login@latchkey.test' }));
   await seedDemoData(service.database);
 });
 afterAll(async () => {

@@ -142,19 +142,27 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     });
   }
 
-  async function generate(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!sameOrigin(req)) return refuse(req, res, 403, 'Cross-site requests are refused.');
-    let fields: Record<string, string>;
+  /** A same-origin form's fields, or undefined once the refusal (403, 4xx) has been sent. */
+  async function formOf(req: IncomingMessage, res: ServerResponse): Promise<Record<string, string> | undefined> {
+    if (!sameOrigin(req)) return void refuse(req, res, 403, 'Cross-site requests are refused.');
     try {
-      fields = await readFields(req, maxBodyBytes);
+      return await readFields(req, maxBodyBytes);
     } catch (error) {
-      if (error instanceof FormError) return refuse(req, res, error.status, error.message);
+      if (error instanceof FormError) return void refuse(req, res, error.status, error.message);
       throw error;
     }
+  }
+
+  const unavailableNow = (res: ServerResponse) =>
+    sendJson(res, 503, { statusCode: 503, message: 'Sign-in is unavailable. Try again shortly.', error: 'Service Unavailable' });
+
+  async function generate(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const fields = await formOf(req, res);
+    if (!fields) return;
     const username = normalizeUsername(fields['username'] ?? '');
     if (!USERNAME.test(username)) return refuse(req, res, 400, 'username must be an e-mail address.');
     const decision = await decide(limits.generate(clientIp(req), username));
-    if (decision === 'unavailable') return sendJson(res, 503, { statusCode: 503, message: 'Sign-in is unavailable. Try again shortly.', error: 'Service Unavailable' });
+    if (decision === 'unavailable') return unavailableNow(res);
     if (!decision.allowed) return tooMany(req, res, decision);
     deliverLater(req, res, username);
     if (wantsJson(req)) return sendJson(res, 202, { status: 'accepted', message: GENERATED });
@@ -177,17 +185,11 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
   }
 
   async function consume(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!sameOrigin(req)) return refuse(req, res, 403, 'Cross-site requests are refused.');
-    let fields: Record<string, string>;
-    try {
-      fields = await readFields(req, maxBodyBytes);
-    } catch (error) {
-      if (error instanceof FormError) return refuse(req, res, error.status, error.message);
-      throw error;
-    }
+    const fields = await formOf(req, res);
+    if (!fields) return;
     const ip = clientIp(req);
     const decision = await decide(limits.consumeAttempt(ip));
-    if (decision === 'unavailable') return sendJson(res, 503, { statusCode: 503, message: 'Sign-in is unavailable. Try again shortly.', error: 'Service Unavailable' });
+    if (decision === 'unavailable') return unavailableNow(res);
     if (!decision.allowed) return tooMany(req, res, decision);
     const consumed = await consumeOneTimeToken(db, (fields['token'] ?? '').trim());
     const userId = consumed ? await findUserIdByEmail(db, consumed.username) : null;

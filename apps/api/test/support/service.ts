@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createDatabase } from '@latchkey/db';
+import { freePort } from './browser-session.js';
 import { sql } from 'drizzle-orm';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -180,4 +181,14 @@ async function readResponse(response: Response) {
     json = undefined;
   }
   return { status: response.status, headers: response.headers, text, json };
+}
+
+/**
+ * A test service whose PUBLIC_URL is the address it listens on, named `localhost` (cookies, redirects and
+ * the WebAuthn RP ID need a host name; the server itself listens on 127.0.0.1). Returns it and that base URL.
+ */
+export async function startLocalhostService(env: Record<string, string | undefined> = {}): Promise<{ service: TestService; base: string }> {
+  const port = await freePort();
+  const base = `http://localhost:${port}`;
+  return { service: await startTestService({ PORT: String(port), PUBLIC_URL: base, ...env }), base };
 }
