@@ -16,7 +16,12 @@ export {
   organizations,
   passkeys,
   plan,
+  providerSessionFactors,
+  recoveryCodes,
+  rememberedDevices,
   role,
+  signInProgress,
+  totpCredentials,
   users,
   webauthnChallenges,
 } from './schema.js';
@@ -33,7 +38,10 @@ export type {
   OrganizationRow,
   PasskeyRow,
   Plan,
+  RememberedDeviceRow,
   Role,
+  StoredFactorGrant,
+  TotpCredentialRow,
   UserRow,
   WebAuthnChallengeRow,
 } from './schema.js';

@@ -54,7 +54,10 @@ describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       handle,
       sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     );
-    expect(tables.map((t) => t.table_name)).toEqual(['documents', 'memberships', 'oidc_models', 'one_time_tokens', 'organizations', 'passkeys', 'users', 'webauthn_challenges']);
+    expect(tables.map((t) => t.table_name)).toEqual([
+      'documents', 'memberships', 'oidc_models', 'one_time_tokens', 'organizations', 'passkeys', 'provider_session_factors',
+      'recovery_codes', 'remembered_devices', 'sign_in_progress', 'totp_credentials', 'users', 'webauthn_challenges',
+    ]);
     expect(await appliedMigrations(handle)).toBe(journalEntryCount());
   });
 
