@@ -1,0 +1,71 @@
+import { FACTORS, type AccountFacts, type Factor, type FactorGrant, type FactorRequirement, type FactorRule } from './types.js';
+
+/** The outcome of the rules for one account: met, or the alternatives with what each still needs. */
+export type RuleOutcome = { met: true } | { met: false; rule: string; stillNeeded: Factor[][] };
+
+export function appliesTo(rule: FactorRule, account: AccountFacts): boolean {
+  const audience = rule.appliesTo;
+  return (
+    audience.everyone === true ||
+    (audience.superAdmins === true && account.superAdmin) ||
+    (audience.roles ?? []).some((role) => account.roles.includes(role)) ||
+    (audience.users ?? []).includes(account.email.toLowerCase())
+  );
+}
+
+/** Whether a requirement is met by the grants at `now` (a factor past its validity no longer counts). */
+function holds(requirement: FactorRequirement, grants: readonly FactorGrant[], now: number): boolean {
+  return grants.some(
+    (grant) => grant.factor === requirement.factor && (requirement.maxAgeSeconds === undefined || now - grant.issuedAt <= requirement.maxAgeSeconds),
+  );
+}
+
+/**
+ * Checks every rule that applies to the account (spec Multi-factor rules 1-3). All applicable rules must be
+ * met; for the first that is not, says what each of its alternatives still needs, fewest first.
+ */
+export function evaluateRules(rules: readonly FactorRule[], account: AccountFacts, grants: readonly FactorGrant[], now = Math.floor(Date.now() / 1000)): RuleOutcome {
+  for (const rule of rules) {
+    if (!appliesTo(rule, account)) continue;
+    const missing = rule.anyOf.map((alternative) => alternative.filter((requirement) => !holds(requirement, grants, now)).map((requirement) => requirement.factor));
+    if (missing.some((factors) => factors.length === 0)) continue;
+    return { met: false, rule: rule.name, stillNeeded: [...missing].sort((a, b) => a.length - b.length) };
+  }
+  return { met: true };
+}
+
+/** A rule set that cannot be enforced as written: refused at start-up (spec Multi-factor rules 4). */
+export class FactorRuleError extends Error {
+  override readonly name = 'FactorRuleError';
+}
+
+/**
+ * Refuses, at start-up, rules that would look enforced while enforcing nothing: a factor nothing contributes
+ * on this deployment (X.509 listener off, no upstream provider), unknown factors, empty alternatives,
+ * audiences that name nobody, nonsensical durations.
+ */
+export function validateRules(rules: readonly FactorRule[], contributed: ReadonlySet<Factor>): void {
+  const names = new Set<string>();
+  for (const rule of rules) {
+    const where = `multi-factor rule "${rule.name}"`;
+    if (typeof rule.name !== 'string' || !rule.name) throw new FactorRuleError('every multi-factor rule needs a name');
+    if (names.has(rule.name)) throw new FactorRuleError(`${where} is defined twice`);
+    names.add(rule.name);
+    const audience = rule.appliesTo ?? {};
+    if (!audience.everyone && !audience.superAdmins && !audience.roles?.length && !audience.users?.length) {
+      throw new FactorRuleError(`${where} applies to nobody: set appliesTo.everyone, roles, superAdmins or users`);
+    }
+    if (!Array.isArray(rule.anyOf) || rule.anyOf.length === 0) throw new FactorRuleError(`${where} has no alternatives (anyOf)`);
+    for (const alternative of rule.anyOf) {
+      if (!Array.isArray(alternative) || alternative.length === 0) throw new FactorRuleError(`${where} has an empty alternative`);
+      for (const requirement of alternative) {
+        if (!(FACTORS as readonly string[]).includes(requirement.factor)) throw new FactorRuleError(`${where} names an unknown factor "${String(requirement.factor)}"`);
+        if (!contributed.has(requirement.factor)) {
+          throw new FactorRuleError(`${where} requires ${requirement.factor}, which nothing on this server contributes: enable it or change the rule`);
+        }
+        const age = requirement.maxAgeSeconds;
+        if (age !== undefined && (!Number.isInteger(age) || age < 1)) throw new FactorRuleError(`${where}: maxAgeSeconds of ${requirement.factor} must be a positive integer`);
+      }
+    }
+  }
+}

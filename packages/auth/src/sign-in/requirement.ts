@@ -1,0 +1,56 @@
+import { acrOf, DEFAULT_ACR_LEVELS } from '../factors/acr.js';
+import { amrOf } from '../factors/amr.js';
+import { evaluateRules } from '../factors/rules.js';
+import type { AccountFacts, AcrLevel, Factor, FactorGrant, FactorRule } from '../factors/types.js';
+
+/** The sign-in policy of a deployment: its multi-factor rules and its assurance levels (weakest first). */
+export interface SignInPolicy {
+  rules: readonly FactorRule[];
+  acrLevels: readonly AcrLevel[];
+}
+
+export const DEFAULT_SIGN_IN_POLICY: SignInPolicy = { rules: [], acrLevels: DEFAULT_ACR_LEVELS };
+
+/** Where a sign-in stands: complete (with what it reports to clients), or what is still needed. */
+export type SignInStanding =
+  | { complete: true; amr: string[]; acr: string | undefined }
+  | { complete: false; reason: 'rule' | 'acr'; stillNeeded: Factor[][] };
+
+/**
+ * Judges the factors of a sign-in against the rules that apply to the account and, when an application asked
+ * for one (`acr_values`, RFC 9470 step-up), the assurance level: one of the requested levels, or a stronger
+ * one, must be reached. `stillNeeded` lists the alternatives, each with the factors it still lacks.
+ */
+export function judgeSignIn(
+  policy: SignInPolicy,
+  account: AccountFacts,
+  factors: readonly FactorGrant[],
+  request: { acrValues?: readonly string[]; now?: number } = {},
+): SignInStanding {
+  const now = request.now ?? Math.floor(Date.now() / 1000);
+  const rules = evaluateRules(policy.rules, account, factors, now);
+  if (!rules.met) return { complete: false, reason: 'rule', stillNeeded: rules.stillNeeded };
+  const acr = acrOf(factors, policy.acrLevels);
+  const requested = (request.acrValues ?? []).filter((value) => policy.acrLevels.some((level) => level.value === value));
+  if (requested.length > 0) {
+    const rank = (value: string | undefined) => policy.acrLevels.findIndex((level) => level.value === value);
+    const weakestRequested = Math.min(...requested.map(rank));
+    if (rank(acr) < weakestRequested) {
+      const held = new Set(factors.map((grant) => grant.factor));
+      const sets = policy.acrLevels.slice(weakestRequested).flatMap((level) => level.anyOf);
+      const stillNeeded = sets.map((set) => set.filter((factor) => !held.has(factor))).sort((a, b) => a.length - b.length);
+      return { complete: false, reason: 'acr', stillNeeded: dedupe(stillNeeded) };
+    }
+  }
+  return { complete: true, amr: amrOf(factors), acr };
+}
+
+function dedupe(sets: Factor[][]): Factor[][] {
+  const seen = new Set<string>();
+  return sets.filter((set) => {
+    const key = [...set].sort().join('+');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
