@@ -126,7 +126,10 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
   it('rule 3: the generate answer is identical whether or not the account exists, and never carries the token', async () => {
     const answer = async (username: string) => {
       const response = await new BrowserSession(base).request('/ott/generate', { form: { username } });
-      const headers = Object.fromEntries([...response.headers].filter(([name]) => !['date', 'x-request-id'].includes(name)));
+      // The short-code binding cookie is set for every address alike; only its random value differs.
+      const headers = Object.fromEntries([...response.headers].filter(([name]) => !['date', 'x-request-id'].includes(name))
+        .map(([name, value]) => [name, name === 'set-cookie' ? value.replace(/^lk_code=[A-Za-z0-9_-]{43};/, 'lk_code=*;') : value]));
+      expect(headers['set-cookie']).toMatch(/^lk_code=\*;/);
       return { status: response.status, headers, text: response.text, location: response.location };
     };
     expect(await answer('nobody@nowhere.test')).toEqual(await answer('bob@acme.test'));
@@ -147,7 +150,11 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     const second = new BrowserSession(base);
     const consumed = await second.request('/login/ott', { form: { token } });
     expect(consumed.status).toBe(303);
-    expect(consumed.location).toBe('/');
+    // The second browser is signed in to the provider itself and sees its account page.
+    expect(consumed.location).toBe('/account');
+    const account = await second.request('/account');
+    expect(account.status).toBe(200);
+    expect(account.text).toContain('Signed in as <strong>alice@acme.test</strong> with a one-time code');
     // The first browser's sign-in is still waiting for a login.
     const pending = await first.request(interaction);
     expect(pending.status).toBe(200);
@@ -249,7 +256,8 @@ describe('login endpoints under bad input', () => {
     expect(huge.status).toBe(413);
     // Refused as invalid, or already slowed down by earlier wrong tokens from this address.
     expect([401, 429]).toContain((await browser.request('/login/ott', { form: { token: 'x' } })).status);
-    expect([401, 429]).toContain((await browser.request('/login/ott', { form: {} })).status);
+    // Neither a token nor a code: malformed, refused before any lookup.
+    expect((await browser.request('/login/ott', { form: {} })).status).toBe(400);
     expect((await browser.request('/ott/generate')).status).toBe(405);
     expect((await browser.request('/interaction/unknown-interaction-id')).status).toBe(400);
     // A NUL character in an authorization parameter is the client's mistake: 400 invalid_request, not a 500.

@@ -1,12 +1,20 @@
 // One-time-token login (spec "One-time token login")
 export {
   consumeOneTimeToken,
+  consumeShortCode,
   DEFAULT_TTL_SECONDS,
   generateOneTimeToken,
+  generateOneTimeTokenWithCode,
+  isCodeBindingShaped,
+  isShortCodeShaped,
   MAX_TTL_SECONDS,
+  newCodeBinding,
   normalizeUsername,
   ONE_TIME_TOKEN_ERRORS,
   purgeExpiredOneTimeTokens,
+  revokeShortCodes,
+  SHORT_CODE_ATTEMPTS,
+  SHORT_CODE_DIGITS,
 } from './one-time-token/index.js';
 export type { ConsumedOneTimeToken, GeneratedOneTimeToken, GenerateRequest } from './one-time-token/index.js';
 
@@ -19,11 +27,35 @@ export { createDevOutbox, createSmtpDelivery, createWebhookDelivery, OutboxRefus
 export type { DeliveryHandler, DevOutboxOptions, OneTimeTokenMessage, SmtpDeliveryOptions, WebhookDeliveryOptions } from './delivery/index.js';
 
 // OpenID provider
-export { createAuthorizationServer, API_SCOPES, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
-export type { AuthorizationServerOptions } from './oidc/provider.js';
+export { createAuthorizationServer, API_SCOPES, FACTORS_REQUIRED, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
+export type { AuthorizationServerOptions, SessionStandingQuery } from './oidc/provider.js';
 export type { default as Provider, ClientMetadata } from 'oidc-provider';
 export { findAccount, findUserIdByEmail } from './oidc/account.js';
 export { deriveCookieKeys } from './oidc/cookie-keys.js';
+export { readProviderSession, signInProviderSession } from './oidc/provider-session.js';
+export type { ProviderSessionState, ProviderSignIn } from './oidc/provider-session.js';
+
+// Factors, assurance levels and multi-factor rules (spec "Multi-factor rules", Resources "Factor authorities")
+export { acrOf, acrSatisfies, AMR_OF, amrOf, appliesTo, DEFAULT_ACR_LEVELS, evaluateRules, FACTORS, FactorRuleError, validateRules } from './factors/index.js';
+export type { AccountFacts, AcrLevel, Factor, FactorGrant, FactorRequirement, FactorRule, RuleAudience, RuleOutcome } from './factors/index.js';
+
+// Sign-in in progress, session factors and the sign-in policy (issue 5)
+export {
+  accountFactsOf,
+  DEFAULT_SIGN_IN_POLICY,
+  judgeSignIn,
+  PROGRESS_TTL_SECONDS,
+  purgeExpiredSessionFactors,
+  purgeExpiredSignInProgress,
+  readSessionFactors,
+  readSignInProgress,
+  recordFactor,
+  saveSessionFactors,
+  saveSignInProgress,
+  takeSignInProgress,
+  withGrant,
+} from './sign-in/index.js';
+export type { SignInPolicy, SignInProgress, SignInStanding } from './sign-in/index.js';
 
 // Rate limits
 export { createLoginLimits, DEFAULT_KEY_PREFIX, DEFAULT_LOGIN_LIMIT_POLICY, RATE_LIMIT_TABLE } from './rate-limit/index.js';
@@ -43,6 +75,7 @@ export {
   DEFAULT_CHALLENGE_TTL_SECONDS,
   finishPasskeyAuthentication,
   finishPasskeyRegistration,
+  isPasskeyId,
   listPasskeys,
   MAX_CHALLENGE_TTL_SECONDS,
   MAX_LABEL_LENGTH,

@@ -39,6 +39,7 @@ export function createDemoClient(options: DemoClientOptions) {
 <ul id="passkeys"></ul>
 <button id="add-passkey" type="button">Add a passkey</button>
 <p id="passkey-status" role="status"></p>
+<p>Passkeys can also be managed on <a href="/account">your account page</a> at the provider.</p>
 <button id="sign-out" type="button">Sign out</button>
 </section>
 <script type="application/json" id="demo-config">${config}</script>

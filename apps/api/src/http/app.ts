@@ -14,10 +14,12 @@ import { documentRoutes } from '../rest/documents.js';
 import { createRestRouter } from '../rest/router.js';
 import type { Principal } from '../principal/principal.js';
 import { createCors } from './cors.js';
-import { createAuthorizationServer, createDrizzleAdapter, type ClientMetadata, type DeliveryHandler, type LoginLimits } from '@latchkey/auth';
+import { createAuthorizationServer, createDrizzleAdapter, readProviderSession, type ClientMetadata, type DeliveryHandler, type LoginLimits } from '@latchkey/auth';
 import { createDemoClient } from '../demo/page.js';
+import { createAccountRoutes } from '../login/account.js';
+import { page } from '../login/html.js';
 import { createPasskeyRoutes } from '../login/passkeys.js';
-import { createLoginRoutes } from '../login/routes.js';
+import { createLoginRoutes, LOGIN_METHODS } from '../login/routes.js';
 import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 import { sendGraphQLRequestError, sendHttpError, sendJson } from './respond.js';
@@ -42,6 +44,7 @@ interface RequestState {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const KNOWN_GET_ROUTES = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
+const ACCOUNT_FORMS = new Set(['/account/passkeys/rename', '/account/passkeys/remove']);
 const PASSKEY_PATHS = new Set(['/webauthn/register/options', '/webauthn/register', '/webauthn/authenticate/options', '/login/webauthn']);
 function pathOf(url: string): string {
   const query = url.indexOf('?');
@@ -94,6 +97,8 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     clients: config.auth.clients.map(({ first_party: _firstParty, ...metadata }) => metadata as ClientMetadata),
     firstPartyClientIds: config.auth.firstPartyClientIds,
     accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
+    renderPage: page,
+    acrValues: Object.values(LOGIN_METHODS).map((method) => method.acr),
   });
   const oidc = provider.callback();
   const demo = config.auth.demoClientId ? createDemoClient({ publicUrl: config.http.publicUrl, clientId: config.auth.demoClientId }) : undefined;
@@ -114,13 +119,17 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
         limits: loginLimits,
         logger,
         login,
-        caller: async (req) => {
+        // An access token (API clients, the demo client) or, without one, the provider session (account page).
+        caller: async (req, res) => {
           const result = await verifier.verifyAuthorization(req.headers.authorization);
-          if (result === undefined) return null;
-          return result.ok ? result.principal : 'rejected';
+          if (result !== undefined) return result.ok ? result.principal : 'rejected';
+          const session = await readProviderSession(provider, req, res);
+          return session ? { subject: session.accountId } : null;
         },
       })
     : undefined;
+
+  const account = createAccountRoutes({ publicUrl: config.http.publicUrl, db: database.db, provider, passkeysEnabled: passkeys !== undefined });
 
   const jwksBody = JSON.stringify(keys.jwks);
   const logRequests = logger.isLevelEnabled('info');
@@ -229,6 +238,18 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       if (req.method !== 'POST') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD, POST' });
       return void login.consume(req, res).catch(fail);
     }
+    if (path === '/login') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
+      return login.standaloneSignIn(req, res);
+    }
+    if (path === '/account') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
+      return void account.accountPage(req, res).catch(fail);
+    }
+    if (ACCOUNT_FORMS.has(path)) {
+      if (req.method !== 'POST') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'POST' });
+      return void (path === '/account/passkeys/rename' ? account.renamePasskeyForm(req, res) : account.removePasskeyForm(req, res)).catch(fail);
+    }
     const uid = /^\/interaction\/([A-Za-z0-9_-]{1,64})$/.exec(path)?.[1];
     if (!uid) return sendHttpError(res, 404, 'Not Found');
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
@@ -257,7 +278,9 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     if (path === '/graphql') return graphql(req, res);
     if (path.startsWith('/api/')) return api(req, res, path);
     if (path === '/.well-known/openid-configuration' || path.startsWith('/oidc/')) return void oidc(req, res);
-    if (path === '/ott/generate' || path === '/login/ott' || path.startsWith('/interaction/')) return loginRoute(req, res, path);
+    if (path === '/ott/generate' || path === '/login/ott' || path === '/login' || path.startsWith('/interaction/') || path === '/account' || ACCOUNT_FORMS.has(path)) {
+      return loginRoute(req, res, path);
+    }
     if (PASSKEY_PATHS.has(path)) return passkeyRoute(req, res, path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return KNOWN_GET_ROUTES.has(path)

@@ -1,3 +1,5 @@
+import type { ServerResponse } from 'node:http';
+
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -22,4 +24,20 @@ ${script ? `<script>${script}</script>` : ''}
 </body>
 </html>
 `;
+}
+
+/**
+ * Sends one of the login or account pages: never stored, never leaking its URL (which may carry a token) to
+ * anything it links to or loads, scripts inline only, fetches and forms to this origin only.
+ */
+export function sendHtml(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'content-security-policy': "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    ...headers,
+  });
+  res.end(body);
 }

@@ -28,8 +28,8 @@ export interface PasskeyRoutesOptions {
   limits: LoginLimits;
   logger: Logger;
   login: LoginRoutes;
-  /** the signed-in caller of a request (Bearer access token), null for none, 'rejected' for a bad one */
-  caller: (req: IncomingMessage) => Promise<Principal | null | 'rejected'>;
+  /** the signed-in caller of a request (access token or provider session), null for none, 'rejected' for a bad token */
+  caller: (req: IncomingMessage, res: ServerResponse) => Promise<Pick<Principal, 'subject'> | null | 'rejected'>;
   /** @default 16384 */
   maxBodyBytes?: number;
 }
@@ -81,7 +81,7 @@ export function createPasskeyRoutes(options: PasskeyRoutesOptions) {
   }
 
   async function signedInUser(req: IncomingMessage, res: ServerResponse): Promise<{ id: string; email: string; displayName: string | null } | null> {
-    const caller = await options.caller(req);
+    const caller = await options.caller(req, res);
     if (caller === null || caller === 'rejected') {
       fail(res, 401, caller === null ? 'Sign in to add a passkey.' : 'The access token is invalid or expired.', {}, { 'www-authenticate': caller === null ? 'Bearer' : 'Bearer error="invalid_token"' });
       return null;

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { consumeOneTimeToken, findUserIdByEmail, generateOneTimeToken, normalizeUsername, type DeliveryHandler, type GenerateRequest, type LoginLimits, type Provider, type RateLimitDecision } from '@latchkey/auth';
+import { consumeOneTimeToken, consumeShortCode, findUserIdByEmail, generateOneTimeToken, generateOneTimeTokenWithCode, isShortCodeShaped, normalizeUsername, ONE_TIME_TOKEN_ERRORS, revokeShortCodes, signInProviderSession, type DeliveryHandler, type GenerateRequest, type LoginLimits, type Provider, type RateLimitDecision } from '@latchkey/auth';
 import { users, type Database } from '@latchkey/db';
 import type { Logger } from 'pino';
 import { sendJson } from '../http/respond.js';
+import { bindBrowser, codeBindingOf } from './code-binding.js';
 import { CONTINUE_COOKIE, PENDING_COOKIE, clearCookie, readCookie, setCookie } from './cookies.js';
-import { escapeHtml, page } from './html.js';
+import { escapeHtml, page, sendHtml as html } from './html.js';
 import { FormError, readFields } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
 
@@ -41,7 +42,11 @@ const UID = /^[A-Za-z0-9_-]{10,64}$/;
  * "Sign in with a passkey": discoverable credentials, no username needed. Uses the browser's own JSON
  * helpers for WebAuthn options and credentials.
  */
-const PASSKEY_SIGN_IN_SCRIPT = `document.getElementById('passkey').addEventListener('click', async () => {
+const SIGN_IN_SCRIPT = `document.getElementById('by-email').addEventListener('submit', () => {
+  // The "check your e-mail" page offers the typed code for this address (kept in this tab only).
+  try { sessionStorage.setItem('latchkey:username', document.getElementById('username').value); } catch {}
+});
+document.getElementById('passkey').addEventListener('click', async () => {
   const error = document.getElementById('passkey-error');
   error.textContent = '';
   try {
@@ -57,20 +62,20 @@ const PASSKEY_SIGN_IN_SCRIPT = `document.getElementById('passkey').addEventListe
   }
 });`;
 
-const GENERATED = 'If the address belongs to an account, a sign-in link is on its way. It works once, for 5 minutes.';
-
-function html(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    // A page that may carry a token in its URL must not leak it to anything it links to or loads.
-    'referrer-policy': 'no-referrer',
-    'content-security-policy': "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    ...headers,
-  });
-  res.end(body);
+/** The sign-in form: e-mail me a link (and code), or use a passkey. */
+function signInPage(hint: string): string {
+  return page('Sign in', `
+<form id="by-email" method="post" action="/ott/generate">
+<label for="username">E-mail address</label>
+<input id="username" name="username" type="email" autocomplete="username webauthn" required value="${escapeHtml(hint)}">
+<button type="submit">E-mail me a sign-in link</button>
+</form>
+<p>or</p>
+<button id="passkey" type="button">Sign in with a passkey</button>
+<p id="passkey-error" class="error" role="alert"></p>`, SIGN_IN_SCRIPT);
 }
+
+const GENERATED = 'If the address belongs to an account, a sign-in link and code are on their way. Either works once, for 5 minutes.';
 
 function wantsJson(req: IncomingMessage): boolean {
   return (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
@@ -98,7 +103,7 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
       const reasons: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests' };
       return sendJson(res, status, { statusCode: status, message, error: reasons[status] ?? 'Error' });
     }
-    html(res, status, page('Sign in', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/">Start again</a></p>`));
+    html(res, status, page('Sign in', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/login">Start again</a></p>`));
   }
 
   /** The client's address as the socket sees it (no proxy headers are trusted). */
@@ -126,8 +131,11 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     return findUserIdByEmail(db, email);
   }
 
-  /** Delivery happens after the answer is sent, so neither timing nor outcome can tell accounts apart. */
-  function deliverLater(req: IncomingMessage, res: ServerResponse, username: string): void {
+  /**
+   * Delivery happens after the answer is sent, so neither timing nor outcome can tell accounts apart. The token
+   * also gets a short code, bound to the browser that asked (`binding`); both travel in the message only.
+   */
+  function deliverLater(req: IncomingMessage, res: ServerResponse, username: string, binding: string): void {
     setImmediate(() => {
       void (async () => {
         let userId = await findUserIdByEmail(db, username);
@@ -135,9 +143,9 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
         if (!userId && options.selfSignup) userId = await signUp(username);
         if (!userId) return;
         const request = options.onGenerateRequest ? options.onGenerateRequest({ username }, req) : { username };
-        const { token, expiresAt } = await generateOneTimeToken(db, request);
+        const { token, code, expiresAt } = await generateOneTimeTokenWithCode(db, request, binding);
         const magicLink = `${publicUrl}/login/ott?token=${encodeURIComponent(token)}`;
-        await delivery.deliver({ to: username, token, magicLink, expiresAt }, { request: req, response: res });
+        await delivery.deliver({ to: username, token, code, magicLink, expiresAt }, { request: req, response: res });
       })().catch((error: unknown) => logger.error({ err: error, handler: delivery.name }, 'one-time token delivery failed'));
     });
   }
@@ -164,54 +172,101 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     const decision = await decide(limits.generate(clientIp(req), username));
     if (decision === 'unavailable') return unavailableNow(res);
     if (!decision.allowed) return tooMany(req, res, decision);
-    deliverLater(req, res, username);
+    deliverLater(req, res, username, bindBrowser(req, res, secure));
     if (wantsJson(req)) return sendJson(res, 202, { status: 'accepted', message: GENERATED });
     redirect(res, '/login/ott?sent=1');
   }
 
-  /** The token page: the browser fills the field from the link; the server never echoes the token. */
+  /**
+   * The token page: the browser fills the token field from the link; the server never echoes the token, or
+   * anything else from the query string. The second form takes the short code, typed in the browser that asked
+   * for it; its address field is prefilled from this tab's sign-in form, if any.
+   */
   function tokenPage(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', publicUrl);
     const notice = url.searchParams.has('sent') ? `<p role="status">${escapeHtml(GENERATED)}</p>` : '';
     const body = `${notice}
 <form method="post" action="/login/ott">
 <label for="token">Sign-in code from your e-mail</label>
-<input id="token" name="token" autocomplete="one-time-code" required>
+<input id="token" name="token" autocomplete="off" required>
 <button type="submit">Sign in</button>
+</form>
+<p>or type the 6-digit code from the message, in this browser:</p>
+<form id="by-code" method="post" action="/login/ott">
+<label for="code-username">E-mail address</label>
+<input id="code-username" name="username" type="email" autocomplete="username" required>
+<label for="code">6-digit code</label>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" minlength="6" maxlength="6" required>
+<button type="submit">Use the code</button>
 </form>`;
     // Take the token from the link into the form, then drop it from the address bar and history.
-    const script = `(function(){var p=new URLSearchParams(location.search),t=p.get('token');if(t){document.getElementById('token').value=t;history.replaceState(null,'',location.pathname);}})();`;
+    const script = `(function(){var p=new URLSearchParams(location.search),t=p.get('token');if(t){document.getElementById('token').value=t;history.replaceState(null,'',location.pathname);}
+try{var u=sessionStorage.getItem('latchkey:username');if(u)document.getElementById('code-username').value=u;}catch(e){}})();`;
     html(res, 200, page('Sign in with your link', body, script));
   }
 
+  /** A wrong, used or expired token or code: counts against its source (never against the account). */
+  async function refuseCredential(req: IncomingMessage, res: ServerResponse, ip: string): Promise<void> {
+    await limits.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
+    refuse(req, res, 401, ONE_TIME_TOKEN_ERRORS.INVALID);
+  }
+
+  /**
+   * POST /login/ott: a token (from the link), or a username and short code typed in the browser the code is bound
+   * to. Both count alike against the source: wrong ones slow it down, then stop it; a stopped browser's
+   * outstanding codes die (their links live on), so guessing cannot outlast the lockout.
+   */
   async function consume(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const fields = await formOf(req, res);
     if (!fields) return;
+    const token = (fields['token'] ?? '').trim();
+    const code = fields['code']?.trim();
+    if (code !== undefined && token) return refuse(req, res, 400, 'Send either a token or a code, not both.');
+    if (code === undefined && !token) return refuse(req, res, 400, 'token or code is required.');
+    const username = normalizeUsername(fields['username'] ?? '');
+    if (code !== undefined) {
+      if (!isShortCodeShaped(code)) return refuse(req, res, 400, 'code must be 6 digits.');
+      if (!USERNAME.test(username)) return refuse(req, res, 400, 'username must be an e-mail address.');
+    }
     const ip = clientIp(req);
+    const binding = codeBindingOf(req);
     const decision = await decide(limits.consumeAttempt(ip));
     if (decision === 'unavailable') return unavailableNow(res);
-    if (!decision.allowed) return tooMany(req, res, decision);
-    const consumed = await consumeOneTimeToken(db, (fields['token'] ?? '').trim());
-    const userId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
-    if (!consumed || !userId) {
-      // Wrong tokens slow down, then stop, the source that sends them; the account itself is never locked.
-      await limits.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
-      return refuse(req, res, 401, 'The sign-in link or code is invalid or has expired.');
+    if (!decision.allowed) {
+      if (binding) await revokeShortCodes(db, binding).catch((error: unknown) => logger.error({ err: error }, 'revoking short codes failed'));
+      return tooMany(req, res, decision);
     }
+    const consumed =
+      code === undefined
+        ? await consumeOneTimeToken(db, token)
+        : binding
+          ? await consumeShortCode(db, { username, code, binding })
+          : null;
+    const userId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
+    // Wrong tokens and codes slow down, then stop, the source that sends them; the account itself is never locked.
+    if (!consumed || !userId) return refuseCredential(req, res, ip);
     await limits.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
     redirect(res, await continueSignIn(req, res, consumed.username, 'otp'));
   }
 
   /**
-   * This browser has just proven who it is: it gets a single-use continuation (a one-time token in an HttpOnly
-   * cookie, recorded server-side as `method:email` so neither the method nor the person can be altered) and
-   * goes back to its own pending sign-in, or to `/` to start one. Returns where to go.
+   * This browser has just proven who it is. With an authorization request pending in this browser it gets a
+   * single-use continuation (a one-time token in an HttpOnly cookie, recorded server-side as `method:email` so
+   * neither the method nor the person can be altered) and goes back to that request. Without one it is signed
+   * in to the provider directly and goes to its account page. Returns where to go.
    */
   async function continueSignIn(req: IncomingMessage, res: ServerResponse, email: string, method: LoginMethod): Promise<string> {
-    const continuation = await generateOneTimeToken(db, { username: `${method}:${email}`, ttlSeconds: CONTINUATION_TTL_SECONDS });
-    setCookie(res, CONTINUE_COOKIE, continuation.token, { path: '/interaction', maxAgeSeconds: CONTINUATION_TTL_SECONDS, secure });
     const pending = readCookie(req, PENDING_COOKIE);
-    return pending && UID.test(pending) ? `/interaction/${pending}` : '/';
+    if (pending && UID.test(pending)) {
+      const continuation = await generateOneTimeToken(db, { username: `${method}:${email}`, ttlSeconds: CONTINUATION_TTL_SECONDS });
+      setCookie(res, CONTINUE_COOKIE, continuation.token, { path: '/interaction', maxAgeSeconds: CONTINUATION_TTL_SECONDS, secure });
+      return `/interaction/${pending}`;
+    }
+    const accountId = await findUserIdByEmail(db, email);
+    if (!accountId) return '/login';
+    const { amr, acr } = LOGIN_METHODS[method];
+    await signInProviderSession(provider, req, res, { accountId, amr: [...amr], acr });
+    return '/account';
   }
 
   /** The person and method a continuation token records, or null. */
@@ -250,17 +305,16 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     }
     setCookie(res, PENDING_COOKIE, uid, { path: '/', maxAgeSeconds: 3600, secure });
     const hint = typeof details.params['login_hint'] === 'string' ? details.params['login_hint'] : '';
-    html(res, 200, page('Sign in', `
-<form method="post" action="/ott/generate">
-<label for="username">E-mail address</label>
-<input id="username" name="username" type="email" autocomplete="username webauthn" required value="${escapeHtml(hint)}">
-<button type="submit">E-mail me a sign-in link</button>
-</form>
-<p>or</p>
-<button id="passkey" type="button">Sign in with a passkey</button>
-<p id="passkey-error" class="error" role="alert"></p>`, PASSKEY_SIGN_IN_SCRIPT));
+    html(res, 200, signInPage(hint));
   }
 
-  return { generate, tokenPage, consume, interaction, continueSignIn };
+  /** The provider's own sign-in page (no application waiting): signs the browser in to the provider. */
+  function standaloneSignIn(req: IncomingMessage, res: ServerResponse): void {
+    // A sign-in started here completes here, never an authorization request left over in this browser.
+    clearCookie(res, PENDING_COOKIE, { path: '/', secure });
+    html(res, 200, signInPage(''));
+  }
+
+  return { generate, tokenPage, consume, interaction, standaloneSignIn, continueSignIn };
 }
 export type LoginRoutes = ReturnType<typeof createLoginRoutes>;

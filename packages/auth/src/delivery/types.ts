@@ -7,6 +7,11 @@ export interface OneTimeTokenMessage {
   /** `{PUBLIC_URL}/login/ott?token=...` */
   magicLink: string;
   token: string;
+  /**
+   * the short code of the same token (6 digits), if one was made: it works only in the browser that asked for
+   * it. Like the token, it belongs in the message only, never in a response or a log line.
+   */
+  code?: string;
   expiresAt: Date;
 }
 

@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import type { AsymmetricSigningAlgorithm, ClientMetadata, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
 import { findAccount } from './account.js';
 import { deriveCookieKeys } from './cookie-keys.js';
+import { SESSION_COOKIE_OPTIONS, SESSION_TTL_SECONDS } from './provider-session.js';
 
 /** Where the provider's endpoints live; discovery stays at `/.well-known/openid-configuration`. */
 export const OIDC_ROUTES = {
@@ -34,13 +35,56 @@ export interface AuthorizationServerOptions {
   firstPartyClientIds: readonly string[];
   /** @default 600 (10 minutes) */
   accessTokenTtlSeconds?: number;
+  /**
+   * Renders the provider's own pages (sign-out confirmation, signed out, errors) in the application's style.
+   * `body` is HTML. @default a bare page
+   */
+  renderPage?: (title: string, body: string) => string;
+  /** the assurance levels this provider reports as `acr`, weakest first (advertised in discovery) */
+  acrValues: readonly string[];
+  /**
+   * Whether an existing session still needs the user at the login prompt: the multi-factor rules of the
+   * account (validity durations included) or the requested `acr_values` are not met by the session's
+   * factors. oidc-provider alone treats `acr_values` as voluntary; this makes them count.
+   */
+  sessionNeedsLogin?: (query: SessionStandingQuery) => Promise<boolean>;
 }
 
-/** The authentication context classes this provider reports: one-time token, passkey. */
-export const ACR_VALUES = ['urn:latchkey:acr:otp', 'urn:latchkey:acr:passkey'] as const;
+const text = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const barePage = (title: string, body: string) =>
+  `<!doctype html><html lang="en"><meta charset="utf-8"><title>${text(title)}</title><main><h1>${text(title)}</h1>${body}</main></html>`;
+/** The provider's pages carry no script and load nothing; the sign-out form posts only to the provider. */
+const PROVIDER_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** What the login prompt asks the application about a browser's existing session. */
+export interface SessionStandingQuery {
+  sessionUid: string;
+  accountId: string;
+  /** the `acr_values` of the authorization request (RFC 9470 step-up), possibly empty */
+  acrValues: string[];
+}
 
 /** Scopes an access token for the API may carry. */
 export const API_SCOPES = 'api';
+
+/** The reason the login prompt gives when an existing session does not meet the rules or the requested acr. */
+export const FACTORS_REQUIRED = 'latchkey_factors_required';
+
+/** oidc-provider's default prompts, with one more login check: the session's factors must still suffice. */
+function loginPolicy(policy: typeof import('oidc-provider').interactionPolicy, sessionNeedsLogin: AuthorizationServerOptions['sessionNeedsLogin']) {
+  const prompts = policy.base();
+  prompts.get('login')!.checks.add(
+    new policy.Check(FACTORS_REQUIRED, 'additional authentication factors are required', async (ctx) => {
+      const { session, params } = ctx.oidc;
+      // No session: the default checks prompt already. A login just finished here was judged complete first.
+      if (!session?.accountId || ctx.oidc.result?.['login']) return policy.Check.NO_NEED_TO_PROMPT;
+      const acrValues = typeof params?.['acr_values'] === 'string' ? params['acr_values'].split(' ').filter(Boolean) : [];
+      const needed = await sessionNeedsLogin!({ sessionUid: session.uid, accountId: session.accountId, acrValues });
+      return needed ? policy.Check.REQUEST_PROMPT : policy.Check.NO_NEED_TO_PROMPT;
+    }),
+  );
+  return prompts;
+}
 
 /** Where amr / acr / auth_time of an access token come from: the code or refresh token it is issued for. */
 function loginOf(ctx: KoaContextWithOIDC) {
@@ -56,11 +100,12 @@ function loginOf(ctx: KoaContextWithOIDC) {
 export async function createAuthorizationServer(options: AuthorizationServerOptions): Promise<Provider> {
   // Loaded on first use: oidc-provider 9 prints an "Unsupported runtime" warning on Node 20 when imported, which
   // has no place in the output of CLI commands that never start the provider.
-  const { default: ProviderClass, errors } = await import('oidc-provider');
+  const { default: ProviderClass, errors, interactionPolicy } = await import('oidc-provider');
   const { signingJwk, apiAudience, firstPartyClientIds } = options;
   if (typeof signingJwk.d !== 'string') throw new TypeError('the signing JWK must be a private key');
   const accessTokenTTL = options.accessTokenTtlSeconds ?? 600;
   const firstParty = new Set(firstPartyClientIds);
+  const renderPage = options.renderPage ?? barePage;
 
   const configuration: Configuration = {
     adapter: options.adapter,
@@ -69,7 +114,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     routes: OIDC_ROUTES,
     cookies: {
       keys: deriveCookieKeys(signingJwk.d),
-      long: { signed: true, httpOnly: true, sameSite: 'lax' },
+      long: SESSION_COOKIE_OPTIONS,
       short: { signed: true, httpOnly: true, sameSite: 'lax' },
     },
     // How the user signed in is part of every ID token (RFC 8176 amr, acr, auth_time), not only on request.
@@ -79,11 +124,11 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       profile: ['name'],
       sid: null,
     },
-    acrValues: [...ACR_VALUES],
+    acrValues: [...options.acrValues],
     // OpenID scopes only: `api` is the API's (resource) scope, granted through the resource indicator.
     scopes: ['openid', 'offline_access', 'email', 'profile'],
     findAccount: (_ctx, id) => findAccount(options.db, id),
-    interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+    interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`, ...(options.sessionNeedsLogin ? { policy: loginPolicy(interactionPolicy, options.sessionNeedsLogin) } : {}) },
     // PKCE (S256) for every client, public or not.
     pkce: { required: () => true },
     features: {
@@ -91,7 +136,22 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       revocation: { enabled: true },
       // (the bundled types lag the runtime here: introspection is a supported feature)
       introspection: { enabled: true } as never,
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        // The provider's sign-out confirmation (its form carries the provider's own CSRF token).
+        logoutSource: async (ctx, form) => {
+          ctx.type = 'html';
+          ctx.set('content-security-policy', PROVIDER_PAGE_CSP);
+          ctx.body = renderPage('Sign out', `<p>Sign out of Latchkey in this browser?</p>${form}
+<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button>
+<button type="submit" form="op.logoutForm">Stay signed in</button>`);
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.type = 'html';
+          ctx.set('content-security-policy', PROVIDER_PAGE_CSP);
+          ctx.body = renderPage('Signed out', '<p role="status">You are signed out of Latchkey in this browser.</p><p><a href="/login">Sign in again</a></p>');
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => apiAudience,
@@ -137,13 +197,13 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       IdToken: 3600,
       Interaction: 3600,
       Grant: 14 * 86_400,
-      Session: 14 * 86_400,
+      Session: SESSION_TTL_SECONDS,
       RefreshToken: 14 * 86_400,
     },
     renderError: async (ctx, out) => {
       ctx.type = 'html';
-      const text = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-      ctx.body = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Sign-in error</title><main><h1>Sign-in error</h1><p>${text(out.error)}: ${text(out.error_description)}</p></main></html>`;
+      ctx.set('content-security-policy', PROVIDER_PAGE_CSP);
+      ctx.body = renderPage('Sign-in error', `<p>${text(out.error)}: ${text(out.error_description)}</p><p><a href="/">Start again</a></p>`);
     },
   };
   const provider = new ProviderClass(options.issuer, configuration);

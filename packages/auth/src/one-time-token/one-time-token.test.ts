@@ -1,7 +1,18 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { eq, oneTimeTokens, type DatabaseHandle } from '@latchkey/db';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { consumeOneTimeToken, DEFAULT_TTL_SECONDS, generateOneTimeToken, purgeExpiredOneTimeTokens } from '../index.js';
+import {
+  consumeOneTimeToken,
+  consumeShortCode,
+  DEFAULT_TTL_SECONDS,
+  generateOneTimeToken,
+  generateOneTimeTokenWithCode,
+  newCodeBinding,
+  purgeExpiredOneTimeTokens,
+  revokeShortCodes,
+  SHORT_CODE_ATTEMPTS,
+} from '../index.js';
+import { hashShortCode, newShortCode } from './short-code.js';
 import { openOwnDatabase } from '../test-support/own-database.js';
 
 // The real database: PostgreSQL (a database of its own) when DATABASE_URL is set, else PGlite on disk.
@@ -81,5 +92,115 @@ describe('one-time tokens (spec One-time token login)', () => {
     expect(await consumeOneTimeToken(database.db, old.token, now)).toBeNull();
     expect(await consumeOneTimeToken(database.db, live.token, now)).toEqual({ username: 'b@x.test' });
     expect(await database.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.username, 'b@x.test'))).toHaveLength(0);
+  });
+});
+
+describe('short codes: a second way of presenting a token, typed in the browser that asked for it', () => {
+  const alice = 'alice@acme.test';
+  const withCode = (binding: string, request: { username: string; ttlSeconds?: number } = { username: alice }, now?: Date) =>
+    generateOneTimeTokenWithCode(database.db, request, binding, now);
+  const wrongCodeFor = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+
+  it('a 6-digit code on the same row; only hashes of the code and of the browser binding are stored', async () => {
+    const binding = newCodeBinding();
+    const generated = await withCode(binding, { username: ' Alice@Acme.TEST ' });
+    expect(generated.code).toMatch(/^[0-9]{6}$/);
+    expect(generated.username).toBe(alice);
+    const rows = await database.db.select().from(oneTimeTokens);
+    expect(rows).toHaveLength(1);
+    const [row] = rows;
+    expect(row!.codeAttempts).toBe(0);
+    expect(row!.codeHash).toBe(hashShortCode(binding, row!.tokenHash, alice, generated.code));
+    expect(row!.bindingHash).toBe(createHash('sha256').update(binding).digest('base64url'));
+    const stored = JSON.stringify(rows);
+    for (const secret of [generated.token, binding]) expect(stored).not.toContain(secret);
+    // The code hash is keyed by the binding: without it the table gives no way to test a guess.
+    expect(row!.codeHash).not.toBe(createHash('sha256').update(generated.code).digest('base64url'));
+    // Codes cover all six digits, zero-padded.
+    for (let i = 0; i < 200; i++) expect(newShortCode()).toMatch(/^[0-9]{6}$/);
+    await expect(generateOneTimeTokenWithCode(database.db, { username: alice }, 'not a binding')).rejects.toThrow(TypeError);
+  });
+
+  it('the right code from the right browser signs in once; the link of the same row dies with it, and vice versa', async () => {
+    const binding = newCodeBinding();
+    const first = await withCode(binding);
+    expect(await consumeShortCode(database.db, { username: 'ALICE@acme.test', code: first.code, binding })).toEqual({ username: alice });
+    expect(await consumeShortCode(database.db, { username: alice, code: first.code, binding })).toBeNull();
+    expect(await consumeOneTimeToken(database.db, first.token)).toBeNull();
+
+    const second = await withCode(binding);
+    expect(await consumeOneTimeToken(database.db, second.token)).toEqual({ username: alice });
+    expect(await consumeShortCode(database.db, { username: alice, code: second.code, binding })).toBeNull();
+    expect(await database.db.select().from(oneTimeTokens)).toHaveLength(0);
+  });
+
+  it('another browser, another username or a malformed code gets nothing, and uses up nothing of the budget', async () => {
+    const binding = newCodeBinding();
+    const { code } = await withCode(binding);
+    for (let i = 0; i < SHORT_CODE_ATTEMPTS + 2; i++) {
+      expect(await consumeShortCode(database.db, { username: alice, code, binding: newCodeBinding() })).toBeNull();
+    }
+    expect(await consumeShortCode(database.db, { username: 'bob@acme.test', code, binding })).toBeNull();
+    for (const malformed of ['', '12345', '1234567', 'abcdef', ' 12345', '12345\n']) {
+      expect(await consumeShortCode(database.db, { username: alice, code: malformed, binding })).toBeNull();
+    }
+    expect(await consumeShortCode(database.db, { username: alice, code, binding: 'short' })).toBeNull();
+    const [row] = await database.db.select().from(oneTimeTokens);
+    expect(row!.codeAttempts).toBe(0);
+    expect(await consumeShortCode(database.db, { username: alice, code, binding })).toEqual({ username: alice });
+  });
+
+  it(`the budget: ${SHORT_CODE_ATTEMPTS} guesses; the last may be right, after it the code is dead but the link still works`, async () => {
+    const binding = newCodeBinding();
+    const lucky = await withCode(binding);
+    for (let i = 0; i < SHORT_CODE_ATTEMPTS - 1; i++) expect(await consumeShortCode(database.db, { username: alice, code: wrongCodeFor(lucky.code), binding })).toBeNull();
+    expect(await consumeShortCode(database.db, { username: alice, code: lucky.code, binding })).toEqual({ username: alice });
+
+    const unlucky = await withCode(binding);
+    for (let i = 0; i < SHORT_CODE_ATTEMPTS; i++) expect(await consumeShortCode(database.db, { username: alice, code: wrongCodeFor(unlucky.code), binding })).toBeNull();
+    const [row] = await database.db.select().from(oneTimeTokens);
+    expect(row).toMatchObject({ codeHash: null, bindingHash: null, codeAttempts: SHORT_CODE_ATTEMPTS });
+    expect(await consumeShortCode(database.db, { username: alice, code: unlucky.code, binding })).toBeNull();
+    expect(await consumeOneTimeToken(database.db, unlucky.token)).toEqual({ username: alice });
+  });
+
+  it('concurrency: of 10 simultaneous right codes exactly one wins; 20 simultaneous wrong ones spend the budget once', async () => {
+    const binding = newCodeBinding();
+    const { code } = await withCode(binding);
+    const results = await Promise.all(Array.from({ length: 10 }, () => consumeShortCode(database.db, { username: alice, code, binding })));
+    expect(results.filter((result) => result !== null)).toEqual([{ username: alice }]);
+
+    const other = await withCode(binding);
+    const guesses = await Promise.all(Array.from({ length: 20 }, () => consumeShortCode(database.db, { username: alice, code: wrongCodeFor(other.code), binding })));
+    expect(guesses.every((result) => result === null)).toBe(true);
+    const [row] = await database.db.select().from(oneTimeTokens);
+    expect(row).toMatchObject({ codeHash: null, codeAttempts: SHORT_CODE_ATTEMPTS });
+    expect(await consumeShortCode(database.db, { username: alice, code: other.code, binding })).toBeNull();
+  });
+
+  it('an expired code signs nobody in; a token without a code cannot be reached by code', async () => {
+    const now = new Date('2026-11-22T12:00:00Z');
+    const binding = newCodeBinding();
+    const short = await withCode(binding, { username: alice, ttlSeconds: 60 }, now);
+    expect(await consumeShortCode(database.db, { username: alice, code: short.code, binding }, new Date('2026-11-22T12:01:00Z'))).toBeNull();
+    expect(await consumeShortCode(database.db, { username: alice, code: short.code, binding }, new Date('2026-11-22T12:00:59Z'))).toEqual({ username: alice });
+    const plain = await generateOneTimeToken(database.db, { username: alice });
+    const [row] = await database.db.select().from(oneTimeTokens);
+    expect(row).toMatchObject({ codeHash: null, bindingHash: null, codeAttempts: 0 });
+    expect(await consumeOneTimeToken(database.db, plain.token)).toEqual({ username: alice });
+  });
+
+  it('revoking a browser kills its outstanding codes only; their links, and other browsers\' codes, live on', async () => {
+    const stopped = newCodeBinding();
+    const bystander = newCodeBinding();
+    const [a, b] = [await withCode(stopped), await withCode(stopped, { username: 'bob@acme.test' })];
+    const c = await withCode(bystander);
+    expect(await revokeShortCodes(database.db, stopped)).toBe(2);
+    expect(await revokeShortCodes(database.db, 'malformed')).toBe(0);
+    expect(await consumeShortCode(database.db, { username: alice, code: a.code, binding: stopped })).toBeNull();
+    expect(await consumeShortCode(database.db, { username: 'bob@acme.test', code: b.code, binding: stopped })).toBeNull();
+    expect(await consumeShortCode(database.db, { username: alice, code: c.code, binding: bystander })).toEqual({ username: alice });
+    expect(await consumeOneTimeToken(database.db, a.token)).toEqual({ username: alice });
+    expect(await consumeOneTimeToken(database.db, b.token)).toEqual({ username: 'bob@acme.test' });
   });
 });

@@ -8,7 +8,7 @@ export { removePasskey } from './remove.js';
 export { renamePasskey } from './rename.js';
 export { startPasskeyAuthentication } from './start-authentication.js';
 export { startPasskeyRegistration } from './start-registration.js';
-export { MAX_LABEL_LENGTH } from './summary.js';
+export { isPasskeyId, MAX_LABEL_LENGTH } from './summary.js';
 export type {
   FinishPasskeyAuthenticationRequest,
   FinishPasskeyRegistrationRequest,

@@ -28,3 +28,8 @@ export function normalizeLabel(label: string): string {
   if (length < 1 || length > MAX_LABEL_LENGTH || /\p{Cc}/u.test(trimmed)) throw new PasskeyError('PASSKEY_LABEL_INVALID');
   return trimmed;
 }
+
+/** A credential id as WebAuthn reports it (base64url); anything else is no passkey's id. */
+export function isPasskeyId(id: unknown): id is string {
+  return typeof id === 'string' && /^[A-Za-z0-9_-]{1,1024}$/.test(id);
+}

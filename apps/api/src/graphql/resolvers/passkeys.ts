@@ -1,4 +1,4 @@
-import { listPasskeys, MAX_LABEL_LENGTH, PasskeyError, removePasskey, renamePasskey } from '@latchkey/auth';
+import { isPasskeyId, listPasskeys, MAX_LABEL_LENGTH, PasskeyError, removePasskey, renamePasskey } from '@latchkey/auth';
 import { authorize } from '@latchkey/policy';
 import { InvalidInputError, NotFoundError } from '../../domain/errors.js';
 import { AccountPolicy } from '../../domain/policies.js';
@@ -16,7 +16,7 @@ async function ownAccount(context: GraphQLContext, handler: string): Promise<str
 }
 
 const passkeyId = (id: string) => {
-  if (!/^[A-Za-z0-9_-]{1,1024}$/.test(id)) throw new InvalidInputError('id must be a passkey id (base64url).', ['id']);
+  if (!isPasskeyId(id)) throw new InvalidInputError('id must be a passkey id (base64url).', ['id']);
   return id;
 };
 

@@ -1,0 +1,163 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isPasskeyId, listPasskeys, PasskeyError, readProviderSession, removePasskey, renamePasskey, type PasskeySummary, type Provider } from '@latchkey/auth';
+import { eq, users, type Database } from '@latchkey/db';
+import { escapeHtml, page, sendHtml } from './html.js';
+import { FormError, readFields } from './request-body.js';
+import { isSameOrigin } from './same-origin.js';
+
+export interface AccountRoutesOptions {
+  publicUrl: string;
+  db: Database;
+  provider: Provider;
+  /** whether passkeys are configured (RP ID): without them the page says so instead of offering one */
+  passkeysEnabled: boolean;
+  /** @default 4096 */
+  maxBodyBytes?: number;
+}
+
+/** The account a provider session belongs to, when it may still use it. */
+export interface SignedInAccount {
+  userId: string;
+  email: string;
+  amr: string[];
+  authTime: number;
+}
+
+/** What a finished action says on the page: fixed texts, chosen by a key (nothing from the URL is echoed). */
+const DONE: Record<string, string> = {
+  added: 'The passkey was added.',
+  renamed: 'The passkey was renamed.',
+  removed: 'The passkey was removed. It no longer signs you in.',
+};
+
+const METHOD_NAMES: Record<string, string> = { otp: 'a one-time code', swk: 'a passkey', hwk: 'a security key', pwd: 'a password' };
+
+const when = (date: Date | number) => `${new Date(date).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** "Add a passkey": the browser's own JSON helpers for WebAuthn, the provider session as the credential. */
+const ADD_PASSKEY_SCRIPT = `document.getElementById('add-passkey').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const error = document.getElementById('add-error');
+  error.textContent = '';
+  try {
+    const post = async (path, body) => {
+      const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
+      const result = await response.json();
+      if (!response.ok) throw new Error(result.message);
+      return result;
+    };
+    const options = await post('/webauthn/register/options', {});
+    const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) });
+    const label = document.getElementById('new-label').value.trim();
+    await post('/webauthn/register', label ? { response: credential.toJSON(), label } : { response: credential.toJSON() });
+    location.assign('/account?done=added');
+  } catch (failure) {
+    error.textContent = failure && failure.message ? failure.message : 'The passkey was not added.';
+  }
+});`;
+
+function passkeyItem(passkey: PasskeySummary): string {
+  const id = escapeHtml(passkey.id);
+  const label = escapeHtml(passkey.label ?? 'Passkey');
+  const used = passkey.lastUsedAt ? `last used ${when(passkey.lastUsedAt)}` : 'not used yet';
+  return `<li>
+<strong>${label}</strong> <small>added ${when(passkey.createdAt)}, ${used}${passkey.backedUp ? ', synced' : ''}</small>
+<form method="post" action="/account/passkeys/rename">
+<input type="hidden" name="id" value="${id}">
+<label>New name <input name="label" required maxlength="64" value="${escapeHtml(passkey.label ?? '')}"></label>
+<button type="submit">Rename</button>
+</form>
+<form method="post" action="/account/passkeys/remove">
+<input type="hidden" name="id" value="${id}">
+<button type="submit">Remove “${label}”</button>
+</form>
+</li>`;
+}
+
+/**
+ * The provider's account page: who is signed in in this browser and how, their passkeys (add, rename,
+ * remove) and sign-out. It runs on the provider's own session; a browser without one is sent to sign in.
+ */
+export function createAccountRoutes(options: AccountRoutesOptions) {
+  const { db, provider } = options;
+  const origin = new URL(options.publicUrl).origin;
+  const maxBodyBytes = options.maxBodyBytes ?? 4096;
+
+  /** The account signed in to the provider in this browser; null for none or a suspended one. */
+  async function signedIn(req: IncomingMessage, res: ServerResponse): Promise<SignedInAccount | null> {
+    const session = await readProviderSession(provider, req, res);
+    if (!session) return null;
+    const [user] = await db.select({ id: users.id, email: users.email, suspended: users.suspended }).from(users).where(eq(users.id, session.accountId)).limit(1);
+    if (!user || user.suspended) return null;
+    return { userId: user.id, email: user.email, amr: session.amr, authTime: session.authTime };
+  }
+
+  const seeOther = (res: ServerResponse, location: string) => {
+    res.writeHead(303, { location, 'cache-control': 'no-store', 'content-length': 0 });
+    res.end();
+  };
+  const problem = (res: ServerResponse, status: number, message: string) =>
+    sendHtml(res, status, page('Your account', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/account">Back to your account</a></p>`));
+
+  async function accountPage(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const account = await signedIn(req, res);
+    // Default deny for pages: no provider session, no account page; sign in first.
+    if (!account) return seeOther(res, '/login');
+    const done = DONE[new URL(req.url ?? '/', origin).searchParams.get('done') ?? ''];
+    const how = account.amr.map((method) => METHOD_NAMES[method] ?? method).join(' and ') || 'an earlier sign-in';
+    const passkeys = options.passkeysEnabled ? await listPasskeys(db, account.userId) : [];
+    const passkeySection = options.passkeysEnabled
+      ? `<h2>Passkeys</h2>
+${passkeys.length ? `<ul>${passkeys.map(passkeyItem).join('\n')}</ul>` : '<p>You have no passkeys yet.</p>'}
+<form id="add-passkey">
+<label for="new-label">Name for a new passkey (optional)</label>
+<input id="new-label" name="label" maxlength="64" autocomplete="off">
+<button type="submit">Add a passkey</button>
+</form>
+<p id="add-error" class="error" role="alert"></p>`
+      : '<h2>Passkeys</h2><p>Passkeys are not configured on this server.</p>';
+    sendHtml(res, 200, page('Your account', `${done ? `<p role="status">${escapeHtml(done)}</p>` : ''}
+<p>Signed in as <strong>${escapeHtml(account.email)}</strong> with ${escapeHtml(how)} at ${when(account.authTime * 1000)}.</p>
+${passkeySection}
+<h2>Sign out</h2>
+<p><a href="/oidc/session/end">Sign out of Latchkey in this browser</a></p>`, options.passkeysEnabled ? ADD_PASSKEY_SCRIPT : ''));
+  }
+
+  /** A same-origin form post by the signed-in account, or undefined once the refusal has been sent. */
+  async function formOf(req: IncomingMessage, res: ServerResponse): Promise<{ account: SignedInAccount; fields: Record<string, string> } | undefined> {
+    if (!isSameOrigin(req, origin)) return void problem(res, 403, 'Cross-site requests are refused.');
+    let fields: Record<string, string>;
+    try {
+      fields = await readFields(req, maxBodyBytes);
+    } catch (error) {
+      if (error instanceof FormError) return void problem(res, error.status, error.message);
+      throw error;
+    }
+    const account = await signedIn(req, res);
+    if (!account) return void problem(res, 401, 'You are not signed in. Sign in and try again.');
+    if (!isPasskeyId(fields['id'])) return void problem(res, 400, 'id must be a passkey id.');
+    return { account, fields };
+  }
+
+  async function renamePasskeyForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await formOf(req, res);
+    if (!form) return;
+    try {
+      const renamed = await renamePasskey(db, form.account.userId, form.fields['id']!, form.fields['label'] ?? '');
+      if (!renamed) return problem(res, 404, 'You have no passkey with this id.');
+    } catch (error) {
+      if (error instanceof PasskeyError) return problem(res, 400, error.message);
+      throw error;
+    }
+    seeOther(res, '/account?done=renamed');
+  }
+
+  async function removePasskeyForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await formOf(req, res);
+    if (!form) return;
+    if (!(await removePasskey(db, form.account.userId, form.fields['id']!))) return problem(res, 404, 'You have no passkey with this id.');
+    seeOther(res, '/account?done=removed');
+  }
+
+  return { accountPage, renamePasskeyForm, removePasskeyForm, signedIn };
+}
