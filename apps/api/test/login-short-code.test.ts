@@ -261,6 +261,14 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     for (const status of statuses.filter((status) => status !== 303)) expect([401, 429]).toContain(status);
   });
 
+  it('single use under concurrency: of 10 simultaneous submissions of one magic link (10 browsers) exactly one signs in', async () => {
+    const message = await ask(new Browser(), 'carol@globex.test');
+    const results = await Promise.all(Array.from({ length: 10 }, () => new Browser().useLink(message.magicLink)));
+    const statuses = results.map((result) => result.status);
+    expect(statuses.filter((status) => status === 303)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(9);
+  });
+
   it('rule 3: the generate answer is the same for known and unknown addresses, but for the random binding value', async () => {
     const shape = (answer: Answer) => ({
       status: answer.status,

@@ -1,49 +1,35 @@
-import type { AddressInfo } from 'node:net';
 import { seedDemoData } from '@latchkey/db';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
+import { decodedMail as decoded, startSmtpSink } from './support/smtp-sink.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
 // Real mail: an SMTP sink on loopback receives what the service sends through SMTP_URL.
-const inbox: { to: string[]; raw: string }[] = [];
-let sink: SMTPServer;
+let sink: Awaited<ReturnType<typeof startSmtpSink>>;
 let service: TestService;
 let base: string;
 
 beforeAll(async () => {
-  sink = new SMTPServer({
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
-  const smtpPort = (sink.server.address() as AddressInfo).port;
-  ({ service, base } = await startLocalhostService({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, MAIL_FROM: 'login@latchkey.test' }));
+  sink = await startSmtpSink();
+  ({ service, base } = await startLocalhostService({ SMTP_URL: sink.url, MAIL_FROM: 'login@latchkey.test' }));
   await seedDemoData(service.database);
 });
 afterAll(async () => {
   await service?.stop();
-  await new Promise<void>((resolve) => sink.close(() => resolve()));
+  await sink?.close();
 });
 
-const decoded = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+const inbox = () => sink.inbox;
 
 describe('sign-in links by e-mail (SMTP_URL)', () => {
   it('a known account gets a mail with a working link; an unknown address gets nothing; both answers are the same', async () => {
     const known = await new BrowserSession(base).request('/ott/generate', { json: { username: 'carol@globex.test' } });
     const unknown = await new BrowserSession(base).request('/ott/generate', { json: { username: 'nobody@globex.test' } });
     expect([known.status, known.text]).toEqual([unknown.status, unknown.text]);
-    for (let i = 0; i < 100 && inbox.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 100 && inbox().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(inbox.map((mail) => mail.to)).toEqual([['carol@globex.test']]);
-    const link = /http:\/\/localhost:\d+\/login\/ott\?token=[A-Za-z0-9_%-]+/.exec(decoded(inbox[0]!.raw))?.[0];
+    expect(inbox().map((mail) => mail.to)).toEqual([['carol@globex.test']]);
+    const link = /http:\/\/localhost:\d+\/login\/ott\?token=[A-Za-z0-9_%-]+/.exec(decoded(inbox()[0]!.raw))?.[0];
     expect(link).toBeDefined();
     const token = decodeURIComponent(new URL(link!).searchParams.get('token')!);
     // Neither answer nor log carries the token.
