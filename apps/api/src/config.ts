@@ -1,5 +1,7 @@
 import path from 'node:path';
+import type { Factor, SignInPolicy } from '@latchkey/auth';
 import { z } from 'zod';
+import { loadSignInPolicy, SignInPolicyError } from './sign-in-policy-config.js';
 
 /**
  * All configuration is read and validated here, once, at start-up; everything else receives
@@ -73,6 +75,7 @@ const envSchema = z.object({
   RP_ID: z.string().regex(/^[a-z0-9.-]+$/i, 'must be a domain name such as example.com or localhost').optional(),
   RP_NAME: z.string().min(1).max(100).default('Latchkey'),
   WEBAUTHN_ORIGINS: z.string().optional(),
+  AUTH_POLICY_FILE: z.string().optional(),
 
   SIGNING_KEY: z.string().min(1).optional(),
   SIGNING_KEY_FILE: z.string().min(1).optional(),
@@ -146,6 +149,8 @@ export interface Config {
     firstPartyClientIds: string[];
     /** the demo page's client id, when the demo client is on */
     demoClientId: string | undefined;
+    /** multi-factor rules and acr levels (AUTH_POLICY_FILE; default: no rules, the default levels) */
+    signInPolicy: SignInPolicy;
   };
 }
 
@@ -239,6 +244,9 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
     corsOrigins.add(result.data);
   }
 
+  const relyingParty = relyingPartyConfig(e.RP_ID, e.RP_NAME, e.WEBAUTHN_ORIGINS, publicUrl);
+  const signInPolicy = signInPolicyConfig(e.AUTH_POLICY_FILE, readFile, relyingParty !== undefined);
+
   return {
     env: e.NODE_ENV,
     service: { name: 'latchkey', version },
@@ -273,10 +281,38 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       mailFrom: e.MAIL_FROM,
       webhook: webhookConfig(e.DELIVERY_WEBHOOK_URL, e.DELIVERY_WEBHOOK_SECRET),
       selfSignup: e.SELF_SIGNUP,
-      relyingParty: relyingPartyConfig(e.RP_ID, e.RP_NAME, e.WEBAUTHN_ORIGINS, publicUrl),
+      relyingParty,
+      signInPolicy,
       ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl),
     },
   };
+}
+
+/**
+ * The factors this server verifies today: one-time tokens, TOTP and recovery codes always, passkeys when a
+ * relying party is configured. Passwords, client certificates and upstream providers are not offered yet,
+ * so a rule that needs them is refused.
+ */
+function contributedFactors(passkeys: boolean): Set<Factor> {
+  return new Set<Factor>(['OTT', 'TOTP', 'RECOVERY_CODE', ...(passkeys ? (['WEBAUTHN'] as const) : [])]);
+}
+
+function signInPolicyConfig(file: string | undefined, readFile: ConfigSources['readFile'], passkeys: boolean): SignInPolicy {
+  let text: string | undefined;
+  if (file) {
+    if (!readFile) throw new ConfigError('AUTH_POLICY_FILE is set but files cannot be read here');
+    try {
+      text = readFile(file);
+    } catch {
+      throw new ConfigError(`AUTH_POLICY_FILE: cannot read ${file}`);
+    }
+  }
+  try {
+    return loadSignInPolicy(text, contributedFactors(passkeys));
+  } catch (error) {
+    if (error instanceof SignInPolicyError) throw new ConfigError(`invalid configuration:\n  ${error.message}`);
+    throw error;
+  }
 }
 
 function relyingPartyConfig(id: string | undefined, name: string, rawOrigins: string | undefined, publicUrl: string): Config['auth']['relyingParty'] {
@@ -306,7 +342,7 @@ function webhookConfig(url: string | undefined, secret: string | undefined): Con
   return { url, secret };
 }
 
-function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Omit<Config['auth'], 'smtpUrl' | 'mailFrom' | 'webhook' | 'selfSignup' | 'relyingParty'> {
+function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Omit<Config['auth'], 'smtpUrl' | 'mailFrom' | 'webhook' | 'selfSignup' | 'relyingParty' | 'signInPolicy'> {
   const clients = [...configured];
   if (demo && !clients.some((client) => client.client_id === DEMO_CLIENT_ID)) {
     // A public client (no secret, PKCE) for the demo page served at PUBLIC_URL.

@@ -59,7 +59,7 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     await expect.poll(() => page.locator('#who').textContent(), { timeout: 10_000 }).toBe('alice@acme.test');
     await expect.poll(() => page.locator('#documents li').count(), { timeout: 10_000 }).toBeGreaterThan(0);
     const claims = JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string };
-    expect(claims).toMatchObject({ amr: ['otp'], acr: 'urn:latchkey:acr:otp' });
+    expect(claims).toMatchObject({ amr: ['otp'], acr: 'urn:latchkey:acr:1fa' });
     expect(await page.locator('#documents').textContent()).toContain('Quarterly plan');
 
     // The tab's access token works on /graphql.
@@ -95,7 +95,7 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     await page.waitForURL(`${base}/`, { timeout: 15_000 });
     await expect.poll(() => page.locator('#who').textContent(), { timeout: 10_000 }).toBe('alice@acme.test');
     const passkeyClaims = JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string };
-    expect(passkeyClaims).toMatchObject({ amr: ['swk'], acr: 'urn:latchkey:acr:passkey' });
+    expect(passkeyClaims).toMatchObject({ amr: ['swk'], acr: 'urn:latchkey:acr:phr' });
     const passkeyTokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
     const viaPasskey = await postGraphQL(`${base}/graphql`, { query: '{ me { email } viewer { amr } }' }, { token: passkeyTokens.access_token });
     expect(viaPasskey.json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'] } } });

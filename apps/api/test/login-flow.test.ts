@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { oneTimeTokens, seedDemoData } from '@latchkey/db';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
+import { outboxOf } from './support/outbox.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 
 let service: TestService;
@@ -16,19 +15,9 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-const outboxDir = () => path.join(service.config.dataDir, 'outbox');
-function outboxMessages(): { to: string; magicLink: string; text: string }[] {
-  if (!existsSync(outboxDir())) return [];
-  return readdirSync(outboxDir()).filter((name) => name.endsWith('.json')).sort().map((name) => JSON.parse(readFileSync(path.join(outboxDir(), name), 'utf8')));
-}
-async function nextMessage(count: number): Promise<{ to: string; magicLink: string }> {
-  for (let i = 0; i < 100; i++) {
-    const messages = outboxMessages();
-    if (messages.length > count) return messages.at(-1)!;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('no message arrived in the outbox');
-}
+const outbox = () => outboxOf(service.config.dataDir);
+const outboxMessages = () => ({ length: outbox().count() });
+const nextMessage = (after: number, to?: string) => outbox().next(after, to);
 
 /** Starts an authorization-code + PKCE request of the demo client; returns the interaction path. */
 async function authorize(browser: BrowserSession, scope = 'openid email profile api') {
@@ -63,7 +52,7 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     const generated = await browser.request('/ott/generate', { form: { username: 'alice@acme.test' } });
     expect(generated.status).toBe(303);
     expect(generated.location).toBe('/login/ott?sent=1');
-    const message = await nextMessage(before);
+    const message = await nextMessage(before, 'alice@acme.test');
     expect(message.to).toBe('alice@acme.test');
     const link = new URL(message.magicLink);
     expect(`${link.origin}${link.pathname}`).toBe(`${base}/login/ott`);
@@ -98,17 +87,17 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect(tokenResponse.status).toBe(200);
     const tokens = (await tokenResponse.json()) as { access_token: string; id_token: string; token_type: string; expires_in: number };
     const idToken = decodeJwt(tokens.id_token);
-    expect(idToken).toMatchObject({ iss: base, aud: 'latchkey-demo', amr: ['otp'], acr: 'urn:latchkey:acr:otp', email: 'alice@acme.test' });
+    expect(idToken).toMatchObject({ iss: base, aud: 'latchkey-demo', amr: ['otp'], acr: 'urn:latchkey:acr:1fa', email: 'alice@acme.test' });
     expect(typeof idToken.auth_time).toBe('number');
     expect(decodeProtectedHeader(tokens.access_token).typ).toBe('at+jwt');
     const accessToken = decodeJwt(tokens.access_token);
-    expect(accessToken).toMatchObject({ iss: base, aud: 'urn:latchkey:api', sub: idToken.sub, amr: ['otp'], acr: 'urn:latchkey:acr:otp', scope: 'api' });
+    expect(accessToken).toMatchObject({ iss: base, aud: 'urn:latchkey:api', sub: idToken.sub, amr: ['otp'], acr: 'urn:latchkey:acr:1fa', scope: 'api' });
     expect(accessToken.exp! - accessToken.iat!).toBe(600);
 
     const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } viewer { amr acr } documents(first: 5) { edges { node { title } } } }' }, { token: tokens.access_token });
     expect(api.status).toBe(200);
     expect(api.json.data.me.email).toBe('alice@acme.test');
-    expect(api.json.data.viewer).toEqual({ amr: ['otp'], acr: 'urn:latchkey:acr:otp' });
+    expect(api.json.data.viewer).toEqual({ amr: ['otp'], acr: 'urn:latchkey:acr:1fa' });
     expect(api.json.data.documents.edges.length).toBeGreaterThan(0);
 
     // Single use: the same token signs nobody in again.
@@ -145,7 +134,7 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     await first.request(interaction);
     const before = outboxMessages().length;
     await first.request('/ott/generate', { form: { username: 'alice@acme.test' } });
-    const token = new URL((await nextMessage(before)).magicLink).searchParams.get('token')!;
+    const token = new URL((await nextMessage(before, 'alice@acme.test')).magicLink).searchParams.get('token')!;
 
     const second = new BrowserSession(base);
     const consumed = await second.request('/login/ott', { form: { token } });
@@ -180,17 +169,16 @@ describe('the demo client (a public OpenID client at /)', () => {
   });
 });
 
-describe('continuations cannot be forged from other tokens', () => {
-  it('a continuation token is no magic link, and a magic link put into the continuation cookie signs nobody in', async () => {
-    // A continuation recorded as "otp:alice@acme.test" is not an e-mail: POST /login/ott refuses it.
+describe('a sign-in in progress cannot be forged from other tokens', () => {
+  it('the sign-in cookie is no magic link, and a magic link put into the sign-in cookie signs nobody in', async () => {
     const browser = new BrowserSession(base);
     const { interaction } = await authorize(browser);
     await browser.request(interaction);
     const before = outboxMessages().length;
     await browser.request('/ott/generate', { form: { username: 'alice@acme.test' } });
-    const token = new URL((await nextMessage(before)).magicLink).searchParams.get('token')!;
+    const token = new URL((await nextMessage(before, 'alice@acme.test')).magicLink).searchParams.get('token')!;
     await browser.request('/login/ott', { form: { token } });
-    const continuation = browser.cookies.get('lk_continue')!;
+    const continuation = browser.cookies.get('lk_signin')!;
     expect(continuation).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect((await new BrowserSession(base).request('/login/ott', { form: { token: continuation } })).status).toBe(401);
 
@@ -200,8 +188,8 @@ describe('continuations cannot be forged from other tokens', () => {
     await other.request(pending.interaction);
     const count = outboxMessages().length;
     await other.request('/ott/generate', { form: { username: 'bob@acme.test' } });
-    const link = new URL((await nextMessage(count)).magicLink).searchParams.get('token')!;
-    other.cookies.set('lk_continue', link);
+    const link = new URL((await nextMessage(count, 'bob@acme.test')).magicLink).searchParams.get('token')!;
+    other.cookies.set('lk_signin', link);
     const page = await other.request(pending.interaction);
     expect(page.status).toBe(200);
     expect(page.text).toContain('action="/ott/generate"');
@@ -215,7 +203,7 @@ describe('refresh tokens (offline_access) rotate on every use', () => {
     await browser.request(interaction);
     const before = outboxMessages().length;
     await browser.request('/ott/generate', { form: { username: 'carol@globex.test' } });
-    const token = new URL((await nextMessage(before)).magicLink).searchParams.get('token')!;
+    const token = new URL((await nextMessage(before, 'carol@globex.test')).magicLink).searchParams.get('token')!;
     await browser.request('/login/ott', { form: { token } });
     const resumed = await browser.request((await browser.request(interaction)).location!);
     const code = new URL(resumed.location!).searchParams.get('code')!;

@@ -184,8 +184,8 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     const signedIn = await browser.useCode('Alice@Acme.test', message.code);
     expect(signedIn.status).toBe(303);
     expect(signedIn.location).toBe(interaction);
-    expect(browser.cookies.get('lk_continue')).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    // The continuation completes the pending sign-in.
+    expect(browser.cookies.get('lk_signin')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // The sign-in in progress completes the pending authorization request.
     const finished = await browser.request(interaction);
     expect(finished.status).toBe(303);
     expect(finished.location).toMatch(/\/oidc\/auth\//);

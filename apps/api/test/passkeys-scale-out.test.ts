@@ -114,7 +114,7 @@ async function authorize(session: BrowserSession, base: string, publicBase: stri
  */
 async function finishSignIn(session: BrowserSession, flow: { interaction: string; verifier: string; state: string }, continued: string, publicBase: string, finishAt: string, tokenAt: string) {
   expect(continued).toBe(flow.interaction);
-  expect(session.cookies.has('lk_continue')).toBe(true);
+  expect(session.cookies.has('lk_signin')).toBe(true);
   const finished = await session.request(on(finishAt, continued));
   expect(finished.status).toBe(303);
   const resumed = await session.request(on(finishAt, finished.location!));
@@ -188,7 +188,7 @@ describe.runIf(hasChromium)('spec Passkeys 3: registered credentials and user ha
       expect(signedIn.json).toEqual({ status: 'signed-in', continue: flow.interaction });
 
       const { idToken, accessToken } = await finishSignIn(signingIn, flow, signedIn.json!['continue'] as string, publicBase, second.url, second.url);
-      expect(idToken).toMatchObject({ iss: publicBase, aud: 'latchkey-demo', sub: alice, email: 'alice@acme.test', amr: ['swk'], acr: 'urn:latchkey:acr:passkey' });
+      expect(idToken).toMatchObject({ iss: publicBase, aud: 'latchkey-demo', sub: alice, email: 'alice@acme.test', amr: ['swk'], acr: 'urn:latchkey:acr:phr' });
       const api = await postGraphQL(second.graphqlUrl, { query: '{ me { email passkeys { id label lastUsedAt } } viewer { amr } }' }, { token: accessToken });
       expect(api.json.data.me).toMatchObject({ email: 'alice@acme.test', passkeys: [{ id: credential['id'], label: 'Before the restart' }] });
       expect(api.json.data.me.passkeys[0].lastUsedAt).not.toBeNull();
@@ -295,9 +295,9 @@ describe.runIf(hasChromium && databaseKind === 'postgres')('spec Passkeys 3 (sto
 
     // The continuation two issued is honoured by one; the code one issued is redeemed at two.
     const { idToken, accessToken } = await finishSignIn(session, flow, signedIn.json!['continue'] as string, publicBase, one.url, two.url);
-    expect(idToken).toMatchObject({ iss: publicBase, aud: 'latchkey-demo', sub: alice, email: 'alice@acme.test', amr: ['swk'], acr: 'urn:latchkey:acr:passkey' });
+    expect(idToken).toMatchObject({ iss: publicBase, aud: 'latchkey-demo', sub: alice, email: 'alice@acme.test', amr: ['swk'], acr: 'urn:latchkey:acr:phr' });
     const api = await postGraphQL(one.graphqlUrl, { query: '{ me { email } viewer { amr acr } }' }, { token: accessToken });
-    expect(api.json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'], acr: 'urn:latchkey:acr:passkey' } } });
+    expect(api.json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'], acr: 'urn:latchkey:acr:phr' } } });
   });
 
   it('single use across instances: an authentication challenge used once on instance two cannot be replayed on instance one', async () => {
@@ -316,12 +316,12 @@ describe.runIf(hasChromium && databaseKind === 'postgres')('spec Passkeys 3 (sto
     expect(await stored()).toHaveLength(0);
 
     // The very same browser (same lk_webauthn binding) replays the same signed assertion on the other instance.
-    session.cookies.delete('lk_continue');
+    session.cookies.delete('lk_signin');
     const replayed = await post(session, `${one.url}/login/webauthn`, publicBase, { response: assertion });
     expect(replayed.status).toBe(400);
     expect(replayed.json).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'PASSKEY_CHALLENGE_INVALID' });
-    expect(replayed.headers.getSetCookie().join(';')).not.toContain('lk_continue=');
-    expect(session.cookies.has('lk_continue')).toBe(false);
+    expect(replayed.headers.getSetCookie().join(';')).not.toContain('lk_signin=');
+    expect(session.cookies.has('lk_signin')).toBe(false);
     expect(answered(one, '/login/webauthn')).toEqual([400]);
   });
 });

@@ -19,7 +19,8 @@ import { createDemoClient } from '../demo/page.js';
 import { createAccountRoutes } from '../login/account.js';
 import { page } from '../login/html.js';
 import { createPasskeyRoutes } from '../login/passkeys.js';
-import { createLoginRoutes, LOGIN_METHODS } from '../login/routes.js';
+import { createLoginRoutes } from '../login/routes.js';
+import { createSignInFlow } from '../login/sign-in-flow.js';
 import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 import { sendGraphQLRequestError, sendHttpError, sendJson } from './respond.js';
@@ -98,8 +99,11 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     firstPartyClientIds: config.auth.firstPartyClientIds,
     accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
     renderPage: page,
-    acrValues: Object.values(LOGIN_METHODS).map((method) => method.acr),
+    acrValues: config.auth.signInPolicy.acrLevels.map((level) => level.value),
+    // Set below: the flow needs the provider, the provider asks the flow about existing sessions.
+    sessionNeedsLogin: async (query) => !(await flow.sessionMeets(query.sessionUid, query.accountId, query.acrValues)),
   });
+  const flow = createSignInFlow({ db: database.db, provider, policy: config.auth.signInPolicy, secure: config.http.publicUrl.startsWith('https:') });
   const oidc = provider.callback();
   const demo = config.auth.demoClientId ? createDemoClient({ publicUrl: config.http.publicUrl, clientId: config.auth.demoClientId }) : undefined;
   const login = createLoginRoutes({
@@ -110,6 +114,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     limits: loginLimits,
     logger,
     selfSignup: config.auth.selfSignup,
+    flow,
   });
   const passkeys = config.auth.relyingParty
     ? createPasskeyRoutes({
@@ -118,7 +123,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
         relyingParty: config.auth.relyingParty,
         limits: loginLimits,
         logger,
-        login,
+        flow,
         // An access token (API clients, the demo client) or, without one, the provider session (account page).
         caller: async (req, res) => {
           const result = await verifier.verifyAuthorization(req.headers.authorization);
@@ -129,7 +134,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       })
     : undefined;
 
-  const account = createAccountRoutes({ publicUrl: config.http.publicUrl, db: database.db, provider, passkeysEnabled: passkeys !== undefined });
+  const account = createAccountRoutes({ publicUrl: config.http.publicUrl, db: database.db, provider, flow, passkeysEnabled: passkeys !== undefined });
 
   const jwksBody = JSON.stringify(keys.jwks);
   const logRequests = logger.isLevelEnabled('info');

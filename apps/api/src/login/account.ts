@@ -4,6 +4,7 @@ import { eq, users, type Database } from '@latchkey/db';
 import { escapeHtml, page, sendHtml } from './html.js';
 import { FormError, readFields } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
+import { FACTORS_PAGE, type SignInFlow } from './sign-in-flow.js';
 
 export interface AccountRoutesOptions {
   publicUrl: string;
@@ -11,6 +12,8 @@ export interface AccountRoutesOptions {
   provider: Provider;
   /** whether passkeys are configured (RP ID): without them the page says so instead of offering one */
   passkeysEnabled: boolean;
+  /** the sign-in across factors: a session that no longer meets the rules is sent to the missing factor */
+  flow: SignInFlow;
   /** @default 4096 */
   maxBodyBytes?: number;
 }
@@ -18,6 +21,7 @@ export interface AccountRoutesOptions {
 /** The account a provider session belongs to, when it may still use it. */
 export interface SignedInAccount {
   userId: string;
+  sessionUid: string;
   email: string;
   amr: string[];
   authTime: number;
@@ -89,7 +93,7 @@ export function createAccountRoutes(options: AccountRoutesOptions) {
     if (!session) return null;
     const [user] = await db.select({ id: users.id, email: users.email, suspended: users.suspended }).from(users).where(eq(users.id, session.accountId)).limit(1);
     if (!user || user.suspended) return null;
-    return { userId: user.id, email: user.email, amr: session.amr, authTime: session.authTime };
+    return { userId: user.id, sessionUid: session.sessionUid, email: user.email, amr: session.amr, authTime: session.authTime };
   }
 
   const seeOther = (res: ServerResponse, location: string) => {
@@ -103,6 +107,11 @@ export function createAccountRoutes(options: AccountRoutesOptions) {
     const account = await signedIn(req, res);
     // Default deny for pages: no provider session, no account page; sign in first.
     if (!account) return seeOther(res, '/login');
+    // A factor past its validity (spec Multi-factor rules 2): the page needs it again before it shows anything.
+    if (!(await options.flow.sessionMeets(account.sessionUid, account.userId, []))) {
+      await options.flow.continueFromSession(req, res);
+      return seeOther(res, FACTORS_PAGE);
+    }
     const done = DONE[new URL(req.url ?? '/', origin).searchParams.get('done') ?? ''];
     const how = account.amr.map((method) => METHOD_NAMES[method] ?? method).join(' and ') || 'an earlier sign-in';
     const passkeys = options.passkeysEnabled ? await listPasskeys(db, account.userId) : [];
@@ -134,7 +143,9 @@ ${passkeySection}
       throw error;
     }
     const account = await signedIn(req, res);
-    if (!account) return void problem(res, 401, 'You are not signed in. Sign in and try again.');
+    if (!account || !(await options.flow.sessionMeets(account.sessionUid, account.userId, []))) {
+      return void problem(res, 401, 'You are not signed in, or your sign-in needs renewing. Sign in and try again.');
+    }
     if (!isPasskeyId(fields['id'])) return void problem(res, 400, 'id must be a passkey id.');
     return { account, fields };
   }

@@ -3,8 +3,6 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 
 /** The browser's pending interaction (not secret): where a sign-in in this browser returns to. */
 export const PENDING_COOKIE = 'lk_login';
-/** A single-use continuation token (secret): this browser has just proven a one-time token. */
-export const CONTINUE_COOKIE = 'lk_continue';
 
 export function readCookie(req: IncomingMessage, name: string): string | undefined {
   const header = req.headers.cookie;

@@ -16,7 +16,7 @@ import type { Principal } from '../principal/principal.js';
 import { readCookie, setCookie } from './cookies.js';
 import { FormError, readJsonObject } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
-import type { LoginRoutes } from './routes.js';
+import { FACTORS_PAGE, type SignInFlow } from './sign-in-flow.js';
 
 /** The browser the ceremony runs in: a random id in an HttpOnly cookie; challenges are bound to it. */
 export const WEBAUTHN_COOKIE = 'lk_webauthn';
@@ -27,7 +27,8 @@ export interface PasskeyRoutesOptions {
   relyingParty: PasskeyRelyingParty;
   limits: LoginLimits;
   logger: Logger;
-  login: LoginRoutes;
+  /** the sign-in across factors: where a proven passkey leads */
+  flow: SignInFlow;
   /** the signed-in caller of a request (access token or provider session), null for none, 'rejected' for a bad token */
   caller: (req: IncomingMessage, res: ServerResponse) => Promise<Pick<Principal, 'subject'> | null | 'rejected'>;
   /** @default 16384 */
@@ -44,7 +45,7 @@ const fail = (res: ServerResponse, status: number, message: string, extra: Recor
  * the browser that proved the passkey, like a one-time token (amr `swk`).
  */
 export function createPasskeyRoutes(options: PasskeyRoutesOptions) {
-  const { db, relyingParty: rp, limits, logger, login } = options;
+  const { db, relyingParty: rp, limits, logger, flow } = options;
   const origin = new URL(options.publicUrl).origin;
   const secure = options.publicUrl.startsWith('https:');
   const maxBodyBytes = options.maxBodyBytes ?? 16_384;
@@ -129,11 +130,11 @@ export function createPasskeyRoutes(options: PasskeyRoutesOptions) {
       if (error instanceof PasskeyError) await limits.consumeFailed(ip).catch((failure: unknown) => logger.error({ err: failure }, 'rate-limit store unavailable'));
       throw error;
     }
-    const [user] = await db.select({ email: users.email, suspended: users.suspended }).from(users).where(eq(users.id, result.userId)).limit(1);
+    const [user] = await db.select({ suspended: users.suspended }).from(users).where(eq(users.id, result.userId)).limit(1);
     if (!user || user.suspended) return fail(res, 403, 'This account cannot sign in.');
     await limits.consumeSucceeded(ip).catch((failure: unknown) => logger.error({ err: failure }, 'rate-limit store unavailable'));
-    const next = await login.continueSignIn(req, res, user.email, 'swk');
-    sendJson(res, 200, { status: 'signed-in', continue: next });
+    const next = await flow.proveFactor(req, res, result.userId, 'WEBAUTHN');
+    sendJson(res, 200, { status: next === FACTORS_PAGE ? 'more-factors-needed' : 'signed-in', continue: next });
   });
 
   return { registerOptions, register, authenticateOptions, signIn };

@@ -1,13 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { consumeOneTimeToken, consumeShortCode, findUserIdByEmail, generateOneTimeToken, generateOneTimeTokenWithCode, isShortCodeShaped, normalizeUsername, ONE_TIME_TOKEN_ERRORS, revokeShortCodes, signInProviderSession, type DeliveryHandler, type GenerateRequest, type LoginLimits, type Provider, type RateLimitDecision } from '@latchkey/auth';
+import { consumeOneTimeToken, consumeShortCode, FACTORS_REQUIRED, findUserIdByEmail, generateOneTimeTokenWithCode, isShortCodeShaped, normalizeUsername, ONE_TIME_TOKEN_ERRORS, revokeShortCodes, type DeliveryHandler, type GenerateRequest, type LoginLimits, type Provider, type RateLimitDecision } from '@latchkey/auth';
 import { users, type Database } from '@latchkey/db';
 import type { Logger } from 'pino';
 import { sendJson } from '../http/respond.js';
 import { bindBrowser, codeBindingOf } from './code-binding.js';
-import { CONTINUE_COOKIE, PENDING_COOKIE, clearCookie, readCookie, setCookie } from './cookies.js';
+import { PENDING_COOKIE, clearCookie, setCookie } from './cookies.js';
 import { escapeHtml, page, sendHtml as html } from './html.js';
 import { FormError, readFields } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
+import { signInPage } from './sign-in-page.js';
+import { FACTORS_PAGE, PROGRESS_COOKIE, type SignInFlow } from './sign-in-flow.js';
 
 export interface LoginRoutesOptions {
   publicUrl: string;
@@ -26,54 +28,11 @@ export interface LoginRoutesOptions {
   maxBodyBytes?: number;
   /** unknown addresses that ask for a link get an account (e-mail unverified). @default false */
   selfSignup?: boolean;
+  /** the sign-in across factors: where a proven one-time token leads */
+  flow: SignInFlow;
 }
 
-/** How each way of signing in is reported (RFC 8176 amr, our acr). */
-export const LOGIN_METHODS = {
-  otp: { amr: ['otp'], acr: 'urn:latchkey:acr:otp' },
-  swk: { amr: ['swk'], acr: 'urn:latchkey:acr:passkey' },
-} as const;
-export type LoginMethod = keyof typeof LOGIN_METHODS;
 const USERNAME = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
-const CONTINUATION_TTL_SECONDS = 120;
-const UID = /^[A-Za-z0-9_-]{10,64}$/;
-
-/**
- * "Sign in with a passkey": discoverable credentials, no username needed. Uses the browser's own JSON
- * helpers for WebAuthn options and credentials.
- */
-const SIGN_IN_SCRIPT = `document.getElementById('by-email').addEventListener('submit', () => {
-  // The "check your e-mail" page offers the typed code for this address (kept in this tab only).
-  try { sessionStorage.setItem('latchkey:username', document.getElementById('username').value); } catch {}
-});
-document.getElementById('passkey').addEventListener('click', async () => {
-  const error = document.getElementById('passkey-error');
-  error.textContent = '';
-  try {
-    const post = (path, body) => fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
-    const options = await (await post('/webauthn/authenticate/options', {})).json();
-    const credential = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options) });
-    const answer = await post('/login/webauthn', { response: credential.toJSON() });
-    const result = await answer.json();
-    if (!answer.ok) throw new Error(result.message);
-    location.assign(result.continue);
-  } catch (failure) {
-    error.textContent = failure && failure.message ? failure.message : 'The passkey sign-in did not complete.';
-  }
-});`;
-
-/** The sign-in form: e-mail me a link (and code), or use a passkey. */
-function signInPage(hint: string): string {
-  return page('Sign in', `
-<form id="by-email" method="post" action="/ott/generate">
-<label for="username">E-mail address</label>
-<input id="username" name="username" type="email" autocomplete="username webauthn" required value="${escapeHtml(hint)}">
-<button type="submit">E-mail me a sign-in link</button>
-</form>
-<p>or</p>
-<button id="passkey" type="button">Sign in with a passkey</button>
-<p id="passkey-error" class="error" role="alert"></p>`, SIGN_IN_SCRIPT);
-}
 
 const GENERATED = 'If the address belongs to an account, a sign-in link and code are on their way. Either works once, for 5 minutes.';
 
@@ -246,38 +205,14 @@ try{var u=sessionStorage.getItem('latchkey:username');if(u)document.getElementBy
     // Wrong tokens and codes slow down, then stop, the source that sends them; the account itself is never locked.
     if (!consumed || !userId) return refuseCredential(req, res, ip);
     await limits.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
-    redirect(res, await continueSignIn(req, res, consumed.username, 'otp'));
+    redirect(res, await options.flow.proveFactor(req, res, userId, 'OTT'));
   }
 
   /**
-   * This browser has just proven who it is. With an authorization request pending in this browser it gets a
-   * single-use continuation (a one-time token in an HttpOnly cookie, recorded server-side as `method:email` so
-   * neither the method nor the person can be altered) and goes back to that request. Without one it is signed
-   * in to the provider directly and goes to its account page. Returns where to go.
+   * The provider's login prompt: finish it with this browser's complete sign-in, continue a session that needs
+   * more (a factor past its validity, or a step-up to the requested `acr_values`) on the factor page, or show
+   * the sign-in form.
    */
-  async function continueSignIn(req: IncomingMessage, res: ServerResponse, email: string, method: LoginMethod): Promise<string> {
-    const pending = readCookie(req, PENDING_COOKIE);
-    if (pending && UID.test(pending)) {
-      const continuation = await generateOneTimeToken(db, { username: `${method}:${email}`, ttlSeconds: CONTINUATION_TTL_SECONDS });
-      setCookie(res, CONTINUE_COOKIE, continuation.token, { path: '/interaction', maxAgeSeconds: CONTINUATION_TTL_SECONDS, secure });
-      return `/interaction/${pending}`;
-    }
-    const accountId = await findUserIdByEmail(db, email);
-    if (!accountId) return '/login';
-    const { amr, acr } = LOGIN_METHODS[method];
-    await signInProviderSession(provider, req, res, { accountId, amr: [...amr], acr });
-    return '/account';
-  }
-
-  /** The person and method a continuation token records, or null. */
-  function continuationOf(recorded: string): { email: string; method: LoginMethod } | null {
-    const separator = recorded.indexOf(':');
-    const method = recorded.slice(0, separator);
-    if (separator < 0 || !(method in LOGIN_METHODS)) return null;
-    return { email: recorded.slice(separator + 1), method: method as LoginMethod };
-  }
-
-  /** The provider's login prompt: finish it with this browser's continuation, or show the sign-in form. */
   async function interaction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
     let details;
     try {
@@ -291,30 +226,36 @@ try{var u=sessionStorage.getItem('latchkey:username');if(u)document.getElementBy
       // Consent is implicit for first-party clients; third-party consent screens are not offered.
       return void (await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'consent is not available for this client' }, { mergeWithLastSubmission: false }));
     }
-    const continuation = readCookie(req, CONTINUE_COOKIE);
-    if (continuation) {
-      clearCookie(res, CONTINUE_COOKIE, { path: '/interaction', secure });
-      const consumed = await consumeOneTimeToken(db, continuation);
-      const proven = consumed ? continuationOf(consumed.username) : null;
-      const accountId = proven ? await findUserIdByEmail(db, proven.email) : null;
-      if (proven && accountId) {
-        clearCookie(res, PENDING_COOKIE, { path: '/', secure });
-        const { amr, acr } = LOGIN_METHODS[proven.method];
-        return provider.interactionFinished(req, res, { login: { accountId, amr: [...amr], acr, remember: true } }, { mergeWithLastSubmission: false });
+    const interactionDetails = details;
+    const login = await options.flow.completeForInteraction(req, res, async (accountId) => {
+      // Another person's session in this browser ends as this sign-in begins: the request no longer refers to it.
+      if (interactionDetails.session?.accountId && interactionDetails.session.accountId !== accountId) {
+        interactionDetails.session = undefined;
+        await interactionDetails.save(Math.max(1, interactionDetails.exp - Math.floor(Date.now() / 1000)));
       }
+    });
+    if (login) {
+      clearCookie(res, PENDING_COOKIE, { path: '/', secure });
+      return provider.interactionFinished(req, res, { login: { ...login, remember: true } }, { mergeWithLastSubmission: false });
     }
     setCookie(res, PENDING_COOKIE, uid, { path: '/', maxAgeSeconds: 3600, secure });
+    // Only the session's factors fall short (nothing else asks for a new login): ask for what is missing.
+    const reasons = details.prompt.reasons;
+    if (reasons.length > 0 && reasons.every((reason) => reason === FACTORS_REQUIRED) && (await options.flow.continueFromSession(req, res))) {
+      return redirect(res, FACTORS_PAGE);
+    }
     const hint = typeof details.params['login_hint'] === 'string' ? details.params['login_hint'] : '';
     html(res, 200, signInPage(hint));
   }
 
   /** The provider's own sign-in page (no application waiting): signs the browser in to the provider. */
   function standaloneSignIn(req: IncomingMessage, res: ServerResponse): void {
-    // A sign-in started here completes here, never an authorization request left over in this browser.
+    // A sign-in started here completes here, never an authorization request or a sign-in left over in this browser.
     clearCookie(res, PENDING_COOKIE, { path: '/', secure });
+    clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
     html(res, 200, signInPage(''));
   }
 
-  return { generate, tokenPage, consume, interaction, standaloneSignIn, continueSignIn };
+  return { generate, tokenPage, consume, interaction, standaloneSignIn };
 }
 export type LoginRoutes = ReturnType<typeof createLoginRoutes>;

@@ -18,11 +18,14 @@ export function outboxOf(dataDir: string) {
       : [];
   return {
     count: () => messages().length,
-    /** the newest message once there are more than `after` (delivery happens after the answer is sent) */
-    async next(after: number): Promise<OutboxMessage> {
+    /**
+     * The newest message (to `to`, when given) among those after the first `after`, once it has arrived: delivery
+     * happens after the answer is sent, so messages of earlier requests may still be arriving.
+     */
+    async next(after: number, to?: string): Promise<OutboxMessage> {
       for (let i = 0; i < 100; i++) {
-        const all = messages();
-        if (all.length > after) return all.at(-1)!;
+        const arrived = messages().slice(after).filter((message) => to === undefined || message.to === to);
+        if (arrived.length > 0) return arrived.at(-1)!;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       throw new Error('no message arrived in the outbox');

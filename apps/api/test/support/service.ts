@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createDatabase } from '@latchkey/db';
 import { freePort } from './browser-session.js';
 import { sql } from 'drizzle-orm';
@@ -59,6 +59,7 @@ export async function startTestService(env: Record<string, string | undefined> =
       LOG_LEVEL: 'info',
       ...env,
     },
+    readFile: (file) => readFileSync(file, 'utf8'),
     version: '0.1.0-test',
   });
   const logs: Record<string, unknown>[] = [];
