@@ -101,3 +101,20 @@ export type {
   StartPasskeyAuthenticationRequest,
   StartPasskeyRegistrationRequest,
 } from './passkeys/index.js';
+
+// TOTP and recovery codes (issue 5)
+export {
+  confirmTotpEnrolment,
+  deriveTotpKey,
+  hasConfirmedTotp,
+  isTotpCodeShaped,
+  removeTotp,
+  startTotpEnrolment,
+  TOTP_DIGITS,
+  TOTP_ERRORS,
+  TOTP_PERIOD_SECONDS,
+  TotpError,
+  verifyTotp,
+} from './totp/index.js';
+export type { StartTotpEnrolmentRequest, TotpCodeRequest, TotpEnrolment, TotpErrorCode } from './totp/index.js';
+export { consumeRecoveryCode, countRecoveryCodes, DEFAULT_RECOVERY_CODE_COUNT, generateRecoveryCodes, RECOVERY_CODE_ALPHABET } from './recovery-codes/index.js';

@@ -1,0 +1,10 @@
+export { isTotpCodeShaped, TOTP_DIGITS, TOTP_PERIOD_SECONDS } from './code.js';
+export { confirmTotpEnrolment } from './confirm-enrolment.js';
+export { TOTP_ERRORS, TotpError } from './errors.js';
+export type { TotpErrorCode } from './errors.js';
+export { removeTotp } from './remove.js';
+export { deriveTotpKey } from './secret-box.js';
+export { startTotpEnrolment } from './start-enrolment.js';
+export { hasConfirmedTotp } from './status.js';
+export type { StartTotpEnrolmentRequest, TotpCodeRequest, TotpEnrolment } from './types.js';
+export { verifyTotp } from './verify.js';
