@@ -14,13 +14,15 @@ import { documentRoutes } from '../rest/documents.js';
 import { createRestRouter } from '../rest/router.js';
 import type { Principal } from '../principal/principal.js';
 import { createCors } from './cors.js';
-import { createAuthorizationServer, createDrizzleAdapter, readProviderSession, type ClientMetadata, type DeliveryHandler, type LoginLimits } from '@latchkey/auth';
+import { createAuthorizationServer, createDrizzleAdapter, deriveTotpKey, readProviderSession, type ClientMetadata, type DeliveryHandler, type LoginLimits } from '@latchkey/auth';
 import { createDemoClient } from '../demo/page.js';
 import { createAccountRoutes } from '../login/account.js';
 import { page } from '../login/html.js';
 import { createPasskeyRoutes } from '../login/passkeys.js';
 import { createLoginRoutes } from '../login/routes.js';
 import { createSignInFlow } from '../login/sign-in-flow.js';
+import { createFactorPages } from '../login/factor-pages.js';
+import { createSecondFactors } from '../login/second-factors.js';
 import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 import { sendGraphQLRequestError, sendHttpError, sendJson } from './respond.js';
@@ -45,7 +47,13 @@ interface RequestState {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const KNOWN_GET_ROUTES = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
-const ACCOUNT_FORMS = new Set(['/account/passkeys/rename', '/account/passkeys/remove']);
+const FACTOR_FORMS = new Map<string, 'totp' | 'recoveryCode' | 'totpSetup' | 'totpConfirm'>([
+  ['/login/totp', 'totp'],
+  ['/login/recovery-code', 'recoveryCode'],
+  ['/login/totp/setup', 'totpSetup'],
+  ['/login/totp/confirm', 'totpConfirm'],
+]);
+const ACCOUNT_FORMS = new Set(['/account/passkeys/rename', '/account/passkeys/remove', '/account/totp/setup', '/account/totp/confirm', '/account/totp/remove', '/account/recovery-codes']);
 const PASSKEY_PATHS = new Set(['/webauthn/register/options', '/webauthn/register', '/webauthn/authenticate/options', '/login/webauthn']);
 function pathOf(url: string): string {
   const query = url.indexOf('?');
@@ -134,7 +142,27 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       })
     : undefined;
 
-  const account = createAccountRoutes({ publicUrl: config.http.publicUrl, db: database.db, provider, flow, passkeysEnabled: passkeys !== undefined });
+  const signingJwk = keys.signing.key.export({ format: 'jwk' });
+  // TOTP secrets are sealed with a key derived from the signing key: every instance that shares it agrees.
+  const totpKey = deriveTotpKey(String(signingJwk.d));
+  const factorPages = createFactorPages({
+    publicUrl: config.http.publicUrl,
+    db: database.db,
+    flow,
+    secondFactors: createSecondFactors(database.db, totpKey, config.auth.relyingParty?.name ?? 'Latchkey'),
+    limits: loginLimits,
+    logger,
+    passkeys: config.auth.relyingParty !== undefined,
+  });
+  const account = createAccountRoutes({
+    publicUrl: config.http.publicUrl,
+    db: database.db,
+    provider,
+    flow,
+    totpKey,
+    issuer: config.auth.relyingParty?.name,
+    passkeysEnabled: passkeys !== undefined,
+  });
 
   const jwksBody = JSON.stringify(keys.jwks);
   const logRequests = logger.isLevelEnabled('info');
@@ -247,13 +275,31 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
       return login.standaloneSignIn(req, res);
     }
+    if (path === '/login/factors') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
+      return void factorPages.factorsPage(req, res).catch(fail);
+    }
+    const factorFormName = FACTOR_FORMS.get(path);
+    const factorForm = factorFormName ? factorPages[factorFormName] : undefined;
+    if (factorForm) {
+      if (req.method !== 'POST') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'POST' });
+      return void factorForm(req, res).catch(fail);
+    }
     if (path === '/account') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
       return void account.accountPage(req, res).catch(fail);
     }
     if (ACCOUNT_FORMS.has(path)) {
       if (req.method !== 'POST') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'POST' });
-      return void (path === '/account/passkeys/rename' ? account.renamePasskeyForm(req, res) : account.removePasskeyForm(req, res)).catch(fail);
+      const form = {
+        '/account/passkeys/rename': account.renamePasskeyForm,
+        '/account/passkeys/remove': account.removePasskeyForm,
+        '/account/totp/setup': account.totpSetupForm,
+        '/account/totp/confirm': account.totpConfirmForm,
+        '/account/totp/remove': account.totpRemoveForm,
+        '/account/recovery-codes': account.recoveryCodesForm,
+      }[path]!;
+      return void form(req, res).catch(fail);
     }
     const uid = /^\/interaction\/([A-Za-z0-9_-]{1,64})$/.exec(path)?.[1];
     if (!uid) return sendHttpError(res, 404, 'Not Found');
@@ -283,10 +329,10 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     if (path === '/graphql') return graphql(req, res);
     if (path.startsWith('/api/')) return api(req, res, path);
     if (path === '/.well-known/openid-configuration' || path.startsWith('/oidc/')) return void oidc(req, res);
-    if (path === '/ott/generate' || path === '/login/ott' || path === '/login' || path.startsWith('/interaction/') || path === '/account' || ACCOUNT_FORMS.has(path)) {
+    if (PASSKEY_PATHS.has(path)) return passkeyRoute(req, res, path);
+    if (path === '/ott/generate' || path === '/login' || path.startsWith('/login/') || path.startsWith('/interaction/') || path === '/account' || ACCOUNT_FORMS.has(path)) {
       return loginRoute(req, res, path);
     }
-    if (PASSKEY_PATHS.has(path)) return passkeyRoute(req, res, path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return KNOWN_GET_ROUTES.has(path)
         ? sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' })

@@ -1,10 +1,27 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isPasskeyId, listPasskeys, PasskeyError, readProviderSession, removePasskey, renamePasskey, type PasskeySummary, type Provider } from '@latchkey/auth';
+import {
+  confirmTotpEnrolment,
+  countRecoveryCodes,
+  generateRecoveryCodes,
+  hasConfirmedTotp,
+  isPasskeyId,
+  listPasskeys,
+  PasskeyError,
+  readProviderSession,
+  removePasskey,
+  removeTotp,
+  renamePasskey,
+  startTotpEnrolment,
+  TotpError,
+  type PasskeySummary,
+  type Provider,
+} from '@latchkey/auth';
 import { eq, users, type Database } from '@latchkey/db';
 import { escapeHtml, page, sendHtml } from './html.js';
 import { FormError, readFields } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
 import { FACTORS_PAGE, type SignInFlow } from './sign-in-flow.js';
+import { recoveryCodesPage, totpSetupPage } from './totp-setup-page.js';
 
 export interface AccountRoutesOptions {
   publicUrl: string;
@@ -14,6 +31,15 @@ export interface AccountRoutesOptions {
   passkeysEnabled: boolean;
   /** the sign-in across factors: a session that no longer meets the rules is sent to the missing factor */
   flow: SignInFlow;
+  /** the key TOTP secrets are sealed with */
+  totpKey: Uint8Array;
+  /** the name authenticator apps show for this service. @default 'Latchkey' */
+  issuer?: string;
+  /**
+   * How recent the sign-in must be to change how one signs in (add or remove a passkey or an authenticator
+   * app, new recovery codes), so that a stolen session cannot plant a lasting way back in. @default 900
+   */
+  credentialChangeMaxAgeSeconds?: number;
   /** @default 4096 */
   maxBodyBytes?: number;
 }
@@ -29,6 +55,8 @@ export interface SignedInAccount {
 
 /** What a finished action says on the page: fixed texts, chosen by a key (nothing from the URL is echoed). */
 const DONE: Record<string, string> = {
+  'totp-added': 'The authenticator app is set up. It is asked for where your account needs a second step.',
+  'totp-removed': 'The authenticator app was removed.',
   added: 'The passkey was added.',
   renamed: 'The passkey was renamed.',
   removed: 'The passkey was removed. It no longer signs you in.',
@@ -86,6 +114,7 @@ export function createAccountRoutes(options: AccountRoutesOptions) {
   const { db, provider } = options;
   const origin = new URL(options.publicUrl).origin;
   const maxBodyBytes = options.maxBodyBytes ?? 4096;
+  const credentialChangeMaxAge = options.credentialChangeMaxAgeSeconds ?? 900;
 
   /** The account signed in to the provider in this browser; null for none or a suspended one. */
   async function signedIn(req: IncomingMessage, res: ServerResponse): Promise<SignedInAccount | null> {
@@ -125,15 +154,28 @@ ${passkeys.length ? `<ul>${passkeys.map(passkeyItem).join('\n')}</ul>` : '<p>You
 </form>
 <p id="add-error" class="error" role="alert"></p>`
       : '<h2>Passkeys</h2><p>Passkeys are not configured on this server.</p>';
+    const totp = await hasConfirmedTotp(db, account.userId);
+    const totpSection = `<h2>Authenticator app</h2>
+${totp
+  ? '<p>An authenticator app is set up.</p><form method="post" action="/account/totp/remove"><button type="submit">Remove the authenticator app</button></form>'
+  : '<p>No authenticator app is set up.</p><form method="post" action="/account/totp/setup"><button type="submit">Set up an authenticator app</button></form>'}`;
+    const recoverySection = `<h2>Recovery codes</h2>
+<p id="recovery-left">${await countRecoveryCodes(db, account.userId)} recovery codes left.</p>
+<form method="post" action="/account/recovery-codes"><button type="submit">Make new recovery codes</button></form>`;
     sendHtml(res, 200, page('Your account', `${done ? `<p role="status">${escapeHtml(done)}</p>` : ''}
 <p>Signed in as <strong>${escapeHtml(account.email)}</strong> with ${escapeHtml(how)} at ${when(account.authTime * 1000)}.</p>
 ${passkeySection}
+${totpSection}
+${recoverySection}
 <h2>Sign out</h2>
 <p><a href="/oidc/session/end">Sign out of Latchkey in this browser</a></p>`, options.passkeysEnabled ? ADD_PASSKEY_SCRIPT : ''));
   }
 
-  /** A same-origin form post by the signed-in account, or undefined once the refusal has been sent. */
-  async function formOf(req: IncomingMessage, res: ServerResponse): Promise<{ account: SignedInAccount; fields: Record<string, string> } | undefined> {
+  /**
+   * A same-origin form post by the signed-in account whose sign-in is recent enough to change its credentials,
+   * or undefined once the refusal has been sent.
+   */
+  async function credentialForm(req: IncomingMessage, res: ServerResponse): Promise<{ account: SignedInAccount; fields: Record<string, string> } | undefined> {
     if (!isSameOrigin(req, origin)) return void problem(res, 403, 'Cross-site requests are refused.');
     let fields: Record<string, string>;
     try {
@@ -146,12 +188,21 @@ ${passkeySection}
     if (!account || !(await options.flow.sessionMeets(account.sessionUid, account.userId, []))) {
       return void problem(res, 401, 'You are not signed in, or your sign-in needs renewing. Sign in and try again.');
     }
-    if (!isPasskeyId(fields['id'])) return void problem(res, 400, 'id must be a passkey id.');
+    if (Math.floor(Date.now() / 1000) - account.authTime > credentialChangeMaxAge) {
+      return void problem(res, 401, 'Changing how you sign in needs a recent sign-in. Sign out, sign in again and retry.');
+    }
     return { account, fields };
   }
 
+  /** A credential form about one of the account's passkeys (`id`). */
+  async function passkeyForm(req: IncomingMessage, res: ServerResponse) {
+    const form = await credentialForm(req, res);
+    if (form && !isPasskeyId(form.fields['id'])) return void problem(res, 400, 'id must be a passkey id.');
+    return form;
+  }
+
   async function renamePasskeyForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await formOf(req, res);
+    const form = await passkeyForm(req, res);
     if (!form) return;
     try {
       const renamed = await renamePasskey(db, form.account.userId, form.fields['id']!, form.fields['label'] ?? '');
@@ -164,11 +215,48 @@ ${passkeySection}
   }
 
   async function removePasskeyForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await formOf(req, res);
+    const form = await passkeyForm(req, res);
     if (!form) return;
     if (!(await removePasskey(db, form.account.userId, form.fields['id']!))) return problem(res, 404, 'You have no passkey with this id.');
     seeOther(res, '/account?done=removed');
   }
 
-  return { accountPage, renamePasskeyForm, removePasskeyForm, signedIn };
+  async function totpSetupForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await credentialForm(req, res);
+    if (!form) return;
+    try {
+      const enrolment = await startTotpEnrolment(db, options.totpKey, { userId: form.account.userId, accountName: form.account.email, issuer: options.issuer ?? 'Latchkey' });
+      sendHtml(res, 200, totpSetupPage(enrolment, '/account/totp/confirm'));
+    } catch (error) {
+      if (error instanceof TotpError) return problem(res, 409, error.message);
+      throw error;
+    }
+  }
+
+  async function totpConfirmForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await credentialForm(req, res);
+    if (!form) return;
+    try {
+      await confirmTotpEnrolment(db, options.totpKey, { userId: form.account.userId, code: (form.fields['code'] ?? '').trim() });
+    } catch (error) {
+      if (error instanceof TotpError) return problem(res, 400, error.message);
+      throw error;
+    }
+    seeOther(res, '/account?done=totp-added');
+  }
+
+  async function totpRemoveForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await credentialForm(req, res);
+    if (!form) return;
+    if (!(await removeTotp(db, form.account.userId))) return problem(res, 404, 'No authenticator app is set up for this account.');
+    seeOther(res, '/account?done=totp-removed');
+  }
+
+  async function recoveryCodesForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await credentialForm(req, res);
+    if (!form) return;
+    sendHtml(res, 200, recoveryCodesPage(await generateRecoveryCodes(db, form.account.userId), '/account'));
+  }
+
+  return { accountPage, renamePasskeyForm, removePasskeyForm, totpSetupForm, totpConfirmForm, totpRemoveForm, recoveryCodesForm, signedIn };
 }

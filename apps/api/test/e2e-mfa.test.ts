@@ -1,0 +1,122 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { seedDemoData } from '@latchkey/db';
+import { generate } from 'otplib';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from './support/chromium.js';
+import { outboxOf } from './support/outbox.js';
+import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
+
+/** The issue's rule: organization owners and admins (and super-admins) sign in with a passkey alone, or with OTT + TOTP. */
+const ADMINS_RULE = {
+  rules: [
+    {
+      name: 'admins',
+      appliesTo: { roles: ['OWNER', 'ADMIN'], superAdmins: true },
+      anyOf: [[{ factor: 'WEBAUTHN' }], [{ factor: 'OTT' }, { factor: 'TOTP' }]],
+    },
+  ],
+};
+
+describe.runIf(hasChromium)('end to end in Chromium: multi-factor rules (spec Multi-factor rules 1-3, 7)', () => {
+  let service: TestService;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'latchkey-policy-')), 'auth-policy.json');
+    writeFileSync(file, JSON.stringify(ADMINS_RULE));
+    ({ service, base } = await startLocalhostService({ NODE_ENV: 'development', AUTH_POLICY_FILE: file }));
+    await seedDemoData(service.database);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  /** The demo client's sign-in as far as the e-mail link: returns once the link's page submitted. */
+  async function signInByLink(page: Page, email: string): Promise<void> {
+    const outbox = outboxOf(service.config.dataDir);
+    await page.goto(`${base}/`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/interaction\//);
+    await page.getByLabel('E-mail address').fill(email);
+    const before = outbox.count();
+    await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+    await page.waitForURL(/\/login\/ott\?sent=1/);
+    await page.goto((await outbox.next(before, email)).magicLink);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  }
+
+  const claimsOf = async (page: Page) => {
+    await expect.poll(() => page.locator('#claims').textContent(), { timeout: 10_000 }).toMatch(/amr/);
+    return JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string; auth_time: number };
+  };
+
+  it('an admin signing in with a link is sent to TOTP (set up on the way), then gets amr ["otp","mfa"] and the two-factor acr; a passkey alone meets the rule with amr ["swk"]', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+
+    // carol is ADMIN of globex: the link alone is not enough.
+    await signInByLink(page, 'carol@globex.test');
+    await page.waitForURL(`${base}/login/factors`);
+    expect(await page.locator('main').textContent()).toContain('Your account needs one more step to sign in.');
+    expect(await page.locator('#still-needed li').allTextContents()).toEqual(['a passkey', 'a code from your authenticator app']);
+
+    // No authenticator app yet: set one up on the way (the QR code and the key are on the page).
+    await page.getByRole('button', { name: 'Set up an authenticator app now' }).click();
+    await expect.poll(() => page.locator('#totp-qr svg').count()).toBe(1);
+    const secret = (await page.locator('#totp-secret').textContent())!.replace(/\s+/g, '');
+    await page.getByLabel('The 6-digit code your app shows now').fill(await generate({ secret }));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.waitForURL(`${base}/`, { timeout: 15_000 });
+    await expect.poll(() => page.locator('#who').textContent(), { timeout: 10_000 }).toBe('carol@globex.test');
+    const twoFactor = await claimsOf(page);
+    expect(twoFactor).toMatchObject({ amr: ['otp', 'mfa'], acr: 'urn:latchkey:acr:2fa' });
+    const tokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
+    const viewer = await postGraphQL(`${base}/graphql`, { query: '{ viewer { amr acr } }' }, { token: tokens.access_token });
+    expect(viewer.json).toEqual({ data: { viewer: { amr: ['otp', 'mfa'], acr: 'urn:latchkey:acr:2fa' } } });
+
+    // A passkey, then sign out and sign in with the passkey alone: the rule is met by it.
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await expect.poll(() => page.locator('#passkey-status').textContent(), { timeout: 10_000 }).toBe('Passkey added.');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL(`${base}/`, { timeout: 10_000 });
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/interaction\//);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${base}/`, { timeout: 15_000 });
+    expect(await claimsOf(page)).toMatchObject({ amr: ['swk'], acr: 'urn:latchkey:acr:phr' });
+
+    // Next time by link again: the app is set up now, so its code is asked for (not set up again).
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL(`${base}/`, { timeout: 10_000 });
+    await signInByLink(page, 'carol@globex.test');
+    await page.waitForURL(`${base}/login/factors`);
+    // The code of the next time step: the step used at set-up is spent (no replay).
+    await page.getByLabel('Code from your authenticator app').fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${base}/`, { timeout: 15_000 });
+    expect(await claimsOf(page)).toMatchObject({ amr: ['otp', 'mfa'], acr: 'urn:latchkey:acr:2fa' });
+    await context.close();
+  });
+
+  it('a member the rule does not apply to signs in with the link alone (amr ["otp"], one-factor acr)', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signInByLink(page, 'bob@acme.test');
+    await page.waitForURL(`${base}/`, { timeout: 15_000 });
+    expect(await claimsOf(page)).toMatchObject({ amr: ['otp'], acr: 'urn:latchkey:acr:1fa' });
+    await context.close();
+  });
+});

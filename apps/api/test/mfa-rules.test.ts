@@ -1,0 +1,113 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { seedDemoData } from '@latchkey/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { BrowserSession } from './support/browser-session.js';
+import { outboxOf, tokenOf } from './support/outbox.js';
+import { startLocalhostService, type TestService } from './support/service.js';
+
+/** A sign-in policy file as an operator writes it. */
+function policyFile(policy: unknown): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'latchkey-policy-')), 'auth-policy.json');
+  writeFileSync(file, JSON.stringify(policy));
+  return file;
+}
+
+describe('spec Multi-factor rules 4: start-up refuses a rule that would enforce nothing', () => {
+  const load = (policy: unknown, env: Record<string, string> = {}) => () =>
+    loadConfig({ env: { NODE_ENV: 'test', AUTH_POLICY_FILE: policyFile(policy), ...env }, readFile: (file) => readFileSync(file, 'utf8') });
+
+  it.each([
+    ['X509 (no client-certificate listener)', 'X509'],
+    ['AUTHORIZATION_CODE (no upstream provider)', 'AUTHORIZATION_CODE'],
+    ['PASSWORD (not offered)', 'PASSWORD'],
+  ])('a rule requiring %s stops start-up with a message naming it', (_name, factor) => {
+    expect(load({ rules: [{ name: 'strict', appliesTo: { everyone: true }, anyOf: [[{ factor }]] }] })).toThrow(
+      new RegExp(`requires ${factor}, which nothing on this server contributes`),
+    );
+  });
+
+  it('a passkey rule without a relying party (PUBLIC_URL on an IP address) stops start-up', () => {
+    const rule = { rules: [{ name: 'passkeys', appliesTo: { roles: ['ADMIN'] }, anyOf: [[{ factor: 'WEBAUTHN' }]] }] };
+    expect(load(rule, { PUBLIC_URL: 'http://127.0.0.1:4000' })).toThrow(/requires WEBAUTHN/);
+    expect(load(rule)).not.toThrow();
+  });
+
+  it('unknown keys, unknown factors and bad JSON are refused with their path', () => {
+    expect(load({ rules: [{ name: 'x', appliesTo: { everyone: true }, anyOf: [[{ factor: 'SMS' }]] }] })).toThrow(/rules\.0\.anyOf\.0\.0\.factor/);
+    expect(load({ rules: [], extra: true })).toThrow(/AUTH_POLICY_FILE/);
+    const broken = path.join(mkdtempSync(path.join(tmpdir(), 'latchkey-policy-')), 'broken.json');
+    writeFileSync(broken, '{ not json');
+    expect(() => loadConfig({ env: { NODE_ENV: 'test', AUTH_POLICY_FILE: broken }, readFile: (file) => readFileSync(file, 'utf8') })).toThrow(/not valid JSON/);
+  });
+});
+
+describe('spec Multi-factor rules 2: a factor with a validity duration stops counting when it passes', () => {
+  let service: TestService;
+  let base: string;
+
+  beforeAll(async () => {
+    // Everyone: a one-time token counts for 2 seconds (then it is needed again), a passkey for the session.
+    const AUTH_POLICY_FILE = policyFile({
+      rules: [{ name: 'fresh-email', appliesTo: { everyone: true }, anyOf: [[{ factor: 'OTT', maxAgeSeconds: 2 }], [{ factor: 'WEBAUTHN' }]] }],
+    });
+    ({ service, base } = await startLocalhostService({ NODE_ENV: 'development', AUTH_POLICY_FILE }));
+    await seedDemoData(service.database);
+  });
+  afterAll(() => service?.stop());
+
+  it('after the duration the account page asks for the factor again, says so, and a new link restores it', async () => {
+    const outbox = outboxOf(service.config.dataDir);
+    const browser = new BrowserSession(base);
+    await browser.request('/login');
+    let before = outbox.count();
+    await browser.request('/ott/generate', { form: { username: 'bob@acme.test' } });
+    const signedIn = await browser.request('/login/ott', { form: { token: tokenOf(await outbox.next(before, 'bob@acme.test')) } });
+    expect(signedIn.location).toBe('/account');
+    expect((await browser.request('/account')).status).toBe(200);
+
+    await new Promise((resolve) => setTimeout(resolve, 3100));
+    const expired = await browser.request('/account');
+    expect(expired.status).toBe(303);
+    expect(expired.location).toBe('/login/factors');
+    const factors = await browser.request('/login/factors');
+    expect(factors.status).toBe(200);
+    expect(factors.text).toContain('Your account needs one more step to sign in.');
+    expect(factors.text).toMatch(/<ul id="still-needed"><li>a sign-in link or code by e-mail<\/li><li>a passkey<\/li><\/ul>/);
+    // The account's forms refuse the stale session too.
+    expect((await browser.request('/account/passkeys/remove', { form: { id: 'abc' } })).status).toBe(401);
+
+    before = outbox.count();
+    const resend = await browser.request('/ott/generate', { form: { username: 'bob@acme.test' } });
+    expect(resend.status).toBe(303);
+    const renewed = await browser.request('/login/ott', { form: { token: tokenOf(await outbox.next(before, 'bob@acme.test')) } });
+    expect(renewed.location).toBe('/account');
+    expect((await browser.request('/account')).status).toBe(200);
+  });
+
+  it('an application asking for a sign-in of a session past its duration gets the login prompt again', async () => {
+    const outbox = outboxOf(service.config.dataDir);
+    const browser = new BrowserSession(base);
+    await browser.request('/login');
+    const before = outbox.count();
+    await browser.request('/ott/generate', { form: { username: 'alice@acme.test' } });
+    await browser.request('/login/ott', { form: { token: tokenOf(await outbox.next(before, 'alice@acme.test')) } });
+    const authorize = () =>
+      browser.request(
+        `/oidc/auth?${new URLSearchParams({ client_id: 'latchkey-demo', response_type: 'code', redirect_uri: `${base}/callback`, scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', state: 's' })}`,
+      );
+    // Fresh: straight back to the application with a code (via the provider's resume step).
+    let next = (await authorize()).location!;
+    for (let hop = 0; hop < 3 && !next.startsWith(`${base}/callback`); hop++) next = (await browser.request(next)).location!;
+    expect(next).toMatch(/\/callback\?code=/);
+    await new Promise((resolve) => setTimeout(resolve, 3100));
+    const prompt = await authorize();
+    expect(prompt.location).toMatch(/^\/interaction\//);
+    // Only the stale factor is missing: the interaction goes straight to the factor page.
+    const interaction = await browser.request(prompt.location!);
+    expect(interaction.status).toBe(303);
+    expect(interaction.location).toBe('/login/factors');
+  });
+});
