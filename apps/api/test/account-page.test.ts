@@ -74,7 +74,7 @@ describe('the account page on the provider session (passkey management, sign-out
     const page = await browser.request('/account');
     expect(page.status).toBe(200);
     expect(page.headers.get('cache-control')).toBe('no-store');
-    expect(page.text).toContain('Signed in as <strong>alice@acme.test</strong> with a one-time code');
+    expect(page.text).toContain('Signed in as <strong>alice@acme.test</strong> with a sign-in link or code by e-mail');
     expect(page.text).toContain('href="/oidc/session/end"');
     // The demo client's authorization request goes straight back with a code: no second sign-in.
     const params = new URLSearchParams({

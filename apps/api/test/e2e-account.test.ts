@@ -45,7 +45,7 @@ describe.runIf(hasChromium)('end to end in Chromium: the provider\'s account pag
     await page.goto((await outbox.next(before)).magicLink);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${base}/account`);
-    expect(await page.locator('main').textContent()).toContain('Signed in as alice@acme.test with a one-time code');
+    expect(await page.locator('main').textContent()).toContain('Signed in as alice@acme.test with a sign-in link or code by e-mail');
     expect(await page.locator('main').textContent()).toContain('You have no passkeys yet.');
 
     // Add a passkey with the virtual authenticator; the provider session is the credential.

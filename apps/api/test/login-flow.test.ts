@@ -143,7 +143,7 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect(consumed.location).toBe('/account');
     const account = await second.request('/account');
     expect(account.status).toBe(200);
-    expect(account.text).toContain('Signed in as <strong>alice@acme.test</strong> with a one-time code');
+    expect(account.text).toContain('Signed in as <strong>alice@acme.test</strong> with a sign-in link or code by e-mail');
     // The first browser's sign-in is still waiting for a login.
     const pending = await first.request(interaction);
     expect(pending.status).toBe(200);

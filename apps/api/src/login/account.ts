@@ -8,6 +8,7 @@ import {
   listPasskeys,
   PasskeyError,
   readProviderSession,
+  readSessionFactors,
   removePasskey,
   removeTotp,
   renamePasskey,
@@ -17,6 +18,7 @@ import {
   type Provider,
 } from '@latchkey/auth';
 import { eq, users, type Database } from '@latchkey/db';
+import { describeFactors } from './factor-names.js';
 import { escapeHtml, page, sendHtml } from './html.js';
 import { FormError, readFields } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
@@ -62,7 +64,6 @@ const DONE: Record<string, string> = {
   removed: 'The passkey was removed. It no longer signs you in.',
 };
 
-const METHOD_NAMES: Record<string, string> = { otp: 'a one-time code', swk: 'a passkey', hwk: 'a security key', pwd: 'a password' };
 
 const when = (date: Date | number) => `${new Date(date).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
@@ -142,7 +143,7 @@ export function createAccountRoutes(options: AccountRoutesOptions) {
       return seeOther(res, FACTORS_PAGE);
     }
     const done = DONE[new URL(req.url ?? '/', origin).searchParams.get('done') ?? ''];
-    const how = account.amr.map((method) => METHOD_NAMES[method] ?? method).join(' and ') || 'an earlier sign-in';
+    const how = describeFactors((await readSessionFactors(db, account.sessionUid, account.userId)) ?? []) || 'an earlier sign-in';
     const passkeys = options.passkeysEnabled ? await listPasskeys(db, account.userId) : [];
     const passkeySection = options.passkeysEnabled
       ? `<h2>Passkeys</h2>

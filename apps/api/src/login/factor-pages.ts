@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AMR_OF, type Factor, type LoginLimits, type TotpEnrolment } from '@latchkey/auth';
+import { type Factor, type LoginLimits, type TotpEnrolment } from '@latchkey/auth';
 import { eq, users, type Database } from '@latchkey/db';
 import type { Logger } from 'pino';
 import { sendJson } from '../http/respond.js';
+import { describeFactors, FACTOR_NAMES } from './factor-names.js';
 import { escapeHtml, page, sendHtml } from './html.js';
 import { FormError, readFields } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
@@ -42,18 +43,6 @@ export interface FactorPagesOptions {
   maxBodyBytes?: number;
 }
 
-/** How each factor is named on the pages. */
-const FACTOR_NAMES: Record<Factor, string> = {
-  OTT: 'a sign-in link or code by e-mail',
-  WEBAUTHN: 'a passkey',
-  TOTP: 'a code from your authenticator app',
-  RECOVERY_CODE: 'a recovery code',
-  PASSWORD: 'your password',
-  X509: 'a client certificate',
-  AUTHORIZATION_CODE: 'your organization’s sign-in',
-};
-
-const METHOD_NAMES: Record<string, string> = { otp: 'a one-time code', swk: 'a passkey', hwk: 'a security key', pwd: 'a password', fed: 'your organization' };
 
 /**
  * The factor pages (spec Multi-factor rules 1: the service moves the user between factor pages until the rule
@@ -83,7 +72,7 @@ export function createFactorPages(options: FactorPagesOptions) {
     const pending = await flow.pendingSignIn(req, res);
     if (!pending) return seeOther(res, '/login');
     const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, pending.userId)).limit(1);
-    const used = [...new Set(pending.factors.map((grant) => METHOD_NAMES[AMR_OF[grant.factor]] ?? grant.factor))].join(' and ');
+    const used = describeFactors(pending.factors);
     const why = pending.standing.reason === 'acr' ? 'The application asks for a stronger sign-in.' : 'Your account needs one more step to sign in.';
     const alternatives = pending.standing.stillNeeded.map((factors) => `<li>${factors.map((factor) => escapeHtml(FACTOR_NAMES[factor])).join(' and ')}</li>`).join('');
     const needed = new Set(pending.standing.stillNeeded.flat());
