@@ -42,7 +42,7 @@ export class SignInPolicyError extends Error {
  * while enforcing nothing).
  */
 export function loadSignInPolicy(text: string | undefined, contributed: ReadonlySet<Factor>, source = 'AUTH_POLICY_FILE'): SignInPolicy {
-  if (text === undefined) return { rules: [], acrLevels: DEFAULT_ACR_LEVELS };
+  if (text === undefined) return { rules: [], acrLevels: DEFAULT_ACR_LEVELS, contributed };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -61,5 +61,5 @@ export function loadSignInPolicy(text: string | undefined, contributed: Readonly
     if (error instanceof FactorRuleError) throw new SignInPolicyError(`${source}: ${error.message}`);
     throw error;
   }
-  return { rules: parsed.data.rules, acrLevels };
+  return { rules: parsed.data.rules, acrLevels, contributed };
 }

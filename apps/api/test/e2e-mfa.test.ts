@@ -1,7 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { seedDemoData } from '@latchkey/db';
+import { generateRecoveryCodes } from '@latchkey/auth';
+import { eq, seedDemoData, users } from '@latchkey/db';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ const ADMINS_RULE = {
     {
       name: 'admins',
       appliesTo: { roles: ['OWNER', 'ADMIN'], superAdmins: true },
-      anyOf: [[{ factor: 'WEBAUTHN' }], [{ factor: 'OTT' }, { factor: 'TOTP' }]],
+      anyOf: [[{ factor: 'WEBAUTHN' }], [{ factor: 'OTT' }, { factor: 'TOTP' }], [{ factor: 'OTT' }, { factor: 'RECOVERY_CODE' }]],
     },
   ],
 };
@@ -69,7 +70,7 @@ describe.runIf(hasChromium)('end to end in Chromium: multi-factor rules (spec Mu
     await signInByLink(page, 'carol@globex.test');
     await page.waitForURL(`${base}/login/factors`);
     expect(await page.locator('main').textContent()).toContain('Your account needs one more step to sign in.');
-    expect(await page.locator('#still-needed li').allTextContents()).toEqual(['a passkey', 'a code from your authenticator app']);
+    expect(await page.locator('#still-needed li').allTextContents()).toEqual(['a passkey', 'a code from your authenticator app', 'a recovery code']);
 
     // No authenticator app yet: set one up on the way (the QR code and the key are on the page).
     await page.getByRole('button', { name: 'Set up an authenticator app now' }).click();
@@ -108,6 +109,47 @@ describe.runIf(hasChromium)('end to end in Chromium: multi-factor rules (spec Mu
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(`${base}/`, { timeout: 15_000 });
     expect(await claimsOf(page)).toMatchObject({ amr: ['otp', 'mfa'], acr: 'urn:latchkey:acr:2fa' });
+    await context.close();
+  });
+
+  it('spec Multi-factor rules 5: a remembered browser skips the second step, a fresh browser does not, and a step-up always asks', async () => {
+    const [carol] = await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, 'carol@globex.test'));
+    const codes = await generateRecoveryCodes(service.database.db, carol!.id);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signInByLink(page, 'carol@globex.test');
+    await page.waitForURL(`${base}/login/factors`);
+    await page.getByLabel('Recovery code').fill(codes[0]!);
+    await page.locator('form[action="/login/recovery-code"] input[name="remember"]').check();
+    await page.getByRole('button', { name: 'Use the recovery code' }).click();
+    await page.waitForURL(`${base}/`, { timeout: 15_000 });
+    expect(await claimsOf(page)).toMatchObject({ amr: ['otp', 'mfa'], acr: 'urn:latchkey:acr:2fa' });
+    expect((await context.cookies()).find((cookie) => cookie.name === 'lk_device')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+
+    // Same browser, after signing out: the link alone is enough now, and the login reports only the link.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL(`${base}/`, { timeout: 10_000 });
+    await signInByLink(page, 'carol@globex.test');
+    await page.waitForURL(`${base}/`, { timeout: 15_000 });
+    expect(await claimsOf(page)).toMatchObject({ amr: ['otp'], acr: 'urn:latchkey:acr:1fa' });
+
+    // A fresh browser is asked for the second step.
+    const fresh = await browser.newContext();
+    const freshPage = await fresh.newPage();
+    await signInByLink(freshPage, 'carol@globex.test');
+    await freshPage.waitForURL(`${base}/login/factors`);
+    await fresh.close();
+
+    // A step-up (an application asks for the two-factor acr): the remembered browser counts for nothing.
+    const stepUp = new URLSearchParams({
+      client_id: 'latchkey-demo', response_type: 'code', redirect_uri: `${base}/callback`, scope: 'openid',
+      code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', state: 'step-up', acr_values: 'urn:latchkey:acr:2fa',
+    });
+    await page.goto(`${base}/oidc/auth?${stepUp}`);
+    await page.waitForURL(`${base}/login/factors`);
+    expect(await page.locator('main').textContent()).toContain('The application asks for a stronger sign-in.');
+    expect(await page.locator('#still-needed li').allTextContents()).toEqual(['a code from your authenticator app', 'a recovery code', 'a passkey']);
     await context.close();
   });
 

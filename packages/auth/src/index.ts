@@ -36,7 +36,7 @@ export { readProviderSession, signInProviderSession } from './oidc/provider-sess
 export type { ProviderSessionState, ProviderSignIn } from './oidc/provider-session.js';
 
 // Factors, assurance levels and multi-factor rules (spec "Multi-factor rules", Resources "Factor authorities")
-export { acrOf, acrSatisfies, AMR_OF, amrOf, appliesTo, DEFAULT_ACR_LEVELS, evaluateRules, FACTORS, FactorRuleError, validateRules } from './factors/index.js';
+export { acrOf, acrSatisfies, AMR_OF, amrOf, appliesTo, DEFAULT_ACR_LEVELS, evaluateRules, FACTORS, FactorRuleError, SUPPRESSIBLE_FACTORS, validateRules } from './factors/index.js';
 export type { AccountFacts, AcrLevel, Factor, FactorGrant, FactorRequirement, FactorRule, RuleAudience, RuleOutcome } from './factors/index.js';
 
 // Sign-in in progress, session factors and the sign-in policy (issue 5)
@@ -56,6 +56,10 @@ export {
   withGrant,
 } from './sign-in/index.js';
 export type { SignInPolicy, SignInProgress, SignInStanding } from './sign-in/index.js';
+
+// Remembered browsers (spec Multi-factor rules 5)
+export { DEFAULT_REMEMBER_DAYS, isRememberedDevice, listRememberedDevices, rememberDevice, revokeRememberedDevice } from './remembered-devices/index.js';
+export type { RememberedDevice } from './remembered-devices/index.js';
 
 // Rate limits
 export { createLoginLimits, DEFAULT_KEY_PREFIX, DEFAULT_LOGIN_LIMIT_POLICY, RATE_LIMIT_TABLE } from './rate-limit/index.js';

@@ -20,7 +20,8 @@ import { createAccountRoutes } from '../login/account.js';
 import { page } from '../login/html.js';
 import { createPasskeyRoutes } from '../login/passkeys.js';
 import { createLoginRoutes } from '../login/routes.js';
-import { createSignInFlow } from '../login/sign-in-flow.js';
+import { createSignInFlow, DEVICE_COOKIE } from '../login/sign-in-flow.js';
+import { parseCookie } from 'cookie';
 import { createFactorPages } from '../login/factor-pages.js';
 import { createSecondFactors } from '../login/second-factors.js';
 import { acceptable, acceptableContentType } from './media-types.js';
@@ -53,7 +54,7 @@ const FACTOR_FORMS = new Map<string, 'totp' | 'recoveryCode' | 'totpSetup' | 'to
   ['/login/totp/setup', 'totpSetup'],
   ['/login/totp/confirm', 'totpConfirm'],
 ]);
-const ACCOUNT_FORMS = new Set(['/account/passkeys/rename', '/account/passkeys/remove', '/account/totp/setup', '/account/totp/confirm', '/account/totp/remove', '/account/recovery-codes']);
+const ACCOUNT_FORMS = new Set(['/account/passkeys/rename', '/account/passkeys/remove', '/account/totp/setup', '/account/totp/confirm', '/account/totp/remove', '/account/recovery-codes', '/account/devices/forget']);
 const PASSKEY_PATHS = new Set(['/webauthn/register/options', '/webauthn/register', '/webauthn/authenticate/options', '/login/webauthn']);
 function pathOf(url: string): string {
   const query = url.indexOf('?');
@@ -109,7 +110,8 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     renderPage: page,
     acrValues: config.auth.signInPolicy.acrLevels.map((level) => level.value),
     // Set below: the flow needs the provider, the provider asks the flow about existing sessions.
-    sessionNeedsLogin: async (query) => !(await flow.sessionMeets(query.sessionUid, query.accountId, query.acrValues)),
+    sessionNeedsLogin: async (query) =>
+      !(await flow.sessionMeets(query.sessionUid, query.accountId, query.acrValues, query.cookieHeader ? parseCookie(query.cookieHeader)[DEVICE_COOKIE] : undefined)),
   });
   const flow = createSignInFlow({ db: database.db, provider, policy: config.auth.signInPolicy, secure: config.http.publicUrl.startsWith('https:') });
   const oidc = provider.callback();
@@ -298,6 +300,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
         '/account/totp/confirm': account.totpConfirmForm,
         '/account/totp/remove': account.totpRemoveForm,
         '/account/recovery-codes': account.recoveryCodesForm,
+        '/account/devices/forget': account.forgetDeviceForm,
       }[path]!;
       return void form(req, res).catch(fail);
     }

@@ -4,6 +4,7 @@ import {
   countRecoveryCodes,
   generateRecoveryCodes,
   hasConfirmedTotp,
+  listRememberedDevices,
   isPasskeyId,
   listPasskeys,
   PasskeyError,
@@ -11,6 +12,7 @@ import {
   readSessionFactors,
   removePasskey,
   removeTotp,
+  revokeRememberedDevice,
   renamePasskey,
   startTotpEnrolment,
   TotpError,
@@ -22,7 +24,8 @@ import { describeFactors } from './factor-names.js';
 import { escapeHtml, page, sendHtml } from './html.js';
 import { FormError, readFields } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
-import { FACTORS_PAGE, type SignInFlow } from './sign-in-flow.js';
+import { readCookie } from './cookies.js';
+import { DEVICE_COOKIE, FACTORS_PAGE, type SignInFlow } from './sign-in-flow.js';
 import { recoveryCodesPage, totpSetupPage } from './totp-setup-page.js';
 
 export interface AccountRoutesOptions {
@@ -59,6 +62,7 @@ export interface SignedInAccount {
 const DONE: Record<string, string> = {
   'totp-added': 'The authenticator app is set up. It is asked for where your account needs a second step.',
   'totp-removed': 'The authenticator app was removed.',
+  'device-forgotten': 'The browser is no longer remembered: it asks for every step again.',
   added: 'The passkey was added.',
   renamed: 'The passkey was renamed.',
   removed: 'The passkey was removed. It no longer signs you in.',
@@ -138,7 +142,7 @@ export function createAccountRoutes(options: AccountRoutesOptions) {
     // Default deny for pages: no provider session, no account page; sign in first.
     if (!account) return seeOther(res, '/login');
     // A factor past its validity (spec Multi-factor rules 2): the page needs it again before it shows anything.
-    if (!(await options.flow.sessionMeets(account.sessionUid, account.userId, []))) {
+    if (!(await options.flow.sessionMeets(account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))) {
       await options.flow.continueFromSession(req, res);
       return seeOther(res, FACTORS_PAGE);
     }
@@ -163,11 +167,20 @@ ${totp
     const recoverySection = `<h2>Recovery codes</h2>
 <p id="recovery-left">${await countRecoveryCodes(db, account.userId)} recovery codes left.</p>
 <form method="post" action="/account/recovery-codes"><button type="submit">Make new recovery codes</button></form>`;
+    const devices = await listRememberedDevices(db, account.userId, readCookie(req, DEVICE_COOKIE));
+    const devicesSection = `<h2>Remembered browsers</h2>
+${devices.length
+  ? `<ul id="devices">${devices
+      .map((device) => `<li><strong>${escapeHtml(device.label)}</strong>${device.current ? ' (this browser)' : ''} <small>since ${when(device.createdAt)}${device.lastUsedAt ? `, last used ${when(device.lastUsedAt)}` : ''}, until ${when(device.expiresAt)}</small>
+<form method="post" action="/account/devices/forget"><input type="hidden" name="id" value="${escapeHtml(device.id)}"><button type="submit">Forget${device.current ? ' this browser' : ''}</button></form></li>`)
+      .join('\n')}</ul>`
+  : '<p>No browser is remembered. A remembered browser skips the second step of signing in, never the first.</p>'}`;
     sendHtml(res, 200, page('Your account', `${done ? `<p role="status">${escapeHtml(done)}</p>` : ''}
 <p>Signed in as <strong>${escapeHtml(account.email)}</strong> with ${escapeHtml(how)} at ${when(account.authTime * 1000)}.</p>
 ${passkeySection}
 ${totpSection}
 ${recoverySection}
+${devicesSection}
 <h2>Sign out</h2>
 <p><a href="/oidc/session/end">Sign out of Latchkey in this browser</a></p>`, options.passkeysEnabled ? ADD_PASSKEY_SCRIPT : ''));
   }
@@ -186,7 +199,7 @@ ${recoverySection}
       throw error;
     }
     const account = await signedIn(req, res);
-    if (!account || !(await options.flow.sessionMeets(account.sessionUid, account.userId, []))) {
+    if (!account || !(await options.flow.sessionMeets(account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))) {
       return void problem(res, 401, 'You are not signed in, or your sign-in needs renewing. Sign in and try again.');
     }
     if (Math.floor(Date.now() / 1000) - account.authTime > credentialChangeMaxAge) {
@@ -259,5 +272,12 @@ ${recoverySection}
     sendHtml(res, 200, recoveryCodesPage(await generateRecoveryCodes(db, form.account.userId), '/account'));
   }
 
-  return { accountPage, renamePasskeyForm, removePasskeyForm, totpSetupForm, totpConfirmForm, totpRemoveForm, recoveryCodesForm, signedIn };
+  async function forgetDeviceForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await credentialForm(req, res);
+    if (!form) return;
+    if (!(await revokeRememberedDevice(db, form.account.userId, form.fields['id'] ?? ''))) return problem(res, 404, 'This browser is not remembered for your account.');
+    seeOther(res, '/account?done=device-forgotten');
+  }
+
+  return { accountPage, forgetDeviceForm, renamePasskeyForm, removePasskeyForm, totpSetupForm, totpConfirmForm, totpRemoveForm, recoveryCodesForm, signedIn };
 }

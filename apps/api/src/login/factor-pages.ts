@@ -44,6 +44,10 @@ export interface FactorPagesOptions {
 }
 
 
+/** The opt-in of spec Multi-factor rules 5, on the forms of second steps. */
+const REMEMBER_BROWSER = `<label class="inline"><input type="checkbox" name="remember" value="1"> Remember this browser for 30 days (it will not ask for this step here again)</label>
+`;
+
 /**
  * The factor pages (spec Multi-factor rules 1: the service moves the user between factor pages until the rule
  * is met): what this sign-in still needs and the forms to give it, and the endpoints that check an
@@ -84,7 +88,7 @@ export function createFactorPages(options: FactorPagesOptions) {
           ? `<form method="post" action="/login/totp">
 <label for="totp">Code from your authenticator app</label>
 <input id="totp" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
-<button type="submit">Continue</button>
+${REMEMBER_BROWSER}<button type="submit">Continue</button>
 </form>`
           : `<p>No authenticator app is set up for this account yet.</p>
 <form method="post" action="/login/totp/setup"><button type="submit">Set up an authenticator app now</button></form>`,
@@ -94,7 +98,7 @@ export function createFactorPages(options: FactorPagesOptions) {
       sections.push(`<form method="post" action="/login/recovery-code">
 <label for="recovery">Recovery code</label>
 <input id="recovery" name="code" autocomplete="off" required>
-<button type="submit">Use the recovery code</button>
+${REMEMBER_BROWSER}<button type="submit">Use the recovery code</button>
 </form>`);
     }
     if (needed.has('WEBAUTHN') && options.passkeys) {
@@ -140,7 +144,7 @@ ${sections.join('\n<p>or</p>\n')}
         return refuse(req, res, 401, 'The code is not valid.');
       }
       await limits.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
-      const next = await flow.proveFactor(req, res, pending.userId, factor);
+      const next = await flow.proveFactor(req, res, pending.userId, factor, { remember: fields['remember'] === '1' });
       if (wantsJson(req)) return sendJson(res, 200, { status: next === FACTORS_PAGE ? 'more-factors-needed' : 'signed-in', continue: next });
       seeOther(res, next);
     };

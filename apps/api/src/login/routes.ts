@@ -227,7 +227,8 @@ try{var u=sessionStorage.getItem('latchkey:username');if(u)document.getElementBy
       return void (await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'consent is not available for this client' }, { mergeWithLastSubmission: false }));
     }
     const interactionDetails = details;
-    const login = await options.flow.completeForInteraction(req, res, async (accountId) => {
+    const acrValues = typeof details.params['acr_values'] === 'string' ? details.params['acr_values'].split(' ').filter(Boolean) : [];
+    const login = await options.flow.completeForInteraction(req, res, { acrValues }, async (accountId) => {
       // Another person's session in this browser ends as this sign-in begins: the request no longer refers to it.
       if (interactionDetails.session?.accountId && interactionDetails.session.accountId !== accountId) {
         interactionDetails.session = undefined;

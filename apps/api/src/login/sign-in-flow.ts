@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   accountFactsOf,
+  isRememberedDevice,
   judgeSignIn,
   PROGRESS_TTL_SECONDS,
   readProviderSession,
   readSessionFactors,
   readSignInProgress,
   recordFactor,
+  rememberDevice,
   saveSessionFactors,
   saveSignInProgress,
   signInProviderSession,
@@ -22,6 +24,12 @@ import { PENDING_COOKIE, clearCookie, readCookie, setCookie } from './cookies.js
 
 /** This browser's sign-in in progress (HttpOnly): the factors proven so far, stored server-side. */
 export const PROGRESS_COOKIE = 'lk_signin';
+
+/** A remembered browser (spec Multi-factor rules 5): a bearer token, HttpOnly, SameSite=Lax, Secure on https. */
+export const DEVICE_COOKIE = 'lk_device';
+
+/** The `acr_values` of the authorization request pending in this browser, for the pages (not secret). */
+const ACR_COOKIE = 'lk_acr';
 
 /** Where the factor pages live: what is still needed, and the forms for it. */
 export const FACTORS_PAGE = '/login/factors';
@@ -57,22 +65,33 @@ export function createSignInFlow(options: SignInFlowOptions) {
     return uid && UID.test(uid) ? uid : undefined;
   };
 
-  /** The `acr_values` of the authorization request pending in this browser (none when there is none). */
-  async function requestedAcr(req: IncomingMessage, res: ServerResponse): Promise<string[]> {
+  /**
+   * The `acr_values` of the authorization request pending in this browser, as its login page noted them (the
+   * provider's own interaction cookie is scoped to that page). Only what the pages show depends on this note:
+   * the login page itself judges the sign-in against the request's real `acr_values` before finishing it.
+   */
+  function requestedAcr(req: IncomingMessage): string[] {
     if (!pendingInteraction(req)) return [];
-    try {
-      const details = await provider.interactionDetails(req, res);
-      const values = details.params['acr_values'];
-      return typeof values === 'string' ? values.split(' ').filter(Boolean) : [];
-    } catch {
-      return [];
-    }
+    return (readCookie(req, ACR_COOKIE) ?? '').split(' ').filter(Boolean);
   }
 
-  async function judge(req: IncomingMessage, res: ServerResponse, userId: string, factors: readonly FactorGrant[]): Promise<SignInStanding | null> {
+  /** Notes (or forgets) the `acr_values` of the authorization request pending in this browser. */
+  function noteRequestedAcr(res: ServerResponse, acrValues: readonly string[]): void {
+    if (acrValues.length === 0) clearCookie(res, ACR_COOKIE, { path: '/', secure });
+    else setCookie(res, ACR_COOKIE, acrValues.join(' '), { path: '/', maxAgeSeconds: 3600, secure });
+  }
+
+  async function judge(req: IncomingMessage, userId: string, factors: readonly FactorGrant[], acrValues = requestedAcr(req)): Promise<SignInStanding | null> {
     const account = await accountFactsOf(db, userId);
     if (!account) return null;
-    return judgeSignIn(policy, account, factors, { acrValues: await requestedAcr(req, res) });
+    const rememberedDevice = await isRememberedDevice(db, userId, readCookie(req, DEVICE_COOKIE));
+    return judgeSignIn(policy, account, factors, { acrValues, rememberedDevice });
+  }
+
+  /** Remembers this browser for the account (opt-in, after a sign-in that needed more than one factor). */
+  async function rememberThisBrowser(req: IncomingMessage, res: ServerResponse, userId: string): Promise<void> {
+    const { token, expiresAt } = await rememberDevice(db, { userId, label: String(req.headers['user-agent'] ?? 'A browser') });
+    setCookie(res, DEVICE_COOKIE, token, { path: '/', maxAgeSeconds: Math.floor((expiresAt.getTime() - Date.now()) / 1000), secure });
   }
 
   /** The factors of this browser's provider session, when it belongs to `userId` (a step-up builds on them). */
@@ -93,10 +112,12 @@ export function createSignInFlow(options: SignInFlowOptions) {
    * while something is still needed, the pending authorization request once the sign-in is complete, or the
    * account page when no application is waiting.
    */
-  async function proveFactor(req: IncomingMessage, res: ServerResponse, userId: string, factor: Factor): Promise<string> {
+  async function proveFactor(req: IncomingMessage, res: ServerResponse, userId: string, factor: Factor, options: { remember?: boolean } = {}): Promise<string> {
     const seed = await sessionFactorsFor(req, res, userId);
     const progress = await recordFactor(db, { progressId: readCookie(req, PROGRESS_COOKIE), userId, factor, seed });
-    const standing = await judge(req, res, userId, progress.factors);
+    const standing = await judge(req, userId, progress.factors);
+    // Opt-in, and only where it can spare something: a sign-in that took more than one factor.
+    if (options.remember && standing?.complete && progress.factors.length > 1) await rememberThisBrowser(req, res, userId);
     if (!standing) {
       await takeSignInProgress(db, progress.progressId);
       clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
@@ -125,12 +146,14 @@ export function createSignInFlow(options: SignInFlowOptions) {
   async function completeForInteraction(
     req: IncomingMessage,
     res: ServerResponse,
+    request: { acrValues: string[] },
     beforeSession: (accountId: string) => Promise<void>,
   ): Promise<{ accountId: string; amr: string[]; acr: string } | null> {
+    noteRequestedAcr(res, request.acrValues);
     const progressId = readCookie(req, PROGRESS_COOKIE);
     const progress = await readSignInProgress(db, progressId);
     if (!progress) return null;
-    const standing = await judge(req, res, progress.userId, progress.factors);
+    const standing = await judge(req, progress.userId, progress.factors, request.acrValues);
     if (!standing?.complete) return null;
     if (!(await takeSignInProgress(db, progressId))) return null; // another request used it first
     clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
@@ -157,17 +180,21 @@ export function createSignInFlow(options: SignInFlowOptions) {
   async function pendingSignIn(req: IncomingMessage, res: ServerResponse): Promise<PendingSignIn | null> {
     const progress = await readSignInProgress(db, readCookie(req, PROGRESS_COOKIE));
     if (!progress) return null;
-    const standing = await judge(req, res, progress.userId, progress.factors);
+    const standing = await judge(req, progress.userId, progress.factors);
     if (!standing || standing.complete) return null;
     return { userId: progress.userId, factors: progress.factors, standing };
   }
 
-  /** Whether a provider session still meets the account's rules (validity durations) and `acrValues`. */
-  async function sessionMeets(sessionUid: string, userId: string, acrValues: string[]): Promise<boolean> {
+  /**
+   * Whether a provider session still meets the account's rules (validity durations) and `acrValues`, on a
+   * browser that may be remembered (`deviceToken`).
+   */
+  async function sessionMeets(sessionUid: string, userId: string, acrValues: string[], deviceToken: string | undefined): Promise<boolean> {
     const factors = await readSessionFactors(db, sessionUid, userId);
     const account = await accountFactsOf(db, userId);
     if (!factors || !account) return false;
-    return judgeSignIn(policy, account, factors, { acrValues }).complete;
+    const rememberedDevice = await isRememberedDevice(db, userId, deviceToken);
+    return judgeSignIn(policy, account, factors, { acrValues, rememberedDevice }).complete;
   }
 
   return { proveFactor, completeForInteraction, continueFromSession, pendingSignIn, sessionMeets, pendingInteraction };

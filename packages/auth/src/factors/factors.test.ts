@@ -83,6 +83,24 @@ describe('multi-factor rules (spec Multi-factor rules 1-3)', () => {
   });
 });
 
+describe('a remembered browser (spec Multi-factor rules 5)', () => {
+  const now = 10_000;
+
+  it('spares the second step of an alternative whose first factor is held, never the first factor itself', () => {
+    const ott = [{ factor: 'OTT' as const, issuedAt: now }];
+    expect(evaluateRules([adminsRule], admin, ott, now, { rememberedDevice: true })).toEqual({ met: true });
+    expect(evaluateRules([adminsRule], admin, ott, now, { rememberedDevice: false })).toMatchObject({ met: false });
+    // Nothing held at all: the device stands in for nothing.
+    expect(evaluateRules([adminsRule], admin, [], now, { rememberedDevice: true })).toMatchObject({ met: false });
+    // A rule of first factors only (a passkey) is not spared by it.
+    const passkeyOnly: FactorRule = { name: 'passkey', appliesTo: { everyone: true }, anyOf: [[{ factor: 'WEBAUTHN' }]] };
+    expect(evaluateRules([passkeyOnly], admin, ott, now, { rememberedDevice: true })).toMatchObject({ met: false, stillNeeded: [['WEBAUTHN']] });
+    // OTT + password held as password alone: the link is still needed.
+    const ottPassword: FactorRule = { name: 'op', appliesTo: { everyone: true }, anyOf: [[{ factor: 'OTT' }, { factor: 'PASSWORD' }]] };
+    expect(evaluateRules([ottPassword], admin, [{ factor: 'PASSWORD', issuedAt: now }], now, { rememberedDevice: true })).toMatchObject({ met: false, stillNeeded: [['OTT']] });
+  });
+});
+
 describe('start-up refuses rules that enforce nothing (spec Multi-factor rules 4)', () => {
   const all = new Set(['PASSWORD', 'OTT', 'WEBAUTHN', 'TOTP', 'RECOVERY_CODE'] as const);
 

@@ -13,6 +13,12 @@ export function appliesTo(rule: FactorRule, account: AccountFacts): boolean {
   );
 }
 
+/**
+ * The factors a remembered browser may stand in for (spec Multi-factor rules 5): second steps only. It never
+ * stands in for the factor that identifies the person (a link, a passkey, a certificate, an upstream sign-in).
+ */
+export const SUPPRESSIBLE_FACTORS: ReadonlySet<Factor> = new Set<Factor>(['TOTP', 'RECOVERY_CODE', 'PASSWORD']);
+
 /** Whether a requirement is met by the grants at `now` (a factor past its validity no longer counts). */
 function holds(requirement: FactorRequirement, grants: readonly FactorGrant[], now: number): boolean {
   return grants.some(
@@ -22,12 +28,24 @@ function holds(requirement: FactorRequirement, grants: readonly FactorGrant[], n
 
 /**
  * Checks every rule that applies to the account (spec Multi-factor rules 1-3). All applicable rules must be
- * met; for the first that is not, says what each of its alternatives still needs, fewest first.
+ * met; for the first that is not, says what each of its alternatives still needs, fewest first. On a
+ * remembered browser, an alternative of which at least one factor is held no longer needs its second steps
+ * (SUPPRESSIBLE_FACTORS); nothing else changes.
  */
-export function evaluateRules(rules: readonly FactorRule[], account: AccountFacts, grants: readonly FactorGrant[], now = Math.floor(Date.now() / 1000)): RuleOutcome {
+export function evaluateRules(
+  rules: readonly FactorRule[],
+  account: AccountFacts,
+  grants: readonly FactorGrant[],
+  now = Math.floor(Date.now() / 1000),
+  options: { rememberedDevice?: boolean } = {},
+): RuleOutcome {
   for (const rule of rules) {
     if (!appliesTo(rule, account)) continue;
-    const missing = rule.anyOf.map((alternative) => alternative.filter((requirement) => !holds(requirement, grants, now)).map((requirement) => requirement.factor));
+    const missing = rule.anyOf.map((alternative) => {
+      const lacking = alternative.filter((requirement) => !holds(requirement, grants, now)).map((requirement) => requirement.factor);
+      const anyHeld = lacking.length < alternative.length;
+      return options.rememberedDevice && anyHeld ? lacking.filter((factor) => !SUPPRESSIBLE_FACTORS.has(factor)) : lacking;
+    });
     if (missing.some((factors) => factors.length === 0)) continue;
     return { met: false, rule: rule.name, stillNeeded: [...missing].sort((a, b) => a.length - b.length) };
   }

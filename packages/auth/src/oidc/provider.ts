@@ -62,6 +62,8 @@ export interface SessionStandingQuery {
   accountId: string;
   /** the `acr_values` of the authorization request (RFC 9470 step-up), possibly empty */
   acrValues: string[];
+  /** the request's Cookie header (the application's own cookies, e.g. a remembered browser) */
+  cookieHeader: string | undefined;
 }
 
 /** Scopes an access token for the API may carry. */
@@ -79,7 +81,7 @@ function loginPolicy(policy: typeof import('oidc-provider').interactionPolicy, s
       // No session: the default checks prompt already. A login just finished here was judged complete first.
       if (!session?.accountId || ctx.oidc.result?.['login']) return policy.Check.NO_NEED_TO_PROMPT;
       const acrValues = typeof params?.['acr_values'] === 'string' ? params['acr_values'].split(' ').filter(Boolean) : [];
-      const needed = await sessionNeedsLogin!({ sessionUid: session.uid, accountId: session.accountId, acrValues });
+      const needed = await sessionNeedsLogin!({ sessionUid: session.uid, accountId: session.accountId, acrValues, cookieHeader: ctx.get('cookie') || undefined });
       return needed ? policy.Check.REQUEST_PROMPT : policy.Check.NO_NEED_TO_PROMPT;
     }),
   );

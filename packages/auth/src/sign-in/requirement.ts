@@ -7,9 +7,11 @@ import type { AccountFacts, AcrLevel, Factor, FactorGrant, FactorRule } from '..
 export interface SignInPolicy {
   rules: readonly FactorRule[];
   acrLevels: readonly AcrLevel[];
+  /** the factors this deployment verifies: a way to a level through any other factor is not offered */
+  contributed: ReadonlySet<Factor>;
 }
 
-export const DEFAULT_SIGN_IN_POLICY: SignInPolicy = { rules: [], acrLevels: DEFAULT_ACR_LEVELS };
+export const DEFAULT_SIGN_IN_POLICY: SignInPolicy = { rules: [], acrLevels: DEFAULT_ACR_LEVELS, contributed: new Set(['OTT', 'WEBAUTHN', 'TOTP', 'RECOVERY_CODE']) };
 
 /** Where a sign-in stands: complete (with what it reports to clients), or what is still needed. */
 export type SignInStanding =
@@ -25,10 +27,12 @@ export function judgeSignIn(
   policy: SignInPolicy,
   account: AccountFacts,
   factors: readonly FactorGrant[],
-  request: { acrValues?: readonly string[]; now?: number } = {},
+  request: { acrValues?: readonly string[]; now?: number; rememberedDevice?: boolean } = {},
 ): SignInStanding {
   const now = request.now ?? Math.floor(Date.now() / 1000);
-  const rules = evaluateRules(policy.rules, account, factors, now);
+  // A remembered browser may spare second steps of the rules; it adds nothing to amr or acr and never counts
+  // towards a requested acr (a step-up always asks for the factors themselves).
+  const rules = evaluateRules(policy.rules, account, factors, now, { rememberedDevice: request.rememberedDevice === true });
   if (!rules.met) return { complete: false, reason: 'rule', stillNeeded: rules.stillNeeded };
   const acr = acrOf(factors, policy.acrLevels);
   const requested = (request.acrValues ?? []).filter((value) => policy.acrLevels.some((level) => level.value === value));
@@ -37,7 +41,10 @@ export function judgeSignIn(
     const weakestRequested = Math.min(...requested.map(rank));
     if (rank(acr) < weakestRequested) {
       const held = new Set(factors.map((grant) => grant.factor));
-      const sets = policy.acrLevels.slice(weakestRequested).flatMap((level) => level.anyOf);
+      const sets = policy.acrLevels
+        .slice(weakestRequested)
+        .flatMap((level) => level.anyOf)
+        .filter((set) => set.every((factor) => policy.contributed.has(factor)));
       const stillNeeded = sets.map((set) => set.filter((factor) => !held.has(factor))).sort((a, b) => a.length - b.length);
       return { complete: false, reason: 'acr', stillNeeded: dedupe(stillNeeded) };
     }
