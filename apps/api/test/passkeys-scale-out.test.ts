@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { seedDemoData, webauthnChallenges, eq } from '@latchkey/db';
 import { decodeJwt, type JWK } from 'jose';
-import type { Browser, CDPSession, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningJwk, parseSigningKey, type SigningKey } from '../src/keys/key-material.js';
 import { mintAccessToken } from '../src/principal/mint-access-token.js';
 import { BrowserSession, freePort } from './support/browser-session.js';
 import { hasChromium, launchChromium } from './support/chromium.js';
 import { demoOf } from './support/demo.js';
+import { challengeOf, create, get, openAuthenticator, post } from './support/passkey-browser.js';
 import { createOwnDatabase, databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
 
@@ -20,8 +21,6 @@ import { startTcpProxy } from './support/tcp-proxy.js';
 // platform, user verification) that signs the challenges those instances handed out.
 
 if (!hasChromium) process.stdout.write('[latchkey tests] passkey restart / scale-out tests skipped: /usr/bin/chromium is missing (apt-get install chromium)\n');
-
-type Json = Record<string, any>;
 
 /** One signing key for every life and every instance of the service, as an operator configures it. */
 async function sharedKey(): Promise<{ jwk: JWK; key: SigningKey }> {
@@ -33,52 +32,9 @@ async function sharedKey(): Promise<{ jwk: JWK; key: SigningKey }> {
 const bearer = (key: SigningKey, service: TestService, subject: string) =>
   mintAccessToken(key, { subject, issuer: service.config.tokens.issuer, audience: service.config.tokens.audience, ttlSeconds: 600, amr: ['otp'] });
 
-/** A JSON POST of the service's own pages to the instance at `url`: the browser's cookies, Origin = the public origin. */
-async function post(session: BrowserSession, url: string, publicOrigin: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await session.request(url, { json: body, headers: { origin: publicOrigin, accept: 'application/json', ...headers } });
-  let json: Json | undefined;
-  try {
-    json = JSON.parse(response.text) as Json;
-  } catch {
-    json = undefined;
-  }
-  return { ...response, json };
-}
-
 /** The `request` log lines of an instance for one path: proof of which instance answered. */
 const answered = (service: TestService, pathname: string) =>
   service.logs.filter((line) => line['msg'] === 'request' && line['path'] === pathname).map((line) => Number(line['status']));
-
-/** Chromium with a platform authenticator, on a page at the service's public origin. */
-async function openAuthenticator(browser: Browser, pageUrl: string): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string }> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  });
-  const landing = await page.goto(pageUrl);
-  expect(landing?.status()).toBe(200);
-  return { page, cdp, authenticatorId };
-}
-
-/** navigator.credentials.create() in the page with creation options some instance served. */
-const create = (page: Page, options: Json): Promise<Json> =>
-  page.evaluate(async (json) => {
-    const credential = (await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(json as never) })) as PublicKeyCredential;
-    return credential.toJSON() as Record<string, unknown>;
-  }, options);
-
-/** navigator.credentials.get() in the page with request options some instance served. */
-const get = (page: Page, options: Json): Promise<Json> =>
-  page.evaluate(async (json) => {
-    const credential = (await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(json as never) })) as PublicKeyCredential;
-    return credential.toJSON() as Record<string, unknown>;
-  }, options);
-
-/** The challenge a WebAuthn response answers, as the browser signed it into clientDataJSON. */
-const challengeOf = (response: Json) => (JSON.parse(Buffer.from(response['response']['clientDataJSON'] as string, 'base64url').toString('utf8')) as { challenge: string }).challenge;
 
 /** The same URL path on the instance `base` (the service's redirects name the public origin or a bare path). */
 const on = (base: string, location: string) => {
