@@ -111,3 +111,27 @@ describe('spec Multi-factor rules 2: a factor with a validity duration stops cou
     expect(interaction.location).toBe('/login/factors');
   });
 });
+
+describe('spec Multi-factor rules 8: credentials are only ever entered on the provider\'s own pages', () => {
+  let service: TestService;
+  let base: string;
+  beforeAll(async () => {
+    ({ service, base } = await startLocalhostService({ NODE_ENV: 'development' }));
+    await seedDemoData(service.database);
+  });
+  afterAll(() => service?.stop());
+
+  it('no password grant or other flow where a client trades the user\'s credentials for tokens', async () => {
+    const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as { grant_types_supported: string[] };
+    expect(discovery.grant_types_supported).not.toContain('password');
+    expect(discovery.grant_types_supported.some((grant) => grant.includes('token-exchange') || grant.includes('ciba'))).toBe(false);
+    for (const body of [
+      { grant_type: 'password', username: 'alice@acme.test', password: 'anything', client_id: 'latchkey-demo' },
+      { grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: 'x', subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', client_id: 'latchkey-demo' },
+    ]) {
+      const answer = await fetch(`${base}/oidc/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
+      expect(answer.status).toBe(400);
+      expect(((await answer.json()) as { error: string }).error).toBe('unsupported_grant_type');
+    }
+  });
+});
