@@ -5,7 +5,17 @@ import { createDatabase, isEmpty, runMigrations, seedDemoData, type DatabaseHand
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { join } from 'node:path';
-import { createDevOutbox, createLoginLimits, createSmtpDelivery, createWebhookDelivery, purgeExpiredOidcModels, purgeExpiredOneTimeTokens, type DeliveryHandler } from '@latchkey/auth';
+import {
+  createDevOutbox,
+  createLoginLimits,
+  createSmtpDelivery,
+  createWebhookDelivery,
+  purgeExpiredOidcModels,
+  purgeExpiredOneTimeTokens,
+  purgeExpiredSessionFactors,
+  purgeExpiredSignInProgress,
+  type DeliveryHandler,
+} from '@latchkey/auth';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logger.js';
@@ -85,7 +95,12 @@ export async function startService(config: Config, logger: Logger = createLogger
     resources.push(() => limits.close());
     // Expired one-time tokens and provider artifacts are invisible at once; this only reclaims the rows.
     const purge = setInterval(() => {
-      void Promise.all([purgeExpiredOneTimeTokens(database.db), purgeExpiredOidcModels(database.db)]).catch((error: unknown) =>
+      void Promise.all([
+        purgeExpiredOneTimeTokens(database.db),
+        purgeExpiredOidcModels(database.db),
+        purgeExpiredSignInProgress(database.db),
+        purgeExpiredSessionFactors(database.db),
+      ]).catch((error: unknown) =>
         logger.warn({ err: error }, 'purging expired login records failed'),
       );
     }, 10 * 60_000);

@@ -125,7 +125,7 @@ describe('spec Multi-factor rules 8: credentials are only ever entered on the pr
     const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as { grant_types_supported: string[] };
     expect(discovery.grant_types_supported).not.toContain('password');
     expect(discovery.grant_types_supported.some((grant) => grant.includes('token-exchange') || grant.includes('ciba'))).toBe(false);
-    for (const body of [
+    for (const body of <Record<string, string>[]>[
       { grant_type: 'password', username: 'alice@acme.test', password: 'anything', client_id: 'latchkey-demo' },
       { grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: 'x', subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', client_id: 'latchkey-demo' },
     ]) {
