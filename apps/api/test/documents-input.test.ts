@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { documents } from '@latchkey/db';
 import { count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callRest, demoOf, reseed, type Demo, type Persona } from './support/demo.js';
+import { callRest, demoOf, reseed, STEPPED_UP, type Demo, type Persona } from './support/demo.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
 
 /**
@@ -23,7 +23,8 @@ beforeAll(async () => {
   service = await startTestService({ MAX_BODY_BYTES: String(MAX_BODY_BYTES) });
   await reseed(service.database);
   demo = await demoOf(service);
-  for (const persona of ['alice', 'bob', 'carol'] as const) tokens.set(persona, await demo.token(persona));
+  // tokens that meet every step-up (spec Multi-factor rules 6): input rules are judged for allowed callers
+  for (const persona of ['alice', 'bob', 'carol'] as const) tokens.set(persona, await demo.token(persona, STEPPED_UP));
 });
 afterAll(() => service?.stop());
 

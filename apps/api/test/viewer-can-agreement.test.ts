@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { documents, organizations } from '@latchkey/db';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callRest, demoOf, PERSONAS, reseed, type Demo, type Persona } from './support/demo.js';
+import { callRest, demoOf, PERSONAS, reseed, STEPPED_UP, type Demo, type Persona } from './support/demo.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
 
 /**
  * Spec Authorization 10 and 15: the yes/no answers a client is shown (`viewerCan`) and the lists it is given
  * must agree with what the real entry points (GraphQL mutations, REST routes, `document(id)`) then do.
+ * `viewerCan` answers the ability alone, so the mutations are called with tokens that meet every step-up
+ * (`STEPPED_UP`, spec Multi-factor rules 6); what a weaker token gets is proved in step-up.test.ts.
  */
 
 const PERSONA_NAMES = Object.keys(PERSONAS) as Persona[];
@@ -51,12 +53,13 @@ const MUTATIONS: Record<Action, { field: string; query: string; variables: (id: 
   },
 };
 
-/** The REST twin of each action (setLegalHold has no REST route). */
+/** The REST twin of each action. */
 const REST: Partial<Record<Action, (id: string) => { method: string; path: string; body?: unknown }>> = {
   update: (id) => ({ method: 'PATCH', path: `/api/documents/${id}`, body: { body: 'y' } }),
   publish: (id) => ({ method: 'POST', path: `/api/documents/${id}/publish` }),
   archive: (id) => ({ method: 'POST', path: `/api/documents/${id}/archive` }),
   delete: (id) => ({ method: 'DELETE', path: `/api/documents/${id}` }),
+  setLegalHold: (id) => ({ method: 'POST', path: `/api/documents/${id}/legal-hold`, body: { legalHold: true } }),
 };
 
 const VIEWER_CAN = `query ($id: ID!) { document(id: $id) { id viewerCan { update publish archive delete setLegalHold } } }`;
@@ -125,7 +128,7 @@ describe('viewerCan, lists and pagination agree with the real entry points', () 
         // and every viewerCan of the round is read before any mutation runs.
         await reseed(service.database);
         let demo: Demo = await demoOf(service);
-        const token = await demo.token(persona);
+        const token = await demo.token(persona, STEPPED_UP);
         const abilities = new Map<string, Record<Action, boolean> | string>();
         for (const title of TITLES) {
           const id = demo.documentId.get(title)!;
@@ -167,7 +170,7 @@ describe('viewerCan, lists and pagination agree with the real entry points', () 
         // REST on its own fresh seed (the GraphQL round may have deleted or changed the documents).
         await reseed(service.database);
         demo = await demoOf(service);
-        const restToken = await demo.token(persona);
+        const restToken = await demo.token(persona, STEPPED_UP);
         for (const title of TITLES) {
           const call = rest(':id');
           const key = `${persona} | ${call.method} ${call.path} | ${title}`;

@@ -1,6 +1,8 @@
 /**
  * The demo client's browser script: authorization code + PKCE against the provider, then the API with the
  * access token. Tokens live in sessionStorage of this tab only. Served as /demo.js (no inline script).
+ * Step-up (RFC 9470): an operation the API answers with INSUFFICIENT_USER_AUTHENTICATION starts a new
+ * authorization request with the challenge's `acr_values` / `max_age`, and is retried once after the callback.
  */
 export const DEMO_CLIENT_SCRIPT = String.raw`
 (() => {
@@ -11,7 +13,8 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
   const show = (id, on) => { $(id).hidden = !on; };
   const text = (id, value) => { $(id).textContent = value; };
 
-  async function signIn() {
+  /** step: the API's step-up challenge ({ acr_values, max_age }), asked of the provider as they are. */
+  async function signIn(step) {
     const verifier = random(32);
     const challenge = b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
     const state = random(16);
@@ -20,6 +23,9 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
       client_id: config.clientId, response_type: 'code', redirect_uri: config.redirectUri,
       scope: 'openid email profile api', code_challenge: challenge, code_challenge_method: 'S256', state,
     });
+    if (!step) sessionStorage.removeItem('demo.pending');
+    if (step && step.acr_values) params.set('acr_values', step.acr_values);
+    if (step && step.max_age !== undefined) params.set('max_age', String(step.max_age));
     location.assign('/oidc/auth?' + params);
   }
 
@@ -76,7 +82,11 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
     location.assign('/oidc/session/end?' + params);
   }
 
-  async function api(query, variables) {
+  /**
+   * One GraphQL operation. When the API asks for a step-up, the operation is remembered in this tab (with the
+   * message to show once it is done) and the browser goes to sign in again; after the callback it is retried once.
+   */
+  async function api(query, variables, done, retried) {
     const tokens = JSON.parse(sessionStorage.getItem('demo.tokens') || 'null');
     const response = await fetch('/graphql', {
       method: 'POST',
@@ -84,8 +94,27 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
       body: JSON.stringify({ query, variables }),
     });
     const result = await response.json();
+    const step = (result.errors || []).find((error) => error.extensions && error.extensions.code === 'INSUFFICIENT_USER_AUTHENTICATION');
+    if (step && !retried) {
+      sessionStorage.setItem('demo.pending', JSON.stringify({ query, variables, done }));
+      await signIn(step.extensions);
+      return new Promise(() => {}); // the page is leaving
+    }
     if (result.errors && result.errors.length) throw new Error(result.errors[0].message);
     return result.data;
+  }
+
+  /** After a step-up sign-in: the remembered operation, once. */
+  async function resumePending() {
+    const pending = JSON.parse(sessionStorage.getItem('demo.pending') || 'null');
+    sessionStorage.removeItem('demo.pending');
+    if (!pending) return;
+    try {
+      await api(pending.query, pending.variables, pending.done, true);
+      if (pending.done) text(pending.done.status, pending.done.message);
+    } catch (error) {
+      text(pending.done ? pending.done.status : 'error', error.message);
+    }
   }
 
   /** The user's passkeys, each with rename and remove (GraphQL me.passkeys, renamePasskey, removePasskey). */
@@ -101,13 +130,13 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
       const rename = document.createElement('button');
       rename.type = 'button';
       rename.textContent = 'Rename';
-      rename.addEventListener('click', () => api('mutation ($id: ID!, $label: String!) { renamePasskey(id: $id, label: $label) { passkey { id } } }', { id: passkey.id, label: name.value })
+      rename.addEventListener('click', () => api('mutation ($id: ID!, $label: String!) { renamePasskey(id: $id, label: $label) { passkey { id } } }', { id: passkey.id, label: name.value }, { status: 'passkey-status', message: 'Passkey renamed.' })
         .then(() => { text('passkey-status', 'Passkey renamed.'); return renderPasskeys(); })
         .catch((error) => text('passkey-status', error.message)));
       const remove = document.createElement('button');
       remove.type = 'button';
       remove.textContent = 'Remove';
-      remove.addEventListener('click', () => api('mutation ($id: ID!) { removePasskey(id: $id) { removedPasskeyId } }', { id: passkey.id })
+      remove.addEventListener('click', () => api('mutation ($id: ID!) { removePasskey(id: $id) { removedPasskeyId } }', { id: passkey.id }, { status: 'passkey-status', message: 'Passkey removed.' })
         .then(() => { text('passkey-status', 'Passkey removed.'); return renderPasskeys(); })
         .catch((error) => text('passkey-status', error.message)));
       item.append(name, ' ', rename, ' ', remove);
@@ -138,8 +167,8 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
   $('sign-in').addEventListener('click', () => { signIn().catch((error) => text('error', error.message)); });
   $('sign-out').addEventListener('click', signOut);
   const params = new URLSearchParams(location.search);
-  (params.has('code') || params.has('error') ? finishSignIn(params) : Promise.resolve())
+  (params.has('code') || params.has('error') ? finishSignIn(params).then(resumePending) : Promise.resolve())
     .then(render)
-    .catch((error) => { text('error', error.message); render(); });
+    .catch((error) => { sessionStorage.removeItem('demo.pending'); text('error', error.message); render(); });
 })();
 `;

@@ -1,5 +1,6 @@
 import { authorize, isAuthorizationDenied, type Ability } from '@latchkey/policy';
 import type { Database } from '@latchkey/db';
+import type { AuthenticationEvidence } from '../principal/step-up.js';
 import { NotFoundError } from './errors.js';
 import type { RequestLoaders } from './loaders.js';
 import type { Subject } from './subject.js';
@@ -12,6 +13,11 @@ export interface DomainRequest {
   loaders: RequestLoaders;
   /** the entry point, reported in denial events (e.g. "Mutation.deleteDocument", "DELETE /api/documents/:id") */
   handler: string;
+  /**
+   * How the caller signed in (the verified token's `acr` and `auth_time`), for step-up checks that depend on the
+   * arguments (spec Multi-factor rules 6). Missing: no sign-in to judge, so such a check asks for a step-up.
+   */
+  authentication?: AuthenticationEvidence | null;
 }
 
 /**

@@ -4,6 +4,7 @@ import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
 import { NotFoundError, type UserError } from './errors.js';
 import { OrganizationPolicy } from './policies.js';
 import { requireId, requireSlug } from './validate.js';
+import { OWNER_GRANT_STEP_UP, requireStepUp } from '../principal/step-up.js';
 
 export interface MembershipWithOrganization {
   role: Role;
@@ -28,7 +29,8 @@ export const ROLES: readonly Role[] = ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'];
 /**
  * Changes a member's role: ADMIN or above, never to or from a role above one's own (OrganizationPolicy.changeRole).
  * Another tenant's organization and a user who is not a member both answer NOT_FOUND; the last OWNER cannot
- * be demoted (a business failure, reported as data).
+ * be demoted (a business failure, reported as data). Making someone an OWNER needs a step-up
+ * (`OWNER_GRANT_STEP_UP`): `StepUpRequired` otherwise, thrown inside the transaction before anything is written.
  */
 export async function changeMemberRole(
   request: DomainRequest,
@@ -47,6 +49,9 @@ export async function changeMemberRole(
       .where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, userId)));
     if (!member) throw new NotFoundError();
     authorizeIn(request, OrganizationPolicy.changeRole, [organization, member.role, input.role]);
+    // Step-up (spec Multi-factor rules 6): granting OWNER hands over the organization for good, so it needs a
+    // recent two-factor sign-in. Judged only once the caller is known to be allowed (FORBIDDEN / NOT_FOUND first).
+    if (input.role === 'OWNER' && member.role !== 'OWNER') requireStepUp(request.authentication, OWNER_GRANT_STEP_UP);
     if (member.role === 'OWNER' && input.role !== 'OWNER') {
       // The organization row is locked above, so two demotions cannot both see a second owner.
       const [owners] = await tx

@@ -136,7 +136,9 @@ export type Mutation = {
   archiveDocument: Maybe<DocumentPayload>;
   /**
    * ADMIN or above; never to or from a role above one's own. The member is named by user id; someone who is
-   * not a member of the organization answers NOT_FOUND.
+   * not a member of the organization answers NOT_FOUND. Making someone an OWNER also needs a two-factor sign-in
+   * (urn:latchkey:acr:2fa or stronger) within the last 15 minutes: otherwise INSUFFICIENT_USER_AUTHENTICATION
+   * (step-up), judged after the role checks.
    */
   changeMemberRole: Maybe<ChangeMemberRolePayload>;
   /** EDITOR or above in the organization. */
@@ -145,11 +147,11 @@ export type Mutation = {
   deleteDocument: Maybe<DeleteDocumentPayload>;
   /** EDITOR or above with a verified e-mail, in a PRO organization; only drafts can be published. */
   publishDocument: Maybe<DocumentPayload>;
-  /** Removes one of the caller's passkeys; it can no longer sign in. */
+  /** Removes one of the caller's passkeys; it can no longer sign in. A credential change: needs a sign-in within the last 5 minutes. */
   removePasskey: Maybe<RemovePasskeyPayload>;
   /** Renames one of the caller's passkeys (1-64 characters). */
   renamePasskey: Maybe<PasskeyPayload>;
-  /** ADMIN or above. */
+  /** ADMIN or above, signed in with a phishing-resistant factor (a passkey): a step-up otherwise. */
   setLegalHold: Maybe<DocumentPayload>;
   /** EDITOR or above; archived documents are read-only. */
   updateDocument: Maybe<DocumentPayload>;
@@ -577,6 +579,13 @@ export type PublicDirectiveArgs = { };
 
 export type PublicDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = PublicDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
+export type StepUpDirectiveArgs = {
+  acr?: Maybe<Scalars['String']['input']>;
+  maxAge?: Maybe<Scalars['Int']['input']>;
+};
+
+export type StepUpDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = StepUpDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
 export type ChangeMemberRolePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeMemberRolePayload'] = ResolversParentTypes['ChangeMemberRolePayload']> = {
   membership?: Resolver<Maybe<ResolversTypes['Membership']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
@@ -749,4 +758,5 @@ export type DirectiveResolvers<ContextType = GraphQLContext> = {
   auth?: AuthDirectiveResolver<any, any, ContextType>;
   can?: CanDirectiveResolver<any, any, ContextType>;
   public?: PublicDirectiveResolver<any, any, ContextType>;
+  stepUp?: StepUpDirectiveResolver<any, any, ContextType>;
 };

@@ -8,5 +8,5 @@ export const subjectOf = (context: GraphQLContext): Promise<Subject | null> =>
 
 /** What the domain services need, for the resolver `handler` (named in denial events). */
 export async function domainRequest(context: GraphQLContext, handler: string): Promise<DomainRequest> {
-  return { db: context.app.db, subject: await subjectOf(context), loaders: context.app.loaders(context), handler };
+  return { db: context.app.db, subject: await subjectOf(context), loaders: context.app.loaders(context), handler, authentication: context.caller };
 }

@@ -1,4 +1,5 @@
 import { GraphQLError, type ASTNode } from 'graphql';
+import { stepUpChallengeHeader, stepUpDescription, stepUpParameters, type StepUpRequirement } from '../principal/step-up.js';
 
 /** The one error vocabulary of DESIGN.md, kept as data. */
 export const ErrorCode = {
@@ -13,6 +14,7 @@ export const ErrorCode = {
   UNAUTHENTICATED: 'UNAUTHENTICATED',
   FORBIDDEN: 'FORBIDDEN',
   NOT_FOUND: 'NOT_FOUND',
+  INSUFFICIENT_USER_AUTHENTICATION: 'INSUFFICIENT_USER_AUTHENTICATION',
   RATE_LIMITED: 'RATE_LIMITED',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
@@ -69,4 +71,29 @@ export function notFound(what = 'The requested record was not found.'): GraphQLE
 /** Input that is well-formed GraphQL but unacceptable (a malformed id or slug, say). */
 export function badUserInput(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: ErrorCode.BAD_USER_INPUT } });
+}
+
+/**
+ * Step-up (spec Multi-factor rules 6, RFC 9470): the caller is allowed, but the token's sign-in is too weak or too
+ * old. At the field's path, with the RFC 9470 parameters in `extensions` (`acr_values`, `max_age`). Like the
+ * route-level UNAUTHENTICATED it is 401 with the `WWW-Authenticate` challenge under
+ * application/graphql-response+json, and 200 (the challenge header still sent) under application/json.
+ * `challenge` is the requirement the header states: the combined one when a response carries several.
+ */
+export function insufficientUserAuthentication(
+  requirement: StepUpRequirement,
+  at?: GraphQLError,
+  challenge: StepUpRequirement = requirement,
+): GraphQLError {
+  return new GraphQLError(`${stepUpDescription(requirement)}.`, {
+    nodes: at?.nodes,
+    source: at?.source,
+    positions: at?.positions,
+    path: at?.path,
+    extensions: {
+      code: ErrorCode.INSUFFICIENT_USER_AUTHENTICATION,
+      ...stepUpParameters(requirement),
+      http: { status: 401, spec: true, headers: { 'WWW-Authenticate': stepUpChallengeHeader(challenge) } },
+    },
+  });
 }

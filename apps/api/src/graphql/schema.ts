@@ -6,6 +6,7 @@ import { subjectOf } from './access.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import { typeDefs } from '../generated/type-defs.js';
 import type { GraphQLContext } from './context.js';
+import { applyStepUpRules } from './plugins/use-step-up.js';
 import { accountResolvers } from './resolvers/account.js';
 import { documentResolvers } from './resolvers/documents.js';
 import { passkeyResolvers } from './resolvers/passkeys.js';
@@ -18,9 +19,10 @@ const resolvers: Resolvers[] = [{ DateTime }, statusResolvers, viewerResolvers, 
 /**
  * The executable schema with the route- and field-level marks (`@auth`, `@can`) enforced before the
  * resolvers they guard; field-level enforcement is on, so row-dependent marks run once per returned row.
+ * `@stepUp` marks are applied first, so they sit inside: checked after `@auth`/`@can`, before the resolver.
  */
 export function buildSchema() {
-  const schema = createSchema<GraphQLContext>({ typeDefs, resolvers: resolvers as never });
+  const schema = applyStepUpRules(createSchema<GraphQLContext>({ typeDefs, resolvers: resolvers as never }));
   return applyDirectiveRules<Subject, GraphQLContext>(schema, {
     subject: subjectOf,
     policies: [AccountPolicy, OrganizationPolicy, DocumentPolicy],

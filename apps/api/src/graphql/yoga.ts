@@ -12,6 +12,7 @@ import { useErrorCodes } from './plugins/use-error-codes.js';
 import { useErrorLog } from './plugins/use-error-log.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useRouteAccess } from './plugins/use-route-access.js';
+import { useStepUp } from './plugins/use-step-up.js';
 import { useStrictParams } from './plugins/use-strict-params.js';
 import { buildSchema } from './schema.js';
 
@@ -84,6 +85,7 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
       useCostLimit(limits),
       useRouteAccess({ introspection: config.introspection }),
       useAuthorizationErrors(),
+      useStepUp(),
       useErrorLog(logger),
       useErrorCodes(),
     ],

@@ -2,13 +2,14 @@ import type { DocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
 import type { Role } from '@latchkey/db';
 import { authorize, can, isAuthorizationDenied, type Ability, type AuthorizationDenied } from '@latchkey/policy';
 import type { DomainRequest } from '../domain/access.js';
-import { archiveDocument, createDocument, deleteDocument, publishDocument, updateDocument, type DocumentFields, type DocumentResult } from '../domain/document-mutations.js';
+import { archiveDocument, createDocument, deleteDocument, publishDocument, setLegalHold, updateDocument, type DocumentFields, type DocumentResult } from '../domain/document-mutations.js';
 import { getDocument, listDocuments } from '../domain/documents.js';
 import { InvalidInputError, type UserError } from '../domain/errors.js';
 import { parseDateTime } from '../domain/validate.js';
 import { AccountPolicy, DocumentPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
 import type { Principal } from '../principal/principal.js';
+import { LEGAL_HOLD_STEP_UP } from '../principal/step-up.js';
 import { restError, type RestRequest, type RestResponse, type RestRoute } from './router.js';
 
 /** Builds the domain request for one REST call (subject and loaders are per HTTP request). */
@@ -81,7 +82,9 @@ function firstOf(query: URLSearchParams): number | undefined {
 }
 
 /** `/api/documents`: the same services, abilities and NOT_FOUND hiding as the GraphQL fields. */
-export function documentRoutes(requestFor: DomainRequestFor): RestRoute<Principal>[] {
+export function documentRoutes(domainRequestFor: DomainRequestFor): RestRoute<Principal>[] {
+  /** The domain request, with how the caller signed in (argument-dependent step-ups judge it). */
+  const requestFor: DomainRequestFor = async (http, handler) => ({ ...(await domainRequestFor(http, handler)), authentication: http.caller });
   /** The route-level marks of the matching GraphQL mutations (`@auth(role:)`, `@can(ability:)`), applied alike. */
   const requires = <Args extends unknown[]>(handler: string, ability: Ability<Subject, Args>, ...args: Args) =>
     async (http: RestRequest<Principal>): Promise<AuthorizationDenied | null> => {
@@ -162,6 +165,22 @@ export function documentRoutes(requestFor: DomainRequestFor): RestRoute<Principa
       async handler(http) {
         const request = await requestFor(http, 'POST /api/documents/:id/archive');
         return changed(request, await archiveDocument(request, http.params['id']!));
+      },
+    },
+    {
+      // The twin of Mutation.setLegalHold, with its marks: @auth(role: ADMIN) and @stepUp(acr: phr).
+      method: 'POST',
+      path: '/api/documents/:id/legal-hold',
+      guard: role('POST /api/documents/:id/legal-hold', 'ADMIN'),
+      stepUp: LEGAL_HOLD_STEP_UP,
+      async handler(http) {
+        const request = await requestFor(http, 'POST /api/documents/:id/legal-hold');
+        const body = http.body;
+        const legalHold = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)['legalHold'] : undefined;
+        const unknown = typeof body === 'object' && body !== null ? Object.keys(body).find((key) => key !== 'legalHold') : undefined;
+        if (unknown !== undefined) throw new InvalidInputError(`Unknown field "${unknown.slice(0, 64)}".`, [unknown.slice(0, 64)]);
+        if (typeof legalHold !== 'boolean') throw new InvalidInputError('legalHold (true or false) is required.', ['legalHold']);
+        return changed(request, await setLegalHold(request, http.params['id']!, legalHold));
       },
     },
     {

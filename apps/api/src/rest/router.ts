@@ -4,6 +4,7 @@ import { isDomainError } from '../domain/errors.js';
 import { acceptableContentType } from '../http/media-types.js';
 import { BodyTooLargeError, readBody } from '../http/read-body.js';
 import { sendJson } from '../http/respond.js';
+import { isStepUpRequired, meetsStepUp, stepUpChallengeHeader, stepUpParameters, StepUpRequired, type AuthenticationEvidence, type StepUpRequirement } from '../principal/step-up.js';
 
 /** What a REST handler receives. */
 export interface RestRequest<Caller> {
@@ -34,6 +35,13 @@ export interface RestRoute<Caller> {
    * it to 401/403 itself, as a framework guard would.
    */
   guard?: (request: RestRequest<Caller>) => Promise<AuthorizationDenied | null>;
+  /**
+   * Route metadata (spec Multi-factor rules 6, RFC 9470): the step-up the caller's token must meet (`acr`,
+   * `maxAge`), checked after `guard`, so a caller who is not allowed at all still gets 403. Short of it: 401 with
+   * `code: "INSUFFICIENT_USER_AUTHENTICATION"` and the `WWW-Authenticate` challenge. The caller must carry the
+   * token's `acr` and `authTime` (as a `Principal` does).
+   */
+  stepUp?: StepUpRequirement;
   handler: (request: RestRequest<Caller>) => Promise<RestResponse>;
 }
 
@@ -69,6 +77,20 @@ export function restError(status: number, message: string, extra: Record<string,
   return { status, body: { statusCode: status, message, error: REASONS[status] ?? 'Error', ...extra }, headers };
 }
 
+/**
+ * The step-up challenge (RFC 9470 §3): 401 with `WWW-Authenticate: Bearer error="insufficient_user_authentication",
+ * error_description="...", acr_values="...", max_age=N` and the same parameters in the body.
+ */
+export function stepUpChallenge(error: StepUpRequired): RestResponse {
+  const { requirement } = error;
+  return restError(
+    401,
+    error.message,
+    { code: error.code, ...stepUpParameters(requirement) },
+    { 'www-authenticate': stepUpChallengeHeader(requirement) },
+  );
+}
+
 function denial(error: AuthorizationDenied): RestResponse {
   const { status, body } = denialToHttp(error);
   return { status, body, headers: status === 401 ? { 'www-authenticate': 'Bearer' } : undefined };
@@ -101,8 +123,9 @@ function match(segments: string[], parts: string[]): Record<string, string> | nu
 
 /**
  * A small REST router: route metadata checked before the handler, JSON bodies, and conversion at the edge:
- * a denial leaving a handler becomes 401/403, a hidden or missing record 404, bad input 400 (spec "Status
- * codes of protected REST-style routes"); whatever else escapes is a 500 that names nothing.
+ * a denial leaving a handler becomes 401/403, a step-up 401 with its challenge, a hidden or missing record
+ * 404, bad input 400 (spec "Status codes of protected REST-style routes"); whatever else escapes is a 500
+ * that names nothing.
  */
 export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
   const routes: CompiledRoute<Caller>[] = options.routes.map((route) => ({ route, segments: route.path.split('/').filter(Boolean) }));
@@ -169,6 +192,8 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
     }
     const denied = found.route.guard ? await found.route.guard(request) : null;
     if (denied) return send(res, denial(denied));
+    const { stepUp } = found.route;
+    if (stepUp && !meetsStepUp(request.caller as AuthenticationEvidence | null, stepUp)) return send(res, stepUpChallenge(new StepUpRequired(stepUp)));
     if (WITH_BODY.has(req.method!)) {
       const parsed = await body(req);
       if ('refused' in parsed) return send(res, parsed.refused);
@@ -179,6 +204,7 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
       response = await found.route.handler(request);
     } catch (error) {
       if (isAuthorizationDenied(error)) response = denial(error);
+      else if (isStepUpRequired(error)) response = stepUpChallenge(error);
       else if (isDomainError(error)) {
         const field = 'field' in error && error.field ? { field: error.field } : {};
         response = restError(error.status, error.message, { code: error.code, ...field });

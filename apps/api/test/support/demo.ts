@@ -1,5 +1,6 @@
 import { documents, seedDemoData, users, type DatabaseHandle } from '@latchkey/db';
 import { sql } from 'drizzle-orm';
+import type { MintAccessTokenInput } from '../../src/principal/mint-access-token.js';
 import type { TestService } from './service.js';
 
 /** The seeded personas of DESIGN.md, by e-mail. */
@@ -21,8 +22,8 @@ export async function reseed(database: DatabaseHandle): Promise<void> {
 export interface Demo {
   /** user id by persona */
   userId: Record<Persona, string>;
-  /** a fresh 10-minute access token by persona */
-  token(persona: Persona): Promise<string>;
+  /** a fresh 10-minute access token by persona (claims such as `acr` and `authTime` may be chosen) */
+  token(persona: Persona, input?: Partial<MintAccessTokenInput>): Promise<string>;
   /** document id by seeded title */
   documentId: Map<string, string>;
 }
@@ -35,7 +36,7 @@ export async function demoOf(service: TestService): Promise<Demo> {
     Object.entries(PERSONAS).map(([persona, email]) => [persona, people.find((row) => row.email === email)!.id]),
   ) as Record<Persona, string>;
   const documentId = new Map((await db.select({ id: documents.id, title: documents.title }).from(documents)).map((row) => [row.title, row.id]));
-  return { userId, documentId, token: (persona) => service.token(userId[persona]) };
+  return { userId, documentId, token: (persona, input) => service.token(userId[persona], input) };
 }
 
 /** A REST call as a client would make it. */
@@ -58,3 +59,9 @@ export async function callRest(service: TestService, method: string, path: strin
   }
   return { status: response.status, headers: response.headers, text, json };
 }
+
+/**
+ * Claims of a sign-in that meets every step-up of the API (spec Multi-factor rules 6): a phishing-resistant
+ * passkey sign-in just now. For suites that test other rules on operations marked `@stepUp`.
+ */
+export const STEPPED_UP: Readonly<Partial<MintAccessTokenInput>> = Object.freeze({ acr: 'urn:latchkey:acr:phr', amr: ['swk'] });
