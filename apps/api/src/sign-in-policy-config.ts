@@ -54,7 +54,19 @@ export function loadSignInPolicy(text: string | undefined, contributed: Readonly
     throw new SignInPolicyError(`${source}:\n${parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n')}`);
   }
   const acrLevels = parsed.data.acrLevels ?? DEFAULT_ACR_LEVELS;
-  if (new Set(acrLevels.map((level) => level.value)).size !== acrLevels.length) throw new SignInPolicyError(`${source}: acrLevels has a value twice`);
+  // The API's step-up marks (@stepUp, the OWNER rule) name the built-in levels and rank them in this order:
+  // what reaches each level is configurable, the levels themselves are not.
+  const values = acrLevels.map((level) => level.value);
+  const builtIn = DEFAULT_ACR_LEVELS.map((level) => level.value);
+  if (values.join(' ') !== builtIn.join(' ')) {
+    throw new SignInPolicyError(`${source}: acrLevels must be, in this order, ${builtIn.join(', ')} (the API's step-up requirements name them); configure which factors reach each`);
+  }
+  for (const level of acrLevels) {
+    for (const set of level.anyOf) {
+      const missing = set.find((factor) => !contributed.has(factor));
+      if (missing) throw new SignInPolicyError(`${source}: acr level ${level.value} lists ${missing}, which nothing on this server contributes`);
+    }
+  }
   try {
     validateRules(parsed.data.rules, contributed);
   } catch (error) {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { eq, passkeys, seedDemoData, users } from '@latchkey/db';
+import { eq, passkeys, seedDemoData, sql, users } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
 import { outboxOf, tokenOf } from './support/outbox.js';
@@ -189,6 +189,25 @@ describe('the account page on the provider session (passkey management, sign-out
     const signedOut = await browser.request(done.location!);
     expect(signedOut.text).toContain('You are signed out of Latchkey in this browser.');
     expect((await browser.request('/account')).status).toBe(303);
+  });
+
+  it('spec Multi-factor rules 6: credential changes on the account page need a sign-in from the last 5 minutes', async () => {
+    // (bob: each sign-in here costs a generate request, at most 5 per address in 15 minutes)
+    const own = await storedPasskey('bob@acme.test', 'Old sign-in');
+    const browser = await signedInBrowser('bob@acme.test');
+    // Age this browser's provider session by 10 minutes, as if it had signed in then.
+    await service.database.db.execute(
+      sql`update oidc_models set payload = jsonb_set(payload, '{loginTs}', to_jsonb((payload->>'loginTs')::bigint - 600)) where model = 'Session' and payload->>'accountId' = ${await userId('bob@acme.test')}`,
+    );
+    const refused = await browser.request('/account/passkeys/remove', { form: { id: own } });
+    expect(refused.status).toBe(401);
+    expect(refused.text).toContain('needs a sign-in from the last 5 minutes');
+    expect(await labelOf(own)).toBe('Old sign-in');
+    const options = await browser.request('/webauthn/register/options', { json: {}, headers: { origin: new URL(base).origin, accept: 'application/json' } });
+    expect(options.status).toBe(401);
+    expect(options.headers.get('www-authenticate')).toContain('max_age=300');
+    // The page itself still shows (reading is no credential change).
+    expect((await browser.request('/account')).status).toBe(200);
   });
 
   it('passkey registration accepts the provider session as the signed-in caller (same origin only)', async () => {

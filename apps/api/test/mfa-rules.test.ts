@@ -35,6 +35,19 @@ describe('spec Multi-factor rules 4: start-up refuses a rule that would enforce 
     expect(load(rule)).not.toThrow();
   });
 
+  it('acr levels: which factors reach each is configurable; the levels themselves and their order are fixed', () => {
+    const levels = (first: string[][]) => ({
+      acrLevels: [
+        { value: 'urn:latchkey:acr:1fa', anyOf: first },
+        { value: 'urn:latchkey:acr:2fa', anyOf: [['OTT', 'TOTP']] },
+        { value: 'urn:latchkey:acr:phr', anyOf: [['WEBAUTHN']] },
+      ],
+    });
+    expect(load(levels([['OTT'], ['WEBAUTHN']]))).not.toThrow();
+    expect(load(levels([['X509']]))).toThrow(/lists X509, which nothing on this server contributes/);
+    expect(load({ acrLevels: [{ value: 'urn:example:gold', anyOf: [['OTT']] }] })).toThrow(/acrLevels must be, in this order/);
+  });
+
   it('unknown keys, unknown factors and bad JSON are refused with their path', () => {
     expect(load({ rules: [{ name: 'x', appliesTo: { everyone: true }, anyOf: [[{ factor: 'SMS' }]] }] })).toThrow(/rules\.0\.anyOf\.0\.0\.factor/);
     expect(load({ rules: [], extra: true })).toThrow(/AUTH_POLICY_FILE/);

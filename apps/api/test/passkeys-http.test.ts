@@ -36,6 +36,18 @@ describe('passkey endpoints over HTTP (spec Passkeys; ceremonies themselves run 
     expect(ok.headers.getSetCookie().join(';')).toMatch(/lk_webauthn=.*HttpOnly/i);
   });
 
+  it('spec Multi-factor rules 6 / RFC 9470: adding a passkey is a credential change and needs a sign-in from the last 5 minutes', async () => {
+    const stale = await demo.token('alice', { authTime: Math.floor(Date.now() / 1000) - 301 });
+    const refused = await post('/webauthn/register/options', {}, { authorization: `Bearer ${stale}` });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe(
+      'Bearer error="insufficient_user_authentication", error_description="More recent authentication is required", max_age=300',
+    );
+    expect(JSON.parse(refused.text)).toMatchObject({ statusCode: 401, code: 'INSUFFICIENT_USER_AUTHENTICATION', max_age: 300 });
+    const fresh = await demo.token('alice', { authTime: Math.floor(Date.now() / 1000) - 10 });
+    expect((await post('/webauthn/register/options', {}, { authorization: `Bearer ${fresh}` })).status).toBe(200);
+  });
+
   it('sign-in options reveal nothing about accounts: the same shape for a known and an unknown username', async () => {
     const shape = (text: string) => {
       const options = JSON.parse(text) as Record<string, unknown>;

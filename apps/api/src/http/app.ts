@@ -22,6 +22,7 @@ import { createPasskeyRoutes } from '../login/passkeys.js';
 import { createLoginRoutes } from '../login/routes.js';
 import { createSignInFlow, DEVICE_COOKIE } from '../login/sign-in-flow.js';
 import { parseCookie } from 'cookie';
+import { readCookie as readCookieValue } from '../login/cookies.js';
 import { createFactorPages } from '../login/factor-pages.js';
 import { createSecondFactors } from '../login/second-factors.js';
 import { acceptable, acceptableContentType } from './media-types.js';
@@ -139,7 +140,9 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
           const result = await verifier.verifyAuthorization(req.headers.authorization);
           if (result !== undefined) return result.ok ? result.principal : 'rejected';
           const session = await readProviderSession(provider, req, res);
-          return session ? { subject: session.accountId } : null;
+          // A session past a factor's validity (spec Multi-factor rules 2) is no caller until it is renewed.
+          if (!session || !(await flow.sessionMeets(session.sessionUid, session.accountId, [], readCookieValue(req, DEVICE_COOKIE)))) return null;
+          return { subject: session.accountId, acr: session.acr || null, authTime: session.authTime };
         },
       })
     : undefined;

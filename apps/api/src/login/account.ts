@@ -24,6 +24,7 @@ import { describeFactors } from './factor-names.js';
 import { escapeHtml, page, sendHtml } from './html.js';
 import { FormError, readFields } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
+import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp } from '../principal/step-up.js';
 import { readCookie } from './cookies.js';
 import { DEVICE_COOKIE, FACTORS_PAGE, type SignInFlow } from './sign-in-flow.js';
 import { recoveryCodesPage, totpSetupPage } from './totp-setup-page.js';
@@ -40,11 +41,7 @@ export interface AccountRoutesOptions {
   totpKey: Uint8Array;
   /** the name authenticator apps show for this service. @default 'Latchkey' */
   issuer?: string;
-  /**
-   * How recent the sign-in must be to change how one signs in (add or remove a passkey or an authenticator
-   * app, new recovery codes), so that a stolen session cannot plant a lasting way back in. @default 900
-   */
-  credentialChangeMaxAgeSeconds?: number;
+
   /** @default 4096 */
   maxBodyBytes?: number;
 }
@@ -119,7 +116,6 @@ export function createAccountRoutes(options: AccountRoutesOptions) {
   const { db, provider } = options;
   const origin = new URL(options.publicUrl).origin;
   const maxBodyBytes = options.maxBodyBytes ?? 4096;
-  const credentialChangeMaxAge = options.credentialChangeMaxAgeSeconds ?? 900;
 
   /** The account signed in to the provider in this browser; null for none or a suspended one. */
   async function signedIn(req: IncomingMessage, res: ServerResponse): Promise<SignedInAccount | null> {
@@ -202,8 +198,9 @@ ${devicesSection}
     if (!account || !(await options.flow.sessionMeets(account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))) {
       return void problem(res, 401, 'You are not signed in, or your sign-in needs renewing. Sign in and try again.');
     }
-    if (Math.floor(Date.now() / 1000) - account.authTime > credentialChangeMaxAge) {
-      return void problem(res, 401, 'Changing how you sign in needs a recent sign-in. Sign out, sign in again and retry.');
+    // Every credential change needs a recent sign-in, so a stolen session cannot plant a lasting way back in.
+    if (!meetsStepUp({ authTime: account.authTime }, CREDENTIAL_CHANGE_STEP_UP)) {
+      return void problem(res, 401, `Changing how you sign in needs a sign-in from the last ${CREDENTIAL_CHANGE_STEP_UP.maxAge! / 60} minutes. Sign out, sign in again and retry.`);
     }
     return { account, fields };
   }

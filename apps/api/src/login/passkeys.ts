@@ -13,6 +13,7 @@ import { eq, users, type Database } from '@latchkey/db';
 import type { Logger } from 'pino';
 import { sendJson } from '../http/respond.js';
 import type { Principal } from '../principal/principal.js';
+import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp, stepUpChallengeHeader, stepUpParameters } from '../principal/step-up.js';
 import { readCookie, setCookie } from './cookies.js';
 import { FormError, readJsonObject } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
@@ -30,7 +31,7 @@ export interface PasskeyRoutesOptions {
   /** the sign-in across factors: where a proven passkey leads */
   flow: SignInFlow;
   /** the signed-in caller of a request (access token or provider session), null for none, 'rejected' for a bad token */
-  caller: (req: IncomingMessage, res: ServerResponse) => Promise<Pick<Principal, 'subject'> | null | 'rejected'>;
+  caller: (req: IncomingMessage, res: ServerResponse) => Promise<Pick<Principal, 'subject' | 'acr' | 'authTime'> | null | 'rejected'>;
   /** @default 16384 */
   maxBodyBytes?: number;
 }
@@ -85,6 +86,11 @@ export function createPasskeyRoutes(options: PasskeyRoutesOptions) {
     const caller = await options.caller(req, res);
     if (caller === null || caller === 'rejected') {
       fail(res, 401, caller === null ? 'Sign in to add a passkey.' : 'The access token is invalid or expired.', {}, { 'www-authenticate': caller === null ? 'Bearer' : 'Bearer error="invalid_token"' });
+      return null;
+    }
+    // Adding a passkey is a credential change: it needs a recent sign-in (RFC 9470 challenge otherwise).
+    if (!meetsStepUp(caller, CREDENTIAL_CHANGE_STEP_UP)) {
+      fail(res, 401, 'Adding a passkey needs a recent sign-in.', { code: 'INSUFFICIENT_USER_AUTHENTICATION', ...stepUpParameters(CREDENTIAL_CHANGE_STEP_UP) }, { 'www-authenticate': stepUpChallengeHeader(CREDENTIAL_CHANGE_STEP_UP) });
       return null;
     }
     const [user] = await db.select().from(users).where(eq(users.id, caller.subject)).limit(1);
