@@ -60,7 +60,7 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
     const response = await fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: 'Bearer ' + tokens.access_token },
-      body: JSON.stringify({ query: '{ documents(first: 20) { edges { node { id title status organization { slug } } } } }' }),
+      body: JSON.stringify({ query: '{ documents(first: 20) { edges { node { id title status legalHold organization { slug } viewerCan { setLegalHold } } } } }' }),
     });
     const result = await response.json();
     const list = $('documents');
@@ -68,7 +68,22 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
     if (!response.ok || !result.data) { text('documents-error', 'The API answered ' + response.status + '.'); return; }
     for (const { node } of result.data.documents.edges) {
       const item = document.createElement('li');
-      item.textContent = node.title + ' (' + node.organization.slug + ', ' + node.status.toLowerCase() + ')';
+      const label = document.createElement('span');
+      label.textContent = node.title + ' (' + node.organization.slug + ', ' + node.status.toLowerCase() + (node.legalHold ? ', on legal hold' : '') + ')';
+      item.append(label);
+      // Legal hold asks for a phishing-resistant sign-in (step-up): the API says so when the token falls short.
+      if (node.viewerCan.setLegalHold) {
+        const hold = document.createElement('button');
+        hold.type = 'button';
+        hold.textContent = (node.legalHold ? 'Lift legal hold on ' : 'Put legal hold on ') + node.title;
+        hold.addEventListener('click', () => {
+          const done = { status: 'documents-status', message: node.legalHold ? 'Legal hold lifted.' : 'Legal hold set.' };
+          api('mutation ($id: ID!, $hold: Boolean!) { setLegalHold(id: $id, legalHold: $hold) { userErrors { message } } }', { id: node.id, hold: !node.legalHold }, done)
+            .then(() => { text(done.status, done.message); return render(); })
+            .catch((error) => text('documents-status', error.message));
+        });
+        item.append(' ', hold);
+      }
       list.append(item);
     }
     await renderPasskeys();

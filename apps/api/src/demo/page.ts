@@ -35,6 +35,7 @@ export function createDemoClient(options: DemoClientOptions) {
 <h2>Your documents</h2>
 <p id="documents-error" class="error"></p>
 <ul id="documents"></ul>
+<p id="documents-status" role="status"></p>
 <h2>Passkeys</h2>
 <ul id="passkeys"></ul>
 <button id="add-passkey" type="button">Add a passkey</button>

@@ -1,0 +1,72 @@
+import { seedDemoData } from '@latchkey/db';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from './support/chromium.js';
+import { outboxOf } from './support/outbox.js';
+import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
+
+describe.runIf(hasChromium)('end to end in Chromium: step-up (spec Multi-factor rules 6, RFC 9470)', () => {
+  let service: TestService;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    ({ service, base } = await startLocalhostService({ NODE_ENV: 'development' }));
+    await seedDemoData(service.database);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  it('legal hold wants a phishing-resistant sign-in: a link-only token gets the challenge, the demo client re-authenticates with the passkey and the retried operation succeeds', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    const outbox = outboxOf(service.config.dataDir);
+    await page.goto(`${base}/`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/interaction\//);
+    await page.getByLabel('E-mail address').fill('alice@acme.test');
+    const before = outbox.count();
+    await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+    await page.waitForURL(/\/login\/ott\?sent=1/);
+    await page.goto((await outbox.next(before, 'alice@acme.test')).magicLink);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${base}/`);
+    await expect.poll(() => page.locator('#claims').textContent(), { timeout: 10_000 }).toContain('"urn:latchkey:acr:1fa"');
+    const linkOnly = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
+
+    // The API refuses the link-only token with the RFC 9470 challenge (not FORBIDDEN).
+    const documents = await postGraphQL(`${base}/graphql`, { query: '{ documents(first: 50) { edges { node { id title legalHold } } } }' }, { token: linkOnly.access_token });
+    const target = (documents.json as { data: { documents: { edges: { node: { id: string; title: string; legalHold: boolean } }[] } } }).data.documents.edges
+      .map((edge) => edge.node)
+      .find((node) => !node.legalHold)!;
+    const challenged = await postGraphQL(`${base}/graphql`, { query: 'mutation ($id: ID!) { setLegalHold(id: $id, legalHold: true) { userErrors { code } } }', variables: { id: target.id } }, { token: linkOnly.access_token });
+    expect(challenged.status).toBe(401);
+    expect(challenged.headers.get('www-authenticate')).toContain('acr_values="urn:latchkey:acr:phr"');
+
+    // A passkey, added while the sign-in is fresh.
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await expect.poll(() => page.locator('#passkey-status').textContent(), { timeout: 10_000 }).toBe('Passkey added.');
+
+    // The demo client meets the challenge: a new authorization request with acr_values; the provider asks only for
+    // what is missing (the passkey), and the operation is retried once.
+    await page.getByRole('button', { name: `Put legal hold on ${target.title}` }).click();
+    await page.waitForURL(`${base}/login/factors`);
+    expect(await page.locator('main').textContent()).toContain('The application asks for a stronger sign-in.');
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${base}/`, { timeout: 15_000 });
+    await expect.poll(() => page.locator('#documents-status').textContent(), { timeout: 10_000 }).toBe('Legal hold set.');
+    const claims = JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string };
+    expect(claims).toMatchObject({ amr: ['otp', 'swk', 'mfa'], acr: 'urn:latchkey:acr:phr' });
+    const after = await postGraphQL(`${base}/graphql`, { query: 'query ($id: ID!) { document(id: $id) { legalHold } }', variables: { id: target.id } }, { token: await service.token((await postGraphQL(`${base}/graphql`, { query: '{ me { id } }' }, { token: linkOnly.access_token })).json.data.me.id) });
+    expect(after.json).toEqual({ data: { document: { legalHold: true } } });
+    await context.close();
+  });
+});
