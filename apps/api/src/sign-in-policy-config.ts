@@ -61,7 +61,7 @@ export function loadSignInPolicy(text: string | undefined, contributed: Readonly
   if (values.join(' ') !== builtIn.join(' ')) {
     throw new SignInPolicyError(`${source}: acrLevels must be, in this order, ${builtIn.join(', ')} (the API's step-up requirements name them); configure which factors reach each`);
   }
-  for (const level of acrLevels) {
+  for (const level of parsed.data.acrLevels ?? []) {
     for (const set of level.anyOf) {
       const missing = set.find((factor) => !contributed.has(factor));
       if (missing) throw new SignInPolicyError(`${source}: acr level ${level.value} lists ${missing}, which nothing on this server contributes`);

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { seedDemoData } from '@latchkey/db';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from './support/chromium.js';
+import { addPlatformAuthenticator, hasChromium, launchChromium } from './support/chromium.js';
 import { outboxOf } from './support/outbox.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
@@ -28,11 +28,7 @@ describe.runIf(hasChromium)('end to end in Chromium: the provider\'s account pag
   it('sign in on /login with a link, add a passkey on /account, rename it, sign out, sign in with the passkey alone, remove it', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
+    const { cdp, authenticatorId } = await addPlatformAuthenticator(context, page);
     const outbox = outboxOf(service.config.dataDir);
 
     // Default deny: the account page sends a browser without a session to sign in.

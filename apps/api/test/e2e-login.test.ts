@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { seedDemoData } from '@latchkey/db';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from './support/chromium.js';
+import { addPlatformAuthenticator, hasChromium, launchChromium } from './support/chromium.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 import { startSmtpSink } from './support/smtp-sink.js';
 
@@ -36,11 +36,7 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     const context = await browser.newContext();
     const page = await context.newPage();
     // A platform authenticator for this page (CDP virtual authenticator; user verification succeeds).
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
+    await addPlatformAuthenticator(context, page);
     await page.goto(`${base}/`);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/interaction\//);

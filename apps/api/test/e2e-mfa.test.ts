@@ -6,7 +6,7 @@ import { eq, seedDemoData, users } from '@latchkey/db';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from './support/chromium.js';
+import { addPlatformAuthenticator, demoSignInByLink, hasChromium, launchChromium } from './support/chromium.js';
 import { outboxOf } from './support/outbox.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 
@@ -38,19 +38,7 @@ describe.runIf(hasChromium)('end to end in Chromium: multi-factor rules (spec Mu
     await service?.stop();
   });
 
-  /** The demo client's sign-in as far as the e-mail link: returns once the link's page submitted. */
-  async function signInByLink(page: Page, email: string): Promise<void> {
-    const outbox = outboxOf(service.config.dataDir);
-    await page.goto(`${base}/`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/interaction\//);
-    await page.getByLabel('E-mail address').fill(email);
-    const before = outbox.count();
-    await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
-    await page.waitForURL(/\/login\/ott\?sent=1/);
-    await page.goto((await outbox.next(before, email)).magicLink);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  }
+  const signInByLink = (page: Page, email: string) => demoSignInByLink(page, base, outboxOf(service.config.dataDir), email);
 
   const claimsOf = async (page: Page) => {
     await expect.poll(() => page.locator('#claims').textContent(), { timeout: 10_000 }).toMatch(/amr/);
@@ -60,11 +48,7 @@ describe.runIf(hasChromium)('end to end in Chromium: multi-factor rules (spec Mu
   it('an admin signing in with a link is sent to TOTP (set up on the way), then gets amr ["otp","mfa"] and the two-factor acr; a passkey alone meets the rule with amr ["swk"]', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
+    await addPlatformAuthenticator(context, page);
 
     // carol is ADMIN of globex: the link alone is not enough.
     await signInByLink(page, 'carol@globex.test');

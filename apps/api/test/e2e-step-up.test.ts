@@ -1,7 +1,7 @@
 import { seedDemoData } from '@latchkey/db';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from './support/chromium.js';
+import { addPlatformAuthenticator, demoSignInByLink, hasChromium, launchChromium } from './support/chromium.js';
 import { outboxOf } from './support/outbox.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 
@@ -23,21 +23,8 @@ describe.runIf(hasChromium)('end to end in Chromium: step-up (spec Multi-factor 
   it('legal hold wants a phishing-resistant sign-in: a link-only token gets the challenge, the demo client re-authenticates with the passkey and the retried operation succeeds', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
-    const outbox = outboxOf(service.config.dataDir);
-    await page.goto(`${base}/`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/interaction\//);
-    await page.getByLabel('E-mail address').fill('alice@acme.test');
-    const before = outbox.count();
-    await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
-    await page.waitForURL(/\/login\/ott\?sent=1/);
-    await page.goto((await outbox.next(before, 'alice@acme.test')).magicLink);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await addPlatformAuthenticator(context, page);
+    await demoSignInByLink(page, base, outboxOf(service.config.dataDir), 'alice@acme.test');
     await page.waitForURL(`${base}/`);
     await expect.poll(() => page.locator('#claims').textContent(), { timeout: 10_000 }).toContain('"urn:latchkey:acr:1fa"');
     const linkOnly = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };

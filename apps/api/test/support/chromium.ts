@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import type { outboxOf } from './outbox.js';
 
 /** Debian's Chromium (never a downloaded browser); CI installs it when missing. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -11,4 +12,30 @@ export function launchChromium(): Promise<Browser> {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/**
+ * A platform authenticator for a page (CDP virtual authenticator: CTAP2, internal transport, resident keys,
+ * user verification that succeeds), as a laptop's built-in passkey provider behaves.
+ */
+export async function addPlatformAuthenticator(context: BrowserContext, page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  return { cdp, authenticatorId };
+}
+
+/** The demo client's sign-in as far as the e-mail link: returns once the link's page has been submitted. */
+export async function demoSignInByLink(page: Page, base: string, outbox: ReturnType<typeof outboxOf>, email: string): Promise<void> {
+  await page.goto(`${base}/`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/interaction\//);
+  await page.getByLabel('E-mail address').fill(email);
+  const before = outbox.count();
+  await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+  await page.waitForURL(/\/login\/ott\?sent=1/);
+  await page.goto((await outbox.next(before, email)).magicLink);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }

@@ -1,6 +1,7 @@
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { BrowserSession } from './browser-session.js';
+import { addPlatformAuthenticator } from './chromium.js';
 
 // Real WebAuthn ceremonies over HTTP: Node makes the requests a page of the service would make (its cookies,
 // its Origin header) and Chromium, on a page at some origin, is the authenticator (CDP virtual authenticator,
@@ -24,11 +25,7 @@ export async function post(session: BrowserSession, url: string, publicOrigin: s
 export async function openAuthenticator(browser: Browser, pageUrl: string): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string }> {
   const context = await browser.newContext();
   const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  });
+  const { cdp, authenticatorId } = await addPlatformAuthenticator(context, page);
   const landing = await page.goto(pageUrl);
   expect(landing?.status()).toBe(200);
   return { page, cdp, authenticatorId };
