@@ -228,7 +228,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
     expect(own.code, own.stderr).toBe(0);
     expect((await list('root@latchkey.test')).map((doc) => doc.title)).not.toContain('Old pricing');
     expect((await list('root@latchkey.test')).map((doc) => doc.title)).toContain('Litigation memo');
-  });
+  }, 120_000); // eleven CLI processes, each opening the database (PGlite: a few seconds each on a busy machine)
 
   it('outbox: prints the latest messages of the development outbox, and says so when it is empty', async () => {
     const empty = await cli('outbox');
