@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { generateRecoveryCodes } from '@latchkey/auth';
-import { eq, seedDemoData, users } from '@latchkey/db';
+import { eq, seedDemoData, sql, users } from '@latchkey/db';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,8 @@ const ADMINS_RULE = {
       appliesTo: { roles: ['OWNER', 'ADMIN'], superAdmins: true },
       anyOf: [[{ factor: 'WEBAUTHN' }], [{ factor: 'OTT' }, { factor: 'TOTP' }], [{ factor: 'OTT' }, { factor: 'RECOVERY_CODE' }]],
     },
+    // A validity duration (spec Multi-factor rules 2): erin's link counts for a minute.
+    { name: 'erin-fresh', appliesTo: { users: ['erin@acme.test'] }, anyOf: [[{ factor: 'OTT', maxAgeSeconds: 60 }], [{ factor: 'WEBAUTHN' }]] },
   ],
 };
 
@@ -134,6 +136,35 @@ describe.runIf(hasChromium)('end to end in Chromium: multi-factor rules (spec Mu
     await page.waitForURL(`${base}/login/factors`);
     expect(await page.locator('main').textContent()).toContain('The application asks for a stronger sign-in.');
     expect(await page.locator('#still-needed li').allTextContents()).toEqual(['a code from your authenticator app', 'a recovery code', 'a passkey']);
+    await context.close();
+  });
+
+  it('spec Multi-factor rules 2: after a factor\'s validity passes, a protected page asks for it again, and only for it', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const outbox = outboxOf(service.config.dataDir);
+    await page.goto(`${base}/account`);
+    await page.waitForURL(`${base}/login`);
+    await page.getByLabel('E-mail address').fill('erin@acme.test');
+    let before = outbox.count();
+    await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+    await page.waitForURL(/\/login\/ott\?sent=1/);
+    await page.goto((await outbox.next(before, 'erin@acme.test')).magicLink);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${base}/account`);
+    // Two minutes pass (the factors behind the session are dated back rather than waited for).
+    await service.database.db.execute(
+      sql`update provider_session_factors set factors = (select jsonb_agg(jsonb_set(grant_, '{issuedAt}', to_jsonb((grant_->>'issuedAt')::bigint - 120))) from jsonb_array_elements(factors) as grant_)`,
+    );
+    await page.goto(`${base}/account`);
+    await page.waitForURL(`${base}/login/factors`);
+    expect(await page.locator('#still-needed li').allTextContents()).toEqual(['a sign-in link or code by e-mail', 'a passkey']);
+    before = outbox.count();
+    await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+    await page.goto((await outbox.next(before, 'erin@acme.test')).magicLink);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${base}/account`);
+    expect(await page.locator('main').textContent()).toContain('Signed in as erin@acme.test');
     await context.close();
   });
 
