@@ -105,12 +105,16 @@ const outboxDir = () => path.join(service.config.dataDir, 'outbox');
 function outboxCount(): number {
   return existsSync(outboxDir()) ? readdirSync(outboxDir()).filter((name) => name.endsWith('.json')).length : 0;
 }
-/** The message that arrives after `count` earlier ones: its link, and the code read from its text. */
-async function nextMessage(count: number): Promise<{ to: string; magicLink: string; code: string; text: string }> {
+/**
+ * The message to `to` that arrives after `count` earlier ones: its link, and the code read from its text.
+ * (Deliveries of earlier tests may still be arriving: only a message to this address counts.)
+ */
+async function nextMessage(count: number, to: string): Promise<{ to: string; magicLink: string; code: string; text: string }> {
   for (let i = 0; i < 100; i++) {
     const names = existsSync(outboxDir()) ? readdirSync(outboxDir()).filter((name) => name.endsWith('.json')).sort() : [];
-    if (names.length > count) {
-      const message = JSON.parse(readFileSync(path.join(outboxDir(), names.at(-1)!), 'utf8')) as { to: string; magicLink: string; text: string };
+    const arrived = names.slice(count).map((name) => JSON.parse(readFileSync(path.join(outboxDir(), name), 'utf8')) as { to: string; magicLink: string; text: string });
+    const message = arrived.filter((candidate) => candidate.to === to).at(-1);
+    if (message) {
       const code = /Or type this code in the browser where you asked for it: ([0-9]{6})\n/.exec(message.text)?.[1];
       if (!code) throw new Error('the message carries no code');
       codes.push(code);
@@ -126,7 +130,7 @@ async function ask(browser: Browser, username: string) {
   const before = outboxCount();
   const answer = await browser.generate(username);
   expect(answer.status).toBe(303);
-  return nextMessage(before);
+  return nextMessage(before, username.trim().toLowerCase());
 }
 
 const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
@@ -167,7 +171,7 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     expect(binding).toMatch(/; HttpOnly/i);
     expect(binding).toMatch(/; SameSite=Strict/i);
     expect(binding).toMatch(/; Path=\/login(;|$)/);
-    const message = await nextMessage(0);
+    const message = await nextMessage(0, 'alice@acme.test');
     expect(message.to).toBe('alice@acme.test');
     // Stored only as hashes: neither the code nor the browser binding is in the table.
     const stored = JSON.stringify(await service.database.db.select().from(oneTimeTokens));
@@ -346,7 +350,7 @@ describe.runIf(hasChromium)('in Chromium: the code typed into the page of the br
         sessionStorage.setItem('latchkey:username', 'bob@acme.test');
         await fetch('/ott/generate', { method: 'POST', body: new URLSearchParams({ username: 'bob@acme.test' }) });
       });
-      const message = await nextMessage(before);
+      const message = await nextMessage(before, 'bob@acme.test');
       await page.goto(`${base}/login/ott?sent=1`);
       expect(await page.getByLabel('E-mail address').inputValue()).toBe('bob@acme.test');
       await page.getByLabel('6-digit code').fill(message.code);
