@@ -332,6 +332,38 @@ export const rememberedDevices = pgTable(
 );
 export type RememberedDeviceRow = typeof rememberedDevices.$inferSelect;
 
+/**
+ * An optional password per account (issue 5): the argon2id PHC string only (algorithm, version, parameters,
+ * salt and hash), never the password. Set or changed only after a fresh strong sign-in (the caller's rule).
+ */
+export const passwordCredentials = pgTable('password_credentials', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  passwordHash: text('password_hash').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+export type PasswordCredentialRow = typeof passwordCredentials.$inferSelect;
+
+/**
+ * An identity at the upstream OpenID provider linked to an account (issue 5, factor AUTHORIZATION_CODE): the
+ * pair (issuer, subject) of its ID tokens, which is how sign-ins find the account (never by e-mail). One pair
+ * belongs to one account; an account may link several.
+ */
+export const federatedIdentities = pgTable(
+  'federated_identities',
+  {
+    issuer: text('issuer').notNull(),
+    subject: text('subject').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.issuer, t.subject] }), index('federated_identities_user_idx').on(t.userId)],
+);
+export type FederatedIdentityRow = typeof federatedIdentities.$inferSelect;
+
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type MembershipRow = typeof memberships.$inferSelect;
 export type DocumentRow = typeof documents.$inferSelect;
