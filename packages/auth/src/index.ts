@@ -122,3 +122,45 @@ export {
 } from './totp/index.js';
 export type { StartTotpEnrolmentRequest, TotpCodeRequest, TotpEnrolment, TotpErrorCode } from './totp/index.js';
 export { consumeRecoveryCode, countRecoveryCodes, DEFAULT_RECOVERY_CODE_COUNT, generateRecoveryCodes, RECOVERY_CODE_ALPHABET } from './recovery-codes/index.js';
+
+// Upstream OpenID provider (issue 5)
+export {
+  createUpstreamRelyingParty,
+  deriveUpstreamRequestKey,
+  findLinkedUser,
+  isAcceptableIssuer,
+  isFederatedIdentityShaped,
+  isLoopbackHttpIssuer,
+  linkFederatedIdentity,
+  listFederatedIdentities,
+  openUpstreamRequest,
+  sealUpstreamRequest,
+  unlinkFederatedIdentity,
+  UPSTREAM_ERRORS,
+  UPSTREAM_REQUEST_TTL_SECONDS,
+  UpstreamError,
+} from './upstream/index.js';
+export type {
+  FederatedIdentity,
+  LinkedIdentitySummary,
+  PendingUpstreamRequest,
+  UpstreamErrorCode,
+  UpstreamIdentity,
+  UpstreamPurpose,
+  UpstreamProviderOptions,
+  UpstreamRelyingParty,
+} from './upstream/index.js';
+
+// Passwords (issue 5)
+export {
+  checkPasswordPolicy,
+  hasPassword,
+  PASSWORD_ERRORS,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  PasswordError,
+  removePassword,
+  setPassword,
+  verifyPassword,
+} from './password/index.js';
+export type { PasswordErrorCode, SetPasswordRequest, VerifyPasswordRequest } from './password/index.js';
