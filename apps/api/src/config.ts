@@ -1,6 +1,8 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import path from 'node:path';
 import type { Factor, SignInPolicy } from '@latchkey/auth';
 import { z } from 'zod';
+import { normalizeFingerprint, parseDistinguishedName, subjectKey, type ClientCertificateUsers } from './login/client-certificate.js';
 import { loadSignInPolicy, SignInPolicyError } from './sign-in-policy-config.js';
 
 /**
@@ -76,6 +78,20 @@ const envSchema = z.object({
   RP_NAME: z.string().min(1).max(100).default('Latchkey'),
   WEBAUTHN_ORIGINS: z.string().optional(),
   AUTH_POLICY_FILE: z.string().optional(),
+  /** the optional HTTPS listener (same application) on HOST:TLS_PORT, its certificate and key (PEM files) */
+  TLS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  TLS_CERT_FILE: z.string().min(1).optional(),
+  TLS_KEY_FILE: z.string().min(1).optional(),
+  /** PEM bundle of the authorities whose client certificates the TLS listener accepts */
+  TLS_CLIENT_CA_FILE: z.string().min(1).optional(),
+  /** JSON file mapping client certificates (fingerprint or subject) to accounts (e-mail) */
+  X509_USERS_FILE: z.string().min(1).optional(),
+
+  /** an upstream OpenID provider to sign in through (factor AUTHORIZATION_CODE): issuer URL, client, button name */
+  UPSTREAM_ISSUER: z.string().min(1).max(2048).optional(),
+  UPSTREAM_CLIENT_ID: z.string().min(1).max(255).optional(),
+  UPSTREAM_CLIENT_SECRET: z.string().min(1).max(1024).optional(),
+  UPSTREAM_NAME: z.string().trim().min(1).max(60).optional(),
 
   SIGNING_KEY: z.string().min(1).optional(),
   SIGNING_KEY_FILE: z.string().min(1).optional(),
@@ -103,7 +119,14 @@ const envSchema = z.object({
 export interface Config {
   env: 'development' | 'production' | 'test';
   service: { name: string; version: string };
-  http: { port: number; host: string; publicUrl: string; corsOrigins: ReadonlySet<string> };
+  http: {
+    port: number;
+    host: string;
+    publicUrl: string;
+    corsOrigins: ReadonlySet<string>;
+    /** the HTTPS listener (TLS_PORT): PEM certificate chain and key, client-certificate authorities */
+    tls: { port: number; cert: string; key: string; clientCa: string | undefined } | undefined;
+  };
   dataDir: string;
   database: { url: string | undefined; poolSize: number };
   redisUrl: string | undefined;
@@ -151,6 +174,10 @@ export interface Config {
     demoClientId: string | undefined;
     /** multi-factor rules and acr levels (AUTH_POLICY_FILE; default: no rules, the default levels) */
     signInPolicy: SignInPolicy;
+    /** the upstream OpenID provider (UPSTREAM_ISSUER, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET, UPSTREAM_NAME) */
+    upstream: { issuer: string; clientId: string; clientSecret: string; name: string } | undefined;
+    /** who client certificates sign in (X509_USERS_FILE); set only with the TLS listener and TLS_CLIENT_CA_FILE */
+    clientCertificates: ClientCertificateUsers | undefined;
   };
 }
 
@@ -245,12 +272,14 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
   }
 
   const relyingParty = relyingPartyConfig(e.RP_ID, e.RP_NAME, e.WEBAUTHN_ORIGINS, publicUrl);
-  const signInPolicy = signInPolicyConfig(e.AUTH_POLICY_FILE, readFile, relyingParty !== undefined);
+  const { tls, clientCertificates } = tlsConfig(e, readFile);
+  const upstream = upstreamConfig(e);
+  const signInPolicy = signInPolicyConfig(e.AUTH_POLICY_FILE, readFile, relyingParty !== undefined, clientCertificates !== undefined, upstream !== undefined);
 
   return {
     env: e.NODE_ENV,
     service: { name: 'latchkey', version },
-    http: { port: e.PORT, host: e.HOST, publicUrl, corsOrigins },
+    http: { port: e.PORT, host: e.HOST, publicUrl, corsOrigins, tls },
     dataDir: path.resolve(e.DATA_DIR),
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
     redisUrl: e.REDIS_URL,
@@ -283,6 +312,8 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       selfSignup: e.SELF_SIGNUP,
       relyingParty,
       signInPolicy,
+      upstream,
+      clientCertificates,
       ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl),
     },
   };
@@ -290,14 +321,22 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
 
 /**
  * The factors this server verifies today: one-time tokens, TOTP and recovery codes always, passkeys when a
- * relying party is configured. Passwords, client certificates and upstream providers are not offered yet,
- * so a rule that needs them is refused.
+ * relying party is configured, client certificates when the TLS listener verifies them and maps them to
+ * accounts (TLS_PORT, TLS_CLIENT_CA_FILE, X509_USERS_FILE), an upstream OpenID provider when one is configured
+ * (UPSTREAM_ISSUER). Passwords are not offered yet, so a rule that needs them is refused.
  */
-function contributedFactors(passkeys: boolean): Set<Factor> {
-  return new Set<Factor>(['OTT', 'TOTP', 'RECOVERY_CODE', ...(passkeys ? (['WEBAUTHN'] as const) : [])]);
+function contributedFactors(passkeys: boolean, clientCertificates: boolean, upstream: boolean): Set<Factor> {
+  return new Set<Factor>([
+    'OTT',
+    'TOTP',
+    'RECOVERY_CODE',
+    ...(passkeys ? (['WEBAUTHN'] as const) : []),
+    ...(clientCertificates ? (['X509'] as const) : []),
+    ...(upstream ? (['AUTHORIZATION_CODE'] as const) : []),
+  ]);
 }
 
-function signInPolicyConfig(file: string | undefined, readFile: ConfigSources['readFile'], passkeys: boolean): SignInPolicy {
+function signInPolicyConfig(file: string | undefined, readFile: ConfigSources['readFile'], passkeys: boolean, clientCertificates: boolean, upstream: boolean): SignInPolicy {
   let text: string | undefined;
   if (file) {
     if (!readFile) throw new ConfigError('AUTH_POLICY_FILE is set but files cannot be read here');
@@ -308,7 +347,7 @@ function signInPolicyConfig(file: string | undefined, readFile: ConfigSources['r
     }
   }
   try {
-    return loadSignInPolicy(text, contributedFactors(passkeys));
+    return loadSignInPolicy(text, contributedFactors(passkeys, clientCertificates, upstream));
   } catch (error) {
     if (error instanceof SignInPolicyError) throw new ConfigError(`invalid configuration:\n  ${error.message}`);
     throw error;
@@ -342,7 +381,140 @@ function webhookConfig(url: string | undefined, secret: string | undefined): Con
   return { url, secret };
 }
 
-function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Omit<Config['auth'], 'smtpUrl' | 'mailFrom' | 'webhook' | 'selfSignup' | 'relyingParty' | 'signInPolicy'> {
+type Env = z.infer<typeof envSchema>;
+
+/** A file named by `variable`, read through the injected reader. */
+function readConfigFile(variable: string, file: string, readFile: ConfigSources['readFile']): string {
+  if (!readFile) throw new ConfigError(`${variable} is set but files cannot be read here`);
+  try {
+    return readFile(file);
+  } catch {
+    throw new ConfigError(`invalid configuration:\n  ${variable}: cannot read ${file}`);
+  }
+}
+
+const x509UsersFile = z
+  .object({
+    users: z
+      .array(
+        z
+          .object({
+            fingerprint256: z.string().optional(),
+            subject: z.string().optional(),
+            email: z.string().trim().toLowerCase().regex(/^[^\s@]{1,64}@[^\s@]{1,190}$/, 'must be an e-mail address'),
+          })
+          .strict(),
+      )
+      .min(1),
+  })
+  .strict();
+
+/** X509_USERS_FILE: `{ "users": [{ "fingerprint256": "AB:CD:..." | "subject": "CN=alice,O=Acme", "email": "..." }] }`. */
+function parseClientCertificateUsers(text: string): ClientCertificateUsers {
+  const fail = (lines: string[]) => new ConfigError(`invalid configuration:\n${lines.map((line) => `  X509_USERS_FILE: ${line}`).join('\n')}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw fail(['not valid JSON']);
+  }
+  const parsed = x509UsersFile.safeParse(json);
+  if (!parsed.success) throw fail(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`));
+  const byFingerprint = new Map<string, string>();
+  const bySubject = new Map<string, string>();
+  for (const [index, entry] of parsed.data.users.entries()) {
+    const at = `users.${index}`;
+    if ((entry.fingerprint256 === undefined) === (entry.subject === undefined)) throw fail([`${at}: give either fingerprint256 or subject`]);
+    if (entry.fingerprint256 !== undefined) {
+      const fingerprint = normalizeFingerprint(entry.fingerprint256);
+      if (!fingerprint) throw fail([`${at}.fingerprint256: must be a SHA-256 fingerprint (64 hex digits, colons optional)`]);
+      if (byFingerprint.has(fingerprint)) throw fail([`${at}.fingerprint256: this certificate is listed twice`]);
+      byFingerprint.set(fingerprint, entry.email);
+    } else {
+      const pairs = parseDistinguishedName(entry.subject!);
+      if (!pairs) throw fail([`${at}.subject: must be a distinguished name such as CN=alice,O=Acme`]);
+      const key = subjectKey(pairs);
+      if (bySubject.has(key)) throw fail([`${at}.subject: this subject is listed twice`]);
+      bySubject.set(key, entry.email);
+    }
+  }
+  return { byFingerprint, bySubject };
+}
+
+/**
+ * The HTTPS listener (TLS_PORT with TLS_CERT_FILE and TLS_KEY_FILE) and its client certificates
+ * (TLS_CLIENT_CA_FILE with X509_USERS_FILE). Files are checked here, so a bad one stops start-up clearly.
+ */
+function tlsConfig(e: Env, readFile: ConfigSources['readFile']): { tls: Config['http']['tls']; clientCertificates: ClientCertificateUsers | undefined } {
+  const invalid = (line: string) => new ConfigError(`invalid configuration:\n  ${line}`);
+  if (e.TLS_PORT === undefined) {
+    const stray = (['TLS_CERT_FILE', 'TLS_KEY_FILE', 'TLS_CLIENT_CA_FILE', 'X509_USERS_FILE'] as const).filter((name) => e[name] !== undefined);
+    if (stray.length > 0) throw invalid(`${stray.join(', ')}: only used with TLS_PORT (the HTTPS listener), which is unset`);
+    return { tls: undefined, clientCertificates: undefined };
+  }
+  if (!e.TLS_CERT_FILE || !e.TLS_KEY_FILE) throw invalid('TLS_PORT: needs TLS_CERT_FILE and TLS_KEY_FILE (the listener\'s certificate chain and private key, PEM)');
+  if (e.TLS_PORT !== 0 && e.TLS_PORT === e.PORT) throw invalid('TLS_PORT: must differ from PORT');
+  if ((e.TLS_CLIENT_CA_FILE === undefined) !== (e.X509_USERS_FILE === undefined)) {
+    throw invalid('TLS_CLIENT_CA_FILE and X509_USERS_FILE go together (whose client certificates are accepted, and whom they sign in)');
+  }
+  const cert = readConfigFile('TLS_CERT_FILE', e.TLS_CERT_FILE, readFile);
+  const key = readConfigFile('TLS_KEY_FILE', e.TLS_KEY_FILE, readFile);
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(cert);
+  } catch {
+    throw invalid(`TLS_CERT_FILE: ${e.TLS_CERT_FILE} holds no PEM certificate`);
+  }
+  let privateKey: ReturnType<typeof createPrivateKey>;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw invalid(`TLS_KEY_FILE: ${e.TLS_KEY_FILE} holds no unencrypted PEM private key`);
+  }
+  if (!certificate.checkPrivateKey(privateKey)) throw invalid('TLS_KEY_FILE: the key does not belong to the certificate in TLS_CERT_FILE');
+  let clientCa: string | undefined;
+  let clientCertificates: ClientCertificateUsers | undefined;
+  if (e.TLS_CLIENT_CA_FILE && e.X509_USERS_FILE) {
+    clientCa = readConfigFile('TLS_CLIENT_CA_FILE', e.TLS_CLIENT_CA_FILE, readFile);
+    const blocks = clientCa.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    if (blocks.length === 0) throw invalid(`TLS_CLIENT_CA_FILE: ${e.TLS_CLIENT_CA_FILE} holds no PEM certificate`);
+    for (const [index, block] of blocks.entries()) {
+      try {
+        new X509Certificate(block);
+      } catch {
+        throw invalid(`TLS_CLIENT_CA_FILE: certificate ${index + 1} of ${e.TLS_CLIENT_CA_FILE} cannot be parsed`);
+      }
+    }
+    clientCertificates = parseClientCertificateUsers(readConfigFile('X509_USERS_FILE', e.X509_USERS_FILE, readFile));
+  }
+  return { tls: { port: e.TLS_PORT, cert, key, clientCa }, clientCertificates };
+}
+
+/**
+ * The upstream OpenID provider: UPSTREAM_ISSUER, UPSTREAM_CLIENT_ID and UPSTREAM_CLIENT_SECRET together (or none),
+ * the issuer an https URL (plain http only on localhost or 127.0.0.1, for development) without query or fragment.
+ */
+function upstreamConfig(e: Env): Config['auth']['upstream'] {
+  const invalid = (line: string) => new ConfigError(`invalid configuration:\n  ${line}`);
+  const { UPSTREAM_ISSUER: issuer, UPSTREAM_CLIENT_ID: clientId, UPSTREAM_CLIENT_SECRET: clientSecret, UPSTREAM_NAME: name } = e;
+  if (!issuer && !clientId && !clientSecret) {
+    if (name) throw invalid('UPSTREAM_NAME: only used with UPSTREAM_ISSUER, which is unset');
+    return undefined;
+  }
+  if (!issuer || !clientId || !clientSecret) throw invalid('UPSTREAM_ISSUER, UPSTREAM_CLIENT_ID and UPSTREAM_CLIENT_SECRET go together (the provider, and this server\'s client there)');
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw invalid(`UPSTREAM_ISSUER: "${issuer}" is not a URL such as https://accounts.example.com`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw invalid('UPSTREAM_ISSUER: must be an https URL (plain http only on localhost or 127.0.0.1)');
+  if (url.search || url.hash || url.username || url.password) throw invalid('UPSTREAM_ISSUER: must have no query, fragment or credentials (it is the issuer identifier)');
+  return { issuer, clientId, clientSecret, name: name ?? url.hostname };
+}
+
+function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Omit<Config['auth'], 'smtpUrl' | 'mailFrom' | 'webhook' | 'selfSignup' | 'relyingParty' | 'signInPolicy' | 'clientCertificates' | 'upstream'> {
   const clients = [...configured];
   if (demo && !clients.some((client) => client.client_id === DEMO_CLIENT_ID)) {
     // A public client (no secret, PKCE) for the demo page served at PUBLIC_URL.

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createDatabase, isEmpty, runMigrations, seedDemoData, type DatabaseHandle } from '@latchkey/db';
@@ -17,6 +18,7 @@ import {
   type DeliveryHandler,
 } from '@latchkey/auth';
 import { createHttpApp, type HttpApp } from './http/app.js';
+import { createTlsListener, listenTls } from './http/tls-listener.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logger.js';
 
@@ -24,6 +26,9 @@ export interface RunningService {
   /** base URL actually listened on, e.g. http://127.0.0.1:4000 */
   url: string;
   server: Server;
+  /** the HTTPS listener's base URL and server, when TLS_PORT is set */
+  tlsUrl?: string;
+  tlsServer?: HttpsServer;
   app: HttpApp;
   database: DatabaseHandle;
   logger: Logger;
@@ -107,7 +112,8 @@ export async function startService(config: Config, logger: Logger = createLogger
     purge.unref();
     resources.push(async () => clearInterval(purge));
     const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger), loginLimits: limits });
-    const server = createServer({ requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 }, app.handle);
+    const timeouts = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 };
+    const server = createServer(timeouts, app.handle);
     server.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -119,19 +125,34 @@ export async function startService(config: Config, logger: Logger = createLogger
     const { port } = server.address() as AddressInfo;
     const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
     const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
+    const stopListening = (listener: Server | HttpsServer) =>
+      new Promise<void>((resolve) => {
+        listener.close(() => resolve());
+        listener.closeIdleConnections();
+        setTimeout(() => listener.closeAllConnections(), 5_000).unref();
+      });
+    // The optional HTTPS listener (TLS_PORT): the same application, client certificates on /login/x509.
+    let tlsServer: HttpsServer | undefined;
+    let tlsUrl: string | undefined;
+    if (config.http.tls) {
+      tlsServer = createTlsListener({ tls: config.http.tls, handle: app.handle, onClientError: answerClientError, timeouts });
+      try {
+        tlsUrl = await listenTls(tlsServer, config.http.tls.port, config.http.host);
+      } catch (error) {
+        await stopListening(server);
+        throw error;
+      }
+      logger.info({ url: tlsUrl, clientCertificates: config.http.tls.clientCa !== undefined }, `HTTPS listener on ${tlsUrl}`);
+    }
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-          setTimeout(() => server.closeAllConnections(), 5_000).unref();
-        });
+        await Promise.all([stopListening(server), ...(tlsServer ? [stopListening(tlsServer)] : [])]);
         await app.yoga.dispose();
         for (const release of resources.reverse()) await release();
         await database.close();
       })());
-    return { url, server, app, database, logger, close };
+    return { url, server, ...(tlsServer ? { tlsUrl, tlsServer } : {}), app, database, logger, close };
   } catch (error) {
     for (const release of resources.reverse()) await release().catch(() => undefined);
     await database.close();

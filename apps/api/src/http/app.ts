@@ -24,6 +24,8 @@ import { createSignInFlow, DEVICE_COOKIE } from '../login/sign-in-flow.js';
 import { parseCookie } from 'cookie';
 import { readCookie as readCookieValue } from '../login/cookies.js';
 import { createFactorPages } from '../login/factor-pages.js';
+import { createUpstreamRoutes } from '../login/upstream.js';
+import { createClientCertificateSignIn } from '../login/client-certificate.js';
 import { createSecondFactors } from '../login/second-factors.js';
 import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
@@ -55,7 +57,14 @@ const FACTOR_FORMS = new Map<string, 'totp' | 'recoveryCode' | 'totpSetup' | 'to
   ['/login/totp/setup', 'totpSetup'],
   ['/login/totp/confirm', 'totpConfirm'],
 ]);
-const ACCOUNT_FORMS = new Set(['/account/passkeys/rename', '/account/passkeys/remove', '/account/totp/setup', '/account/totp/confirm', '/account/totp/remove', '/account/recovery-codes', '/account/devices/forget']);
+const ACCOUNT_FORMS = new Set(['/account/passkeys/rename', '/account/passkeys/remove', '/account/totp/setup', '/account/totp/confirm', '/account/totp/remove', '/account/recovery-codes', '/account/devices/forget', '/account/upstream/link', '/account/upstream/unlink']);
+/** Signing in through an upstream OpenID provider, and linking its identities: path → method, handler. */
+const UPSTREAM_ROUTES = new Map<string, ['GET' | 'POST', 'start' | 'callback' | 'linkForm' | 'unlinkForm']>([
+  ['/login/upstream', ['GET', 'start']],
+  ['/login/upstream/callback', ['GET', 'callback']],
+  ['/account/upstream/link', ['POST', 'linkForm']],
+  ['/account/upstream/unlink', ['POST', 'unlinkForm']],
+]);
 const PASSKEY_PATHS = new Set(['/webauthn/register/options', '/webauthn/register', '/webauthn/authenticate/options', '/login/webauthn']);
 function pathOf(url: string): string {
   const query = url.indexOf('?');
@@ -126,6 +135,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     logger,
     selfSignup: config.auth.selfSignup,
     flow,
+    upstreamName: config.auth.upstream?.name,
   });
   const passkeys = config.auth.relyingParty
     ? createPasskeyRoutes({
@@ -158,6 +168,16 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     limits: loginLimits,
     logger,
     passkeys: config.auth.relyingParty !== undefined,
+    upstreamName: config.auth.upstream?.name,
+  });
+  // `/login/x509`: answered on the TLS listener (TLS_PORT with client certificates) only.
+  const clientCertificates = createClientCertificateSignIn({
+    publicUrl: config.http.publicUrl,
+    db: database.db,
+    flow,
+    limits: loginLimits,
+    logger,
+    users: config.auth.clientCertificates,
   });
   const account = createAccountRoutes({
     publicUrl: config.http.publicUrl,
@@ -167,7 +187,21 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     totpKey,
     issuer: config.auth.relyingParty?.name,
     passkeysEnabled: passkeys !== undefined,
+    upstreamSection: config.auth.upstream ? (userId) => upstream!.accountSection(userId) : undefined,
   });
+  // Sign-in through an upstream OpenID provider (UPSTREAM_ISSUER); its identities are linked on the account page.
+  const upstream = config.auth.upstream
+    ? createUpstreamRoutes({
+        publicUrl: config.http.publicUrl,
+        db: database.db,
+        flow,
+        limits: loginLimits,
+        logger,
+        upstream: config.auth.upstream,
+        keySecret: String(signingJwk.d),
+        account,
+      })
+    : undefined;
 
   const jwksBody = JSON.stringify(keys.jwks);
   const logRequests = logger.isLevelEnabled('info');
@@ -280,6 +314,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
       return login.standaloneSignIn(req, res);
     }
+    if (path === '/login/x509') return void clientCertificates.route(req, res).catch(fail);
     if (path === '/login/factors') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
       return void factorPages.factorsPage(req, res).catch(fail);
@@ -289,6 +324,12 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     if (factorForm) {
       if (req.method !== 'POST') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'POST' });
       return void factorForm(req, res).catch(fail);
+    }
+    const upstreamRoute = UPSTREAM_ROUTES.get(path);
+    if (upstreamRoute) {
+      if (!upstream) return sendHttpError(res, 404, 'No upstream OpenID provider is configured on this server (set UPSTREAM_ISSUER).');
+      if (req.method !== upstreamRoute[0]) return sendHttpError(res, 405, 'Method Not Allowed', { allow: upstreamRoute[0] });
+      return void upstream[upstreamRoute[1]](req, res).catch(fail);
     }
     if (path === '/account') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });

@@ -41,6 +41,8 @@ export interface AccountRoutesOptions {
   totpKey: Uint8Array;
   /** the name authenticator apps show for this service. @default 'Latchkey' */
   issuer?: string;
+  /** the upstream OpenID provider's section (its linked identities), when one is configured */
+  upstreamSection?: (userId: string) => Promise<string>;
 
   /** @default 4096 */
   maxBodyBytes?: number;
@@ -60,6 +62,8 @@ const DONE: Record<string, string> = {
   'totp-added': 'The authenticator app is set up. It is asked for where your account needs a second step.',
   'totp-removed': 'The authenticator app was removed.',
   'device-forgotten': 'The browser is no longer remembered: it asks for every step again.',
+  'upstream-linked': 'The upstream account is linked: it signs you in here from now on.',
+  'upstream-unlinked': 'The upstream account was unlinked. It no longer signs you in.',
   added: 'The passkey was added.',
   renamed: 'The passkey was renamed.',
   removed: 'The passkey was removed. It no longer signs you in.',
@@ -177,6 +181,7 @@ ${passkeySection}
 ${totpSection}
 ${recoverySection}
 ${devicesSection}
+${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
 <h2>Sign out</h2>
 <p><a href="/oidc/session/end">Sign out of Latchkey in this browser</a></p>`, options.passkeysEnabled ? ADD_PASSKEY_SCRIPT : ''));
   }
@@ -276,5 +281,5 @@ ${devicesSection}
     seeOther(res, '/account?done=device-forgotten');
   }
 
-  return { accountPage, forgetDeviceForm, renamePasskeyForm, removePasskeyForm, totpSetupForm, totpConfirmForm, totpRemoveForm, recoveryCodesForm, signedIn };
+  return { accountPage, forgetDeviceForm, renamePasskeyForm, removePasskeyForm, totpSetupForm, totpConfirmForm, totpRemoveForm, recoveryCodesForm, signedIn, credentialForm };
 }

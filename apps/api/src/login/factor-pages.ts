@@ -7,7 +7,7 @@ import { describeFactors, FACTOR_NAMES } from './factor-names.js';
 import { escapeHtml, page, sendHtml } from './html.js';
 import { FormError, readFields } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
-import { PASSKEY_BUTTON, PASSKEY_SIGN_IN_SCRIPT } from './sign-in-page.js';
+import { PASSKEY_BUTTON, PASSKEY_SIGN_IN_SCRIPT, upstreamSignInLink } from './sign-in-page.js';
 import { FACTORS_PAGE, type SignInFlow } from './sign-in-flow.js';
 import { totpSetupPage } from './totp-setup-page.js';
 
@@ -39,6 +39,8 @@ export interface FactorPagesOptions {
   logger: Logger;
   /** whether passkeys are configured */
   passkeys: boolean;
+  /** the upstream OpenID provider's name, when one is configured (factor AUTHORIZATION_CODE) */
+  upstreamName?: string;
   /** @default 4096 */
   maxBodyBytes?: number;
 }
@@ -105,6 +107,7 @@ ${REMEMBER_BROWSER}<button type="submit">Use the recovery code</button>
       sections.push(PASSKEY_BUTTON);
       script = PASSKEY_SIGN_IN_SCRIPT;
     }
+    if (needed.has('AUTHORIZATION_CODE') && options.upstreamName) sections.push(upstreamSignInLink(options.upstreamName));
     if (needed.has('OTT') && user) {
       sections.push(`<form method="post" action="/ott/generate">
 <input type="hidden" name="username" value="${escapeHtml(user.email)}">

@@ -30,6 +30,8 @@ export interface LoginRoutesOptions {
   selfSignup?: boolean;
   /** the sign-in across factors: where a proven one-time token leads */
   flow: SignInFlow;
+  /** the upstream OpenID provider's name, when one is configured: the sign-in page offers it */
+  upstreamName?: string;
 }
 
 const USERNAME = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
@@ -246,7 +248,7 @@ try{var u=sessionStorage.getItem('latchkey:username');if(u)document.getElementBy
       return redirect(res, FACTORS_PAGE);
     }
     const hint = typeof details.params['login_hint'] === 'string' ? details.params['login_hint'] : '';
-    html(res, 200, signInPage(hint));
+    html(res, 200, signInPage(hint, options.upstreamName));
   }
 
   /** The provider's own sign-in page (no application waiting): signs the browser in to the provider. */
@@ -254,7 +256,7 @@ try{var u=sessionStorage.getItem('latchkey:username');if(u)document.getElementBy
     // A sign-in started here completes here, never an authorization request or a sign-in left over in this browser.
     clearCookie(res, PENDING_COOKIE, { path: '/', secure });
     clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
-    html(res, 200, signInPage(''));
+    html(res, 200, signInPage('', options.upstreamName));
   }
 
   return { generate, tokenPage, consume, interaction, standaloneSignIn };

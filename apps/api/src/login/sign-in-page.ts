@@ -30,8 +30,16 @@ const REMEMBER_USERNAME_SCRIPT = `document.getElementById('by-email').addEventLi
 });
 `;
 
-/** The sign-in form: e-mail me a link (and code), or use a passkey. */
-export function signInPage(hint: string): string {
+/**
+ * "Sign in with <provider>": a link, not a form (the pages' CSP lets forms post to this origin only, and the
+ * sign-in goes on at the upstream provider).
+ */
+export function upstreamSignInLink(name: string): string {
+  return `<p><a id="upstream" href="/login/upstream">Sign in with ${escapeHtml(name)}</a></p>`;
+}
+
+/** The sign-in form: e-mail me a link (and code), use a passkey, or (when configured) an upstream provider. */
+export function signInPage(hint: string, upstreamName?: string): string {
   return page('Sign in', `
 <form id="by-email" method="post" action="/ott/generate">
 <label for="username">E-mail address</label>
@@ -39,5 +47,5 @@ export function signInPage(hint: string): string {
 <button type="submit">E-mail me a sign-in link</button>
 </form>
 <p>or</p>
-${PASSKEY_BUTTON}`, REMEMBER_USERNAME_SCRIPT + PASSKEY_SIGN_IN_SCRIPT);
+${PASSKEY_BUTTON}${upstreamName ? `\n<p>or</p>\n${upstreamSignInLink(upstreamName)}` : ''}`, REMEMBER_USERNAME_SCRIPT + PASSKEY_SIGN_IN_SCRIPT);
 }
