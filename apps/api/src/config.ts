@@ -73,6 +73,8 @@ const envSchema = z.object({
   DELIVERY_WEBHOOK_SECRET: z.string().min(32, 'must have at least 32 characters').optional(),
   /** unknown addresses get an account (e-mail unverified) when they ask for a link. Off by default. */
   SELF_SIGNUP: bool.default(false),
+  /** passwords as an optional second step (set on the account page, asked on the factor pages) */
+  PASSWORDS: bool.default(true),
   /** WebAuthn relying party: its ID (registrable domain; `localhost` locally, never an IP), name, origins */
   RP_ID: z.string().regex(/^[a-z0-9.-]+$/i, 'must be a domain name such as example.com or localhost').optional(),
   RP_NAME: z.string().min(1).max(100).default('Latchkey'),
@@ -164,6 +166,8 @@ export interface Config {
     webhook: { url: string; secret: string } | undefined;
     /** unknown addresses asking for a link get an account */
     selfSignup: boolean;
+    /** whether accounts may have a password, asked for as a later step of a sign-in (PASSWORDS) */
+    passwords: boolean;
     /** the WebAuthn relying party; undefined when PUBLIC_URL is an IP address and RP_ID is unset (no passkeys) */
     relyingParty: { id: string; name: string; origins: string[] } | undefined;
     /** OpenID clients: OIDC_CLIENTS plus, when enabled, the demo client */
@@ -274,7 +278,7 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
   const relyingParty = relyingPartyConfig(e.RP_ID, e.RP_NAME, e.WEBAUTHN_ORIGINS, publicUrl);
   const { tls, clientCertificates } = tlsConfig(e, readFile);
   const upstream = upstreamConfig(e);
-  const signInPolicy = signInPolicyConfig(e.AUTH_POLICY_FILE, readFile, relyingParty !== undefined, clientCertificates !== undefined, upstream !== undefined);
+  const signInPolicy = signInPolicyConfig(e.AUTH_POLICY_FILE, readFile, { passkeys: relyingParty !== undefined, clientCertificates: clientCertificates !== undefined, upstream: upstream !== undefined, passwords: e.PASSWORDS });
 
   return {
     env: e.NODE_ENV,
@@ -310,6 +314,7 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       mailFrom: e.MAIL_FROM,
       webhook: webhookConfig(e.DELIVERY_WEBHOOK_URL, e.DELIVERY_WEBHOOK_SECRET),
       selfSignup: e.SELF_SIGNUP,
+      passwords: e.PASSWORDS,
       relyingParty,
       signInPolicy,
       upstream,
@@ -323,20 +328,28 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
  * The factors this server verifies today: one-time tokens, TOTP and recovery codes always, passkeys when a
  * relying party is configured, client certificates when the TLS listener verifies them and maps them to
  * accounts (TLS_PORT, TLS_CLIENT_CA_FILE, X509_USERS_FILE), an upstream OpenID provider when one is configured
- * (UPSTREAM_ISSUER). Passwords are not offered yet, so a rule that needs them is refused.
+ * (UPSTREAM_ISSUER), passwords unless PASSWORDS is off.
  */
-function contributedFactors(passkeys: boolean, clientCertificates: boolean, upstream: boolean): Set<Factor> {
+interface OfferedFactors {
+  passkeys: boolean;
+  clientCertificates: boolean;
+  upstream: boolean;
+  passwords: boolean;
+}
+
+function contributedFactors({ passkeys, clientCertificates, upstream, passwords }: OfferedFactors): Set<Factor> {
   return new Set<Factor>([
     'OTT',
     'TOTP',
     'RECOVERY_CODE',
+    ...(passwords ? (['PASSWORD'] as const) : []),
     ...(passkeys ? (['WEBAUTHN'] as const) : []),
     ...(clientCertificates ? (['X509'] as const) : []),
     ...(upstream ? (['AUTHORIZATION_CODE'] as const) : []),
   ]);
 }
 
-function signInPolicyConfig(file: string | undefined, readFile: ConfigSources['readFile'], passkeys: boolean, clientCertificates: boolean, upstream: boolean): SignInPolicy {
+function signInPolicyConfig(file: string | undefined, readFile: ConfigSources['readFile'], offered: OfferedFactors): SignInPolicy {
   let text: string | undefined;
   if (file) {
     if (!readFile) throw new ConfigError('AUTH_POLICY_FILE is set but files cannot be read here');
@@ -347,7 +360,7 @@ function signInPolicyConfig(file: string | undefined, readFile: ConfigSources['r
     }
   }
   try {
-    return loadSignInPolicy(text, contributedFactors(passkeys, clientCertificates, upstream));
+    return loadSignInPolicy(text, contributedFactors(offered));
   } catch (error) {
     if (error instanceof SignInPolicyError) throw new ConfigError(`invalid configuration:\n  ${error.message}`);
     throw error;
@@ -514,7 +527,7 @@ function upstreamConfig(e: Env): Config['auth']['upstream'] {
   return { issuer, clientId, clientSecret, name: name ?? url.hostname };
 }
 
-function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Omit<Config['auth'], 'smtpUrl' | 'mailFrom' | 'webhook' | 'selfSignup' | 'relyingParty' | 'signInPolicy' | 'clientCertificates' | 'upstream'> {
+function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Omit<Config['auth'], 'smtpUrl' | 'mailFrom' | 'webhook' | 'selfSignup' | 'passwords' | 'relyingParty' | 'signInPolicy' | 'clientCertificates' | 'upstream'> {
   const clients = [...configured];
   if (demo && !clients.some((client) => client.client_id === DEMO_CLIENT_ID)) {
     // A public client (no secret, PKCE) for the demo page served at PUBLIC_URL.

@@ -20,13 +20,17 @@ describe('spec Multi-factor rules 4: start-up refuses a rule that would enforce 
     loadConfig({ env: { NODE_ENV: 'test', AUTH_POLICY_FILE: policyFile(policy), ...env }, readFile: (file) => readFileSync(file, 'utf8') });
 
   it.each([
-    ['X509 (no client-certificate listener)', 'X509'],
-    ['AUTHORIZATION_CODE (no upstream provider)', 'AUTHORIZATION_CODE'],
-    ['PASSWORD (not offered)', 'PASSWORD'],
-  ])('a rule requiring %s stops start-up with a message naming it', (_name, factor) => {
-    expect(load({ rules: [{ name: 'strict', appliesTo: { everyone: true }, anyOf: [[{ factor }]] }] })).toThrow(
+    ['X509 (no client-certificate listener)', 'X509', {}],
+    ['AUTHORIZATION_CODE (no upstream provider)', 'AUTHORIZATION_CODE', {}],
+    ['PASSWORD (PASSWORDS=false)', 'PASSWORD', { PASSWORDS: 'false' }],
+  ])('a rule requiring %s stops start-up with a message naming it', (_name, factor, env) => {
+    expect(load({ rules: [{ name: 'strict', appliesTo: { everyone: true }, anyOf: [[{ factor }]] }] }, env)).toThrow(
       new RegExp(`requires ${factor}, which nothing on this server contributes`),
     );
+  });
+
+  it('a password rule starts when passwords are on (the default)', () => {
+    expect(load({ rules: [{ name: 'pw', appliesTo: { everyone: true }, anyOf: [[{ factor: 'OTT' }, { factor: 'PASSWORD' }]] }] })).not.toThrow();
   });
 
   it('a passkey rule without a relying party (PUBLIC_URL on an IP address) stops start-up', () => {

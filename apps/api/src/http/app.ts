@@ -51,13 +51,15 @@ interface RequestState {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const KNOWN_GET_ROUTES = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
-const FACTOR_FORMS = new Map<string, 'totp' | 'recoveryCode' | 'totpSetup' | 'totpConfirm'>([
+const FACTOR_FORMS = new Map<string, 'totp' | 'recoveryCode' | 'totpSetup' | 'totpConfirm' | 'password' | 'passwordSetup'>([
   ['/login/totp', 'totp'],
+  ['/login/password', 'password'],
+  ['/login/password/setup', 'passwordSetup'],
   ['/login/recovery-code', 'recoveryCode'],
   ['/login/totp/setup', 'totpSetup'],
   ['/login/totp/confirm', 'totpConfirm'],
 ]);
-const ACCOUNT_FORMS = new Set(['/account/passkeys/rename', '/account/passkeys/remove', '/account/totp/setup', '/account/totp/confirm', '/account/totp/remove', '/account/recovery-codes', '/account/devices/forget', '/account/upstream/link', '/account/upstream/unlink']);
+const ACCOUNT_FORMS = new Set(['/account/passkeys/rename', '/account/passkeys/remove', '/account/totp/setup', '/account/totp/confirm', '/account/totp/remove', '/account/recovery-codes', '/account/devices/forget', '/account/password', '/account/password/remove', '/account/upstream/link', '/account/upstream/unlink']);
 /** Signing in through an upstream OpenID provider, and linking its identities: path → method, handler. */
 const UPSTREAM_ROUTES = new Map<string, ['GET' | 'POST', 'start' | 'callback' | 'linkForm' | 'unlinkForm']>([
   ['/login/upstream', ['GET', 'start']],
@@ -164,7 +166,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     publicUrl: config.http.publicUrl,
     db: database.db,
     flow,
-    secondFactors: createSecondFactors(database.db, totpKey, config.auth.relyingParty?.name ?? 'Latchkey'),
+    secondFactors: createSecondFactors(database.db, totpKey, config.auth.relyingParty?.name ?? 'Latchkey', config.auth.passwords),
     limits: loginLimits,
     logger,
     passkeys: config.auth.relyingParty !== undefined,
@@ -187,6 +189,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     totpKey,
     issuer: config.auth.relyingParty?.name,
     passkeysEnabled: passkeys !== undefined,
+    passwords: config.auth.passwords,
     upstreamSection: config.auth.upstream ? (userId) => upstream!.accountSection(userId) : undefined,
   });
   // Sign-in through an upstream OpenID provider (UPSTREAM_ISSUER); its identities are linked on the account page.
@@ -345,6 +348,8 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
         '/account/totp/remove': account.totpRemoveForm,
         '/account/recovery-codes': account.recoveryCodesForm,
         '/account/devices/forget': account.forgetDeviceForm,
+        '/account/password': account.setPasswordForm,
+        '/account/password/remove': account.removePasswordForm,
       }[path]!;
       return void form(req, res).catch(fail);
     }

@@ -4,7 +4,11 @@ import {
   countRecoveryCodes,
   generateRecoveryCodes,
   hasConfirmedTotp,
+  hasPassword,
   listRememberedDevices,
+  PasswordError,
+  removePassword,
+  setPassword,
   isPasskeyId,
   listPasskeys,
   PasskeyError,
@@ -21,6 +25,7 @@ import {
 } from '@latchkey/auth';
 import { eq, users, type Database } from '@latchkey/db';
 import { describeFactors } from './factor-names.js';
+import { PASSWORD_BODY_BYTES, passwordSetupForm } from './factor-pages.js';
 import { escapeHtml, page, sendHtml } from './html.js';
 import { FormError, readFields } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
@@ -35,6 +40,8 @@ export interface AccountRoutesOptions {
   provider: Provider;
   /** whether passkeys are configured (RP ID): without them the page says so instead of offering one */
   passkeysEnabled: boolean;
+  /** whether accounts may have a password (PASSWORDS). @default false */
+  passwords?: boolean;
   /** the sign-in across factors: a session that no longer meets the rules is sent to the missing factor */
   flow: SignInFlow;
   /** the key TOTP secrets are sealed with */
@@ -62,6 +69,8 @@ const DONE: Record<string, string> = {
   'totp-added': 'The authenticator app is set up. It is asked for where your account needs a second step.',
   'totp-removed': 'The authenticator app was removed.',
   'device-forgotten': 'The browser is no longer remembered: it asks for every step again.',
+  'password-set': 'The password is set. It is asked for where your account needs a second step.',
+  'password-removed': 'The password was removed.',
   'upstream-linked': 'The upstream account is linked: it signs you in here from now on.',
   'upstream-unlinked': 'The upstream account was unlinked. It no longer signs you in.',
   added: 'The passkey was added.',
@@ -167,6 +176,16 @@ ${totp
     const recoverySection = `<h2>Recovery codes</h2>
 <p id="recovery-left">${await countRecoveryCodes(db, account.userId)} recovery codes left.</p>
 <form method="post" action="/account/recovery-codes"><button type="submit">Make new recovery codes</button></form>`;
+    const passwordSection = !options.passwords
+      ? ''
+      : (await hasPassword(db, account.userId))
+        ? `<h2>Password</h2>
+<p id="password-status">A password is set. It is only ever asked as a later step of a sign-in, never as the only one.</p>
+${passwordSetupForm('/account/password', account.email, 'Change the password')}
+<form method="post" action="/account/password/remove"><button type="submit">Remove the password</button></form>`
+        : `<h2>Password</h2>
+<p id="password-status">No password is set. A password is only ever asked as a later step of a sign-in, never as the only one.</p>
+${passwordSetupForm('/account/password', account.email, 'Set a password')}`;
     const devices = await listRememberedDevices(db, account.userId, readCookie(req, DEVICE_COOKIE));
     const devicesSection = `<h2>Remembered browsers</h2>
 ${devices.length
@@ -180,6 +199,7 @@ ${devices.length
 ${passkeySection}
 ${totpSection}
 ${recoverySection}
+${passwordSection}
 ${devicesSection}
 ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
 <h2>Sign out</h2>
@@ -190,11 +210,11 @@ ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
    * A same-origin form post by the signed-in account whose sign-in is recent enough to change its credentials,
    * or undefined once the refusal has been sent.
    */
-  async function credentialForm(req: IncomingMessage, res: ServerResponse): Promise<{ account: SignedInAccount; fields: Record<string, string> } | undefined> {
+  async function credentialForm(req: IncomingMessage, res: ServerResponse, bodyBytes = maxBodyBytes): Promise<{ account: SignedInAccount; fields: Record<string, string> } | undefined> {
     if (!isSameOrigin(req, origin)) return void problem(res, 403, 'Cross-site requests are refused.');
     let fields: Record<string, string>;
     try {
-      fields = await readFields(req, maxBodyBytes);
+      fields = await readFields(req, bodyBytes);
     } catch (error) {
       if (error instanceof FormError) return void problem(res, error.status, error.message);
       throw error;
@@ -281,5 +301,30 @@ ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
     seeOther(res, '/account?done=device-forgotten');
   }
 
-  return { accountPage, forgetDeviceForm, renamePasskeyForm, removePasskeyForm, totpSetupForm, totpConfirmForm, totpRemoveForm, recoveryCodesForm, signedIn, credentialForm };
+  /** Sets or changes the password (`password`, `confirm`): a credential change, so a recent sign-in. */
+  async function setPasswordForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!options.passwords) return problem(res, 404, 'Passwords are switched off on this server.');
+    const form = await credentialForm(req, res, PASSWORD_BODY_BYTES);
+    if (!form) return;
+    const password = form.fields['password'] ?? '';
+    if (password.length === 0) return problem(res, 400, 'password is required.');
+    if (form.fields['confirm'] !== password) return problem(res, 400, 'The two passwords differ.');
+    try {
+      await setPassword(db, { userId: form.account.userId, email: form.account.email, password });
+    } catch (error) {
+      if (error instanceof PasswordError) return problem(res, 400, error.message);
+      throw error;
+    }
+    seeOther(res, '/account?done=password-set');
+  }
+
+  async function removePasswordForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!options.passwords) return problem(res, 404, 'Passwords are switched off on this server.');
+    const form = await credentialForm(req, res);
+    if (!form) return;
+    if (!(await removePassword(db, form.account.userId))) return problem(res, 404, 'No password is set for this account.');
+    seeOther(res, '/account?done=password-removed');
+  }
+
+  return { accountPage, setPasswordForm, removePasswordForm, forgetDeviceForm, renamePasskeyForm, removePasskeyForm, totpSetupForm, totpConfirmForm, totpRemoveForm, recoveryCodesForm, signedIn, credentialForm };
 }

@@ -28,6 +28,15 @@ export interface SecondFactors {
   recoveryCodesLeft(userId: string): Promise<number>;
   /** uses up one of the account's recovery codes */
   useRecoveryCode(userId: string, code: string): Promise<boolean>;
+  /** whether the account has a password (undefined: passwords are switched off on this server) */
+  hasPassword?(userId: string): Promise<boolean>;
+  /** checks the account's password (false for a wrong one, or none) */
+  verifyPassword?(userId: string, password: string): Promise<boolean>;
+  /**
+   * Sets the first password of an account that has none, during a sign-in whose rule asks for one (as the first
+   * authenticator app is set up on the way); the refusal's message when the password breaks the rule.
+   */
+  setPassword?(userId: string, email: string, password: string): Promise<string | undefined>;
 }
 
 export interface FactorPagesOptions {
@@ -44,6 +53,26 @@ export interface FactorPagesOptions {
   /** @default 4096 */
   maxBodyBytes?: number;
 }
+
+/** Bodies that carry passwords (up to 256 characters of any script, URL-encoded, twice for the confirmation). */
+export const PASSWORD_BODY_BYTES = 16_384;
+
+/** A field as typed, or why it cannot be checked. */
+type FieldReading = { value: string } | { problem: string };
+
+/** A 6-digit code, a recovery code: spaces taken out, then the shape checked. */
+const codeField = (pattern: RegExp, what: string) => (fields: Record<string, string>): FieldReading => {
+  const code = (fields['code'] ?? '').replace(/\s+/g, '');
+  return pattern.test(code) ? { value: code } : { problem: `code must be ${what}.` };
+};
+
+/** A password is checked exactly as typed (no trimming); the bound only keeps hashing cheap to refuse. */
+const passwordField = (fields: Record<string, string>): FieldReading => {
+  const password = fields['password'] ?? '';
+  if (password.length === 0) return { problem: 'password is required.' };
+  if (password.length > 1024) return { problem: 'password is too long.' };
+  return { value: password };
+};
 
 
 /** The opt-in of spec Multi-factor rules 5, on the forms of second steps. */
@@ -64,7 +93,7 @@ export function createFactorPages(options: FactorPagesOptions) {
 
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
     if (wantsJson(req)) {
-      const reasons: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests' };
+      const reasons: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests' };
       return sendJson(res, status, { statusCode: status, message, error: reasons[status] ?? 'Error' }, headers);
     }
     sendHtml(res, status, page('Sign in', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/login/factors">Back</a> · <a href="/login">Start again</a></p>`), headers);
@@ -96,6 +125,19 @@ ${REMEMBER_BROWSER}<button type="submit">Continue</button>
 <form method="post" action="/login/totp/setup"><button type="submit">Set up an authenticator app now</button></form>`,
       );
     }
+    if (needed.has('PASSWORD') && secondFactors.hasPassword && user) {
+      sections.push(
+        (await secondFactors.hasPassword(pending.userId))
+          ? `<form method="post" action="/login/password">
+<input type="hidden" name="username" autocomplete="username" value="${escapeHtml(user.email)}">
+<label for="password">Your password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+${REMEMBER_BROWSER}<button type="submit">Continue</button>
+</form>`
+          : `<p>No password is set for this account yet.</p>
+${passwordSetupForm('/login/password/setup', user.email, 'Set the password and continue')}`,
+      );
+    }
     if (needed.has('RECOVERY_CODE') && (await secondFactors.recoveryCodesLeft(pending.userId)) > 0) {
       sections.push(`<form method="post" action="/login/recovery-code">
 <label for="recovery">Recovery code</label>
@@ -122,18 +164,20 @@ ${sections.join('\n<p>or</p>\n')}
   }
 
   /** A code-checking endpoint: same origin, a sign-in in progress, the source's budget, then the check. */
-  function codeEndpoint(factor: Factor, check: (userId: string, code: string) => Promise<boolean>, malformed: RegExp, what: string) {
+  function codeEndpoint(factor: Factor, check: (userId: string, code: string) => Promise<boolean>, read: (fields: Record<string, string>) => FieldReading, bodyBytes = maxBodyBytes) {
+    const wrong = factor === 'PASSWORD' ? 'The password is not valid.' : 'The code is not valid.';
     return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
       if (!isSameOrigin(req, origin)) return refuse(req, res, 403, 'Cross-site requests are refused.');
       let fields: Record<string, string>;
       try {
-        fields = await readFields(req, maxBodyBytes);
+        fields = await readFields(req, bodyBytes);
       } catch (error) {
         if (error instanceof FormError) return refuse(req, res, error.status, error.message);
         throw error;
       }
-      const code = (fields['code'] ?? '').replace(/\s+/g, '');
-      if (!malformed.test(code)) return refuse(req, res, 400, `code must be ${what}.`);
+      const reading = read(fields);
+      if ('problem' in reading) return refuse(req, res, 400, reading.problem);
+      const code = reading.value;
       const pending = await flow.pendingSignIn(req, res);
       if (!pending) return refuse(req, res, 401, 'No sign-in is in progress in this browser. Start again.');
       if (!pending.standing.stillNeeded.flat().includes(factor)) return refuse(req, res, 400, 'This sign-in does not need that step.');
@@ -144,7 +188,7 @@ ${sections.join('\n<p>or</p>\n')}
       }
       if (!(await check(pending.userId, code))) {
         await limits.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
-        return refuse(req, res, 401, 'The code is not valid.');
+        return refuse(req, res, 401, wrong);
       }
       await limits.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
       const next = await flow.proveFactor(req, res, pending.userId, factor, { remember: fields['remember'] === '1' });
@@ -153,25 +197,29 @@ ${sections.join('\n<p>or</p>\n')}
     };
   }
 
-  /** A same-origin form of a sign-in that still needs an authenticator app the account does not have yet. */
-  async function enrolmentForm(req: IncomingMessage, res: ServerResponse) {
+  /**
+   * A same-origin form of a sign-in that still needs `factor` and whose account has none yet (`has` says
+   * whether it has one; `what` names it in the refusal).
+   */
+  async function enrolmentForm(req: IncomingMessage, res: ServerResponse, factor: Factor, has: (userId: string) => Promise<boolean>, what: string, bodyBytes = maxBodyBytes) {
     if (!isSameOrigin(req, origin)) return void refuse(req, res, 403, 'Cross-site requests are refused.');
     let fields: Record<string, string>;
     try {
-      fields = await readFields(req, maxBodyBytes);
+      fields = await readFields(req, bodyBytes);
     } catch (error) {
       if (error instanceof FormError) return void refuse(req, res, error.status, error.message);
       throw error;
     }
     const pending = await flow.pendingSignIn(req, res);
     if (!pending) return void refuse(req, res, 401, 'No sign-in is in progress in this browser. Start again.');
-    if (!pending.standing.stillNeeded.flat().includes('TOTP')) return void refuse(req, res, 400, 'This sign-in does not need that step.');
-    if (await secondFactors.hasTotp(pending.userId)) return void refuse(req, res, 409, 'An authenticator app is already set up for this account.');
+    if (!pending.standing.stillNeeded.flat().includes(factor)) return void refuse(req, res, 400, 'This sign-in does not need that step.');
+    if (await has(pending.userId)) return void refuse(req, res, 409, `${what} is already set up for this account.`);
     return { pending, fields };
   }
+  const totpEnrolmentForm = (req: IncomingMessage, res: ServerResponse) => enrolmentForm(req, res, 'TOTP', secondFactors.hasTotp, 'An authenticator app');
 
   async function totpSetup(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await enrolmentForm(req, res);
+    const form = await totpEnrolmentForm(req, res);
     if (!form) return;
     const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, form.pending.userId)).limit(1);
     const enrolment = await secondFactors.startTotpEnrolment(form.pending.userId, user?.email ?? 'account');
@@ -179,7 +227,7 @@ ${sections.join('\n<p>or</p>\n')}
   }
 
   async function totpConfirm(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await enrolmentForm(req, res);
+    const form = await totpEnrolmentForm(req, res);
     if (!form) return;
     const code = (form.fields['code'] ?? '').replace(/\s+/g, '');
     if (!/^[0-9]{6}$/.test(code)) return refuse(req, res, 400, 'code must be 6 digits.');
@@ -194,11 +242,45 @@ ${sections.join('\n<p>or</p>\n')}
     seeOther(res, await flow.proveFactor(req, res, form.pending.userId, 'TOTP'));
   }
 
+  /** The first password of an account, set on the way when its rule asks for one (not a guess: not counted). */
+  async function passwordSetup(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { hasPassword, setPassword } = secondFactors;
+    if (!hasPassword || !setPassword) return refuse(req, res, 404, 'Passwords are switched off on this server.');
+    const form = await enrolmentForm(req, res, 'PASSWORD', hasPassword, 'A password', PASSWORD_BODY_BYTES);
+    if (!form) return;
+    const reading = passwordField(form.fields);
+    if ('problem' in reading) return refuse(req, res, 400, reading.problem);
+    if (form.fields['confirm'] !== reading.value) return refuse(req, res, 400, 'The two passwords differ.');
+    const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, form.pending.userId)).limit(1);
+    const refusal = await setPassword(form.pending.userId, user?.email ?? '', reading.value);
+    if (refusal) return refuse(req, res, 400, refusal);
+    const next = await flow.proveFactor(req, res, form.pending.userId, 'PASSWORD');
+    if (wantsJson(req)) return sendJson(res, 200, { status: next === FACTORS_PAGE ? 'more-factors-needed' : 'signed-in', continue: next });
+    seeOther(res, next);
+  }
+
+  const verifyPassword = secondFactors.verifyPassword;
   return {
     totpSetup,
     totpConfirm,
     factorsPage,
-    totp: codeEndpoint('TOTP', (userId, code) => secondFactors.verifyTotp(userId, code), /^[0-9]{6}$/, '6 digits'),
-    recoveryCode: codeEndpoint('RECOVERY_CODE', (userId, code) => secondFactors.useRecoveryCode(userId, code), /^[A-Za-z0-9-]{8,40}$/, 'a recovery code (letters, digits and dashes)'),
+    passwordSetup,
+    totp: codeEndpoint('TOTP', (userId, code) => secondFactors.verifyTotp(userId, code), codeField(/^[0-9]{6}$/, '6 digits')),
+    recoveryCode: codeEndpoint('RECOVERY_CODE', (userId, code) => secondFactors.useRecoveryCode(userId, code), codeField(/^[A-Za-z0-9-]{8,40}$/, 'a recovery code (letters, digits and dashes)')),
+    password: verifyPassword
+      ? codeEndpoint('PASSWORD', (userId, password) => verifyPassword(userId, password), passwordField, PASSWORD_BODY_BYTES)
+      : async (req: IncomingMessage, res: ServerResponse) => refuse(req, res, 404, 'Passwords are switched off on this server.'),
   };
+}
+
+/** A new password and its confirmation (the account's e-mail as the username, for password managers). */
+export function passwordSetupForm(action: string, email: string, button: string): string {
+  return `<form method="post" action="${escapeHtml(action)}">
+<input type="hidden" name="username" autocomplete="username" value="${escapeHtml(email)}">
+<label for="new-password">New password (at least 12 characters)</label>
+<input id="new-password" name="password" type="password" autocomplete="new-password" minlength="12" maxlength="256" required>
+<label for="confirm-password">The same password again</label>
+<input id="confirm-password" name="confirm" type="password" autocomplete="new-password" minlength="12" maxlength="256" required>
+<button type="submit">${escapeHtml(button)}</button>
+</form>`;
 }

@@ -1,10 +1,41 @@
-import { confirmTotpEnrolment, consumeRecoveryCode, countRecoveryCodes, hasConfirmedTotp, startTotpEnrolment, TotpError, verifyTotp } from '@latchkey/auth';
+import {
+  confirmTotpEnrolment,
+  consumeRecoveryCode,
+  countRecoveryCodes,
+  hasConfirmedTotp,
+  hasPassword,
+  PasswordError,
+  setPassword,
+  startTotpEnrolment,
+  TotpError,
+  verifyPassword,
+  verifyTotp,
+} from '@latchkey/auth';
 import type { Database } from '@latchkey/db';
 import type { SecondFactors } from './factor-pages.js';
 
-/** The second factors of packages/auth (authenticator app, recovery codes) as the factor pages use them. */
-export function createSecondFactors(db: Database, totpKey: Uint8Array, issuer: string): SecondFactors {
+/**
+ * The second factors of packages/auth (authenticator app, recovery codes, and passwords unless `passwords` is
+ * off) as the factor pages use them.
+ */
+export function createSecondFactors(db: Database, totpKey: Uint8Array, issuer: string, passwords: boolean): SecondFactors {
+  const passwordFactor: Pick<SecondFactors, 'hasPassword' | 'verifyPassword' | 'setPassword'> = passwords
+    ? {
+        hasPassword: (userId) => hasPassword(db, userId),
+        verifyPassword: (userId, password) => verifyPassword(db, { userId, password }),
+        async setPassword(userId, email, password) {
+          try {
+            await setPassword(db, { userId, email, password });
+            return undefined;
+          } catch (error) {
+            if (error instanceof PasswordError) return error.message;
+            throw error;
+          }
+        },
+      }
+    : {};
   return {
+    ...passwordFactor,
     hasTotp: (userId) => hasConfirmedTotp(db, userId),
     async verifyTotp(userId, code) {
       try {
