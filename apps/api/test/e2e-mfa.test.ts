@@ -135,7 +135,10 @@ describe.runIf(hasChromium)('end to end in Chromium: multi-factor rules (spec Mu
     await page.goto(`${base}/oidc/auth?${stepUp}`);
     await page.waitForURL(`${base}/login/factors`);
     expect(await page.locator('main').textContent()).toContain('The application asks for a stronger sign-in.');
-    expect(await page.locator('#still-needed li').allTextContents()).toEqual(['a code from your authenticator app', 'a recovery code', 'a passkey']);
+    expect(await page.locator('#still-needed li').allTextContents()).toEqual(['a code from your authenticator app', 'your password', 'a recovery code', 'a passkey']);
+    // carol has no password: a step-up offers no way to set one on the way (it would make the stronger sign-in moot).
+    expect(await page.locator('main').textContent()).toContain('No password is set for this account.');
+    expect(await page.locator('form[action="/login/password/setup"]').count()).toBe(0);
     await context.close();
   });
 

@@ -161,6 +161,28 @@ describe('passwords as a later step of a sign-in (issue 5: PASSWORD factor, amr 
     expect((await fresh.browser.request('/account')).text).toContain('No password is set.');
   });
 
+  it('a step-up (acr_values) asks for a factor the account already has: no password or authenticator app is set up on the way (403, nothing stored)', async () => {
+    const browser = new BrowserSession(base);
+    const params = new URLSearchParams({
+      client_id: 'latchkey-demo', response_type: 'code', redirect_uri: `${base}/callback`, scope: 'openid',
+      code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', state: 'st', acr_values: 'urn:latchkey:acr:2fa',
+    });
+    const start = await browser.request(`/oidc/auth?${params}`);
+    expect((await browser.request(start.location!)).status).toBe(200);
+    const { next } = await afterLink('erin@acme.test', browser);
+    expect(next).toBe('/login/factors');
+    const page = await browser.request('/login/factors');
+    expect(page.text).toContain('The application asks for a stronger sign-in.');
+    expect(page.text).toContain('No password is set for this account.');
+    expect(page.text).not.toContain('action="/login/password/setup"');
+    expect(page.text).not.toContain('action="/login/totp/setup"');
+    const before = await stored();
+    const planted = await browser.request('/login/password/setup', { form: { password: 'planted long password', confirm: 'planted long password' } });
+    expect(planted.status).toBe(403);
+    expect((await browser.request('/login/totp/setup', { form: {} })).status).toBe(403);
+    expect(await stored()).toBe(before);
+  });
+
   it('bad input on the password endpoints is a 4xx with a clear message and changes nothing', async () => {
     const { browser } = await afterLink('alice@acme.test');
     const origin = new URL(base).origin;

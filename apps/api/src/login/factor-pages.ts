@@ -111,6 +111,9 @@ export function createFactorPages(options: FactorPagesOptions) {
     const why = pending.standing.reason === 'acr' ? 'The application asks for a stronger sign-in.' : 'Your account needs one more step to sign in.';
     const alternatives = pending.standing.stillNeeded.map((factors) => `<li>${factors.map((factor) => escapeHtml(FACTOR_NAMES[factor])).join(' and ')}</li>`).join('');
     const needed = new Set(pending.standing.stillNeeded.flat());
+    // A factor the account lacks may be set up on the way only for its own rules, never for an application's
+    // step-up: a new credential planted by whoever holds the first factor would make the stronger sign-in moot.
+    const enrolOnTheWay = pending.standing.reason === 'rule';
     const sections: string[] = [];
     let script = '';
     if (needed.has('TOTP')) {
@@ -121,8 +124,10 @@ export function createFactorPages(options: FactorPagesOptions) {
 <input id="totp" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
 ${REMEMBER_BROWSER}<button type="submit">Continue</button>
 </form>`
-          : `<p>No authenticator app is set up for this account yet.</p>
-<form method="post" action="/login/totp/setup"><button type="submit">Set up an authenticator app now</button></form>`,
+          : enrolOnTheWay
+            ? `<p>No authenticator app is set up for this account yet.</p>
+<form method="post" action="/login/totp/setup"><button type="submit">Set up an authenticator app now</button></form>`
+            : '<p>No authenticator app is set up for this account.</p>',
       );
     }
     if (needed.has('PASSWORD') && secondFactors.hasPassword && user) {
@@ -134,8 +139,10 @@ ${REMEMBER_BROWSER}<button type="submit">Continue</button>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 ${REMEMBER_BROWSER}<button type="submit">Continue</button>
 </form>`
-          : `<p>No password is set for this account yet.</p>
-${passwordSetupForm('/login/password/setup', user.email, 'Set the password and continue')}`,
+          : enrolOnTheWay
+            ? `<p>No password is set for this account yet.</p>
+${passwordSetupForm('/login/password/setup', user.email, 'Set the password and continue')}`
+            : '<p>No password is set for this account.</p>',
       );
     }
     if (needed.has('RECOVERY_CODE') && (await secondFactors.recoveryCodesLeft(pending.userId)) > 0) {
@@ -213,6 +220,7 @@ ${sections.join('\n<p>or</p>\n')}
     const pending = await flow.pendingSignIn(req, res);
     if (!pending) return void refuse(req, res, 401, 'No sign-in is in progress in this browser. Start again.');
     if (!pending.standing.stillNeeded.flat().includes(factor)) return void refuse(req, res, 400, 'This sign-in does not need that step.');
+    if (pending.standing.reason !== 'rule') return void refuse(req, res, 403, 'A stronger sign-in asks for a factor the account already has; set up new ones on the account page.');
     if (await has(pending.userId)) return void refuse(req, res, 409, `${what} is already set up for this account.`);
     return { pending, fields };
   }

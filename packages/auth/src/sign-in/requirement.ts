@@ -46,18 +46,21 @@ export function judgeSignIn(
         .flatMap((level) => level.anyOf)
         .filter((set) => set.every((factor) => policy.contributed.has(factor)));
       const stillNeeded = sets.map((set) => set.filter((factor) => !held.has(factor))).sort((a, b) => a.length - b.length);
-      return { complete: false, reason: 'acr', stillNeeded: dedupe(stillNeeded) };
+      return { complete: false, reason: 'acr', stillNeeded: minimalAlternatives(stillNeeded) };
     }
   }
   return { complete: true, amr: amrOf(factors), acr };
 }
 
-function dedupe(sets: Factor[][]): Factor[][] {
-  const seen = new Set<string>();
-  return sets.filter((set) => {
-    const key = [...set].sort().join('+');
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+/**
+ * The alternatives worth offering, fewest factors first: each once, and none that asks for more than another
+ * already does (with OTT held, "password and TOTP" adds nothing to "TOTP").
+ */
+function minimalAlternatives(sets: Factor[][]): Factor[][] {
+  const kept: Factor[][] = [];
+  for (const set of sets) {
+    if (kept.some((smaller) => smaller.every((factor) => set.includes(factor)))) continue;
+    kept.push(set);
+  }
+  return kept;
 }
