@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createDatabase } from '@latchkey/db';
+import { createOwnDatabase } from '@latchkey/db/testing';
 import { freePort } from './browser-session.js';
-import { sql } from 'drizzle-orm';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -108,29 +106,7 @@ export async function startTestService(env: Record<string, string | undefined> =
 
 export { importJWK };
 
-/** A fresh database on the same PostgreSQL server, dropped again by `drop()`. */
-export async function createOwnDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `latchkey_test_${randomBytes(6).toString('hex')}`;
-  const admin = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2 });
-  try {
-    await admin.db.execute(sql.raw(`create database ${name}`));
-  } finally {
-    await admin.close();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const again = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2 });
-      try {
-        await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
-      } finally {
-        await again.close();
-      }
-    },
-  };
-}
+export { createOwnDatabase };
 
 export interface GraphQLCall {
   query?: unknown;

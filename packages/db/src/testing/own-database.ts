@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { createDatabase, type DatabaseHandle } from '../client.js';
+import { runMigrations } from '../migrate.js';
+
+/**
+ * Tests only: a fresh, empty database on the PostgreSQL server of `adminUrl` (test files run in parallel and
+ * some reseed, so each gets its own), dropped again by `drop()`.
+ */
+export async function createOwnDatabase(adminUrl: string, label = 'test'): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `latchkey_${label.replace(/[^a-z0-9_]/g, '_')}_${randomBytes(6).toString('hex')}`;
+  const admin = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2 });
+  try {
+    await admin.db.execute(sql.raw(`create database ${name}`));
+  } finally {
+    await admin.close();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const again = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2 });
+      try {
+        await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
+      } finally {
+        await again.close();
+      }
+    },
+  };
+}
+
+/**
+ * Tests only: the real database, migrated. PostgreSQL when DATABASE_URL is set (a database of its own, dropped
+ * by `close`), else PGlite in a temporary directory (removed by `close`).
+ */
+export async function openOwnDatabase(label: string): Promise<{ database: DatabaseHandle; dataDir: string; close(): Promise<void> }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), `latchkey-${label}-`));
+  const adminUrl = process.env['DATABASE_URL'];
+  const own = adminUrl ? await createOwnDatabase(adminUrl, label) : undefined;
+  const database = await createDatabase(own ? { url: own.url, dataDir, poolSize: 12 } : { dataDir });
+  await runMigrations(database);
+  return {
+    database,
+    dataDir,
+    async close() {
+      await database.close();
+      await own?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
