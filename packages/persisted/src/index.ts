@@ -1,0 +1,22 @@
+// Persisted operations: automatic persisted queries (APQ) and trusted documents (allowlist).
+
+// The Yoga plugin, and the transport-independent rules it applies
+export { usePersistedOperations } from './use-persisted-operations.js';
+export type { PersistedOperationsOptions } from './use-persisted-operations.js';
+export { createPersistedRequestResolver } from './resolve-request.js';
+export type { PersistedMode, PersistedRequestParams, PersistedRequestResolver, PersistedResolution, RegistrationDecision } from './resolve-request.js';
+
+// Stores
+export { createPersistedStore } from './store/persisted-store.js';
+export type { PersistedStoreOptions } from './store/persisted-store.js';
+export type { PersistedOperation, PersistedOperationStore, PersistedSource } from './store/types.js';
+
+// Ids and manifests
+export { documentIdOf, readPersistedReference, sha256Hex } from './document-id.js';
+export type { PersistedReference } from './document-id.js';
+export { checkManifestAgainstSchema, ManifestError, parseManifest } from './manifest.js';
+export type { ManifestEntry } from './manifest.js';
+
+// Errors
+export { PERSISTED_ERRORS, persistedQueryError } from './errors.js';
+export type { PersistedErrorKind } from './errors.js';

@@ -1,0 +1,90 @@
+import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import { createPersistedRequestResolver, type PersistedMode, type RegistrationDecision } from './resolve-request.js';
+import type { PersistedOperation, PersistedOperationStore } from './store/types.js';
+
+export interface PersistedOperationsOptions<TServerContext> {
+  /** which requests are accepted (see PersistedMode). @default 'apq' */
+  mode?: PersistedMode;
+  /** where operations are found and registered */
+  store: PersistedOperationStore;
+  /**
+   * Asked before each new APQ registration (not for known hashes, nor for plain query text): a refusal answers
+   * 429 RATE_LIMITED with `Retry-After`, so one client cannot grow the store or flush it.
+   * @default always allowed
+   */
+  allowRegistration?: (request: Request, serverContext: TServerContext) => Promise<RegistrationDecision>;
+  /** a registration that could not be written (the request still executes; the next one registers again) */
+  onRegistrationError?: (error: unknown) => void;
+}
+
+const ALLOWED: RegistrationDecision = Object.freeze({ allowed: true });
+
+/**
+ * Persisted operations for Yoga: automatic persisted queries or trusted documents (spec "Persisted-query
+ * extension", DESIGN.md error codes). A known operation skips parsing, and validation against the schema it
+ * already passed; nothing else is skipped: the GET-mutation guard (an after-parse hook), the per-request cost
+ * limit and every check that depends on the caller run at execution as for query text. Registration happens
+ * only for a document that parsed and validated (it is written before the operation executes).
+ *
+ * The ids are read from `extensions.persistedQuery` and from the draft spec's `documentId` parameter (POST
+ * body or GET query string); place this plugin before any plugin that checks the request parameters.
+ */
+export function usePersistedOperations<TServerContext extends Record<string, unknown>>(options: PersistedOperationsOptions<TServerContext>): Plugin<Record<string, unknown>, TServerContext> {
+  const resolver = createPersistedRequestResolver(options.mode ?? 'apq', options.store);
+  const allowRegistration = options.allowRegistration;
+  const onRegistrationError = options.onRegistrationError ?? (() => {});
+  /** The known operation behind a request's params (the params object Yoga hands on to parse and execute). */
+  const known = new WeakMap<GraphQLParams, PersistedOperation>();
+  /** Requests whose query text registers once it has validated. */
+  const pending = new WeakMap<GraphQLParams, { hash: string; query: string }>();
+  const paramsOf = (context: unknown) => (context as { params?: GraphQLParams } | undefined)?.params;
+
+  return {
+    async onParams({ params, request, context, setParams }) {
+      const given = params as GraphQLParams & { documentId?: unknown };
+      // Request parsers that know only the four standard parameters drop a GET's `documentId`.
+      if (request.method === 'GET' && given.query == null && given.documentId === undefined) {
+        const documentId = new URL(request.url).searchParams.get('documentId');
+        if (documentId !== null) given.documentId = documentId;
+      }
+      const resolution = await resolver.resolve(given, () => (allowRegistration ? allowRegistration(request, context) : Promise.resolve(ALLOWED)));
+      if (resolution.kind === 'none') return;
+      if (resolution.kind === 'register') {
+        pending.set(params, resolution);
+        return;
+      }
+      const { documentId: _id, ...rest } = given;
+      const next: GraphQLParams = { ...rest, query: resolution.operation.query };
+      known.set(next, resolution.operation);
+      setParams(next);
+    },
+    onParse({ context, setParsedDocument }) {
+      const operation = known.get(paramsOf(context)!);
+      if (!operation) return;
+      if (operation.document) {
+        setParsedDocument(operation.document);
+        return;
+      }
+      return ({ result }) => {
+        if (result && !(result instanceof Error)) operation.document = result;
+      };
+    },
+    onValidate({ context, params, setResult }) {
+      const operation = known.get(paramsOf(context)!);
+      if (!operation) return;
+      if (operation.validatedFor === params.schema && operation.document === params.documentAST) {
+        setResult([]);
+        return;
+      }
+      return ({ valid }) => {
+        if (valid && operation.document === params.documentAST) operation.validatedFor = params.schema;
+      };
+    },
+    async onExecute({ args }) {
+      const registration = pending.get(paramsOf(args.contextValue)!);
+      if (!registration) return;
+      pending.delete(paramsOf(args.contextValue)!);
+      await resolver.register(registration).catch(onRegistrationError);
+    },
+  };
+}
