@@ -15,6 +15,9 @@ import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './co
 import { generateSigningJwk, KeyMaterialError, loadKeyMaterial } from './keys/key-material.js';
 import { mintAccessToken } from './principal/mint-access-token.js';
 import { readVersion } from './version.js';
+import { createPersistedStore, ManifestError } from '@latchkey/persisted';
+import { importAllowlist } from './graphql/persisted.js';
+import { buildSchema } from './graphql/schema.js';
 
 const USAGE = `usage: pnpm latchkey <command> [options]
 
@@ -31,6 +34,10 @@ commands:
   delete-document ID --as EMAIL
                                delete a document as EMAIL would (same rules as the API; legal hold binds everyone)
                                exit 3 when the rules refuse, 4 when the document is missing or hidden
+  persisted import FILE        import a persisted-documents manifest (packages/client's, or Apollo's) as the
+                               allowlist of trusted documents; every id must be its document's SHA-256 and every
+                               document must validate against this schema, or nothing is imported (exit 2)
+  persisted count              how many persisted operations the database holds (APQ registrations, allowlist)
 `;
 
 class UsageError extends Error {}
@@ -84,6 +91,34 @@ async function deleteDocumentCommand(config: Config, args: string[]): Promise<vo
   if (positionals.length !== 1) throw new UsageError('delete-document: give exactly one document id');
   const result = await asUser(config, values.as, 'delete-document', (request) => deleteDocument(request, positionals[0]!, ['id']));
   process.stderr.write(`deleted ${result.deletedDocumentId}\n`);
+}
+
+async function persistedCommand(config: Config, args: string[]): Promise<void> {
+  const [action, ...rest] = args;
+  const { positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true });
+  await withDatabase(config, async (database) => {
+    await runMigrations(database);
+    const store = createPersistedStore({ db: database.db, maxRegistrations: config.persisted.maxRegistrations });
+    if (action === 'count') {
+      process.stdout.write(`${JSON.stringify(await store.count())}\n`);
+      return;
+    }
+    if (action !== 'import') throw new UsageError('persisted: use "persisted import FILE" or "persisted count"');
+    if (positionals.length !== 1) throw new UsageError('persisted import: give exactly one manifest file');
+    let text: string;
+    try {
+      text = readFileSync(positionals[0]!, 'utf8');
+    } catch {
+      throw new UsageError(`persisted import: cannot read ${positionals[0]}`);
+    }
+    try {
+      const { added, unchanged } = await importAllowlist(store, buildSchema(), text, config.limits);
+      process.stderr.write(`allowlist: ${added} documents added, ${unchanged} already there (${database.kind})\n`);
+    } catch (error) {
+      if (error instanceof ManifestError) throw new UsageError(`persisted import: ${error.message}`);
+      throw error;
+    }
+  });
 }
 
 async function withDatabase<T>(config: Config, run: (db: Awaited<ReturnType<typeof createDatabase>>) => Promise<T>): Promise<T> {
@@ -182,6 +217,8 @@ async function main(argv: string[]): Promise<void> {
       return documentsCommand(config, rest);
     case 'delete-document':
       return deleteDocumentCommand(config, rest);
+    case 'persisted':
+      return persistedCommand(config, rest);
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }

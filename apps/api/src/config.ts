@@ -115,6 +115,19 @@ const envSchema = z.object({
   DEFAULT_LIST_SIZE: positiveInt(10_000).default(10),
 
   GRAPHIQL: bool.optional(),
+
+  /** persisted operations: apq (automatic persisted queries), allowlist (trusted documents only) or off */
+  PERSISTED_MODE: z.enum(['apq', 'allowlist', 'off']).default('apq'),
+  /** a persisted-documents manifest (the client codegen's) imported as the allowlist at start-up */
+  PERSISTED_ALLOWLIST_FILE: z.string().min(1).optional(),
+  /** persisted operations held parsed and validated in each process */
+  PERSISTED_CACHE_SIZE: positiveInt(1_000_000).default(1000),
+  /** APQ registrations kept in the database (least recently used beyond it are deleted) */
+  PERSISTED_MAX_REGISTRATIONS: positiveInt(10_000_000).default(10_000),
+  /** new APQ registrations per client address and minute */
+  PERSISTED_REGISTRATIONS_PER_MINUTE: positiveInt(100_000).default(30),
+  /** max-age of publicly cacheable GET answers (operations of @public fields only, no credentials); 0: never */
+  PUBLIC_CACHE_MAX_AGE: z.coerce.number().int().min(0).max(31_536_000).default(60),
   INTROSPECTION: z.enum(['open', 'signed-in', 'off']).optional(),
 });
 
@@ -159,6 +172,16 @@ export interface Config {
   };
   graphiql: boolean;
   introspection: 'open' | 'signed-in' | 'off';
+  persisted: {
+    mode: 'apq' | 'allowlist' | 'off';
+    /** the manifest text of PERSISTED_ALLOWLIST_FILE, read at start-up */
+    allowlist: { file: string; text: string } | undefined;
+    cacheSize: number;
+    maxRegistrations: number;
+    registrationsPerMinute: number;
+  };
+  /** seconds a shared cache may keep a public GET answer; 0: every answer is no-store */
+  publicCacheMaxAge: number;
   auth: {
     /** sign-in mail: SMTP server URL (unset: the development outbox) and From address */
     smtpUrl: string | undefined;
@@ -308,6 +331,14 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       defaultListSize: e.DEFAULT_LIST_SIZE,
     },
     graphiql: e.GRAPHIQL ?? !production,
+    persisted: {
+      mode: e.PERSISTED_MODE,
+      allowlist: e.PERSISTED_ALLOWLIST_FILE ? { file: e.PERSISTED_ALLOWLIST_FILE, text: readConfigFile('PERSISTED_ALLOWLIST_FILE', e.PERSISTED_ALLOWLIST_FILE, readFile) } : undefined,
+      cacheSize: e.PERSISTED_CACHE_SIZE,
+      maxRegistrations: e.PERSISTED_MAX_REGISTRATIONS,
+      registrationsPerMinute: e.PERSISTED_REGISTRATIONS_PER_MINUTE,
+    },
+    publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
     introspection: e.INTROSPECTION ?? (production ? 'signed-in' : 'open'),
     auth: {
       smtpUrl: e.SMTP_URL,

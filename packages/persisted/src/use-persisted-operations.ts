@@ -41,6 +41,8 @@ export function usePersistedOperations<TServerContext extends Record<string, unk
 
   return {
     async onParams({ params, request, context, setParams }) {
+      // Not an object (a batch entry of `null`, say): the parameter checks refuse it.
+      if (typeof params !== 'object' || params === null || Array.isArray(params)) return;
       const given = params as GraphQLParams & { documentId?: unknown };
       // Request parsers that know only the four standard parameters drop a GET's `documentId`.
       if (request.method === 'GET' && given.query == null && given.documentId === undefined) {

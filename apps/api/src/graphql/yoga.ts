@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
+import { usePersistedOperations, type PersistedOperationStore, type RegistrationDecision } from '@latchkey/persisted';
 import { useAuthorizationErrors } from '@latchkey/policy';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, maskError, type YogaLogger } from 'graphql-yoga';
 import { isDomainError } from '../domain/errors.js';
 import type { Logger } from 'pino';
@@ -11,10 +12,10 @@ import { useCostLimit } from './plugins/use-cost-limit.js';
 import { useErrorCodes } from './plugins/use-error-codes.js';
 import { useErrorLog } from './plugins/use-error-log.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
-import { useRouteAccess } from './plugins/use-route-access.js';
+import { usePublicCache } from './plugins/use-public-cache.js';
+import { createRouteRequirements, useRouteAccess } from './plugins/use-route-access.js';
 import { useStepUp } from './plugins/use-step-up.js';
 import { useStrictParams } from './plugins/use-strict-params.js';
-import { buildSchema } from './schema.js';
 
 export interface GraphQLHandlerDeps {
   config: Config;
@@ -23,6 +24,13 @@ export interface GraphQLHandlerDeps {
   app: AppServices;
   /** the id the HTTP layer gave this request (for logs) */
   requestIdOf: (req: IncomingMessage) => string;
+  /** the executable schema (buildSchema()) */
+  schema: GraphQLSchema;
+  /** persisted operations: where they live, and the registration budget of a client address */
+  persisted: {
+    store: PersistedOperationStore;
+    allowRegistration: (ip: string) => Promise<RegistrationDecision>;
+  };
 }
 
 const noop = () => {};
@@ -57,7 +65,7 @@ function domainErrorsUnmasked(error: unknown, message: string, isDev?: boolean):
   return maskError(error, message, isDev);
 }
 
-export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf }: GraphQLHandlerDeps) {
+export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf, schema, persisted }: GraphQLHandlerDeps) {
   const { limits } = config;
 
   const contextFor = (result: VerificationResult | undefined, requestId: string): RequestContext => ({
@@ -67,8 +75,10 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
     app,
   });
 
+  // One judgement of what a guest may see, for the route check and for public caching alike.
+  const routeRequirements = createRouteRequirements();
   return createYoga<{ req?: IncomingMessage }, RequestContext>({
-    schema: buildSchema(),
+    schema,
     graphqlEndpoint: '/graphql',
     // Token verification happens here, once per operation at the root (spec Authentication 5).
     context: ({ req, request }) => {
@@ -80,10 +90,18 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
         : contextFor(verified, requestId);
     },
     plugins: [
+      // First: it fills in the text of a persisted operation that the parameter checks then see.
+      usePersistedOperations<{ req?: IncomingMessage }>({
+        mode: config.persisted.mode,
+        store: persisted.store,
+        allowRegistration: (_request, { req }) => persisted.allowRegistration(req?.socket.remoteAddress ?? 'unknown'),
+        onRegistrationError: (error) => logger.error({ err: error }, 'persisted-query registration failed'),
+      }),
       useStrictParams(),
       useQueryLimits(limits),
       useCostLimit(limits),
-      useRouteAccess({ introspection: config.introspection }),
+      useRouteAccess({ introspection: config.introspection }, routeRequirements),
+      usePublicCache({ maxAge: config.publicCacheMaxAge, requirementsOf: routeRequirements }),
       useAuthorizationErrors(),
       useStepUp(),
       useErrorLog(logger),

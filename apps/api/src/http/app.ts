@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import { ErrorCode } from '../graphql/errors.js';
 import { createLoaderFactory } from '../domain/loaders.js';
 import { createSubjectLoader } from '../domain/subjects.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
+import { createPersistedOperations, importAllowlist } from '../graphql/persisted.js';
+import { buildSchema } from '../graphql/schema.js';
+import { ManifestError } from '@latchkey/persisted';
 import type { KeyMaterial } from '../keys/key-material.js';
 import { createAccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { authenticate } from '../rest/authenticate.js';
@@ -89,12 +92,27 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
   });
   const states = new WeakMap<IncomingMessage, RequestState>();
   const app = { db: database.db, service: config.service, subjects: createSubjectLoader(database.db), loaders: createLoaderFactory(database.db) };
+  const schema = buildSchema();
+  const persisted = createPersistedOperations(config, database.db, loginLimits, logger);
+  if (config.persisted.allowlist) {
+    // Deploy-time allowlist (PERSISTED_ALLOWLIST_FILE): a manifest that does not fit this schema stops start-up.
+    const { file, text } = config.persisted.allowlist;
+    try {
+      const imported = await importAllowlist(persisted.store, schema, text, limits);
+      logger.info({ file, ...imported }, 'persisted-documents allowlist imported');
+    } catch (error) {
+      if (error instanceof ManifestError) throw new ConfigError(`invalid configuration:\n  PERSISTED_ALLOWLIST_FILE ${file}: ${error.message}`);
+      throw error;
+    }
+  }
   const yoga = createGraphQLHandler({
     config,
     logger,
     verifier,
     app,
     requestIdOf: (req) => states.get(req)?.id ?? '',
+    schema,
+    persisted,
   });
   const rest = createRestRouter<Principal>({
     routes: documentRoutes(async ({ req, caller }, handler) => ({

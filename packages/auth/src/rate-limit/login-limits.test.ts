@@ -194,6 +194,21 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
     expect(await limits.consumeAttempt(ATTACKER)).toMatchObject({ allowed: false });
   });
 
+  it('window(): another per-source budget in the same store, shared by instances with the same prefix; other sources unaffected', async () => {
+    const prefix = newPrefix();
+    const first = (await open(POLICY, prefix)).window('pq-register', { points: 2, durationSeconds: 60, blockSeconds: 0 });
+    // Memory counters are per process: there the "second instance" is the first one again.
+    const second = fixture.shared ? (await open(POLICY, prefix)).window('pq-register', { points: 2, durationSeconds: 60, blockSeconds: 0 }) : first;
+    expect(await first(ATTACKER)).toEqual({ allowed: true });
+    expect(await second(ATTACKER)).toEqual({ allowed: true });
+    const refused = await first(ATTACKER);
+    expect(refused).toMatchObject({ allowed: false });
+    expect((refused as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(0);
+    expect(await second('198.51.100.99')).toEqual({ allowed: true });
+    const limits = await open(POLICY, prefix);
+    expect(() => limits.window('Bad Name', { points: 1, durationSeconds: 1, blockSeconds: 0 })).toThrow(RangeError);
+  });
+
   it('IPv6 sources count per /64 and IPv4-mapped addresses as their IPv4 address', async () => {
     const limits = await open({ ...POLICY, generatePerIp: { points: 2, durationSeconds: 2, blockSeconds: 0 } });
     expect(await limits.generate('2001:db8:1:2::1', 'a@x.test')).toEqual({ allowed: true });

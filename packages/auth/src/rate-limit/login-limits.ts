@@ -1,7 +1,9 @@
 import { checkConsumeAttempt } from './consume-attempt.js';
 import { recordConsumeFailed } from './consume-failed.js';
 import { recordConsumeSucceeded } from './consume-succeeded.js';
+import { consumePoint } from './decision.js';
 import { checkGenerate } from './generate.js';
+import { sourceKey } from './keys.js';
 import type { LimiterStore } from './limiter-store.js';
 import { createLimiters } from './limiters.js';
 import { resolvePolicy } from './policy.js';
@@ -33,6 +35,11 @@ export async function createLoginLimits(options: LoginLimitsOptions): Promise<Lo
     consumeAttempt: (ip) => checkConsumeAttempt(limiters, ip),
     consumeFailed: (ip) => recordConsumeFailed(limiters, ip),
     consumeSucceeded: (ip) => recordConsumeSucceeded(limiters, ip),
+    window(name, limit) {
+      if (!/^[a-z0-9-]{1,40}$/.test(name)) throw new RangeError('a window name is 1 to 40 lower-case letters, digits or dashes');
+      const limiter = store.create({ keyPrefix: `${keyPrefix}:window:${name}`, points: limit.points, duration: limit.durationSeconds, blockDuration: limit.blockSeconds });
+      return (ip) => consumePoint(limiter, sourceKey(ip));
+    },
     close: () => (closing ??= store.close()),
   };
 }

@@ -29,6 +29,11 @@ export interface LoginLimits {
   consumeFailed(ip: string): Promise<void>;
   /** After a token signed someone in: forgets that source's failures (its attempt count stays). */
   consumeSucceeded(ip: string): Promise<void>;
+  /**
+   * Another fixed window per client address, counted in the same store (so instances share it): for endpoints
+   * beyond login, such as persisted-query registrations. Each call spends a point of the source's budget.
+   */
+  window(name: string, limit: WindowLimit): (ip: string) => Promise<RateLimitDecision>;
   /** Releases the store connection (pool or Redis client). Idempotent. */
   close(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import {
   type FragmentDefinitionNode,
   type SelectionSetNode,
   type ValidationContext,
+  type ValidationRule,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { queryTooComplex } from '../errors.js';
@@ -107,11 +108,7 @@ const TOKEN_LIMIT_MESSAGE = /Document contains more tha[nt] \d+ tokens/;
  * validation (and parsing, for tokens) and share Yoga's parse and validation caches.
  */
 export function useQueryLimits(options: QueryLimitsOptions): Plugin {
-  const rules = [
-    maxDepthRule(options.maxDepth),
-    maxAliasesRule(options.maxAliases),
-    maxDirectivesRule(options.maxDirectives),
-  ];
+  const rules = queryLimitRules(options);
   const parseWithTokenLimit = (source: string | { body: string }, parseOptions?: object) => {
     try {
       return parse(source as string, { ...parseOptions, maxTokens: options.maxTokens });
@@ -130,6 +127,11 @@ export function useQueryLimits(options: QueryLimitsOptions): Plugin {
       for (const rule of rules) addValidationRule(rule);
     },
   };
+}
+
+/** The document-only limits as validation rules (also applied to allowlists before they are imported). */
+export function queryLimitRules(options: Pick<QueryLimitsOptions, 'maxDepth' | 'maxAliases' | 'maxDirectives'>): ValidationRule[] {
+  return [maxDepthRule(options.maxDepth), maxAliasesRule(options.maxAliases), maxDirectivesRule(options.maxDirectives)];
 }
 
 /** The validation cache keys on rule names: every rule needs a stable, distinct one. */

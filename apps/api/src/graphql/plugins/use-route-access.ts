@@ -24,7 +24,7 @@ export interface RouteAccessOptions {
 }
 
 /** What an operation needs before it may run, derived from the document alone (so it is cached per document). */
-interface Requirements {
+export interface Requirements {
   signIn: boolean;
   introspection: boolean;
 }
@@ -47,23 +47,23 @@ function publicMarks(schema: GraphQLSchema, directive: string) {
   return { types, fields };
 }
 
+/** What an operation needs, judged from the schema's @public marks and the document alone. */
+export type RouteRequirementsOf = (schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined) => Requirements;
+
 /**
- * Route level (spec Authorization 1, 4, 7): before execution, using only the caller and schema metadata.
- * Every field requires a signed-in caller unless it (or its type) is marked @public; `__typename` is
- * always allowed. A guest's operation that selects anything non-public is refused whole, with no `data`.
+ * The route-level requirements of operations, cached per document (and operation name): shared by the route
+ * check and the public-caching rule, which must agree on what a guest may see.
  */
-export function useRouteAccess(options: RouteAccessOptions): Plugin<GraphQLContext> {
-  const directive = options.publicDirective ?? 'public';
+export function createRouteRequirements(publicDirective = 'public'): RouteRequirementsOf {
   const marksBySchema = new WeakMap<GraphQLSchema, ReturnType<typeof publicMarks>>();
   const requirementsByDocument = new WeakMap<DocumentNode, Map<string, Requirements>>();
 
-  function requirementsOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined) {
+  return function requirementsOf(schema, document, operationName) {
     const key = operationName ?? '';
     const cached = requirementsByDocument.get(document)?.get(key);
     if (cached) return cached;
     let marks = marksBySchema.get(schema);
-    if (!marks) marksBySchema.set(schema, (marks = publicMarks(schema, directive)));
-
+    if (!marks) marksBySchema.set(schema, (marks = publicMarks(schema, publicDirective)));
     const fragments = new Map<string, FragmentDefinitionNode>();
     let operation: OperationDefinitionNode | undefined;
     for (const definition of document.definitions) {
@@ -105,8 +105,15 @@ export function useRouteAccess(options: RouteAccessOptions): Plugin<GraphQLConte
     if (!byOperation) requirementsByDocument.set(document, (byOperation = new Map()));
     byOperation.set(key, requirements);
     return requirements;
-  }
+  };
+}
 
+/**
+ * Route level (spec Authorization 1, 4, 7): before execution, using only the caller and schema metadata.
+ * Every field requires a signed-in caller unless it (or its type) is marked @public; `__typename` is
+ * always allowed. A guest's operation that selects anything non-public is refused whole, with no `data`.
+ */
+export function useRouteAccess(options: RouteAccessOptions, requirementsOf: RouteRequirementsOf = createRouteRequirements(options.publicDirective)): Plugin<GraphQLContext> {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const { schema, document, operationName, contextValue } = args;

@@ -1,7 +1,7 @@
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { badRequest } from '../errors.js';
 
-const KNOWN = new Set(['query', 'variables', 'operationName', 'extensions']);
+const KNOWN = new Set(['query', 'variables', 'operationName', 'extensions', 'documentId']);
 
 function jsonParameter(search: URLSearchParams, name: string): unknown {
   const raw = search.get(name);
@@ -22,6 +22,8 @@ function parseGetRequest(request: Request): GraphQLParams {
     operationName: search.get('operationName') ?? undefined,
     variables: jsonParameter(search, 'variables') as GraphQLParams['variables'],
     extensions: jsonParameter(search, 'extensions') as GraphQLParams['extensions'],
+    // The GraphQL-over-HTTP draft's trusted-document id (read by the persisted-operations plugin).
+    ...(search.has('documentId') ? { documentId: search.get('documentId') } : {}),
   };
 }
 
@@ -54,9 +56,10 @@ export function useStrictParams(): Plugin {
       const given = params as unknown;
       if (kind(given) !== 'object') throw badRequest(`Each request must be a JSON object, not ${kind(given)}.`);
       for (const key of Object.keys(params)) {
-        if (!KNOWN.has(key)) throw badRequest(`Unexpected parameter "${key}" (allowed: query, variables, operationName, extensions).`);
+        if (!KNOWN.has(key)) throw badRequest(`Unexpected parameter "${key}" (allowed: query, variables, operationName, extensions, documentId).`);
       }
-      if (params.query == null) throw badRequest('Missing parameter "query".');
+      // A persisted operation's text has been filled in by the persisted-operations plugin (which runs first).
+      if (params.query == null) throw badRequest('Missing parameter "query" (or a persisted operation\'s id).');
       if (typeof params.query !== 'string') throw badRequest(`Parameter "query" must be a string, not ${kind(params.query)}.`);
       if (params.operationName != null && typeof params.operationName !== 'string') {
         throw badRequest('Parameter "operationName" must be a string.');

@@ -1,0 +1,44 @@
+import type { ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { GraphQLContext } from '../context.js';
+import type { RouteRequirementsOf } from './use-route-access.js';
+
+export interface PublicCacheOptions {
+  /** seconds a shared cache may keep the answer; 0 turns public caching off. @default 60 */
+  maxAge: number;
+  /** the route-level requirements (the same judgement as the route check) */
+  requirementsOf: RouteRequirementsOf;
+}
+
+/**
+ * Publicly cacheable answers (issue 6, spec Authorization 14): only a GET (so a cache keys it by URL), sent
+ * without credentials, for an operation made only of `@public` fields, that executed without errors, gets
+ * `Cache-Control: public, max-age=N` and the `Vary` of what the answer depends on (`Accept`: its media type;
+ * `Origin`: its CORS headers; `Authorization`: a credentialed request must never be served this entry). Every
+ * other answer keeps the HTTP layer's `no-store` (`private, no-store` with `Vary: Authorization` when a
+ * credential was sent): errors, PersistedQueryNotFound and anything a signed-in caller asked for included.
+ */
+export function usePublicCache(options: PublicCacheOptions): Plugin<GraphQLContext> {
+  const cacheable = new WeakSet<Request>();
+  const header = `public, max-age=${options.maxAge}`;
+  if (options.maxAge <= 0) return {};
+  return {
+    onExecute({ args }) {
+      const { contextValue, schema, document, operationName } = args;
+      const { request } = contextValue;
+      if (request.method !== 'GET' || request.headers.has('authorization') || contextValue.caller !== null) return;
+      const requirements = options.requirementsOf(schema, document, operationName);
+      if (requirements.signIn || requirements.introspection) return;
+      return {
+        onExecuteDone({ result }) {
+          if (!(Symbol.asyncIterator in result) && !(result as ExecutionResult).errors?.length) cacheable.add(request);
+        },
+      };
+    },
+    onResponse({ request, response }) {
+      if (!cacheable.has(request) || response.status !== 200) return;
+      response.headers.set('cache-control', header);
+      response.headers.set('vary', 'Accept, Origin, Authorization');
+    },
+  };
+}
