@@ -6,11 +6,13 @@ import { useCostLimit } from './use-cost-limit.js';
 // validation result must not let a second request with a larger page size through.
 const schema = createSchema({
   typeDefs: /* GraphQL */ `
-    type Query { items(first: Int, last: Int): [Item!]! node: Item }
+    type Query { items(first: Int, last: Int): [Item!]! node: Item page(first: Int = 20, after: String): ItemConnection! }
     type Item { id: ID! children(first: Int): [Item!]! tags: [String!]! }
+    type ItemConnection { edges: [ItemEdge!]! nodes: [Item!]! total: Int! }
+    type ItemEdge { cursor: String! node: Item! }
   `,
   resolvers: {
-    Query: { items: () => [], node: () => null },
+    Query: { items: () => [], node: () => null, page: () => ({ edges: [], nodes: [], total: 0 }) },
   },
 });
 
@@ -61,5 +63,21 @@ describe('cost limit (spec Limits 3)', () => {
     const query = 'query { items(first: 3) { ...F } } fragment F on Item { id __typename children(first: 2) { id } }';
     // 1 + 3 (id) + 3 (children) + 6 (ids) = 13
     expect((await run(yoga, query)).body.errors?.[0]?.message).toBe('Query cost 13 exceeds the limit of 12.');
+  });
+
+  it('a paged connection sizes its edges and nodes by first/last (variables included), else by the argument\'s schema default', async () => {
+    const yoga = server(1000);
+    const cost = async (query: string, variables?: Record<string, unknown>, limit = 0) => {
+      const refused = await run(server(limit), query, variables);
+      return Number(/Query cost (\d+)/.exec(refused.body.errors?.[0]?.message ?? '')?.[1]);
+    };
+    // page 1, edges 1, (cursor + node + id) x 50 = 150, total 1 -> 153
+    expect(await cost('{ page(first: 50) { edges { cursor node { id } } total } }')).toBe(153);
+    expect(await cost('query ($n: Int) { page(first: $n) { nodes { id } } }', { n: 30 })).toBe(32);
+    // No first: the schema's default (20), not the default list size (10).
+    expect(await cost('{ page { nodes { id } } }')).toBe(22);
+    // Fragments on the connection keep its page size.
+    expect(await cost('{ page(first: 4) { ...P } } fragment P on ItemConnection { edges { node { id } } }')).toBe(10);
+    expect((await run(yoga, '{ page(first: 5) { edges { node { id } } } }')).body.errors).toBeUndefined();
   });
 });

@@ -8,7 +8,9 @@ import {
   Kind,
   type DefinitionNode,
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLField,
   type GraphQLCompositeType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -32,10 +34,14 @@ interface Estimate {
 }
 
 const PAGE_ARGUMENTS = new Set(['first', 'last']);
+/** The lists of a Relay connection that hold one page. */
+const CONNECTION_LISTS = new Set(['edges', 'nodes']);
 
 /**
  * Cost = number of fields that may resolve, each field counted once per item of every enclosing list.
- * A list's size is its `first`/`last` argument (literal or variable), else `defaultListSize`.
+ * A list's size is its `first`/`last` argument (literal or variable, else the argument's schema default),
+ * else `defaultListSize`. A paged connection (a non-list field with `first`/`last`) sizes its `edges` and
+ * `nodes` lists by its page size.
  * Introspection is left out here: it is gated by its own setting and bounded by the depth limit.
  */
 export function estimateCost(
@@ -61,7 +67,26 @@ export function estimateCost(
     return undefined;
   };
 
-  const walk = (selectionSet: SelectionSetNode, parent: GraphQLCompositeType, multiplier: number, seen: Set<string>): number => {
+  /** The page size a field asks for: its `first`/`last` (literal or variable), else the argument's default. */
+  const requestedPage = (selection: FieldNode, field: GraphQLField<unknown, unknown>): number | undefined => {
+    let size: number | undefined;
+    for (const argument of selection.arguments ?? []) {
+      if (!PAGE_ARGUMENTS.has(argument.name.value)) continue;
+      const given = pageSize(argument.value);
+      if (given !== undefined) size = Math.max(0, given);
+    }
+    if (size !== undefined) return size;
+    for (const argument of field.args) {
+      if (PAGE_ARGUMENTS.has(argument.name) && typeof argument.defaultValue === 'number') return Math.max(0, argument.defaultValue);
+    }
+    return undefined;
+  };
+
+  /**
+   * `page`: the size of the paged connection whose selection this is (a non-list field with `first`/`last`,
+   * Relay style): its `edges`/`nodes` lists hold that many items, not the default list size.
+   */
+  const walk = (selectionSet: SelectionSetNode, parent: GraphQLCompositeType, multiplier: number, seen: Set<string>, page?: number): number => {
     let total = 0;
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
@@ -71,20 +96,19 @@ export function estimateCost(
         if (!field) continue;
         total += multiplier;
         if (!selection.selectionSet) continue;
+        const requested = requestedPage(selection, field);
         let factor = 1;
+        let childPage: number | undefined;
         if (isListType(getNullableType(field.type))) {
-          factor = defaultListSize;
-          for (const argument of selection.arguments ?? []) {
-            if (!PAGE_ARGUMENTS.has(argument.name.value)) continue;
-            const size = pageSize(argument.value);
-            if (size !== undefined) factor = Math.max(0, size);
-          }
+          factor = requested ?? (page !== undefined && CONNECTION_LISTS.has(name) ? page : defaultListSize);
+        } else if (field.args.some((argument) => PAGE_ARGUMENTS.has(argument.name))) {
+          childPage = requested ?? defaultListSize;
         }
         const child = getNamedType(field.type);
-        if (isCompositeType(child)) total += walk(selection.selectionSet, child, multiplier * factor, seen);
+        if (isCompositeType(child)) total += walk(selection.selectionSet, child, multiplier * factor, seen, childPage);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const condition = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
-        if (condition && isCompositeType(condition)) total += walk(selection.selectionSet, condition, multiplier, seen);
+        if (condition && isCompositeType(condition)) total += walk(selection.selectionSet, condition, multiplier, seen, page);
       } else {
         const name = selection.name.value;
         const fragment = fragments.get(name);
@@ -92,7 +116,7 @@ export function estimateCost(
         const condition = schema.getType(fragment.typeCondition.name.value);
         if (!condition || !isCompositeType(condition)) continue;
         seen.add(name);
-        total += walk(fragment.selectionSet, condition, multiplier, seen);
+        total += walk(fragment.selectionSet, condition, multiplier, seen, page);
         seen.delete(name);
       }
     }
