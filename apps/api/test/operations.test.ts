@@ -60,10 +60,13 @@ describe('operational endpoints', () => {
     expect(text).not.toContain('URL-TOKEN-SECRET');
   });
 
-  it('spec Authorization 14: GraphQL responses are never stored by shared caches; signed-in ones are private', async () => {
+  it('spec Authorization 14: only a credential-less GET of @public fields may be stored by shared caches; signed-in answers are private', async () => {
     const guest = await getGraphQL(service.graphqlUrl, { query: '{ status { service } }' });
     expect(guest.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(guest.headers.get('cache-control')).toBe('no-store');
+    expect(guest.headers.get('cache-control')).toBe('public, max-age=60');
+    expect(guest.headers.get('vary')).toBe('Accept, Origin, Authorization');
+    expect((await postGraphQL(service.graphqlUrl, { query: '{ status { service } }' })).headers.get('cache-control')).toBe('no-store');
+    expect((await getGraphQL(service.graphqlUrl, { query: '{ viewer { subject } }' })).headers.get('cache-control')).toBe('no-store');
     const token = await service.token('cache-user');
     const member = await getGraphQL(service.graphqlUrl, { query: '{ viewer { subject } }' }, { token });
     expect(member.headers.get('cache-control')).toBe('private, no-store');
