@@ -1,7 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { seedDemoData } from '@latchkey/db';
+import { persistedOperations, seedDemoData } from '@latchkey/db';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPlatformAuthenticator, hasChromium, launchChromium } from './support/chromium.js';
@@ -57,6 +58,11 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     const claims = JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string };
     expect(claims).toMatchObject({ amr: ['otp'], acr: 'urn:latchkey:acr:1fa' });
     expect(await page.locator('#documents').textContent()).toContain('Quarterly plan');
+    // The demo talks through packages/client: its operations went by hash (registered once, by APQ).
+    const manifestIds = Object.keys(JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@latchkey/client/persisted-documents.json'), 'utf8')) as object);
+    const registered = await service.database.db.select({ hash: persistedOperations.hash }).from(persistedOperations);
+    expect(registered.length).toBeGreaterThanOrEqual(2);
+    expect(manifestIds.length).toBeGreaterThan(registered.length);
 
     // The tab's access token works on /graphql.
     const tokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };

@@ -1,11 +1,15 @@
 /**
- * The demo client's browser script: authorization code + PKCE against the provider, then the API with the
- * access token. Tokens live in sessionStorage of this tab only. Served as /demo.js (no inline script).
- * Step-up (RFC 9470): an operation the API answers with INSUFFICIENT_USER_AUTHENTICATION starts a new
- * authorization request with the challenge's `acr_values` / `max_age`, and is retried once after the callback.
+ * The demo client's browser script (an ES module): authorization code + PKCE against the provider, then the API
+ * through the typed client of packages/client (served at /client/), with the server's persisted-operation mode.
+ * Tokens live in sessionStorage of this tab only. Served as /demo.js (no inline script).
+ * Step-up (RFC 9470): an operation the API answers with INSUFFICIENT_USER_AUTHENTICATION (the client's
+ * StepUpRequiredError) starts a new authorization request with the challenge's `acr_values` / `max_age`, and is
+ * retried once after the callback.
  */
 export const DEMO_CLIENT_SCRIPT = String.raw`
-(() => {
+import { createClient, DocumentsDocument, MyPasskeysDocument, RemovePasskeyDocument, RenamePasskeyDocument, SetLegalHoldDocument, StepUpRequiredError } from '/client/index.js';
+
+{
   const config = JSON.parse(document.getElementById('demo-config').textContent);
   const $ = (id) => document.getElementById(id);
   const b64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -44,29 +48,34 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
     sessionStorage.setItem('demo.tokens', JSON.stringify(await response.json()));
   }
 
+  const tokens = () => JSON.parse(sessionStorage.getItem('demo.tokens') || 'null');
+  const client = createClient({ url: '/graphql', persisted: config.persisted, getAccessToken: () => tokens() && tokens().access_token });
+  /** The operations a step-up may have to retry after the new sign-in, by name. */
+  const OPERATIONS = { SetLegalHold: SetLegalHoldDocument, RenamePasskey: RenamePasskeyDocument, RemovePasskey: RemovePasskeyDocument };
+
   function claimsOf(jwt) {
     const part = jwt.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
     return JSON.parse(decodeURIComponent(escape(atob(part))));
   }
 
   async function render() {
-    const tokens = JSON.parse(sessionStorage.getItem('demo.tokens') || 'null');
-    show('signed-out', !tokens);
-    show('signed-in', !!tokens);
-    if (!tokens) return;
-    const claims = claimsOf(tokens.id_token);
+    const signedIn = tokens();
+    show('signed-out', !signedIn);
+    show('signed-in', !!signedIn);
+    if (!signedIn) return;
+    const claims = claimsOf(signedIn.id_token);
     text('who', claims.email || claims.sub);
     text('claims', JSON.stringify({ sub: claims.sub, email: claims.email, amr: claims.amr, acr: claims.acr, auth_time: claims.auth_time }, null, 2));
-    const response = await fetch('/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: 'Bearer ' + tokens.access_token },
-      body: JSON.stringify({ query: '{ documents(first: 20) { edges { node { id title status legalHold organization { slug } viewerCan { setLegalHold } } } } }' }),
-    });
-    const result = await response.json();
     const list = $('documents');
     list.replaceChildren();
-    if (!response.ok || !result.data) { text('documents-error', 'The API answered ' + response.status + '.'); return; }
-    for (const { node } of result.data.documents.edges) {
+    let result;
+    try {
+      result = await client.request(DocumentsDocument, { first: 20 });
+    } catch (error) {
+      text('documents-error', 'The API answered: ' + error.message);
+      return;
+    }
+    for (const { node } of result.documents.edges) {
       const item = document.createElement('li');
       const label = document.createElement('span');
       label.textContent = node.title + ' (' + node.organization.slug + ', ' + node.status.toLowerCase() + (node.legalHold ? ', on legal hold' : '') + ')';
@@ -78,7 +87,7 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
         hold.textContent = (node.legalHold ? 'Lift legal hold on ' : 'Put legal hold on ') + node.title;
         hold.addEventListener('click', () => {
           const done = { status: 'documents-status', message: node.legalHold ? 'Legal hold lifted.' : 'Legal hold set.' };
-          api('mutation ($id: ID!, $hold: Boolean!) { setLegalHold(id: $id, legalHold: $hold) { userErrors { message } } }', { id: node.id, hold: !node.legalHold }, done)
+          api('SetLegalHold', { id: node.id, legalHold: !node.legalHold }, done)
             .then(() => { text(done.status, done.message); return render(); })
             .catch((error) => text('documents-status', error.message));
         });
@@ -90,33 +99,30 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
   }
 
   function signOut() {
-    const tokens = JSON.parse(sessionStorage.getItem('demo.tokens') || 'null');
+    const signedIn = tokens();
     sessionStorage.removeItem('demo.tokens');
     const params = new URLSearchParams({ client_id: config.clientId, post_logout_redirect_uri: config.postLogoutRedirectUri });
-    if (tokens) params.set('id_token_hint', tokens.id_token);
+    if (signedIn) params.set('id_token_hint', signedIn.id_token);
     location.assign('/oidc/session/end?' + params);
   }
 
   /**
-   * One GraphQL operation. When the API asks for a step-up, the operation is remembered in this tab (with the
-   * message to show once it is done) and the browser goes to sign in again; after the callback it is retried once.
+   * One mutation by name (OPERATIONS). When the API asks for a step-up, the operation is remembered in this tab
+   * (with the message to show once it is done) and the browser goes to sign in again; after the callback it is
+   * retried once.
    */
-  async function api(query, variables, done, retried) {
-    const tokens = JSON.parse(sessionStorage.getItem('demo.tokens') || 'null');
-    const response = await fetch('/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: 'Bearer ' + tokens.access_token },
-      body: JSON.stringify({ query, variables }),
-    });
-    const result = await response.json();
-    const step = (result.errors || []).find((error) => error.extensions && error.extensions.code === 'INSUFFICIENT_USER_AUTHENTICATION');
-    if (step && !retried) {
-      sessionStorage.setItem('demo.pending', JSON.stringify({ query, variables, done }));
-      await signIn(step.extensions);
+  async function api(name, variables, done, retried) {
+    try {
+      return await client.request(OPERATIONS[name], variables);
+    } catch (error) {
+      if (!(error instanceof StepUpRequiredError) || retried) throw error;
+      sessionStorage.setItem('demo.pending', JSON.stringify({ name, variables, done }));
+      const step = {};
+      if (error.acrValues) step.acr_values = error.acrValues;
+      if (error.maxAge !== undefined) step.max_age = error.maxAge;
+      await signIn(step);
       return new Promise(() => {}); // the page is leaving
     }
-    if (result.errors && result.errors.length) throw new Error(result.errors[0].message);
-    return result.data;
   }
 
   /** After a step-up sign-in: the remembered operation, once. */
@@ -125,7 +131,7 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
     sessionStorage.removeItem('demo.pending');
     if (!pending) return;
     try {
-      await api(pending.query, pending.variables, pending.done, true);
+      await api(pending.name, pending.variables, pending.done, true);
       if (pending.done) text(pending.done.status, pending.done.message);
     } catch (error) {
       text(pending.done ? pending.done.status : 'error', error.message);
@@ -134,7 +140,7 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
 
   /** The user's passkeys, each with rename and remove (GraphQL me.passkeys, renamePasskey, removePasskey). */
   async function renderPasskeys() {
-    const data = await api('{ me { passkeys { id label createdAt lastUsedAt } } }');
+    const data = await client.request(MyPasskeysDocument);
     const list = $('passkeys');
     list.replaceChildren();
     for (const passkey of data.me.passkeys || []) {
@@ -145,13 +151,13 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
       const rename = document.createElement('button');
       rename.type = 'button';
       rename.textContent = 'Rename';
-      rename.addEventListener('click', () => api('mutation ($id: ID!, $label: String!) { renamePasskey(id: $id, label: $label) { passkey { id } } }', { id: passkey.id, label: name.value }, { status: 'passkey-status', message: 'Passkey renamed.' })
+      rename.addEventListener('click', () => api('RenamePasskey', { id: passkey.id, label: name.value }, { status: 'passkey-status', message: 'Passkey renamed.' })
         .then(() => { text('passkey-status', 'Passkey renamed.'); return renderPasskeys(); })
         .catch((error) => text('passkey-status', error.message)));
       const remove = document.createElement('button');
       remove.type = 'button';
       remove.textContent = 'Remove';
-      remove.addEventListener('click', () => api('mutation ($id: ID!) { removePasskey(id: $id) { removedPasskeyId } }', { id: passkey.id }, { status: 'passkey-status', message: 'Passkey removed.' })
+      remove.addEventListener('click', () => api('RemovePasskey', { id: passkey.id }, { status: 'passkey-status', message: 'Passkey removed.' })
         .then(() => { text('passkey-status', 'Passkey removed.'); return renderPasskeys(); })
         .catch((error) => text('passkey-status', error.message)));
       item.append(name, ' ', rename, ' ', remove);
@@ -161,10 +167,9 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
 
   /** Registers a passkey for the signed-in user (Bearer access token), with the browser's JSON helpers. */
   async function addPasskey() {
-    const tokens = JSON.parse(sessionStorage.getItem('demo.tokens') || 'null');
     const post = (path, body) => fetch(path, {
       method: 'POST', credentials: 'same-origin',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer ' + tokens.access_token },
+      headers: { 'content-type': 'application/json', authorization: 'Bearer ' + tokens().access_token },
       body: JSON.stringify(body),
     });
     const optionsResponse = await post('/webauthn/register/options', {});
@@ -185,5 +190,5 @@ export const DEMO_CLIENT_SCRIPT = String.raw`
   (params.has('code') || params.has('error') ? finishSignIn(params).then(resumePending) : Promise.resolve())
     .then(render)
     .catch((error) => { sessionStorage.removeItem('demo.pending'); text('error', error.message); render(); });
-})();
+}
 `;

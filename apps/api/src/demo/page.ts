@@ -1,10 +1,32 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { page } from '../login/html.js';
 import { DEMO_CLIENT_SCRIPT } from './client-script.js';
 
 export interface DemoClientOptions {
   publicUrl: string;
   clientId: string;
+  /** how the demo's client sends operations: as the server accepts them (PERSISTED_MODE) */
+  persisted: 'apq' | 'trusted' | 'off';
+}
+
+/**
+ * The built ES modules of packages/client, by URL path (`/client/index.js`, ...): read once at start-up, so the
+ * browser loads exactly the typed client the server was built with, and nothing else from the disk.
+ */
+function clientModules(): Map<string, Buffer> {
+  const dist = path.dirname(createRequire(import.meta.url).resolve('@latchkey/client'));
+  const modules = new Map<string, Buffer>();
+  const walk = (dir: string, prefix: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(path.join(dir, entry.name), `${prefix}${entry.name}/`);
+      else if (entry.name.endsWith('.js')) modules.set(`/client/${prefix}${entry.name}`, readFileSync(path.join(dir, entry.name)));
+    }
+  };
+  walk(dist, '');
+  return modules;
 }
 
 const SECURITY_HEADERS = {
@@ -22,6 +44,7 @@ export function createDemoClient(options: DemoClientOptions) {
     clientId: options.clientId,
     redirectUri: `${options.publicUrl}/callback`,
     postLogoutRedirectUri: `${options.publicUrl}/`,
+    persisted: options.persisted,
   }).replace(/</g, '\\u003c');
   const body = `<p id="error" class="error" role="alert"></p>
 <section id="signed-out">
@@ -44,7 +67,7 @@ export function createDemoClient(options: DemoClientOptions) {
 <button id="sign-out" type="button">Sign out</button>
 </section>
 <script type="application/json" id="demo-config">${config}</script>
-<script src="/demo.js" defer></script>`;
+<script type="module" src="/demo.js"></script>`;
   const html = page('Latchkey demo client', body);
   const csp = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
@@ -58,5 +81,16 @@ export function createDemoClient(options: DemoClientOptions) {
     res.end(DEMO_CLIENT_SCRIPT);
   }
 
-  return { sendPage, sendScript };
+  const modules = clientModules();
+
+  /** `/client/...js`: a module of the typed client; false when there is no such module. */
+  function sendClientModule(_req: IncomingMessage, res: ServerResponse, urlPath: string): boolean {
+    const body = modules.get(urlPath);
+    if (!body) return false;
+    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'content-length': body.length });
+    res.end(body);
+    return true;
+  }
+
+  return { sendPage, sendScript, sendClientModule };
 }

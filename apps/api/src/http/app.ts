@@ -145,7 +145,11 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
   });
   const flow = createSignInFlow({ db: database.db, provider, policy: config.auth.signInPolicy, secure: config.http.publicUrl.startsWith('https:') });
   const oidc = provider.callback();
-  const demo = config.auth.demoClientId ? createDemoClient({ publicUrl: config.http.publicUrl, clientId: config.auth.demoClientId }) : undefined;
+  const demo = config.auth.demoClientId ? createDemoClient({
+        publicUrl: config.http.publicUrl,
+        clientId: config.auth.demoClientId,
+        persisted: ({ apq: 'apq', allowlist: 'trusted', off: 'off' } as const)[config.persisted.mode],
+      }) : undefined;
   const login = createLoginRoutes({
     publicUrl: config.http.publicUrl,
     db: database.db,
@@ -410,6 +414,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     }
     if (demo && (path === '/' || path === '/callback')) return demo.sendPage(req, res);
     if (demo && path === '/demo.js') return demo.sendScript(req, res);
+    if (demo && path.startsWith('/client/') && demo.sendClientModule(req, res, path)) return;
     switch (path) {
       case '/healthz':
         return sendJson(res, 200, { status: 'ok' });
