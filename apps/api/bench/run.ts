@@ -11,14 +11,18 @@
 //      BENCH_ONLY=latchkey,stock-yoga,raw-node (subset of servers),
 //      BENCH_SERVER_LOGS=1 (show latchkey's own output, to debug its startup).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer as createNetServer } from 'node:net';
 import { availableParallelism, constants as osConstants, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DocumentDashboardDocument } from '@latchkey/client';
 import autocannon from 'autocannon';
+import { parse, specifiedRules, validate } from 'graphql';
+import { buildSchema } from '../src/graphql/schema.js';
+import { queryLimitRules } from '../src/graphql/plugins/use-query-limits.js';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 
 const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50);
@@ -38,6 +42,11 @@ const VIEWER_QUERY = '{ viewer { subject } }';
 const DOCUMENTS_QUERY =
   '{ documents(first: 20) { edges { cursor node { id title status updatedAt internalNotes owner { displayName email } organization { slug } viewerCan { update publish archive delete setLegalHold } } } pageInfo { hasNextPage endCursor } } }';
 
+// The realistic operation of issue 6: packages/client's dashboard (about 3 KB of text), sent as text or as
+// its APQ hash alone.
+const DASHBOARD_QUERY = DocumentDashboardDocument.toString();
+const DASHBOARD_HASH = createHash('sha256').update(DASHBOARD_QUERY).digest('hex');
+
 interface Server {
   name: ServerName;
   url: string; // the GraphQL endpoint
@@ -49,6 +58,13 @@ interface Scenario {
   server: Server;
   headers: Record<string, string>;
   body: string;
+}
+
+/** A request body of its own (variables, persisted-query extensions). */
+function scenarioWithBody(name: string, server: Server, body: Record<string, unknown>, token?: string): Scenario {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  return { name, server, headers, body: JSON.stringify(body) };
 }
 
 interface Sample {
@@ -233,7 +249,38 @@ async function createDocuments(graphqlUrl: string, token: string): Promise<void>
   }
 }
 
-async function startLatchkey(): Promise<{ server: Server; token: string; aliceToken: string }> {
+async function firstDocumentId(graphqlUrl: string, token: string): Promise<string> {
+  const res = await fetch(graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: '{ documents(first: 1) { edges { node { id } } } }' }),
+  });
+  const json = (await res.json()) as { data?: { documents: { edges: { node: { id: string } }[] } } };
+  const id = json.data?.documents.edges[0]?.node.id;
+  if (!id) throw new Error('latchkey: no document to pin on the dashboard');
+  return id;
+}
+
+/**
+ * What skipping parse and validation is worth for the dashboard, measured in this process: parsing and
+ * validating its text against the real schema and limit rules (what a text request costs on a cold cache),
+ * microseconds per operation.
+ */
+function parseAndValidateMicros(iterations = 2000): { parse: number; validate: number } {
+  const schema = buildSchema();
+  const rules = [...specifiedRules, ...queryLimitRules({ maxDepth: 15, maxAliases: 30, maxDirectives: 20 })];
+  for (let i = 0; i < 200; i++) validate(schema, parse(DASHBOARD_QUERY), rules);
+  let start = process.hrtime.bigint();
+  let document = parse(DASHBOARD_QUERY);
+  for (let i = 0; i < iterations; i++) document = parse(DASHBOARD_QUERY);
+  const parseMicros = Number(process.hrtime.bigint() - start) / 1000 / iterations;
+  start = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) validate(schema, document, rules);
+  const validateMicros = Number(process.hrtime.bigint() - start) / 1000 / iterations;
+  return { parse: parseMicros, validate: validateMicros };
+}
+
+async function startLatchkey(): Promise<{ server: Server; token: string; aliceToken: string; pinnedId: string }> {
   const main = fileURLToPath(new URL('../src/main.js', import.meta.url));
   if (!existsSync(main)) throw new Error(`latchkey: ${main} not found; build the app first (pnpm build)`);
 
@@ -277,7 +324,15 @@ async function startLatchkey(): Promise<{ server: Server; token: string; aliceTo
     .sign(privateKey);
 
   await createDocuments(`${publicUrl}/graphql`, aliceToken);
-  return { server: { name: 'latchkey', url: `${publicUrl}/graphql`, child }, token, aliceToken };
+  const pinnedId = await firstDocumentId(`${publicUrl}/graphql`, aliceToken);
+  // The dashboard registered once (APQ): the persisted scenario then sends the hash alone.
+  const registration = await fetch(`${publicUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${aliceToken}` },
+    body: JSON.stringify({ query: DASHBOARD_QUERY, variables: { organization: 'acme', pinned: pinnedId }, extensions: { persistedQuery: { version: 1, sha256Hash: DASHBOARD_HASH } } }),
+  });
+  if (registration.status !== 200) throw new Error(`latchkey: registering the dashboard answered ${registration.status}: ${await registration.text()}`);
+  return { server: { name: 'latchkey', url: `${publicUrl}/graphql`, child }, token, aliceToken, pinnedId };
 }
 
 // ---------------------------------------------------------------- measuring
@@ -374,12 +429,15 @@ async function main(): Promise<void> {
   const servers: Server[] = [];
   const scenarios: Scenario[] = [];
   if (only.has('latchkey')) {
-    const { server, token, aliceToken } = await startLatchkey();
+    const { server, token, aliceToken, pinnedId } = await startLatchkey();
     servers.push(server);
+    const variables = { organization: 'acme', pinned: pinnedId };
     scenarios.push(
       scenario('latchkey status', server, STATUS_QUERY),
       scenario('latchkey viewer', server, VIEWER_QUERY, token),
       scenario('latchkey documents(first: 20)', server, DOCUMENTS_QUERY, aliceToken),
+      scenarioWithBody(`latchkey dashboard text (${(DASHBOARD_QUERY.length / 1024).toFixed(1)} KB)`, server, { query: DASHBOARD_QUERY, variables }, aliceToken),
+      scenarioWithBody('latchkey dashboard persisted (hash)', server, { variables, extensions: { persistedQuery: { version: 1, sha256Hash: DASHBOARD_HASH } } }, aliceToken),
     );
   }
   for (const name of ['stock-yoga', 'raw-node'] as const) {
@@ -423,10 +481,13 @@ async function main(): Promise<void> {
     const y = byName(b);
     return x && y && y.reqPerSec > 0 ? x.reqPerSec / y.reqPerSec : null;
   };
+  const dashboardText = summaries.find((x) => x.scenario.startsWith('latchkey dashboard text'))?.scenario ?? '';
   const ratios = {
     latchkeyStatusVsStockYoga: ratio('latchkey status', 'stock-yoga status'),
     latchkeyViewerVsLatchkeyStatus: ratio('latchkey viewer', 'latchkey status'),
+    dashboardPersistedVsText: ratio('latchkey dashboard persisted (hash)', dashboardText),
   };
+  const micro = only.has('latchkey') ? parseAndValidateMicros() : undefined;
 
   // Report (stdout): table, memory, target ratios.
   const lines = [
@@ -453,6 +514,10 @@ async function main(): Promise<void> {
   const fmtRatio = (r: number | null) => (r === null ? 'n/a' : `${r.toFixed(2)}x`);
   lines.push(`latchkey status / stock-yoga = ${fmtRatio(ratios.latchkeyStatusVsStockYoga)} (target >= 3x)`);
   lines.push(`latchkey viewer / latchkey status = ${fmtRatio(ratios.latchkeyViewerVsLatchkeyStatus)} (target >= 0.9x)`);
+  lines.push(`latchkey dashboard persisted / text = ${fmtRatio(ratios.dashboardPersistedVsText)} (${DASHBOARD_QUERY.length} bytes of text)`);
+  if (micro) {
+    lines.push(`dashboard parse ${fmt(micro.parse)} us + validate ${fmt(micro.validate)} us per request on a cold cache: what a known persisted id skips`);
+  }
   process.stdout.write(`\n${lines.join('\n')}\n`);
 
   const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url)); // from apps/api/dist/bench/
@@ -466,6 +531,7 @@ async function main(): Promise<void> {
     scenarios: summaries,
     rssMiB: rss,
     ratios,
+    dashboard: { bytes: DASHBOARD_QUERY.length, parseAndValidateMicros: micro },
   };
   await writeFile(join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   log(`results written to ${join(outDir, 'latest.json')}`);
