@@ -6,5 +6,6 @@ const require = createRequire(import.meta.url);
 export default defineConfig({
   // graphql 16 has no "exports": Node loads its CommonJS build, so must the tests (one realm).
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
-  test: { include: ['src/**/*.test.ts'] },
+  // Opening a database of its own (and migrating it) can take a while on a busy CI machine.
+  test: { include: ['src/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 },
 });

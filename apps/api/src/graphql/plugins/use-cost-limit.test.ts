@@ -80,4 +80,12 @@ describe('cost limit (spec Limits 3)', () => {
     expect(await cost('{ page(first: 4) { ...P } } fragment P on ItemConnection { edges { node { id } } }')).toBe(10);
     expect((await run(yoga, '{ page(first: 5) { edges { node { id } } } }')).body.errors).toBeUndefined();
   });
+
+  it('a page larger than maxPageSize is costed as maxPageSize (the resolver\'s BAD_USER_INPUT is the clearer refusal); a variable that is no Int is left to coercion', async () => {
+    const cost = async (query: string, variables?: Record<string, unknown>) =>
+      Number(/Query cost (\d+)/.exec((await run(server(0), query, variables)).body.errors?.[0]?.message ?? '')?.[1]);
+    expect(await cost('{ items(first: 100000) { id } }')).toBe(101);
+    expect(await cost('query ($n: Int) { items(first: $n) { id } }', { n: 2 ** 31 })).toBe(11); // as if no first: the default list size
+    expect((await run(server(1000), 'query ($n: Int) { items(first: $n) { id } }', { n: 2 ** 31 })).body.errors?.[0]?.message).toContain('Int cannot represent');
+  });
 });

@@ -25,6 +25,12 @@ export interface CostLimitOptions {
   maxCost: number;
   /** items assumed for a list field without `first`/`last`. @default 10 */
   defaultListSize: number;
+  /**
+   * The largest page a `first`/`last` can ask for (the resolvers refuse more, with BAD_USER_INPUT naming the
+   * argument): a larger figure is costed as this, so that the clearer refusal is the one the client gets.
+   * @default 100
+   */
+  maxPageSize?: number;
 }
 
 interface Estimate {
@@ -50,6 +56,7 @@ export function estimateCost(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | null | undefined,
   defaultListSize: number,
+  maxPageSize = 100,
 ): Estimate {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
@@ -58,13 +65,15 @@ export function estimateCost(
   let reusable = true;
 
   const pageSize = (value: ValueNode): number | undefined => {
-    if (value.kind === Kind.INT) return Number(value.value);
+    let size: number | undefined;
+    if (value.kind === Kind.INT) size = Number(value.value);
     if (value.kind === Kind.VARIABLE) {
       reusable = false;
       const given = variables?.[value.name.value];
-      return typeof given === 'number' && Number.isFinite(given) ? given : undefined;
+      // Not an Int (2^31 or more, say): the variable's coercion refuses it with BAD_USER_INPUT.
+      if (Number.isSafeInteger(given) && Math.abs(given as number) < 2 ** 31) size = given as number;
     }
-    return undefined;
+    return size === undefined ? undefined : Math.min(size, maxPageSize);
   };
 
   /** The page size a field asks for: its `first`/`last` (literal or variable), else the argument's default. */
@@ -134,8 +143,7 @@ export function estimateCost(
  */
 export function useCostLimit(options: CostLimitOptions): Plugin {
   const staticCosts = new WeakMap<DocumentNode, Map<string, number>>();
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
+  const check = ({ args, setResultAndStopExecution }: Pick<Parameters<NonNullable<Plugin['onExecute']>>[0], 'args' | 'setResultAndStopExecution'>): void => {
       const { schema, document, operationName, variableValues } = args;
       const key = operationName ?? '';
       let cost = staticCosts.get(document)?.get(key);
@@ -145,7 +153,7 @@ export function useCostLimit(options: CostLimitOptions): Plugin {
             d.kind === Kind.OPERATION_DEFINITION && (operationName == null || d.name?.value === operationName),
         );
         if (!operation) return;
-        const estimate = estimateCost(schema, document, operation, variableValues, options.defaultListSize);
+        const estimate = estimateCost(schema, document, operation, variableValues, options.defaultListSize, options.maxPageSize);
         cost = estimate.cost;
         if (estimate.reusable) {
           let byOperation = staticCosts.get(document);
@@ -158,6 +166,7 @@ export function useCostLimit(options: CostLimitOptions): Plugin {
           errors: [queryTooComplex(`Query cost ${cost} exceeds the limit of ${options.maxCost}.`)],
         });
       }
-    },
   };
+  // A subscription's selection is resolved once per event: its cost is judged when it starts.
+  return { onExecute: check, onSubscribe: check };
 }
