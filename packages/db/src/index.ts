@@ -5,6 +5,9 @@ export type { Database, DatabaseHandle, DatabaseOptions } from './client.js';
 // Migrations
 export { runMigrations } from './migrate.js';
 
+// Notifications between instances (LISTEN/NOTIFY)
+export { listen, notify } from './notify.js';
+
 // Schema
 export * as schema from './schema.js';
 export {
