@@ -15,6 +15,9 @@ import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './co
 import { generateSigningJwk, KeyMaterialError, loadKeyMaterial } from './keys/key-material.js';
 import { mintAccessToken } from './principal/mint-access-token.js';
 import { readVersion } from './version.js';
+import { createEventBus } from './events/create-bus.js';
+import { createDocumentPublisher } from './events/publisher.js';
+import { createLogger } from './logger.js';
 import { createPersistedStore, ManifestError } from '@latchkey/persisted';
 import { importAllowlist } from './graphql/persisted.js';
 import { buildSchema } from './graphql/schema.js';
@@ -49,8 +52,16 @@ async function asUser<T>(config: Config, email: string | undefined, handler: str
     await runMigrations(database);
     const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
     if (!user) throw new UsageError(`${handler}: no user with e-mail ${email}`);
-    const request: DomainRequest = { db: database.db, subject: await loadSubject(database.db, user.id), loaders: createLoaderFactory(database.db)({}), handler: `cli ${handler}` };
-    return run(request);
+    // Running servers hear of the change like of any other (their subscribers included), when a bus reaches them.
+    const bus = await createEventBus(config, database, createLogger('warn'));
+    const events = createDocumentPublisher(bus, (error) => process.stderr.write(`latchkey: the change was made but not announced to subscribers (${error instanceof Error ? error.message : String(error)})\n`));
+    try {
+      const request: DomainRequest = { db: database.db, subject: await loadSubject(database.db, user.id), loaders: createLoaderFactory(database.db)({}), handler: `cli ${handler}`, events };
+      return await run(request);
+    } finally {
+      await events.flush();
+      await bus.close();
+    }
   });
 }
 

@@ -126,6 +126,12 @@ const envSchema = z.object({
   PERSISTED_MAX_REGISTRATIONS: positiveInt(10_000_000).default(10_000),
   /** new APQ registrations per client address and minute */
   PERSISTED_REGISTRATIONS_PER_MINUTE: positiveInt(100_000).default(30),
+  /** open subscriptions per account on one instance, per WebSocket connection, and events queued per subscriber */
+  SUBSCRIPTIONS_PER_USER: positiveInt(10_000).default(20),
+  SUBSCRIPTIONS_PER_CONNECTION: positiveInt(1000).default(10),
+  SUBSCRIPTION_QUEUE_SIZE: positiveInt(100_000).default(64),
+  /** the largest WebSocket message a client may send */
+  WS_MAX_MESSAGE_BYTES: positiveInt(16 * 1024 * 1024).default(64 * 1024),
   /** max-age of publicly cacheable GET answers (operations of @public fields only, no credentials); 0: never */
   PUBLIC_CACHE_MAX_AGE: z.coerce.number().int().min(0).max(31_536_000).default(60),
   INTROSPECTION: z.enum(['open', 'signed-in', 'off']).optional(),
@@ -182,6 +188,13 @@ export interface Config {
   };
   /** seconds a shared cache may keep a public GET answer; 0: every answer is no-store */
   publicCacheMaxAge: number;
+  subscriptions: {
+    perUser: number;
+    perConnection: number;
+    /** events waiting for one subscriber before it is dropped as too slow */
+    queueSize: number;
+    wsMaxMessageBytes: number;
+  };
   auth: {
     /** sign-in mail: SMTP server URL (unset: the development outbox) and From address */
     smtpUrl: string | undefined;
@@ -339,6 +352,12 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       registrationsPerMinute: e.PERSISTED_REGISTRATIONS_PER_MINUTE,
     },
     publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
+    subscriptions: {
+      perUser: e.SUBSCRIPTIONS_PER_USER,
+      perConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
+      queueSize: e.SUBSCRIPTION_QUEUE_SIZE,
+      wsMaxMessageBytes: e.WS_MAX_MESSAGE_BYTES,
+    },
     introspection: e.INTROSPECTION ?? (production ? 'signed-in' : 'open'),
     auth: {
       smtpUrl: e.SMTP_URL,

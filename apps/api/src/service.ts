@@ -17,6 +17,8 @@ import {
   purgeExpiredSignInProgress,
   type DeliveryHandler,
 } from '@latchkey/auth';
+import { createEventBus } from './events/create-bus.js';
+import { createSubscriptionHub } from './events/subscription-hub.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { createTlsListener, listenTls } from './http/tls-listener.js';
 import { loadKeyMaterial } from './keys/key-material.js';
@@ -111,10 +113,21 @@ export async function startService(config: Config, logger: Logger = createLogger
     }, 10 * 60_000);
     purge.unref();
     resources.push(async () => clearInterval(purge));
-    const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger), loginLimits: limits });
+    // Subscriptions: events travel between instances on the bus; each instance delivers to its own subscribers.
+    const bus = await createEventBus(config, database, logger);
+    resources.push(() => bus.close());
+    const subscriptions = createSubscriptionHub({
+      bus,
+      maxPerUser: config.subscriptions.perUser,
+      maxQueuedEvents: config.subscriptions.queueSize,
+      onPublishError: (error) => logger.error({ err: error }, 'publishing a document event failed'),
+    });
+    resources.push(() => subscriptions.close());
+    const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger), loginLimits: limits, subscriptions });
     const timeouts = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 };
     const server = createServer(timeouts, app.handle);
     server.on('clientError', answerClientError);
+    server.on('upgrade', app.upgrade);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.http.port, config.http.host, () => {
@@ -136,6 +149,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     let tlsUrl: string | undefined;
     if (config.http.tls) {
       tlsServer = createTlsListener({ tls: config.http.tls, handle: app.handle, onClientError: answerClientError, timeouts });
+      tlsServer.on('upgrade', app.upgrade);
       try {
         tlsUrl = await listenTls(tlsServer, config.http.tls.port, config.http.host);
       } catch (error) {
@@ -147,6 +161,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
+        await app.closeWebSockets();
         await Promise.all([stopListening(server), ...(tlsServer ? [stopListening(tlsServer)] : [])]);
         await app.yoga.dispose();
         for (const release of resources.reverse()) await release();

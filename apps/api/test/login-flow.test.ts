@@ -153,7 +153,7 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
 });
 
 describe('the demo client (a public OpenID client at /)', () => {
-  it('serves its page at / and /callback without sign-in, with a strict CSP and its script from /demo.js', async () => {
+  it('serves its page at / and /callback without sign-in, with a strict CSP and its module script from /demo.js, which loads the typed client from /client/', async () => {
     for (const path of ['/', '/callback?code=x&state=y']) {
       const response = await fetch(`${base}${path}`);
       expect(response.status).toBe(200);
@@ -161,11 +161,20 @@ describe('the demo client (a public OpenID client at /)', () => {
       const html = await response.text();
       expect(html).toContain('"clientId":"latchkey-demo"');
       expect(html).toContain(`"redirectUri":"${base}/callback"`);
-      expect(html).toContain('<script src="/demo.js" defer></script>');
+      expect(html).toContain('<script type="module" src="/demo.js"></script>');
+      expect(html).toContain('"persisted":"apq"');
     }
     const script = await fetch(`${base}/demo.js`);
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(await script.text()).toContain("code_challenge_method: 'S256'");
+    const source = await script.text();
+    expect(source).toContain("code_challenge_method: 'S256'");
+    expect(source).toContain("from '/client/index.js'");
+    const client = await fetch(`${base}/client/index.js`);
+    expect(client.status).toBe(200);
+    expect(client.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await client.text()).toContain('createClient');
+    expect((await fetch(`${base}/client/nope.js`)).status).toBe(404);
+    expect((await fetch(`${base}/client/index.d.ts`)).status).toBe(404);
   });
 });
 

@@ -1,5 +1,6 @@
 import { authorize, isAuthorizationDenied, type Ability } from '@latchkey/policy';
-import type { Database } from '@latchkey/db';
+import type { Database, DocumentRow } from '@latchkey/db';
+import type { DocumentEventKind } from '../events/types.js';
 import type { AuthenticationEvidence } from '../principal/step-up.js';
 import { NotFoundError } from './errors.js';
 import type { RequestLoaders } from './loaders.js';
@@ -18,6 +19,13 @@ export interface DomainRequest {
    * arguments (spec Multi-factor rules 6). Missing: no sign-in to judge, so such a check asks for a step-up.
    */
   authentication?: AuthenticationEvidence | null;
+  /** told of every committed change to a document (subscriptions); entry points without subscribers leave it out */
+  events?: DocumentChangeListener;
+}
+
+/** Where domain services report committed document changes (the event bus behind subscriptions). */
+export interface DocumentChangeListener {
+  documentChanged(kind: DocumentEventKind, document: DocumentRow): void;
 }
 
 /**

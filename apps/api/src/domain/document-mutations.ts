@@ -1,5 +1,6 @@
 import { documents, organizations, type DocumentRow } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
+import type { DocumentEventKind } from '../events/types.js';
 import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
 import type { DocumentWithOrganization } from './documents.js';
 import { InvalidInputError, NotFoundError, type UserError } from './errors.js';
@@ -69,6 +70,7 @@ export async function createDocument(
       .values({ ...values, title: values.title!, organizationId: organization.id, ownerId: request.subject!.id })
       .returning();
     request.loaders.organization.prime(organization.id, organization);
+    request.events?.documentChanged('CREATED', document!);
     return ok(document!);
   } catch (error) {
     if (isTitleTaken(error)) return titleTaken(at);
@@ -89,13 +91,15 @@ type Change = (found: DocumentWithOrganization, write: Writer) => Promise<Docume
  */
 async function changeDocument(
   request: DomainRequest,
+  kind: DocumentEventKind,
   id: string,
   idField: string[],
   authorizeChange: (found: DocumentWithOrganization) => void,
   change: Change,
 ): Promise<DocumentResult> {
   const documentId = requireId(id, idField);
-  return request.db.transaction(async (tx) => {
+  let written: DocumentRow | undefined;
+  const result = await request.db.transaction(async (tx) => {
     const [found] = await tx
       .select({ document: documents, organization: organizations })
       .from(documents)
@@ -107,10 +111,16 @@ async function changeDocument(
     authorizeChange(found);
     request.loaders.organization.prime(found.organization.id, found.organization);
     return change(found, {
-      update: async (values) => (await tx.update(documents).set(values).where(eq(documents.id, documentId)).returning())[0]!,
-      remove: async () => void (await tx.delete(documents).where(eq(documents.id, documentId))),
+      update: async (values) => (written = (await tx.update(documents).set(values).where(eq(documents.id, documentId)).returning())[0]!),
+      remove: async () => {
+        await tx.delete(documents).where(eq(documents.id, documentId));
+        written = found.document;
+      },
     });
   });
+  // Subscribers hear of a change once it is committed, and only of one that wrote something.
+  if (written) request.events?.documentChanged(kind, written);
+  return result;
 }
 
 const invalidState = (message: string): DocumentResult => failed({ field: null, message, code: 'INVALID_STATE' });
@@ -118,7 +128,7 @@ const invalidState = (message: string): DocumentResult => failed({ field: null, 
 export async function updateDocument(request: DomainRequest, input: DocumentFields & { id: string }, at = ['input']): Promise<DocumentResult> {
   const values = editableFields(input, at);
   try {
-    return await changeDocument(request, input.id, [...at, 'id'], ({ document }) => authorizeIn(request, DocumentPolicy.update, [document]), async ({ document }, write) => {
+    return await changeDocument(request, 'UPDATED', input.id, [...at, 'id'], ({ document }) => authorizeIn(request, DocumentPolicy.update, [document]), async ({ document }, write) => {
       if (document.status === 'ARCHIVED') return invalidState('Archived documents are read-only.');
       return ok(Object.keys(values).length === 0 ? document : await write.update(values));
     });
@@ -129,26 +139,26 @@ export async function updateDocument(request: DomainRequest, input: DocumentFiel
 }
 
 export function publishDocument(request: DomainRequest, id: string, at = ['id']): Promise<DocumentResult> {
-  return changeDocument(request, id, at, ({ document, organization }) => authorizeIn(request, DocumentPolicy.publish, [document, organization]), async ({ document }, write) =>
+  return changeDocument(request, 'PUBLISHED', id, at, ({ document, organization }) => authorizeIn(request, DocumentPolicy.publish, [document, organization]), async ({ document }, write) =>
     document.status === 'DRAFT' ? ok(await write.update({ status: 'PUBLISHED' })) : invalidState('Only drafts can be published.'),
   );
 }
 
 export function archiveDocument(request: DomainRequest, id: string, at = ['id']): Promise<DocumentResult> {
-  return changeDocument(request, id, at, ({ document }) => authorizeIn(request, DocumentPolicy.archive, [document]), async ({ document }, write) =>
+  return changeDocument(request, 'ARCHIVED', id, at, ({ document }) => authorizeIn(request, DocumentPolicy.archive, [document]), async ({ document }, write) =>
     document.status === 'ARCHIVED' ? invalidState('The document is already archived.') : ok(await write.update({ status: 'ARCHIVED' })),
   );
 }
 
 export function setLegalHold(request: DomainRequest, id: string, legalHold: boolean, at = ['id']): Promise<DocumentResult> {
-  return changeDocument(request, id, at, ({ document }) => authorizeIn(request, DocumentPolicy.setLegalHold, [document]), async ({ document }, write) =>
+  return changeDocument(request, 'LEGAL_HOLD_CHANGED', id, at, ({ document }) => authorizeIn(request, DocumentPolicy.setLegalHold, [document]), async ({ document }, write) =>
     ok(document.legalHold === legalHold ? document : await write.update({ legalHold })),
   );
 }
 
 /** Deletes a document; the binding delete ability refuses anyone while it is under legal hold. */
 export async function deleteDocument(request: DomainRequest, id: string, at = ['id']): Promise<{ deletedDocumentId: string | null; userErrors: UserError[] }> {
-  const result = await changeDocument(request, id, at, ({ document }) => authorizeIn(request, DocumentPolicy.delete, [document]), async ({ document }, write) => {
+  const result = await changeDocument(request, 'DELETED', id, at, ({ document }) => authorizeIn(request, DocumentPolicy.delete, [document]), async ({ document }, write) => {
     await write.remove();
     return ok(document);
   });

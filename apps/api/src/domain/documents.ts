@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 import { DocumentPolicy, visibleDocumentsCondition } from './policies.js';
 import type { Subject } from './subject.js';
-import { requireId, requireSlug } from './validate.js';
+import { requireId, requireSlug, requireText } from './validate.js';
 
 /** What `viewerCan` is computed from: the caller, the document and its organization. */
 export interface DocumentAbilitySource {
@@ -38,6 +38,25 @@ export async function findDocument(db: Database, id: string): Promise<DocumentWi
  */
 export async function getDocument(request: DomainRequest, id: string, field = ['id']): Promise<DocumentWithOrganization> {
   const found = await findDocument(request.db, requireId(id, field));
+  if (!found) throw new NotFoundError();
+  request.loaders.organization.prime(found.organization.id, found.organization);
+  authorizeOrHide(request, DocumentPolicy.view, [found.document, new Date()]);
+  return found;
+}
+
+/**
+ * One document by its organization and title (unique within an organization), under the same rule as by id:
+ * NOT_FOUND for missing and hidden alike (another tenant's organization included).
+ */
+export async function getDocumentByTitle(request: DomainRequest, key: { organization: string; title: string }, field = ['lookup', 'title']): Promise<DocumentWithOrganization> {
+  const slug = requireSlug(key.organization, [...field, 'organization']);
+  const title = requireText(key.title, [...field, 'title'], { min: 1, max: 200 });
+  const [found] = await request.db
+    .select({ document: documents, organization: organizations })
+    .from(documents)
+    .innerJoin(organizations, eq(organizations.id, documents.organizationId))
+    .where(and(eq(organizations.slug, slug), eq(documents.title, title)))
+    .limit(1);
   if (!found) throw new NotFoundError();
   request.loaders.organization.prime(found.organization.id, found.organization);
   authorizeOrHide(request, DocumentPolicy.view, [found.document, new Date()]);

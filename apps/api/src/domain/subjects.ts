@@ -31,12 +31,15 @@ export async function loadSubject(db: Database, userId: string): Promise<Subject
  */
 export function createSubjectLoader(db: Database) {
   const byRequest = new WeakMap<object, Promise<Subject | null>>();
-  return (request: object, userId: string | null): Promise<Subject | null> => {
+  const load = (request: object, userId: string | null): Promise<Subject | null> => {
     if (userId === null) return Promise.resolve(null);
     let subject = byRequest.get(request);
     if (!subject) byRequest.set(request, (subject = loadSubject(db, userId)));
     return subject;
   };
+  /** Uses a subject already read (one read shared by the subscribers of an event) for this request key. */
+  load.prime = (request: object, subject: Promise<Subject | null>): void => void byRequest.set(request, subject);
+  return load;
 }
 
 export type SubjectLoader = ReturnType<typeof createSubjectLoader>;

@@ -5,6 +5,7 @@ import type { UserRow, OrganizationRow, DocumentRow } from '@latchkey/db';
 import type { DocumentAbilitySource, DocumentPage } from '../domain/documents.js';
 import type { MembershipWithOrganization, MembershipResult } from '../domain/memberships.js';
 import type { DocumentResult } from '../domain/document-mutations.js';
+import type { DocumentEventPayload } from '../events/document-stream.js';
 import type { PasskeySummary } from '@latchkey/auth';
 import type { StatusSource } from '../graphql/resolvers/status.js';
 import type { GraphQLContext } from '../graphql/context.js';
@@ -98,12 +99,36 @@ export type DocumentEdge = {
   node: Document;
 };
 
+/** One committed change to a document. */
+export type DocumentEvent = {
+  __typename?: 'DocumentEvent';
+  /** When the change was committed. */
+  at: Scalars['DateTime']['output'];
+  /** The document as the subscriber may see it now; null once it is deleted. */
+  document: Maybe<Document>;
+  documentId: Scalars['ID']['output'];
+  kind: DocumentEventKind;
+};
+
+export type DocumentEventKind =
+  | 'ARCHIVED'
+  | 'CREATED'
+  | 'DELETED'
+  | 'LEGAL_HOLD_CHANGED'
+  | 'PUBLISHED'
+  | 'UPDATED';
+
 export type DocumentFilter = {
   /** Only this organization's documents (its slug). */
   organization?: InputMaybe<Scalars['String']['input']>;
   /** Only documents in one of these states. */
   status?: InputMaybe<Array<DocumentStatus>>;
 };
+
+/** Exactly one of these keys (`@oneOf`): zero or two members are a validation error. */
+export type DocumentLookup =
+  { id: Scalars['ID']['input']; title?: never; }
+  |  { id?: never; title: DocumentTitleKey; };
 
 export type DocumentPayload = {
   __typename?: 'DocumentPayload';
@@ -116,6 +141,12 @@ export type DocumentStatus =
   | 'ARCHIVED'
   | 'DRAFT'
   | 'PUBLISHED';
+
+export type DocumentTitleKey = {
+  /** The organization's slug. */
+  organization: Scalars['String']['input'];
+  title: Scalars['String']['input'];
+};
 
 /** A user's role in one organization. */
 export type Membership = {
@@ -301,6 +332,11 @@ export type Query = {
    */
   document: Maybe<Document>;
   /**
+   * A document by exactly one of its keys (a `@oneOf` input): its id, or its organization and title (titles
+   * are unique within an organization). Answers like `document(id:)`: NOT_FOUND for missing and hidden alike.
+   */
+  documentBy: Maybe<Document>;
+  /**
    * The documents the caller may see, newest first (filtered in the database, never row by row).
    * `first` is 1-100; `after` is the `endCursor` of the previous page.
    */
@@ -324,6 +360,11 @@ export type Query = {
 
 export type QueryDocumentArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryDocumentByArgs = {
+  lookup: DocumentLookup;
 };
 
 
@@ -359,6 +400,57 @@ export type Status = {
   time: Scalars['DateTime']['output'];
   /** Version of the running API build. */
   version: Scalars['String']['output'];
+};
+
+/**
+ * Live changes (spec Events 1), over Server-Sent Events (`POST /graphql` with `Accept: text/event-stream`,
+ * the GraphQL over SSE protocol) or WebSocket (`/graphql`, the graphql-ws protocol, the access token in
+ * `connectionParams.authorization`). The token is verified when a subscription starts, with the same
+ * route-level rules as queries. Every event is then judged against the subscriber's rights as they are at
+ * delivery time (roles, suspension, tenancy read from the database): an event the subscriber may not see is
+ * not sent, and a subscriber who lost access (membership removed, account suspended) or whose token expired
+ * gets one last result with FORBIDDEN or UNAUTHENTICATED and the stream ends. Field rules (`internalNotes`)
+ * apply to every event's document.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * Changes to the documents of an organization the caller belongs to (by slug), as far as the caller may
+   * see them. Another tenant's organization is NOT_FOUND, like a missing one.
+   */
+  documentChanged: DocumentEvent;
+  /** Changes to one document the caller may see; the stream ends after its deletion. */
+  documentUpdated: DocumentEvent;
+};
+
+
+/**
+ * Live changes (spec Events 1), over Server-Sent Events (`POST /graphql` with `Accept: text/event-stream`,
+ * the GraphQL over SSE protocol) or WebSocket (`/graphql`, the graphql-ws protocol, the access token in
+ * `connectionParams.authorization`). The token is verified when a subscription starts, with the same
+ * route-level rules as queries. Every event is then judged against the subscriber's rights as they are at
+ * delivery time (roles, suspension, tenancy read from the database): an event the subscriber may not see is
+ * not sent, and a subscriber who lost access (membership removed, account suspended) or whose token expired
+ * gets one last result with FORBIDDEN or UNAUTHENTICATED and the stream ends. Field rules (`internalNotes`)
+ * apply to every event's document.
+ */
+export type SubscriptionDocumentChangedArgs = {
+  organization: Scalars['String']['input'];
+};
+
+
+/**
+ * Live changes (spec Events 1), over Server-Sent Events (`POST /graphql` with `Accept: text/event-stream`,
+ * the GraphQL over SSE protocol) or WebSocket (`/graphql`, the graphql-ws protocol, the access token in
+ * `connectionParams.authorization`). The token is verified when a subscription starts, with the same
+ * route-level rules as queries. Every event is then judged against the subscriber's rights as they are at
+ * delivery time (roles, suspension, tenancy read from the database): an event the subscriber may not see is
+ * not sent, and a subscriber who lost access (membership removed, account suspended) or whose token expired
+ * gets one last result with FORBIDDEN or UNAUTHENTICATED and the stream ends. Field rules (`internalNotes`)
+ * apply to every event's document.
+ */
+export type SubscriptionDocumentUpdatedArgs = {
+  id: Scalars['ID']['input'];
 };
 
 /** Only the fields given are changed; `null` clears `internalNotes` and `embargoUntil`. */
@@ -506,9 +598,13 @@ export type ResolversTypes = {
   DocumentAbilities: ResolverTypeWrapper<DocumentAbilitySource>;
   DocumentConnection: ResolverTypeWrapper<DocumentPage>;
   DocumentEdge: ResolverTypeWrapper<Omit<DocumentEdge, 'node'> & { node: ResolversTypes['Document'] }>;
+  DocumentEvent: ResolverTypeWrapper<DocumentEventPayload>;
+  DocumentEventKind: DocumentEventKind;
   DocumentFilter: DocumentFilter;
+  DocumentLookup: DocumentLookup;
   DocumentPayload: ResolverTypeWrapper<DocumentResult>;
   DocumentStatus: DocumentStatus;
+  DocumentTitleKey: DocumentTitleKey;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Membership: ResolverTypeWrapper<MembershipWithOrganization>;
@@ -523,6 +619,7 @@ export type ResolversTypes = {
   Role: Role;
   Status: ResolverTypeWrapper<StatusSource>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateDocumentInput: UpdateDocumentInput;
   User: ResolverTypeWrapper<UserRow>;
   UserError: ResolverTypeWrapper<UserError>;
@@ -542,8 +639,11 @@ export type ResolversParentTypes = {
   DocumentAbilities: DocumentAbilitySource;
   DocumentConnection: DocumentPage;
   DocumentEdge: Omit<DocumentEdge, 'node'> & { node: ResolversParentTypes['Document'] };
+  DocumentEvent: DocumentEventPayload;
   DocumentFilter: DocumentFilter;
+  DocumentLookup: DocumentLookup;
   DocumentPayload: DocumentResult;
+  DocumentTitleKey: DocumentTitleKey;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   Membership: MembershipWithOrganization;
@@ -556,6 +656,7 @@ export type ResolversParentTypes = {
   RemovePasskeyPayload: RemovePasskeyPayload;
   Status: StatusSource;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   UpdateDocumentInput: UpdateDocumentInput;
   User: UserRow;
   UserError: UserError;
@@ -633,6 +734,13 @@ export type DocumentEdgeResolvers<ContextType = GraphQLContext, ParentType exten
   node?: Resolver<ResolversTypes['Document'], ParentType, ContextType>;
 };
 
+export type DocumentEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentEvent'] = ResolversParentTypes['DocumentEvent']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  document?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType>;
+  documentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['DocumentEventKind'], ParentType, ContextType>;
+};
+
 export type DocumentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentPayload'] = ResolversParentTypes['DocumentPayload']> = {
   document?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
@@ -688,6 +796,7 @@ export type PasskeyPayloadResolvers<ContextType = GraphQLContext, ParentType ext
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   document?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType, RequireFields<QueryDocumentArgs, 'id'>>;
+  documentBy?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType, RequireFields<QueryDocumentByArgs, 'lookup'>>;
   documents?: Resolver<ResolversTypes['DocumentConnection'], ParentType, ContextType, RequireFields<QueryDocumentsArgs, 'first'>>;
   me?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   organization?: Resolver<Maybe<ResolversTypes['Organization']>, ParentType, ContextType, RequireFields<QueryOrganizationArgs, 'slug'>>;
@@ -704,6 +813,11 @@ export type StatusResolvers<ContextType = GraphQLContext, ParentType extends Res
   service?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   time?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  documentChanged?: SubscriptionResolver<ResolversTypes['DocumentEvent'], "documentChanged", ParentType, ContextType, RequireFields<SubscriptionDocumentChangedArgs, 'organization'>>;
+  documentUpdated?: SubscriptionResolver<ResolversTypes['DocumentEvent'], "documentUpdated", ParentType, ContextType, RequireFields<SubscriptionDocumentUpdatedArgs, 'id'>>;
 };
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
@@ -739,6 +853,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   DocumentAbilities?: DocumentAbilitiesResolvers<ContextType>;
   DocumentConnection?: DocumentConnectionResolvers<ContextType>;
   DocumentEdge?: DocumentEdgeResolvers<ContextType>;
+  DocumentEvent?: DocumentEventResolvers<ContextType>;
   DocumentPayload?: DocumentPayloadResolvers<ContextType>;
   Membership?: MembershipResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
@@ -749,6 +864,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Query?: QueryResolvers<ContextType>;
   RemovePasskeyPayload?: RemovePasskeyPayloadResolvers<ContextType>;
   Status?: StatusResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;

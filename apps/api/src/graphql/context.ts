@@ -3,6 +3,8 @@ import type { LoaderFactory } from '../domain/loaders.js';
 import type { SubjectLoader } from '../domain/subjects.js';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Caller } from '../principal/principal.js';
+import type { DocumentChangeListener } from '../domain/access.js';
+import type { SubscriptionHub } from '../events/subscription-hub.js';
 
 /** What resolvers may use; built once at start-up. */
 export interface AppServices {
@@ -12,6 +14,10 @@ export interface AppServices {
   subjects: SubjectLoader;
   /** batched lookups (organizations, users, memberships), one set per request */
   loaders: LoaderFactory;
+  /** where committed document changes go (the event bus behind subscriptions) */
+  events: DocumentChangeListener;
+  /** this instance's subscriptions */
+  subscriptions: SubscriptionHub;
 }
 
 /** What the context factory adds to Yoga's initial context. */
@@ -22,6 +28,8 @@ export interface RequestContext {
   credentialRejected: boolean;
   requestId: string;
   app: AppServices;
+  /** set by a subscription before each event is resolved: the key of that event's fresh memos */
+  eventScope?: object;
 }
 
 export type GraphQLContext = YogaInitialContext & RequestContext;

@@ -12,9 +12,10 @@ import { documentResolvers } from './resolvers/documents.js';
 import { passkeyResolvers } from './resolvers/passkeys.js';
 import { DateTime } from './resolvers/scalars.js';
 import { statusResolvers } from './resolvers/status.js';
+import { subscriptionResolvers } from './resolvers/subscriptions.js';
 import { viewerResolvers } from './resolvers/viewer.js';
 
-const resolvers: Resolvers[] = [{ DateTime }, statusResolvers, viewerResolvers, accountResolvers, documentResolvers, passkeyResolvers];
+const resolvers: Resolvers[] = [{ DateTime }, statusResolvers, viewerResolvers, accountResolvers, documentResolvers, passkeyResolvers, subscriptionResolvers];
 
 /**
  * The executable schema with the route- and field-level marks (`@auth`, `@can`) enforced before the

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { usePersistedOperations, type PersistedOperationStore, type RegistrationDecision } from '@latchkey/persisted';
 import { useAuthorizationErrors } from '@latchkey/policy';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
@@ -81,8 +82,11 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
     schema,
     graphqlEndpoint: '/graphql',
     // Token verification happens here, once per operation at the root (spec Authentication 5).
-    context: ({ req, request }) => {
-      const header = req ? req.headers.authorization : request.headers.get('authorization');
+    context: (initial) => {
+      const { req, request } = initial;
+      // WebSocket operations carry the connection's credential (connectionParams), not a request header.
+      const fromConnection = (initial as { connectionAuthorization?: string | null }).connectionAuthorization;
+      const header = fromConnection !== undefined ? fromConnection : req ? req.headers.authorization : request.headers.get('authorization');
       const requestId = req ? requestIdOf(req) : '';
       const verified = verifier.verifyAuthorization(header);
       return verified instanceof Promise
@@ -98,6 +102,8 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
         onRegistrationError: (error) => logger.error({ err: error }, 'persisted-query registration failed'),
       }),
       useStrictParams(),
+      // @defer and @stream (the incremental-delivery working draft), answered over multipart/mixed or SSE.
+      useDeferStream(),
       useQueryLimits(limits),
       useCostLimit(limits),
       useRouteAccess({ introspection: config.introspection }, routeRequirements),

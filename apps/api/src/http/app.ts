@@ -9,7 +9,10 @@ import { createSubjectLoader } from '../domain/subjects.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import { createPersistedOperations, importAllowlist } from '../graphql/persisted.js';
 import { buildSchema } from '../graphql/schema.js';
-import { ManifestError } from '@latchkey/persisted';
+import { createPersistedRequestResolver, ManifestError } from '@latchkey/persisted';
+import type { Duplex } from 'node:stream';
+import type { SubscriptionHub } from '../events/subscription-hub.js';
+import { createGraphQLWebSocket } from './graphql-ws.js';
 import type { KeyMaterial } from '../keys/key-material.js';
 import { createAccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { authenticate } from '../rest/authenticate.js';
@@ -43,6 +46,8 @@ export interface HttpAppDeps {
   delivery: DeliveryHandler;
   /** login rate limits and lockout */
   loginLimits: LoginLimits;
+  /** this instance's subscriptions (and the publisher of document events) */
+  subscriptions: SubscriptionHub;
 }
 
 /** Per-request state, kept beside the request (a WeakMap, not expando properties on node's objects). */
@@ -80,7 +85,7 @@ function pathOf(url: string): string {
  * The HTTP front: request id, logging, transport limits (URL, body), CSRF content-type rule and CORS
  * are handled here in plain node:http, before Yoga, where they cost the least.
  */
-export async function createHttpApp({ config, logger, database, keys, delivery, loginLimits }: HttpAppDeps) {
+export async function createHttpApp({ config, logger, database, keys, delivery, loginLimits, subscriptions }: HttpAppDeps) {
   const { limits } = config;
   const verifier = createAccessTokenVerifier({
     jwks: keys.jwks,
@@ -91,7 +96,14 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     cacheSize: config.tokens.cacheSize,
   });
   const states = new WeakMap<IncomingMessage, RequestState>();
-  const app = { db: database.db, service: config.service, subjects: createSubjectLoader(database.db), loaders: createLoaderFactory(database.db) };
+  const app = {
+    db: database.db,
+    service: config.service,
+    subjects: createSubjectLoader(database.db),
+    loaders: createLoaderFactory(database.db),
+    events: subscriptions.publisher,
+    subscriptions,
+  };
   const schema = buildSchema();
   const persisted = createPersistedOperations(config, database.db, loginLimits, logger);
   if (config.persisted.allowlist) {
@@ -114,12 +126,24 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     schema,
     persisted,
   });
+  // GraphQL over WebSocket (graphql-ws) on /graphql: the same rules, applied on a path Yoga's HTTP plugins never see.
+  const webSocket = createGraphQLWebSocket({
+    yoga,
+    verifier,
+    logger,
+    persisted: createPersistedRequestResolver(config.persisted.mode, persisted.store),
+    allowRegistration: persisted.allowRegistration,
+    allowedOrigins: new Set([new URL(config.http.publicUrl).origin, ...config.http.corsOrigins]),
+    maxMessageBytes: config.subscriptions.wsMaxMessageBytes,
+    maxOperationsPerConnection: config.subscriptions.perConnection,
+  });
   const rest = createRestRouter<Principal>({
     routes: documentRoutes(async ({ req, caller }, handler) => ({
       db: app.db,
       subject: await app.subjects(req, caller?.subject ?? null),
       loaders: app.loaders(req),
       handler,
+      events: app.events,
     })),
     middleware: [authenticate(verifier)],
     maxBodyBytes: limits.maxBodyBytes,
@@ -430,7 +454,17 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     }
   }
 
-  return { handle, yoga, verifier, provider };
+  /** HTTP upgrades: `/graphql` speaks graphql-ws; anything else is refused. */
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    if (pathOf(req.url ?? '/') !== '/graphql') {
+      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    webSocket.handleUpgrade(req, socket, head);
+  }
+
+  return { handle, upgrade, closeWebSockets: webSocket.close, webSocketClients: webSocket.clients, yoga, verifier, provider };
 }
 
 export type HttpApp = Awaited<ReturnType<typeof createHttpApp>>;

@@ -26,7 +26,8 @@ export function usePublicCache(options: PublicCacheOptions): Plugin<GraphQLConte
     onExecute({ args }) {
       const { contextValue, schema, document, operationName } = args;
       const { request } = contextValue;
-      if (request.method !== 'GET' || request.headers.has('authorization') || contextValue.caller !== null) return;
+      // No request: a WebSocket operation, never cached.
+      if (!request || request.method !== 'GET' || request.headers.has('authorization') || contextValue.caller !== null) return;
       const requirements = options.requirementsOf(schema, document, operationName);
       if (requirements.signIn || requirements.introspection) return;
       return {

@@ -114,8 +114,7 @@ export function createRouteRequirements(publicDirective = 'public'): RouteRequir
  * always allowed. A guest's operation that selects anything non-public is refused whole, with no `data`.
  */
 export function useRouteAccess(options: RouteAccessOptions, requirementsOf: RouteRequirementsOf = createRouteRequirements(options.publicDirective)): Plugin<GraphQLContext> {
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
+  const check = ({ args, setResultAndStopExecution }: Pick<Parameters<NonNullable<Plugin<GraphQLContext>['onExecute']>>[0], 'args' | 'setResultAndStopExecution'>): void => {
       const { schema, document, operationName, contextValue } = args;
       const requirements = requirementsOf(schema, document, operationName);
       if (requirements.introspection && options.introspection === 'off') {
@@ -133,6 +132,7 @@ export function useRouteAccess(options: RouteAccessOptions, requirementsOf: Rout
       if (requirements.signIn || (requirements.introspection && options.introspection !== 'open')) {
         setResultAndStopExecution({ errors: [unauthenticated(contextValue.credentialRejected)] });
       }
-    },
   };
+  // Subscriptions are judged like queries when they start.
+  return { onExecute: check, onSubscribe: check };
 }

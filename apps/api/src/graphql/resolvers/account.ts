@@ -7,7 +7,7 @@ import { changeMemberRole, membershipsOf } from '../../domain/memberships.js';
 import { AccountPolicy, OrganizationPolicy } from '../../domain/policies.js';
 import { isUuid, requireSlug } from '../../domain/validate.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { domainRequest, subjectOf } from '../access.js';
+import { domainRequest, loadersOf, subjectOf } from '../access.js';
 
 export const accountResolvers: Resolvers = {
   Query: {
@@ -33,7 +33,7 @@ export const accountResolvers: Resolvers = {
     // Field level per row (spec Authorization 3, 12): the account itself and ADMINs of one of its organizations.
     email: async (user, _args, context) => {
       const subject = await subjectOf(context);
-      const organizationIds = subject?.id === user.id ? [] : await context.app.loaders(context).organizationIdsOf.load(user.id);
+      const organizationIds = subject?.id === user.id ? [] : await loadersOf(context).organizationIdsOf.load(user.id);
       authorize(subject, AccountPolicy.viewEmail, [user, organizationIds], { handler: 'User.email' });
       return user.email;
     },
@@ -41,7 +41,7 @@ export const accountResolvers: Resolvers = {
   },
   // The plain Membership and Organization fields resolve by property name; billingEmail is guarded by @can.
   Membership: {
-    user: async (membership, _args, context) => (await context.app.loaders(context).user.load(membership.userId))!,
+    user: async (membership, _args, context) => (await loadersOf(context).user.load(membership.userId))!,
   },
   Mutation: {
     changeMemberRole: async (_source, { input }, context) =>

@@ -1,24 +1,30 @@
 import { can } from '@latchkey/policy';
 import { archiveDocument, createDocument, deleteDocument, publishDocument, setLegalHold, updateDocument } from '../../domain/document-mutations.js';
-import { getDocument, listDocuments } from '../../domain/documents.js';
+import { getDocument, getDocumentByTitle, listDocuments } from '../../domain/documents.js';
 import { DocumentPolicy } from '../../domain/policies.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { domainRequest, subjectOf } from '../access.js';
+import { domainRequest, loadersOf, subjectOf } from '../access.js';
 
 export const documentResolvers: Resolvers = {
   Query: {
     document: async (_source, { id }, context) => (await getDocument(await domainRequest(context, 'Query.document'), id)).document,
+    // A @oneOf input: validation has made sure exactly one key is given.
+    documentBy: async (_source, { lookup }, context) => {
+      const request = await domainRequest(context, 'Query.documentBy');
+      const found = lookup.id != null ? await getDocument(request, lookup.id, ['lookup', 'id']) : await getDocumentByTitle(request, lookup.title!);
+      return found.document;
+    },
     documents: async (_source, { filter, first, after }, context) =>
       listDocuments(await domainRequest(context, 'Query.documents'), { organization: filter?.organization, status: filter?.status, first, after }),
   },
   Document: {
     // Plain fields resolve by property name; internalNotes is guarded by its @can mark, once per row.
-    organization: async (doc, _args, context) => (await context.app.loaders(context).organization.load(doc.organizationId))!,
-    owner: async (doc, _args, context) => (await context.app.loaders(context).user.load(doc.ownerId))!,
+    organization: async (doc, _args, context) => (await loadersOf(context).organization.load(doc.organizationId))!,
+    owner: async (doc, _args, context) => (await loadersOf(context).user.load(doc.ownerId))!,
     viewerCan: async (doc, _args, context) => ({
       subject: await subjectOf(context),
       document: doc,
-      organization: (await context.app.loaders(context).organization.load(doc.organizationId))!,
+      organization: (await loadersOf(context).organization.load(doc.organizationId))!,
     }),
   },
   // The yes/no check of the very abilities the mutations authorize with (spec Authorization 10).

@@ -1,0 +1,136 @@
+import { documents, organizations, type DocumentRow, type OrganizationRow } from '@latchkey/db';
+import { can } from '@latchkey/policy';
+import { eq } from 'drizzle-orm';
+import { GraphQLError } from 'graphql';
+import { authorizeOrHide } from '../domain/access.js';
+import { findDocument } from '../domain/documents.js';
+import { NotFoundError } from '../domain/errors.js';
+import { DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
+import type { Subject } from '../domain/subject.js';
+import { loadSubject } from '../domain/subjects.js';
+import { requireId, requireSlug } from '../domain/validate.js';
+import { ErrorCode } from '../graphql/errors.js';
+import type { GraphQLContext } from '../graphql/context.js';
+import { domainRequest } from '../graphql/access.js';
+import type { Delivery } from './subscription-hub.js';
+import type { DocumentEventKind } from './types.js';
+
+/** What `DocumentEvent` resolves from. */
+export interface DocumentEventPayload {
+  kind: DocumentEventKind;
+  documentId: string;
+  document: DocumentRow | null;
+  at: Date;
+}
+
+/** One item of a subscription's stream: an event to resolve, or the error that ends the stream. */
+export type StreamItem = { payload: DocumentEventPayload } | { error: GraphQLError };
+
+/** What a subscription listens to: an organization's documents, or one document. */
+export type StreamTarget = { organization: string } | { documentId: string };
+
+const endWith = (code: string, message: string): StreamItem => ({ error: new GraphQLError(message, { extensions: { code } }) });
+const EXPIRED = () => endWith(ErrorCode.UNAUTHENTICATED, 'The access token has expired: subscribe again with a fresh one.');
+const NO_LONGER_ALLOWED = () => endWith(ErrorCode.FORBIDDEN, 'You may no longer receive these events.');
+const DROPPED = () => endWith('SUBSCRIPTION_DROPPED', 'This subscription was dropped: its events were not being read fast enough.');
+const TOO_MANY = 'Too many open subscriptions for this account on this server.';
+
+/** A value read once per event for all of its subscribers on this instance. */
+function shared<T>(delivery: Delivery, key: string, read: () => Promise<T>): Promise<T> {
+  let value = delivery.memo.shared.get(key) as Promise<T> | undefined;
+  if (!value) delivery.memo.shared.set(key, (value = read()));
+  return value;
+}
+
+/**
+ * Opens a subscription's stream (spec Events 1 with the authorization rules of queries): the caller is checked
+ * now (NOT_FOUND for an organization or document they may not see, like queries), then every event is judged
+ * on the subscriber's attributes at delivery time. Events they may not see are skipped; losing access, a
+ * suspension or the token's expiry ends the stream with one last error.
+ */
+export async function openDocumentStream(context: GraphQLContext, target: StreamTarget, handler: string): Promise<AsyncGenerator<StreamItem>> {
+  const { db, subscriptions } = context.app;
+  const caller = context.caller;
+  if (!caller) throw new GraphQLError('Sign in to subscribe.', { extensions: { code: ErrorCode.UNAUTHENTICATED } });
+  const request = await domainRequest(context, handler);
+  const userId = request.subject?.id;
+  if (!userId) throw new GraphQLError('This account cannot subscribe.', { extensions: { code: ErrorCode.FORBIDDEN } });
+
+  let organization: OrganizationRow;
+  let documentId: string | undefined;
+  if ('organization' in target) {
+    const slug = requireSlug(target.organization, ['organization']);
+    const [found] = await db.select().from(organizations).where(eq(organizations.slug, slug)).limit(1);
+    if (!found) throw new NotFoundError();
+    authorizeOrHide(request, OrganizationPolicy.view, [found]);
+    organization = found;
+  } else {
+    documentId = requireId(target.documentId, ['id']);
+    const found = await findDocument(db, documentId);
+    if (!found) throw new NotFoundError();
+    authorizeOrHide(request, DocumentPolicy.view, [found.document, new Date()]);
+    organization = found.organization;
+  }
+
+  const subscriber = subscriptions.open(userId, organization.id, documentId ? (event) => event.documentId === documentId : undefined);
+  if (!subscriber) throw new GraphQLError(TOO_MANY, { extensions: { code: ErrorCode.RATE_LIMITED } });
+
+  /** The subscriber's verdict on one event, read from the database now. */
+  async function judge(delivery: Delivery): Promise<StreamItem | 'skip'> {
+    const { event } = delivery;
+    const subject: Promise<Subject | null> = shared(delivery, `subject:${userId}`, () => loadSubject(db, userId!));
+    const now = new Date();
+    const current = await subject;
+    if (!current || current.suspended || !can(current, OrganizationPolicy.view, organization)) return NO_LONGER_ALLOWED();
+    let document: DocumentRow | null = null;
+    if (event.kind === 'DELETED') {
+      // Judged on its last state: a VIEWER never hears of a draft, even of its deletion.
+      const last = { organizationId: event.organizationId, ownerId: event.ownerId, status: event.status, legalHold: false, embargoUntil: event.embargoUntil ? new Date(event.embargoUntil) : null };
+      if (!can(current, DocumentPolicy.view, last, now)) return 'skip';
+    } else {
+      document = (await shared(delivery, 'document', async () => (await db.select().from(documents).where(eq(documents.id, event.documentId)).limit(1))[0] ?? null)) ?? null;
+      if (!document || !can(current, DocumentPolicy.view, document, now)) return 'skip';
+    }
+    // Field rules of this event's document see the same fresh subject (and fresh loaders).
+    const scope = {};
+    context.app.subjects.prime(scope, subject);
+    context.eventScope = scope;
+    return { payload: { kind: event.kind, documentId: event.documentId, document, at: new Date(event.at) } };
+  }
+
+  const expiresAt = caller.expiresAt * 1000;
+  async function* stream(): AsyncGenerator<StreamItem> {
+    let timer: NodeJS.Timeout | undefined;
+    const expiry = new Promise<'expired'>((resolve) => {
+      timer = setTimeout(() => resolve('expired'), Math.max(0, expiresAt - Date.now()));
+      timer.unref();
+    });
+    try {
+      for (;;) {
+        const next = await Promise.race([subscriber!.next(), expiry]);
+        if (next === 'expired' || Date.now() >= expiresAt) {
+          yield EXPIRED();
+          return;
+        }
+        if ('end' in next) {
+          if (next.end === 'overflow') yield DROPPED();
+          return;
+        }
+        const verdict = await judge(next);
+        if (verdict === 'skip') continue;
+        yield verdict;
+        if ('error' in verdict || (documentId && next.event.kind === 'DELETED')) return;
+      }
+    } finally {
+      clearTimeout(timer);
+      subscriber!.close();
+    }
+  }
+  return stream();
+}
+
+/** The subscription field's resolve: an event's payload, or the error that ends the stream. */
+export function resolveStreamItem(item: StreamItem): DocumentEventPayload {
+  if ('error' in item) throw item.error;
+  return item.payload;
+}

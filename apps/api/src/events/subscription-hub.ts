@@ -1,0 +1,143 @@
+import { createDocumentPublisher } from './publisher.js';
+import type { DocumentEvent, EventBus } from './types.js';
+
+export interface SubscriptionHubOptions {
+  bus: EventBus;
+  /** events waiting for one subscriber; one more and that subscriber is dropped (slow consumer). @default 64 */
+  maxQueuedEvents?: number;
+  /** open subscriptions of one user on this instance. @default 20 */
+  maxPerUser?: number;
+  /** told when publishing to the bus fails (the change itself is committed) */
+  onPublishError?: (error: unknown) => void;
+}
+
+/**
+ * Lookups shared by every subscriber of one event on this instance: the document as it is now, read once, and
+ * each user's volatile attributes, read once per user (so a thousand subscribers cost a handful of queries).
+ */
+export interface EventMemo {
+  readonly shared: Map<string, Promise<unknown>>;
+}
+
+export interface Delivery {
+  event: DocumentEvent;
+  memo: EventMemo;
+}
+
+/** Why a subscriber's stream ended on the server's side. */
+export type EndReason = 'overflow' | 'closed';
+
+export interface Subscriber {
+  /** The next event for this subscriber; `{ end }` once it is dropped (slow consumer) or the hub closes. */
+  next(): Promise<Delivery | { end: EndReason }>;
+  /** Removes the subscriber (idempotent). */
+  close(): void;
+}
+
+/**
+ * Subscriptions on this instance: events from the bus (every instance's) are handed to the subscribers of the
+ * event's organization, each through a bounded queue, so a subscriber that does not keep up is dropped instead
+ * of growing memory. Counts subscriptions per user.
+ */
+export function createSubscriptionHub(options: SubscriptionHubOptions) {
+  const maxQueued = options.maxQueuedEvents ?? 64;
+  const maxPerUser = options.maxPerUser ?? 20;
+  const byOrganization = new Map<string, Set<Queue>>();
+  const perUser = new Map<string, number>();
+  let closed = false;
+
+  class Queue implements Subscriber {
+    private readonly items: Delivery[] = [];
+    private waiting: ((value: Delivery | { end: EndReason }) => void) | undefined;
+    private ended: EndReason | undefined;
+
+    constructor(
+      readonly userId: string,
+      readonly organizationId: string,
+      readonly accepts: (event: DocumentEvent) => boolean,
+    ) {}
+
+    push(delivery: Delivery): void {
+      if (this.ended || !this.accepts(delivery.event)) return;
+      if (this.waiting) {
+        const resolve = this.waiting;
+        this.waiting = undefined;
+        resolve(delivery);
+      } else if (this.items.length >= maxQueued) {
+        this.end('overflow');
+      } else {
+        this.items.push(delivery);
+      }
+    }
+
+    next(): Promise<Delivery | { end: EndReason }> {
+      const item = this.items.shift();
+      if (item) return Promise.resolve(item);
+      if (this.ended) return Promise.resolve({ end: this.ended });
+      return new Promise((resolve) => (this.waiting = resolve));
+    }
+
+    end(reason: EndReason): void {
+      if (this.ended) return;
+      this.ended = reason;
+      this.items.length = 0;
+      this.detach();
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve?.({ end: reason });
+    }
+
+    close(): void {
+      this.end('closed');
+    }
+
+    private detach(): void {
+      const set = byOrganization.get(this.organizationId);
+      if (set?.delete(this) && set.size === 0) byOrganization.delete(this.organizationId);
+      const count = (perUser.get(this.userId) ?? 1) - 1;
+      if (count <= 0) perUser.delete(this.userId);
+      else perUser.set(this.userId, count);
+    }
+  }
+
+  const unsubscribe = options.bus.subscribe((event) => {
+    const subscribers = byOrganization.get(event.organizationId);
+    if (!subscribers) return;
+    const delivery: Delivery = { event, memo: { shared: new Map() } };
+    for (const subscriber of [...subscribers]) subscriber.push(delivery);
+  });
+
+  const publisher = createDocumentPublisher(options.bus, options.onPublishError);
+
+  return {
+    publisher,
+    /**
+     * A subscriber to one organization's events (`accepts` narrows them, e.g. to one document); undefined
+     * when the user already has `maxPerUser` open here.
+     */
+    open(userId: string, organizationId: string, accepts: (event: DocumentEvent) => boolean = () => true): Subscriber | undefined {
+      if (closed) return undefined;
+      const count = perUser.get(userId) ?? 0;
+      if (count >= maxPerUser) return undefined;
+      perUser.set(userId, count + 1);
+      const queue = new Queue(userId, organizationId, accepts);
+      let set = byOrganization.get(organizationId);
+      if (!set) byOrganization.set(organizationId, (set = new Set()));
+      set.add(queue);
+      return queue;
+    },
+    /** Open subscriptions on this instance (for tests and metrics). */
+    size(): number {
+      let total = 0;
+      for (const set of byOrganization.values()) total += set.size;
+      return total;
+    },
+    async close(): Promise<void> {
+      closed = true;
+      unsubscribe();
+      for (const set of [...byOrganization.values()]) for (const queue of [...set]) queue.end('closed');
+    },
+  };
+}
+
+export type SubscriptionHub = ReturnType<typeof createSubscriptionHub>;

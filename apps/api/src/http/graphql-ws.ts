@@ -1,0 +1,175 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { PersistedRequestResolver, RegistrationDecision } from '@latchkey/persisted';
+import { GraphQLError, type ExecutionArgs } from 'graphql';
+import { CloseCode, handleProtocols, makeServer, type ConnectionInitMessage } from 'graphql-ws';
+import type { Logger } from 'pino';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { ErrorCode } from '../graphql/errors.js';
+import type { GraphQLHandler } from '../graphql/yoga.js';
+import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
+
+export interface GraphQLWebSocketOptions {
+  yoga: GraphQLHandler;
+  verifier: AccessTokenVerifier;
+  logger: Logger;
+  /** the persisted-operation rules of the HTTP endpoint (allowlist included) */
+  persisted: PersistedRequestResolver;
+  allowRegistration: (ip: string) => Promise<RegistrationDecision>;
+  /** origins a browser may open the socket from (PUBLIC_URL's and CORS_ORIGINS); requests without Origin pass */
+  allowedOrigins: ReadonlySet<string>;
+  /** the largest message a client may send (ws closes with 1009 beyond it). @default 65536 */
+  maxMessageBytes?: number;
+  /** operations one connection may have open at once. @default 10 */
+  maxOperationsPerConnection?: number;
+  /** how long a client has to send connection_init. @default 10000 */
+  connectionInitWaitMs?: number;
+  /** ping interval; a client that does not answer in as long is dropped. @default 12000 */
+  keepAliveMs?: number;
+}
+
+/** What the connection_init message may carry: the bearer credential, as the Authorization header would. */
+interface ConnectionParams {
+  authorization?: unknown;
+  Authorization?: unknown;
+}
+
+const refusal = (code: string, message: string) => [new GraphQLError(message, { extensions: { code } })];
+
+/**
+ * GraphQL over WebSocket (the graphql-ws protocol) on `/graphql`: subscriptions, and queries and mutations too.
+ * This path does not pass through Yoga's HTTP plugins, so it applies their rules itself: the origin allow-list
+ * (browsers), a message size limit, the persisted-operation mode (allowlist included) and registration budget,
+ * and the same parse/validation limits (Yoga's enveloped parse and validate carry them). The bearer token
+ * comes in `connectionParams.authorization`; a token that does not verify closes the socket with 4403. Each
+ * operation's context is built by the same context factory as HTTP requests, so route access, field rules,
+ * step-up and per-event checks apply unchanged.
+ */
+export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
+  const { yoga, verifier, logger, persisted } = options;
+  const maxOperations = options.maxOperationsPerConnection ?? 10;
+  const keepAliveMs = options.keepAliveMs ?? 12_000;
+  const log = logger.child({ component: 'graphql-ws' });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes ?? 65_536, handleProtocols: (protocols) => handleProtocols(protocols) });
+  /** The Authorization value each connection signed in with (checked at connection_init, re-checked per operation). */
+  const credentials = new WeakMap<object, string>();
+
+  const server = makeServer<ConnectionInitMessage['payload'], { socket: WebSocket; request: IncomingMessage }>({
+    connectionInitWaitTimeout: options.connectionInitWaitMs ?? 10_000,
+    async onConnect(ctx) {
+      const params = (ctx.connectionParams ?? {}) as ConnectionParams;
+      const given = params.authorization ?? params.Authorization;
+      if (given === undefined || given === null || given === '') return true; // a guest: public fields only
+      if (typeof given !== 'string') return false;
+      const header = /^bearer /i.test(given) ? given : `Bearer ${given}`;
+      const verified = await verifier.verifyAuthorization(header);
+      if (!verified?.ok) return false; // 4403 Forbidden: nothing about why
+      credentials.set(ctx, header);
+      return true;
+    },
+    async onSubscribe(ctx, _id, payload) {
+      if (Object.keys(ctx.subscriptions).length > maxOperations) {
+        return refusal(ErrorCode.RATE_LIMITED, `At most ${maxOperations} operations may be open on one connection.`);
+      }
+      const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
+      let query = payload.query;
+      let register: { hash: string; query: string } | undefined;
+      try {
+        const resolution = await persisted.resolve(
+          { query: payload.query, extensions: payload.extensions, documentId: (payload as { documentId?: unknown }).documentId },
+          () => options.allowRegistration(ip),
+        );
+        if (resolution.kind === 'known') query = resolution.operation.query;
+        if (resolution.kind === 'register') register = resolution;
+      } catch (error) {
+        if (error instanceof GraphQLError) return [error];
+        throw error;
+      }
+      if (typeof query !== 'string' || query === '') return refusal(ErrorCode.BAD_REQUEST, 'A subscribe message needs "query" (or a persisted operation\'s id).');
+      const params = { query, variables: payload.variables ?? undefined, operationName: payload.operationName ?? undefined, extensions: payload.extensions ?? undefined };
+      const enveloped = yoga.getEnveloped({ req: ctx.extra.request, params, connectionAuthorization: credentials.get(ctx) ?? null });
+      let document;
+      try {
+        document = enveloped.parse(query);
+      } catch (error) {
+        if (error instanceof GraphQLError) return [error];
+        throw error;
+      }
+      const errors = enveloped.validate(enveloped.schema, document);
+      if (errors.length > 0) return errors;
+      if (register) await persisted.register(register).catch((error: unknown) => log.error({ err: error }, 'persisted-query registration failed'));
+      const args: ExecutionArgs = {
+        schema: enveloped.schema,
+        document,
+        operationName: params.operationName,
+        variableValues: params.variables,
+        contextValue: await enveloped.contextFactory(),
+        rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+      };
+      return args;
+    },
+    execute: (args) => (args.rootValue as { execute: typeof import('graphql').execute }).execute(args),
+    subscribe: (args) => (args.rootValue as { subscribe: typeof import('graphql').subscribe }).subscribe(args),
+  });
+
+  wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
+    socket.once('error', (error) => {
+      log.warn({ err: error }, 'websocket error');
+      socket.close(CloseCode.InternalServerError, 'Internal server error');
+    });
+    // Keep-alive: a peer that stops answering pings is dropped, so its subscriptions end.
+    let alive = true;
+    socket.on('pong', () => (alive = true));
+    const ping = setInterval(() => {
+      if (!alive) return void socket.terminate();
+      alive = false;
+      socket.ping();
+    }, keepAliveMs);
+    ping.unref();
+    const closed = server.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve, reject) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            // Resolves once written out: a client that does not read holds its subscriptions back (bounded queues).
+            socket.send(data, (error) => (error ? reject(error) : resolve()));
+          }),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (handle) =>
+          socket.on('message', async (data, isBinary) => {
+            try {
+              await handle(isBinary ? '' : String(data));
+            } catch (error) {
+              log.error({ err: error }, 'graphql-ws message handling failed');
+              socket.close(CloseCode.InternalServerError, 'Internal server error');
+            }
+          }),
+      },
+      { socket, request },
+    );
+    socket.once('close', (code, reason) => {
+      clearInterval(ping);
+      void closed(code, String(reason));
+    });
+  });
+
+  /** Takes over an upgrade request for `/graphql`; refuses a browser origin that is not allowed. */
+  function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !options.allowedOrigins.has(origin)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  }
+
+  async function close(): Promise<void> {
+    for (const client of wss.clients) client.close(1001, 'Going away');
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+  }
+
+  return { handleUpgrade, close, clients: () => wss.clients.size };
+}
+
+export type GraphQLWebSocket = ReturnType<typeof createGraphQLWebSocket>;
