@@ -18,7 +18,7 @@ import {
   type DeliveryHandler,
 } from '@latchkey/auth';
 import { createEventBus } from './events/create-bus.js';
-import { createSubscriptionHub } from './events/subscription-hub.js';
+import { createSubscriptionHub, type SubscriptionHub } from './events/subscription-hub.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { createTlsListener, listenTls } from './http/tls-listener.js';
 import { loadKeyMaterial } from './keys/key-material.js';
@@ -32,6 +32,8 @@ export interface RunningService {
   tlsUrl?: string;
   tlsServer?: HttpsServer;
   app: HttpApp;
+  /** this instance's subscriptions */
+  subscriptions: SubscriptionHub;
   database: DatabaseHandle;
   logger: Logger;
   close(): Promise<void>;
@@ -167,7 +169,7 @@ export async function startService(config: Config, logger: Logger = createLogger
         for (const release of resources.reverse()) await release();
         await database.close();
       })());
-    return { url, server, ...(tlsServer ? { tlsUrl, tlsServer } : {}), app, database, logger, close };
+    return { url, server, ...(tlsServer ? { tlsUrl, tlsServer } : {}), app, subscriptions, database, logger, close };
   } catch (error) {
     for (const release of resources.reverse()) await release().catch(() => undefined);
     await database.close();

@@ -5,7 +5,9 @@ import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type ConnectionInitMessage } from 'graphql-ws';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { ErrorCode } from '../graphql/errors.js';
+import type { GraphQLContext } from '../graphql/context.js';
+import { ErrorCode, unauthenticated } from '../graphql/errors.js';
+import { createRouteRequirements } from '../graphql/plugins/use-route-access.js';
 import type { GraphQLHandler } from '../graphql/yoga.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 
@@ -51,6 +53,7 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const keepAliveMs = options.keepAliveMs ?? 12_000;
   const log = logger.child({ component: 'graphql-ws' });
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes ?? 65_536, handleProtocols: (protocols) => handleProtocols(protocols) });
+  const routeRequirements = createRouteRequirements();
   /** The Authorization value each connection signed in with (checked at connection_init, re-checked per operation). */
   const credentials = new WeakMap<object, string>();
 
@@ -98,12 +101,18 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length > 0) return errors;
       if (register) await persisted.register(register).catch((error: unknown) => log.error({ err: error }, 'persisted-query registration failed'));
+      const contextValue = (await enveloped.contextFactory()) as GraphQLContext;
+      // Route level, before anything runs: a guest asking for more than @public fields gets the protocol's
+      // Error message (the same refusal the route check gives over HTTP), not a result.
+      if (contextValue.caller === null && routeRequirements(enveloped.schema, document, params.operationName).signIn) {
+        return [unauthenticated(contextValue.credentialRejected)];
+      }
       const args: ExecutionArgs = {
         schema: enveloped.schema,
         document,
         operationName: params.operationName,
         variableValues: params.variables,
-        contextValue: await enveloped.contextFactory(),
+        contextValue,
         rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
       };
       return args;

@@ -1,0 +1,90 @@
+import { createClient as createSseClient } from 'graphql-sse';
+import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+import WebSocket from 'ws';
+
+/** What one subscription received: each `next` payload, the error it ended with, and whether it completed. */
+export interface Received {
+  results: { data?: any; errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[] }[];
+  /** the error the client was told (graphql-ws `error` message, a close event, or an HTTP refusal) */
+  error?: unknown;
+  completed: boolean;
+  /** stops the subscription from the client's side */
+  dispose(): void;
+  /** resolves once `count` results have arrived (or rejects after `timeoutMs`) */
+  waitFor(count: number, timeoutMs?: number): Promise<void>;
+  /** resolves once the subscription has ended (completed or errored) */
+  ended(timeoutMs?: number): Promise<void>;
+}
+
+interface Payload {
+  query: string;
+  variables?: Record<string, unknown>;
+  extensions?: Record<string, unknown>;
+}
+
+function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const poll = () => {
+      if (check()) return resolve();
+      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${what}`));
+      setTimeout(poll, 10);
+    };
+    poll();
+  });
+}
+
+type Subscribe = (payload: Payload, sink: { next(value: any): void; error(error: unknown): void; complete(): void }) => () => void;
+
+function track(subscribe: Subscribe, payload: Payload): Received {
+  const received: Received = {
+    results: [],
+    completed: false,
+    dispose: () => undefined,
+    waitFor: (count, timeoutMs = 10_000) => until(() => received.results.length >= count, timeoutMs, `${count} results (have ${received.results.length})`),
+    ended: (timeoutMs = 10_000) => until(() => received.completed || received.error !== undefined, timeoutMs, 'the end of the subscription'),
+  };
+  received.dispose = subscribe(payload, {
+    next: (value) => received.results.push(value),
+    error: (error) => (received.error = error),
+    complete: () => (received.completed = true),
+  });
+  return received;
+}
+
+/** A graphql-ws client (the protocol's reference client, over `ws`) with the token in connectionParams. */
+export function wsClient(graphqlUrl: string, token?: string, options: { headers?: Record<string, string> } = {}): WsClient & { on: WsClient['on'] } {
+  const url = graphqlUrl.replace(/^http/, 'ws');
+  return createWsClient({
+    url,
+    webSocketImpl: class extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { headers: options.headers });
+      }
+    },
+    connectionParams: token ? { authorization: `Bearer ${token}` } : undefined,
+    retryAttempts: 0,
+    lazy: true,
+  });
+}
+
+/** Subscribes through a graphql-ws client. */
+export function overWebSocket(client: WsClient, payload: Payload): Received {
+  return track((p, sink) => client.subscribe(p, sink), payload);
+}
+
+/** A graphql-sse client in distinct-connections mode (each subscription a POST with Accept: text/event-stream). */
+export function sseClient(graphqlUrl: string, token?: string) {
+  return createSseClient({
+    url: graphqlUrl,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    retryAttempts: 0,
+  });
+}
+
+/** Subscribes through a graphql-sse client. */
+export function overSse(client: ReturnType<typeof sseClient>, payload: Payload): Received {
+  return track((p, sink) => client.subscribe(p, sink), payload);
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
