@@ -1,57 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createDatabase, runMigrations, seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSigningJwk } from '../src/keys/key-material.js';
-import { BrowserSession, freePort } from './support/browser-session.js';
-import { createOwnDatabase, databaseKind } from './support/service.js';
-
-// Two real api processes (the built dist/src/main.js) on one PostgreSQL, as an operator would run them.
-const MAIN = fileURLToPath(new URL('../dist/src/main.js', import.meta.url));
+import { BrowserSession } from './support/browser-session.js';
+import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
+import { databaseKind } from './support/service.js';
 
 describe.runIf(databaseKind === 'postgres')('scale-out: two api processes on one PostgreSQL', () => {
-  const children: ChildProcess[] = [];
-  const urls: string[] = [];
+  let processes: ServiceProcesses;
+  let urls: string[];
   let dataDir: string;
-  let dropDatabase = async () => undefined as void;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-two-'));
-    const own = await createOwnDatabase(process.env['DATABASE_URL']!);
-    dropDatabase = own.drop;
-    const url = new URL(own.url);
-    const seeded = await createDatabase({ url: url.toString(), dataDir, poolSize: 2 });
-    await runMigrations(seeded);
-    await seedDemoData(seeded);
-    await seeded.close();
-    const signingKey = JSON.stringify(await generateSigningJwk());
-    const publicPort = await freePort();
-    for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      // One service: the same key, database, public URL and outbox directory; two processes.
-      const child = spawn(process.execPath, [MAIN], {
-        env: { PATH: process.env['PATH'], NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://localhost:${publicPort}`, DATA_DIR: dataDir, DATABASE_URL: url.toString(), SIGNING_KEY: signingKey, LOG_LEVEL: 'warn' },
-        stdio: 'ignore',
-      });
-      children.push(child);
-      urls.push(`http://127.0.0.1:${port}`);
-    }
-    for (const base of urls) {
-      for (let i = 0; i < 100; i++) {
-        if ((await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    }
+    // One service: the same key, database, public URL and outbox directory; two processes.
+    processes = await startServiceProcesses(2);
+    ({ urls, dataDir } = processes);
   }, 60_000);
-  afterAll(async () => {
-    for (const child of children) child.kill('SIGTERM');
-    await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))));
-    await dropDatabase();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => processes?.stop());
 
   const outbox = () => path.join(dataDir, 'outbox');
   const count = () => (existsSync(outbox()) ? readdirSync(outbox()).filter((name) => name.endsWith('.json')).length : 0);

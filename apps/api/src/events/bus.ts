@@ -50,11 +50,14 @@ export async function createPostgresBus(database: DatabaseHandle, onInvalid: (pa
 }
 
 /** Redis pub/sub (REDIS_URL): one connection publishes, a second one subscribes (Redis requires it). */
-export async function createRedisBus(url: string, onInvalid: (payload: string) => void): Promise<EventBus> {
+export async function createRedisBus(url: string, onInvalid: (payload: string) => void, onError: (error: Error) => void = () => {}): Promise<EventBus> {
   const local = listeners();
   const options = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true } as const;
   const publisher = new Redis(url, options);
   const subscriber = new Redis(url, options);
+  // Connection trouble after start-up is reported (ioredis reconnects and re-subscribes by itself).
+  publisher.on('error', onError);
+  subscriber.on('error', onError);
   try {
     await Promise.all([publisher.connect(), subscriber.connect()]);
     await subscriber.subscribe(CHANNEL);

@@ -10,7 +10,7 @@ import type { EventBus } from './types.js';
  */
 export function createEventBus(config: Config, database: DatabaseHandle, logger: Logger): Promise<EventBus> {
   const onInvalid = (payload: string) => logger.warn({ bytes: payload.length }, 'ignored a malformed document event from the bus');
-  if (config.redisUrl) return createRedisBus(config.redisUrl, onInvalid);
+  if (config.redisUrl) return createRedisBus(config.redisUrl, onInvalid, (error) => logger.warn({ err: error }, 'event bus: Redis connection trouble'));
   if (config.database.url) return createPostgresBus(database, onInvalid);
   return Promise.resolve(createMemoryBus());
 }

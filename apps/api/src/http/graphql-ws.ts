@@ -78,8 +78,9 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       let query = payload.query;
       let register: { hash: string; query: string } | undefined;
       try {
+        // graphql-ws requires a string `query`: a client naming a persisted operation sends an empty one.
         const resolution = await persisted.resolve(
-          { query: payload.query, extensions: payload.extensions, documentId: (payload as { documentId?: unknown }).documentId },
+          { query: payload.query === '' ? undefined : payload.query, extensions: payload.extensions, documentId: (payload as { documentId?: unknown }).documentId },
           () => options.allowRegistration(ip),
         );
         if (resolution.kind === 'known') query = resolution.operation.query;

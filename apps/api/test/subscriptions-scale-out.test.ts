@@ -1,0 +1,53 @@
+import { users } from '@latchkey/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '@latchkey/db';
+import { eq } from 'drizzle-orm';
+import { tmpdir } from 'node:os';
+import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
+import { postGraphQL, databaseKind } from './support/service.js';
+import { overSse, overWebSocket, sleep, sseClient, wsClient } from './support/subscriptions.js';
+
+const redisUrl = process.env['TEST_REDIS_URL'];
+const CHANGED = 'subscription { documentChanged(organization: "acme") { kind document { title } } }';
+
+/** The seeded user id of an e-mail address, read from the processes' database. */
+async function userIdOf(processes: ServiceProcesses, email: string): Promise<string> {
+  const database = await createDatabase({ url: processes.databaseUrl, dataDir: tmpdir(), poolSize: 2 });
+  try {
+    return (await database.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
+  } finally {
+    await database.close();
+  }
+}
+
+const buses = [
+  ['PostgreSQL LISTEN/NOTIFY', {}],
+  ...(redisUrl ? [['Redis pub/sub', { REDIS_URL: redisUrl }] as const] : []),
+] as const;
+
+describe.runIf(databaseKind === 'postgres').each(buses)('fan-out across two api processes on one PostgreSQL (%s)', (_bus, env) => {
+  let processes: ServiceProcesses;
+  let alice: string;
+  beforeAll(async () => {
+    processes = await startServiceProcesses(2, env as Record<string, string>);
+    alice = await processes.token(await userIdOf(processes, 'alice@acme.test'));
+  }, 60_000);
+  afterAll(() => processes?.stop());
+
+  it('a mutation on one process reaches subscribers on the other (graphql-ws and SSE) and on itself', async () => {
+    const [one, two] = processes.urls as [string, string];
+    const ws = wsClient(`${two}/graphql`, alice);
+    const overWs = overWebSocket(ws, { query: CHANGED });
+    const overHttp = overSse(sseClient(`${two}/graphql`, alice), { query: CHANGED });
+    const local = overSse(sseClient(`${one}/graphql`, alice), { query: CHANGED });
+    await sleep(500);
+    const created = await postGraphQL(`${one}/graphql`, { query: 'mutation { createDocument(input: { organization: "acme", title: "Across processes" }) { document { id } } }' }, { token: alice });
+    expect(created.status).toBe(200);
+    for (const received of [overWs, overHttp, local]) {
+      await received.waitFor(1);
+      expect(received.results[0]).toEqual({ data: { documentChanged: { kind: 'CREATED', document: { title: 'Across processes' } } } });
+    }
+    for (const received of [overWs, overHttp, local]) received.dispose();
+    await ws.dispose();
+  });
+});
