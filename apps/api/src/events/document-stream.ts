@@ -126,7 +126,25 @@ export async function openDocumentStream(context: GraphQLContext, target: Stream
       subscriber!.close();
     }
   }
-  return stream();
+  // An async generator parked at an `await` cannot be returned until it moves on: a client that leaves while no
+  // event is coming would keep its subscription (and its memory) until the next event. Closing the subscriber
+  // first wakes it, so it ends at once and its `finally` runs.
+  const generator = stream();
+  const iterator: AsyncGenerator<StreamItem> = {
+    next: () => generator.next(),
+    return: (value) => {
+      subscriber.close();
+      return generator.return(value);
+    },
+    throw: (error) => {
+      subscriber.close();
+      return generator.throw(error);
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+  return iterator;
 }
 
 /** The subscription field's resolve: an event's payload, or the error that ends the stream. */

@@ -1,0 +1,125 @@
+import { seedDemoData } from '@latchkey/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoOf, type Demo } from './support/demo.js';
+import { postGraphQL, startTestService, type TestService } from './support/service.js';
+
+let service: TestService;
+let demo: Demo;
+beforeAll(async () => {
+  service = await startTestService();
+  await seedDemoData(service.database);
+  demo = await demoOf(service);
+});
+afterAll(() => service?.stop());
+
+/** The JSON parts of a multipart/mixed answer, in order. */
+function multipartParts(body: string): any[] {
+  return [...body.matchAll(/\r\n\r\n(\{[\s\S]*?\})\r\n---/g)].map((match) => JSON.parse(match[1]!));
+}
+
+/** The `next` payloads of an SSE answer, in order, and whether it completed. */
+function ssePayloads(body: string): { payloads: any[]; completed: boolean } {
+  const events = body.split('\n\n').filter((block) => block.startsWith('event:'));
+  return {
+    payloads: events.filter((block) => block.startsWith('event: next')).map((block) => JSON.parse(block.slice(block.indexOf('data:') + 5))),
+    completed: events.some((block) => block.startsWith('event: complete')),
+  };
+}
+
+async function incremental(query: string, token: string | undefined, accept: string) {
+  const response = await fetch(service.graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query }),
+  });
+  return { status: response.status, type: response.headers.get('content-type') ?? '', body: await response.text() };
+}
+
+const DEFERRED_NOTES = '{ documents(first: 2, filter: { status: [PUBLISHED] }) { edges { node { title ... @defer(label: "notes") { internalNotes } } } } }';
+
+describe('@defer and @stream (spec Versioning 2: incremental delivery) over multipart/mixed and SSE', () => {
+  it('@defer: the initial payload first (hasNext), then each deferred part at its path, the last with hasNext false', async () => {
+    const answer = await incremental(DEFERRED_NOTES, await demo.token('alice'), 'multipart/mixed');
+    expect(answer.status).toBe(200);
+    expect(answer.type).toContain('multipart/mixed');
+    const parts = multipartParts(answer.body);
+    expect(parts[0]).toMatchObject({ data: { documents: { edges: [{ node: { title: expect.any(String) } }, { node: { title: expect.any(String) } }] } }, hasNext: true });
+    expect(parts[0].data.documents.edges[0].node).not.toHaveProperty('internalNotes');
+    const delivered = parts.slice(1).flatMap((part) => part.incremental ?? []);
+    expect(delivered.map((part: any) => part.path).sort()).toEqual([['documents', 'edges', 0, 'node'], ['documents', 'edges', 1, 'node']]);
+    expect(delivered.every((part: any) => 'internalNotes' in part.data && part.label === 'notes')).toBe(true);
+    expect(parts.at(-1).hasNext).toBe(false);
+  });
+
+  it('deferred fields are checked like any other: a VIEWER gets FORBIDDEN at the deferred field\'s own path, the rest intact', async () => {
+    const parts = multipartParts((await incremental(DEFERRED_NOTES, await demo.token('bob'), 'multipart/mixed')).body);
+    const delivered = parts.slice(1).flatMap((part) => part.incremental ?? []);
+    expect(delivered).toHaveLength(2);
+    for (const part of delivered) {
+      expect(part.data).toEqual({ internalNotes: null });
+      expect(part.errors).toEqual([
+        expect.objectContaining({ path: [...part.path, 'internalNotes'], extensions: { code: 'FORBIDDEN' }, message: expect.not.stringMatching(/Policy/) }),
+      ]);
+    }
+    // A guest never gets that far: the route-level refusal, whole.
+    const guest = await incremental(DEFERRED_NOTES, undefined, 'multipart/mixed');
+    expect(guest.body).toContain('UNAUTHENTICATED');
+    expect(guest.body).not.toContain('hasNext');
+  });
+
+  it('@stream: the first items at once, the rest as items at their list index, in order', async () => {
+    const parts = multipartParts((await incremental('{ documents(first: 3) { edges @stream(initialCount: 1) { node { title } } } }', await demo.token('alice'), 'multipart/mixed')).body);
+    expect(parts[0].data.documents.edges).toHaveLength(1);
+    const items = parts.slice(1).flatMap((part) => part.incremental ?? []);
+    expect(items.map((part: any) => part.path)).toEqual([['documents', 'edges', 1], ['documents', 'edges', 2]]);
+    expect(items.every((part: any) => part.items.length === 1 && typeof part.items[0].node.title === 'string')).toBe(true);
+    expect(parts.at(-1).hasNext).toBe(false);
+  });
+
+  it('the same over Server-Sent Events: next events in order, then complete', async () => {
+    const answer = await incremental(DEFERRED_NOTES, await demo.token('alice'), 'text/event-stream');
+    expect(answer.type).toContain('text/event-stream');
+    const { payloads, completed } = ssePayloads(answer.body);
+    expect(payloads[0].hasNext).toBe(true);
+    expect(payloads.at(-1).hasNext).toBe(false);
+    expect(payloads.slice(1).flatMap((payload) => payload.incremental)).toHaveLength(2);
+    expect(completed).toBe(true);
+  });
+});
+
+describe('@oneOf input objects (spec Versioning 2: the one-of input rule): documentBy(lookup: DocumentLookup!)', () => {
+  it('exactly one key: by id, or by organization and title; another tenant\'s or a missing one is NOT_FOUND', async () => {
+    const alice = await demo.token('alice');
+    const id = demo.documentId.get('Quarterly plan')!;
+    const byId = await postGraphQL(service.graphqlUrl, { query: `{ documentBy(lookup: { id: "${id}" }) { title } }` }, { token: alice });
+    expect(byId.json).toEqual({ data: { documentBy: { title: 'Quarterly plan' } } });
+    const byTitle = await postGraphQL(service.graphqlUrl, { query: 'query ($key: DocumentLookup!) { documentBy(lookup: $key) { id } }', variables: { key: { title: { organization: 'acme', title: 'Quarterly plan' } } } }, { token: alice });
+    expect(byTitle.json).toEqual({ data: { documentBy: { id } } });
+    for (const key of [{ organization: 'globex', title: 'Quarterly plan' }, { organization: 'acme', title: 'No such title' }]) {
+      const hidden = await postGraphQL(service.graphqlUrl, { query: 'query ($key: DocumentLookup!) { documentBy(lookup: $key) { id } }', variables: { key: { title: key } } }, { token: alice });
+      expect(hidden.json.errors[0].extensions.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it.each([
+    ['zero members', '{ documentBy(lookup: {}) { id } }'],
+    ['two members', '{ documentBy(lookup: { id: "00000000-0000-4000-8000-000000000000", title: { organization: "acme", title: "x" } }) { id } }'],
+    ['a null member', '{ documentBy(lookup: { id: null }) { id } }'],
+  ])('%s in a literal: a validation error (400 / 200 by media type), nothing executes', async (_name, query) => {
+    const token = await demo.token('alice');
+    const strict = await postGraphQL(service.graphqlUrl, { query }, { token });
+    expect(strict.status).toBe(400);
+    expect(strict.json.data).toBeUndefined();
+    expect(strict.json.errors[0]).toMatchObject({ message: expect.stringMatching(/OneOf Input Object "DocumentLookup" must specify exactly one key|must be non-null/), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    expect((await postGraphQL(service.graphqlUrl, { query }, { token, accept: 'application/json' })).status).toBe(200);
+  });
+
+  it('two members in a variable: BAD_USER_INPUT (400 / 200 by media type), nothing executes', async () => {
+    const token = await demo.token('alice');
+    const body = { query: 'query ($key: DocumentLookup!) { documentBy(lookup: $key) { id } }', variables: { key: { id: demo.documentId.get('Quarterly plan'), title: { organization: 'acme', title: 'Quarterly plan' } } } };
+    const strict = await postGraphQL(service.graphqlUrl, body, { token });
+    expect(strict.status).toBe(400);
+    expect(strict.json.errors[0]).toMatchObject({ message: expect.stringContaining('Exactly one key must be specified for OneOf type "DocumentLookup"'), extensions: { code: 'BAD_USER_INPUT' } });
+    expect((await postGraphQL(service.graphqlUrl, body, { token, accept: 'application/json' })).status).toBe(200);
+  });
+});
