@@ -76,6 +76,14 @@ describe('@defer and @stream (spec Versioning 2: incremental delivery) over mult
     expect(parts.at(-1).hasNext).toBe(false);
   });
 
+  it('a client that accepts only single JSON answers gets 406 with a body saying what to accept (never an empty answer)', async () => {
+    for (const accept of ['application/json', 'application/graphql-response+json']) {
+      const answer = await incremental(DEFERRED_NOTES, await demo.token('alice'), accept);
+      expect(answer.status).toBe(406);
+      expect(JSON.parse(answer.body)).toEqual({ errors: [{ message: expect.stringContaining('send Accept: multipart/mixed or text/event-stream'), extensions: { code: 'BAD_REQUEST' } }] });
+    }
+  });
+
   it('the same over Server-Sent Events: next events in order, then complete', async () => {
     const answer = await incremental(DEFERRED_NOTES, await demo.token('alice'), 'text/event-stream');
     expect(answer.type).toContain('text/event-stream');

@@ -1,6 +1,8 @@
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { badRequest } from '../errors.js';
 
+const STREAM_NOT_ACCEPTED = 'This operation answers in parts (@defer, @stream or a subscription): send Accept: multipart/mixed or text/event-stream.';
+
 const KNOWN = new Set(['query', 'variables', 'operationName', 'extensions', 'documentId']);
 
 function jsonParameter(search: URLSearchParams, name: string): unknown {
@@ -47,9 +49,17 @@ export function useStrictParams(): Plugin {
     },
     // An empty batch would be answered `[]` with 200. Checked on the (rare) empty result rather than with
     // an onRequestParseDone hook, which would add a promise step to every POST.
-    onResultProcess({ result, setResult }) {
+    onResultProcess({ result, setResult, resultProcessor, setResultProcessor }) {
       if (Array.isArray(result) && result.length === 0) {
         setResult({ errors: [badRequest('An empty batch has nothing to execute.')] });
+      }
+      // A streamed result (@defer/@stream, a subscription) for a client that accepts only single JSON answers:
+      // Yoga would answer an empty 406; say why, in the error format.
+      if (!resultProcessor && result && typeof result === 'object' && Symbol.asyncIterator in result) {
+        setResultProcessor((_result, fetchAPI) => {
+          const body = JSON.stringify({ errors: [{ message: STREAM_NOT_ACCEPTED, extensions: { code: 'BAD_REQUEST' } }] });
+          return new fetchAPI.Response(body, { status: 406, headers: { 'content-type': 'application/json; charset=utf-8' } });
+        }, 'application/json');
       }
     },
     onParams({ params }) {
