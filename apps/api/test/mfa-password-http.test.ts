@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { eq, passwordCredentials, seedDemoData, sql, users } from '@latchkey/db'
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
+import { demoAuthorization } from './support/oidc.js';
 import { outboxOf, tokenOf } from './support/outbox.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
@@ -80,18 +81,8 @@ describe('passwords as a later step of a sign-in (issue 5: PASSWORD factor, amr 
 
   it('a wrong password is refused (401) and changes nothing; the right one gives the application an ID token with amr ["otp","pwd","mfa"] and acr 2fa', async () => {
     const browser = new BrowserSession(base);
-    const verifier = randomBytes(32).toString('base64url');
-    const params = new URLSearchParams({
-      client_id: 'latchkey-demo',
-      response_type: 'code',
-      redirect_uri: `${base}/callback`,
-      scope: 'openid email',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-      state: 'st',
-      nonce: 'n',
-    });
-    const start = await browser.request(`/oidc/auth?${params}`);
+    const application = demoAuthorization(base);
+    const start = await browser.request(application.path);
     expect((await browser.request(start.location!)).status).toBe(200);
     const { next } = await afterLink('carol@globex.test', browser);
     expect(next).toBe('/login/factors');
@@ -108,14 +99,9 @@ describe('passwords as a later step of a sign-in (issue 5: PASSWORD factor, amr 
     expect(right.status).toBe(303);
     let location = right.location!;
     for (let hop = 0; hop < 5 && !location.startsWith(`${base}/callback`); hop++) location = (await browser.request(location)).location!;
-    const callback = new URL(location);
-    const tokens = await fetch(`${base}/oidc/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: `${base}/callback`, client_id: 'latchkey-demo', code_verifier: verifier }),
-    });
+    const tokens = await application.redeem(location);
     expect(tokens.status).toBe(200);
-    const body = (await tokens.json()) as { id_token: string; access_token: string };
+    const body = tokens.json;
     expect(decodeJwt(body.id_token)).toMatchObject({ amr: ['otp', 'pwd', 'mfa'], acr: 'urn:latchkey:acr:2fa', email: 'carol@globex.test' });
     expect(decodeJwt(body.access_token)).toMatchObject({ amr: ['otp', 'pwd', 'mfa'], acr: 'urn:latchkey:acr:2fa' });
   });

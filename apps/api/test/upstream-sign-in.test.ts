@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import { count, federatedIdentities, seedDemoData, users } from '@latchkey/db';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { demoAuthorization } from './support/oidc.js';
 import { BrowserSession, freePort } from './support/browser-session.js';
 import { demoOf, type Demo } from './support/demo.js';
 import { outboxOf, tokenOf } from './support/outbox.js';
@@ -185,18 +186,8 @@ describe('sign-in through an upstream OpenID provider (issue 5: AUTHORIZATION_CO
 
   it('a linked upstream identity signs in to an application: its tokens say amr ["fed"]', async () => {
     const browser = new BrowserSession(base);
-    const verifier = randomBytes(32).toString('base64url');
-    const params = new URLSearchParams({
-      client_id: 'latchkey-demo',
-      response_type: 'code',
-      redirect_uri: `${base}/callback`,
-      scope: 'openid email',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-      state: 'app-state',
-      nonce: 'app-nonce',
-    });
-    const authorize = await browser.request(`/oidc/auth?${params}`);
+    const application = demoAuthorization(base, { state: 'app-state', nonce: 'app-nonce' });
+    const authorize = await browser.request(application.path);
     const interaction = authorize.location!;
     expect(interaction).toMatch(/^\/interaction\//);
     expect((await browser.request(interaction)).text).toContain('href="/login/upstream"');
@@ -206,15 +197,9 @@ describe('sign-in through an upstream OpenID provider (issue 5: AUTHORIZATION_CO
     expect(back.location).toBe(interaction);
     const finished = await browser.request(interaction);
     const resumed = await browser.request(finished.location!);
-    const callback = new URL(resumed.location!);
-    expect(`${callback.origin}${callback.pathname}`).toBe(`${base}/callback`);
-    const tokenResponse = await fetch(`${base}/oidc/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: `${base}/callback`, client_id: 'latchkey-demo', code_verifier: verifier }),
-    });
+    const tokenResponse = await application.redeem(resumed.location!);
     expect(tokenResponse.status).toBe(200);
-    const tokens = (await tokenResponse.json()) as { id_token: string };
+    const tokens = tokenResponse.json;
     expect(decodeJwt(tokens.id_token)).toMatchObject({ sub: demo.userId.alice, email: 'alice@acme.test', amr: ['fed'], acr: 'urn:latchkey:acr:1fa', nonce: 'app-nonce' });
 
     // Without an application waiting, the same sign-in leads to the account page.

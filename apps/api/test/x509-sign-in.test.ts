@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { freePort } from './support/browser-session.js';
 import { outboxOf, tokenOf } from './support/outbox.js';
 import { startTestService, type TestService } from './support/service.js';
+import { demoAuthorization } from './support/oidc.js';
 import { TestPki, type Issued } from './support/x509.js';
 
 // X.509 client certificates (issue: "X.509 client certificates over an optional HTTPS listener with
@@ -187,18 +188,8 @@ async function stored(): Promise<string> {
 describe('X.509 sign-in on the TLS listener', () => {
   it('a certificate from the trusted authority mapped to alice signs her in to an application: an ID token with amr hwk, acr phr', async () => {
     const browser = new Browser();
-    const verifier = randomBytes(32).toString('base64url');
-    const params = new URLSearchParams({
-      client_id: 'latchkey-demo',
-      response_type: 'code',
-      redirect_uri: `${base}/callback`,
-      scope: 'openid email',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-      state: 'st',
-      nonce: 'n',
-    });
-    const start = await browser.request(`/oidc/auth?${params}`);
+    const application = demoAuthorization(base);
+    const start = await browser.request(application.path);
     expect(start.status).toBe(303);
     const interaction = start.location!;
     expect((await browser.request(interaction)).status).toBe(200);
@@ -216,15 +207,9 @@ describe('X.509 sign-in on the TLS listener', () => {
     const finished = await browser.request(signedIn.location!);
     expect(finished.status).toBe(303);
     const resumed = await browser.request(finished.location!);
-    const callback = new URL(resumed.location!);
-    expect(`${callback.origin}${callback.pathname}`).toBe(`${base}/callback`);
-    const tokens = await fetch(`${base}/oidc/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: `${base}/callback`, client_id: 'latchkey-demo', code_verifier: verifier }),
-    });
+    const tokens = await application.redeem(resumed.location!);
     expect(tokens.status).toBe(200);
-    const idToken = decodeJwt(((await tokens.json()) as { id_token: string }).id_token);
+    const idToken = decodeJwt(tokens.json.id_token);
     expect(idToken).toMatchObject({ iss: base, amr: ['hwk'], acr: 'urn:latchkey:acr:phr', email: 'alice@acme.test' });
   });
 
