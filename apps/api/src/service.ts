@@ -163,6 +163,8 @@ export async function startService(config: Config, logger: Logger = createLogger
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
+        // Open streams first (subscriptions end, sockets close), so the listeners have nothing long-lived to wait for.
+        await subscriptions.close();
         await app.closeWebSockets();
         await Promise.all([stopListening(server), ...(tlsServer ? [stopListening(tlsServer)] : [])]);
         await app.yoga.dispose();
