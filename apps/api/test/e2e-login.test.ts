@@ -60,9 +60,9 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     expect(await page.locator('#documents').textContent()).toContain('Quarterly plan');
     // The demo talks through packages/client: its operations went by hash (registered once, by APQ).
     const manifestIds = Object.keys(JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@latchkey/client/persisted-documents.json'), 'utf8')) as object);
-    const registered = await service.database.db.select({ hash: persistedOperations.hash }).from(persistedOperations);
-    expect(registered.length).toBeGreaterThanOrEqual(2);
-    expect(manifestIds.length).toBeGreaterThan(registered.length);
+    const registered = () => service.database.db.select({ hash: persistedOperations.hash }).from(persistedOperations);
+    await expect.poll(async () => (await registered()).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    expect(manifestIds.length).toBeGreaterThan((await registered()).length);
 
     // The tab's access token works on /graphql.
     const tokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
