@@ -76,6 +76,12 @@ describe('@defer and @stream (spec Versioning 2: incremental delivery) over mult
     expect(parts.at(-1).hasNext).toBe(false);
   });
 
+  it('the directives\' own validation rules apply to documents that use them (@stream on a field that is no list: a validation error)', async () => {
+    const answer = await incremental('{ status @stream { service } }', undefined, 'multipart/mixed');
+    expect(answer.body).toContain('GRAPHQL_VALIDATION_FAILED');
+    expect(answer.body).toMatch(/Stream directive cannot be used on non-list field/);
+  });
+
   it('a client that accepts only single JSON answers gets 406 with a body saying what to accept (never an empty answer)', async () => {
     for (const accept of ['application/json', 'application/graphql-response+json']) {
       const answer = await incremental(DEFERRED_NOTES, await demo.token('alice'), accept);

@@ -39,17 +39,19 @@ export function usePersistedOperations<TServerContext extends Record<string, unk
   const pending = new WeakMap<GraphQLParams, { hash: string; query: string }>();
   const paramsOf = (context: unknown) => (context as { params?: GraphQLParams } | undefined)?.params;
 
-  return {
-    async onParams({ params, request, context, setParams }) {
-      // Not an object (a batch entry of `null`, say): the parameter checks refuse it.
-      if (typeof params !== 'object' || params === null || Array.isArray(params)) return;
-      const given = params as GraphQLParams & { documentId?: unknown };
-      // Request parsers that know only the four standard parameters drop a GET's `documentId`.
-      if (request.method === 'GET' && given.query == null && given.documentId === undefined) {
-        const documentId = new URL(request.url).searchParams.get('documentId');
-        if (documentId !== null) given.documentId = documentId;
-      }
-      const resolution = await resolver.resolve(given, () => (allowRegistration ? allowRegistration(request, context) : Promise.resolve(ALLOWED)));
+  const onParams: NonNullable<Plugin<Record<string, unknown>, TServerContext>['onParams']> = ({ params, request, context, setParams }) => {
+    // Not an object (a batch entry of `null`, say): the parameter checks refuse it.
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) return;
+    const given = params as GraphQLParams & { documentId?: unknown };
+    // Request parsers that know only the four standard parameters drop a GET's `documentId`.
+    if (request.method === 'GET' && given.query == null && given.documentId === undefined) {
+      const documentId = new URL(request.url).searchParams.get('documentId');
+      if (documentId !== null) given.documentId = documentId;
+    }
+    // The common case, plain text naming no persisted operation, stays synchronous (no promise per request).
+    const extensions = given.extensions as Record<string, unknown> | null | undefined;
+    if (given.documentId === undefined && (extensions == null || extensions['persistedQuery'] == null) && (resolver.mode !== 'allowlist' || given.query == null)) return;
+    return resolver.resolve(given, () => (allowRegistration ? allowRegistration(request, context) : Promise.resolve(ALLOWED))).then((resolution) => {
       if (resolution.kind === 'none') return;
       if (resolution.kind === 'register') {
         pending.set(params, resolution);
@@ -59,7 +61,11 @@ export function usePersistedOperations<TServerContext extends Record<string, unk
       const next: GraphQLParams = { ...rest, query: resolution.operation.query };
       known.set(next, resolution.operation);
       setParams(next);
-    },
+    });
+  };
+
+  return {
+    onParams,
     onParse({ context, setParsedDocument }) {
       const operation = known.get(paramsOf(context)!);
       if (!operation) return;

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { usePersistedOperations, type PersistedOperationStore, type RegistrationDecision } from '@latchkey/persisted';
 import { useAuthorizationErrors } from '@latchkey/policy';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
@@ -12,6 +11,7 @@ import type { AppServices, RequestContext } from './context.js';
 import { useCostLimit } from './plugins/use-cost-limit.js';
 import { useErrorCodes } from './plugins/use-error-codes.js';
 import { useErrorLog } from './plugins/use-error-log.js';
+import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { usePublicCache } from './plugins/use-public-cache.js';
 import { createRouteRequirements, useRouteAccess } from './plugins/use-route-access.js';
@@ -103,7 +103,7 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
       }),
       useStrictParams(),
       // @defer and @stream (the incremental-delivery working draft), answered over multipart/mixed or SSE.
-      useDeferStream(),
+      useIncrementalDelivery(),
       useQueryLimits(limits),
       useCostLimit(limits),
       useRouteAccess({ introspection: config.introspection }, routeRequirements),

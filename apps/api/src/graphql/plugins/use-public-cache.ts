@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from '../context.js';
@@ -17,29 +18,27 @@ export interface PublicCacheOptions {
  * `Origin`: its CORS headers; `Authorization`: a credentialed request must never be served this entry). Every
  * other answer keeps the HTTP layer's `no-store` (`private, no-store` with `Vary: Authorization` when a
  * credential was sent): errors, PersistedQueryNotFound and anything a signed-in caller asked for included.
+ *
+ * The headers go straight onto the node response before Yoga writes it (a response hook would cost every
+ * request); POSTs and WebSocket operations leave at the first check.
  */
 export function usePublicCache(options: PublicCacheOptions): Plugin<GraphQLContext> {
-  const cacheable = new WeakSet<Request>();
-  const header = `public, max-age=${options.maxAge}`;
+  const cacheControl = `public, max-age=${options.maxAge}`;
   if (options.maxAge <= 0) return {};
   return {
     onExecute({ args }) {
       const { contextValue, schema, document, operationName } = args;
-      const { request } = contextValue;
-      // No request: a WebSocket operation, never cached.
-      if (!request || request.method !== 'GET' || request.headers.has('authorization') || contextValue.caller !== null) return;
+      const { req, res } = contextValue as GraphQLContext & { req?: IncomingMessage; res?: ServerResponse };
+      if (!req || !res || req.method !== 'GET' || req.headers.authorization !== undefined || contextValue.caller !== null) return;
       const requirements = options.requirementsOf(schema, document, operationName);
       if (requirements.signIn || requirements.introspection) return;
       return {
         onExecuteDone({ result }) {
-          if (!(Symbol.asyncIterator in result) && !(result as ExecutionResult).errors?.length) cacheable.add(request);
+          if (Symbol.asyncIterator in result || (result as ExecutionResult).errors?.length || res.headersSent) return;
+          res.setHeader('cache-control', cacheControl);
+          res.setHeader('vary', 'Accept, Origin, Authorization');
         },
       };
-    },
-    onResponse({ request, response }) {
-      if (!cacheable.has(request) || response.status !== 200) return;
-      response.headers.set('cache-control', header);
-      response.headers.set('vary', 'Accept, Origin, Authorization');
     },
   };
 }
