@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { channel } from 'node:diagnostics_channel';
 import { hash } from '@node-rs/argon2';
-import { eq, passwordCredentials, QUERY_CHANNEL, users, type DatabaseHandle } from '@latchkey/db';
+import { eq, passwordCredentials, users, type DatabaseHandle } from '@latchkey/db';
+import { countStatements } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The module's own index (the package index re-exports it as it is).
 import {
@@ -51,20 +51,6 @@ async function refusal(promise: Promise<unknown>): Promise<PasswordErrorCode> {
   throw new Error('expected a PasswordError');
 }
 
-/** How many SQL statements `action` sends. */
-async function statementsOf(action: () => Promise<unknown>): Promise<number> {
-  let statements = 0;
-  const count = () => {
-    statements += 1;
-  };
-  channel(QUERY_CHANNEL).subscribe(count);
-  try {
-    await action();
-  } finally {
-    channel(QUERY_CHANNEL).unsubscribe(count);
-  }
-  return statements;
-}
 
 describe('setPassword', () => {
   it('stores an argon2id PHC string with the OWASP minimum parameters, never the password', async () => {
@@ -174,10 +160,10 @@ describe('verifyPassword', () => {
     const huge = 'a'.repeat(1_000_000);
     const started = performance.now();
     let result: boolean | undefined;
-    expect(await statementsOf(async () => (result = await verifyPassword(database.db, { userId, password: huge })))).toBe(0);
+    expect(await countStatements(async () => (result = await verifyPassword(database.db, { userId, password: huge })))).toBe(0);
     expect(result).toBe(false);
     expect(performance.now() - started).toBeLessThan(1_000);
-    expect(await statementsOf(async () => (result = await verifyPassword(database.db, { userId, password: '🔑'.repeat(257) })))).toBe(0);
+    expect(await countStatements(async () => (result = await verifyPassword(database.db, { userId, password: '🔑'.repeat(257) })))).toBe(0);
     expect(result).toBe(false);
   });
 
@@ -217,7 +203,7 @@ describe('verifyPassword', () => {
     expect(await verifyPassword(database.db, { userId, password: GOOD })).toBe(true);
 
     // current parameters: a successful check writes nothing
-    expect(await statementsOf(() => verifyPassword(database.db, { userId, password: GOOD }))).toBe(1);
+    expect(await countStatements(() => verifyPassword(database.db, { userId, password: GOOD }))).toBe(1);
   });
 });
 

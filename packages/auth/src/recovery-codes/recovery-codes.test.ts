@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { channel } from 'node:diagnostics_channel';
-import { eq, QUERY_CHANNEL, recoveryCodes, users, type DatabaseHandle } from '@latchkey/db';
+import { eq, recoveryCodes, users, type DatabaseHandle } from '@latchkey/db';
+import { countStatements } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consumeRecoveryCode, countRecoveryCodes, generateRecoveryCodes, RECOVERY_CODE_ALPHABET } from '../index.js';
 import { openOwnDatabase } from '../test-support/own-database.js';
@@ -21,19 +21,6 @@ async function newUser(): Promise<string> {
   return row!.id;
 }
 
-async function statementsOf(action: () => Promise<unknown>): Promise<number> {
-  let statements = 0;
-  const count = () => {
-    statements += 1;
-  };
-  channel(QUERY_CHANNEL).subscribe(count);
-  try {
-    await action();
-  } finally {
-    channel(QUERY_CHANNEL).unsubscribe(count);
-  }
-  return statements;
-}
 
 describe('recovery codes', () => {
   it('ten unique codes of 60 random bits, unambiguous, stored as hashes only', async () => {
@@ -99,7 +86,7 @@ describe('recovery codes', () => {
     for (const malformed of ['', 'x', `${code}a`, code!.slice(0, -1), 'uuuu-uuuu-uuuu', "' or 1=1 --", 'a'.repeat(1000), null, 42]) {
       let result: boolean | undefined;
       expect(
-        await statementsOf(async () => {
+        await countStatements(async () => {
           result = await consumeRecoveryCode(database.db, userId, malformed as string);
         }),
       ).toBe(0);

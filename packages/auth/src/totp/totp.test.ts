@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { channel } from 'node:diagnostics_channel';
-import { eq, QUERY_CHANNEL, totpCredentials, users, type DatabaseHandle } from '@latchkey/db';
+import { eq, totpCredentials, users, type DatabaseHandle } from '@latchkey/db';
 import { generate } from 'otplib';
+import { countStatements } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   confirmTotpEnrolment,
@@ -57,20 +57,6 @@ async function refusal(promise: Promise<unknown>): Promise<TotpErrorCode> {
   throw new Error('expected a TotpError');
 }
 
-/** How many SQL statements `action` sends. */
-async function statementsOf(action: () => Promise<unknown>): Promise<number> {
-  let statements = 0;
-  const count = () => {
-    statements += 1;
-  };
-  channel(QUERY_CHANNEL).subscribe(count);
-  try {
-    await action().catch(() => undefined);
-  } finally {
-    channel(QUERY_CHANNEL).unsubscribe(count);
-  }
-  return statements;
-}
 
 describe('TOTP enrolment', () => {
   it('returns a 160-bit base32 secret, its otpauth URI and a QR code; stores the secret only encrypted', async () => {
@@ -224,7 +210,7 @@ describe('TOTP verification', () => {
     const { userId, secret } = await enrolledUser();
     const current = await codeAt(secret, 0);
     for (const code of ['', '12345', '1234567', 'abcdef', ` ${current}`, `${current}\n`, '１２３４５６', '12 345', null, 123456]) {
-      expect(await statementsOf(() => verifyTotp(database.db, key, { userId, code: code as string, now }))).toBe(0);
+      expect(await countStatements(() => verifyTotp(database.db, key, { userId, code: code as string, now }))).toBe(0);
       expect(await refusal(verifyTotp(database.db, key, { userId, code: code as string, now }))).toBe('TOTP_CODE_INVALID');
     }
     await verifyTotp(database.db, key, { userId, code: current, now });

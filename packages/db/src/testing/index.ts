@@ -1,3 +1,4 @@
 // Helpers for the tests of packages that use the database (`@latchkey/db/testing`); never imported by
 // production code.
 export { createOwnDatabase, openOwnDatabase } from './own-database.js';
+export { countStatements } from './statements.js';
