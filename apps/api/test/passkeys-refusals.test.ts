@@ -11,7 +11,7 @@ import { hasChromium, launchChromium } from './support/chromium.js';
 import { demoOf } from './support/demo.js';
 import { clientDataOf, create, get, openAuthenticator, post, type Json } from './support/passkey-browser.js';
 import { createOwnDatabase, databaseKind, startTestService, type TestService } from './support/service.js';
-import { startTcpProxy } from './support/tcp-proxy.js';
+import { startTcpProxy } from '@latchkey/db/testing';
 
 // The refusals of spec "Passkeys" over HTTP, against the running api and its database, with Chromium's CDP
 // virtual authenticator as the authenticator: a replayed challenge, a ceremony run at an origin the relying
@@ -163,7 +163,7 @@ describe.runIf(hasChromium)('spec Passkeys 2 (allowed origins): a ceremony run a
     lookAlike = `http://localhost:${proxy.port}`;
   });
   afterAll(async () => {
-    await proxy?.stop();
+    await proxy?.close();
     await rp?.service.stop();
   });
 

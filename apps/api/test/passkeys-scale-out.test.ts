@@ -13,7 +13,7 @@ import { hasChromium, launchChromium } from './support/chromium.js';
 import { demoOf } from './support/demo.js';
 import { challengeOf, create, get, openAuthenticator, post } from './support/passkey-browser.js';
 import { createOwnDatabase, databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
-import { startTcpProxy } from './support/tcp-proxy.js';
+import { startTcpProxy } from '@latchkey/db/testing';
 
 // Passkeys across a restart and across two instances, over HTTP with real WebAuthn ceremonies: Node talks to
 // the instance each step is meant for (with the cookies and the Origin header a browser would send), and
@@ -194,7 +194,7 @@ describe.runIf(hasChromium && databaseKind === 'postgres')('spec Passkeys 3 (sto
   });
   afterAll(async () => {
     await browser?.close();
-    await proxy?.stop();
+    await proxy?.close();
     await one?.stop();
     await two?.stop();
     await dropDatabase?.();

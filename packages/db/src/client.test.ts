@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestTarget, serverUrl } from '../tests/helpers.js';
-import { TcpProxy } from '../tests/tcp-proxy.js';
+import { startTcpProxy } from './testing/tcp-proxy.js';
 import { createDatabase, type DatabaseHandle } from './client.js';
 import { runMigrations } from './migrate.js';
 import { users } from './schema.js';
@@ -115,13 +115,10 @@ describe.skipIf(!serverUrl)('ping() across an outage (PostgreSQL only)', () => {
 
   async function proxiedHandle() {
     const upstream = new URL(serverUrl!);
-    const proxy = new TcpProxy(upstream.hostname, Number(upstream.port || 5432));
-    await proxy.start();
-    cleanups.push(() => proxy.stop());
+    const proxy = await startTcpProxy(upstream.hostname, Number(upstream.port || 5432));
+    cleanups.push(() => proxy.close());
     const handle = await migratedHandle((url) => {
-      const routed = new URL(url);
-      routed.hostname = '127.0.0.1';
-      routed.port = String(proxy.port);
+      const routed = new URL(proxy.routeUrl(url));
       routed.password = PASSWORD; // ignored by trust auth; must never surface in errors
       return routed.toString();
     });
@@ -132,7 +129,7 @@ describe.skipIf(!serverUrl)('ping() across an outage (PostgreSQL only)', () => {
     const { proxy, handle } = await proxiedHandle();
     expect(await handle.ping()).toBe(true);
 
-    await proxy.stop(); // kills pooled connections and refuses new ones
+    await proxy.drop(); // resets pooled connections and refuses new ones
     const started = Date.now();
     expect(await handle.ping(1000)).toBe(false);
     expect(Date.now() - started).toBeLessThan(1500);
@@ -140,23 +137,22 @@ describe.skipIf(!serverUrl)('ping() across an outage (PostgreSQL only)', () => {
     const error = await rejection(handle.db.select().from(users));
     expect(`${String(error)} ${String((error as Error).cause)} ${JSON.stringify(error)}`).not.toContain(PASSWORD);
 
-    await proxy.start(); // same port
+    await proxy.restore(); // same port
     expect(await handle.ping(2000)).toBe(true);
   });
 
   it('returns false within the timeout when connections hang', async () => {
     const { proxy, handle } = await proxiedHandle();
-    await proxy.stop();
-    proxy.blackhole = true; // accepts TCP but never answers: connects hang until connect_timeout
-    await proxy.start();
+    await proxy.drop();
+    await proxy.restore();
+    proxy.blackhole(); // accepts TCP but never answers: connects hang until connect_timeout
 
     const started = Date.now();
     expect(await handle.ping(300)).toBe(false);
     expect(Date.now() - started).toBeLessThan(800);
 
-    proxy.blackhole = false;
-    await proxy.stop();
-    await proxy.start();
+    await proxy.drop();
+    await proxy.restore();
     // The hung connect attempt is abandoned after connect_timeout (2 s); then it recovers.
     await expect.poll(() => handle.ping(500), { timeout: 10_000, interval: 250 }).toBe(true);
   });

@@ -2,3 +2,5 @@
 // production code.
 export { createOwnDatabase, openOwnDatabase } from './own-database.js';
 export { countStatements } from './statements.js';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+export { needsTool } from './needs-tool.js';
