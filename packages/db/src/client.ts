@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite, type PgliteDatabase } from 'drizzle-orm/pglite';
-import { drizzle as drizzlePostgres, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
-import postgres, { type Sql } from 'postgres';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { ALWAYS_AVAILABLE, type DatabaseHealth } from './faults/health.js';
+import { createResilientPool, type ResilientPool } from './faults/resilient-pool.js';
+import type { PoolStats } from './faults/statement-guard.js';
 import * as schema from './schema.js';
 
 /** Driver-independent Drizzle database: what application code should depend on. */
@@ -18,8 +20,11 @@ export interface DatabaseOptions {
   dataDir: string;
   /** postgres-js pool size (default 10, minimum 2: migrations reserve one connection). */
   poolSize?: number;
-  /** postgres-js connect timeout in seconds (default 2) so readiness fails fast. */
-  connectTimeoutSeconds?: number;
+  /**
+   * DATABASE_TIMEOUT (PostgreSQL): the deadline of a statement sent outside a request's own deadline
+   * (`withDatabaseDeadline`), and the connect timeout. @default 5000
+   */
+  timeoutMs?: number;
 }
 
 export interface DatabaseHandle {
@@ -27,13 +32,15 @@ export interface DatabaseHandle {
   kind: 'postgres' | 'pglite';
   /** resolves true when `select 1` succeeds within timeoutMs (default 1000), false otherwise; never throws, never hangs */
   ping(timeoutMs?: number): Promise<boolean>;
+  /** reachable, or in a known outage (requests that need the database are then refused at once) */
+  health: DatabaseHealth;
+  /** the pool's occupancy now (PostgreSQL; the embedded database reports a pool of one) */
+  poolStats(): PoolStats;
   close(): Promise<void>;
 }
 
-/** Driver objects runMigrations() needs; kept off the public handle on purpose. */
-export type DriverInternals =
-  | { kind: 'postgres'; sql: Sql; db: PostgresJsDatabase<typeof schema> }
-  | { kind: 'pglite'; client: PGlite; db: PgliteDatabase<typeof schema> };
+/** Driver objects runMigrations() and listen() need; kept off the public handle on purpose. */
+export type DriverInternals = { kind: 'postgres'; pool: ResilientPool } | { kind: 'pglite'; client: PGlite; db: PgliteDatabase<typeof schema> };
 
 const internals = new WeakMap<DatabaseHandle, DriverInternals>();
 
@@ -57,7 +64,7 @@ const queryLogger = {
 };
 
 const DEFAULT_POOL_SIZE = 10;
-const DEFAULT_CONNECT_TIMEOUT_SECONDS = 2;
+const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_PING_TIMEOUT_MS = 1000;
 
 export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -67,35 +74,42 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
 function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
   if (!Number.isInteger(poolSize) || poolSize < 2) {
-    // runMigrations() holds one connection for the advisory lock while the migrator
-    // runs on another; a pool of 1 would deadlock.
+    // A pool of one would let a single slow statement (or an open transaction) hold up every request.
     throw new RangeError(`poolSize must be an integer >= 2, got ${String(poolSize)}`);
   }
-  const connectTimeout = options.connectTimeoutSeconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS;
-  if (!(connectTimeout > 0)) throw new RangeError('connectTimeoutSeconds must be > 0');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be > 0');
 
-  let sql: Sql;
+  let pool: ResilientPool;
   try {
     // postgres-js connects lazily, so this only parses the URL.
-    sql = postgres(url, { max: poolSize, connect_timeout: connectTimeout, onnotice: () => {} });
+    pool = createResilientPool({ url, poolSize, timeoutMs });
   } catch {
     // Parse errors (e.g. Node's ERR_INVALID_URL carries `.input`) would leak the URL and
     // its password into logs; replace them without a `cause`.
     throw new Error('Invalid PostgreSQL connection URL (value not shown: it may contain credentials)');
   }
-  const db = drizzlePostgres({ client: sql, schema, logger: queryLogger });
+  const db = drizzlePostgres({ client: pool.sql, schema, logger: queryLogger });
   let closing: Promise<void> | undefined;
 
   const handle: DatabaseHandle = {
     db,
     kind: 'postgres',
-    ping: (timeoutMs) => (closing ? Promise.resolve(false) : settlesWithin(sql`select 1`, timeoutMs)),
+    ping: async (timeoutMs) => {
+      if (closing) return false;
+      const ok = await settlesWithin(pool.current()`select 1`, timeoutMs);
+      // A readiness check that disagrees with what the monitor believes is a reason to probe now.
+      if (ok !== pool.health.available) pool.health.suspect();
+      return ok;
+    },
+    health: pool.health,
+    poolStats: pool.stats,
     // The timeout is a grace period for in-flight queries and also bounds a postgres-js
     // 3.4.9 bug: a connection that dropped mid-query never finishes end() on its own
     // (porsager/postgres#1097), so after an outage close() takes the full 5 s.
-    close: () => (closing ??= sql.end({ timeout: 5 })),
+    close: () => (closing ??= pool.end(5)),
   };
-  internals.set(handle, { kind: 'postgres', sql, db });
+  internals.set(handle, { kind: 'postgres', pool });
   return handle;
 }
 
@@ -110,6 +124,9 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     db,
     kind: 'pglite',
     ping: (timeoutMs) => (closing ? Promise.resolve(false) : settlesWithin(client.query('select 1'), timeoutMs)),
+    // In this process: no network to fail, no pool to wait for.
+    health: ALWAYS_AVAILABLE,
+    poolStats: () => ({ size: 1, inUse: 0, waiting: 0 }),
     close: () => (closing ??= client.close()),
   };
   internals.set(handle, { kind: 'pglite', client, db });

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import { driverOf, type DatabaseHandle } from './client.js';
 
@@ -28,18 +29,23 @@ export async function runMigrations(handle: DatabaseHandle): Promise<void> {
   // Without the lock two instances starting together both see "not applied" and both
   // run CREATE TABLE; one fails. The lock must be session-level and live on one
   // dedicated connection (a pooled query could release it on another connection).
-  // The migrator itself runs on the pool because reserved connections cannot begin
-  // transactions, hence the poolSize >= 2 rule in createDatabase().
-  const lockConn = await driver.sql.reserve();
+  // The migrator itself runs on another connection because reserved connections cannot begin
+  // transactions. Both live on a client of their own: a migration may run longer than a request's deadline.
+  const sql = driver.pool.open({ max: 2 });
   try {
-    await lockConn`select pg_advisory_lock(${MIGRATION_LOCK_KEY}::bigint)`;
+    const lockConn = await sql.reserve();
     try {
-      await migratePostgres(driver.db, { migrationsFolder: MIGRATIONS_FOLDER });
+      await lockConn`select pg_advisory_lock(${MIGRATION_LOCK_KEY}::bigint)`;
+      try {
+        await migratePostgres(drizzlePostgres({ client: sql }), { migrationsFolder: MIGRATIONS_FOLDER });
+      } finally {
+        // If this fails the connection is broken and the server already dropped the lock.
+        await lockConn`select pg_advisory_unlock(${MIGRATION_LOCK_KEY}::bigint)`.catch(() => {});
+      }
     } finally {
-      // If this fails the connection is broken and the server already dropped the lock.
-      await lockConn`select pg_advisory_unlock(${MIGRATION_LOCK_KEY}::bigint)`.catch(() => {});
+      lockConn.release();
     }
   } finally {
-    lockConn.release();
+    await sql.end({ timeout: 5 });
   }
 }

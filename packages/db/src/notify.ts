@@ -10,18 +10,14 @@ function checkChannel(channel: string): void {
 /**
  * PostgreSQL LISTEN: `onPayload` receives every NOTIFY on `channel` from any session (other instances
  * included, and this one's own). PostgreSQL: a dedicated connection outside the pool, which postgres-js
- * re-establishes (and re-LISTENs) after a drop; PGlite: the embedded instance. Resolves once listening, with
+ * re-establishes (and re-LISTENs) after a drop, and which is made again after a known outage; notifications
+ * sent while it is down are lost (a reader that must not miss anything also polls). PGlite: the embedded instance. Resolves once listening, with
  * the function that stops it.
  */
 export async function listen(handle: DatabaseHandle, channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
   checkChannel(channel);
   const driver = driverOf(handle);
-  if (driver.kind === 'postgres') {
-    const { unlisten } = await driver.sql.listen(channel, onPayload);
-    return async () => {
-      await unlisten();
-    };
-  }
+  if (driver.kind === 'postgres') return driver.pool.listen(channel, onPayload);
   const stop = await driver.client.listen(channel, onPayload);
   return stop;
 }

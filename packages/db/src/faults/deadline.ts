@@ -1,0 +1,29 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * One deadline per request that needs the database (DATABASE_TIMEOUT): every statement the request sends, and
+ * its wait for a pooled connection, must be answered before it. Kept in an AsyncLocalStorage so the statements
+ * of a request find it without every call site passing it along. Statements outside any request (background
+ * jobs, the CLI) each get a deadline of their own.
+ */
+const deadlines = new AsyncLocalStorage<number>();
+
+/**
+ * Runs `fn` with every database statement it sends bounded by `deadline` (a `performance.now()` time). A
+ * thenable result is started here, inside the deadline: drizzle's queries are lazy and would otherwise run
+ * wherever they are first awaited.
+ */
+export function withDatabaseDeadline<T>(deadline: number, fn: () => T): T {
+  return deadlines.run(deadline, () => {
+    const result = fn();
+    if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
+      return new Promise((resolve, reject) => (result as unknown as PromiseLike<unknown>).then(resolve, reject)) as T;
+    }
+    return result;
+  });
+}
+
+/** The deadline of the request this code runs for, if any. */
+export function currentDeadline(): number | undefined {
+  return deadlines.getStore();
+}

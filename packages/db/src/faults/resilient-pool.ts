@@ -1,0 +1,115 @@
+import postgres, { type Options, type Sql } from 'postgres';
+import { createHealthMonitor, type HealthMonitor } from './health.js';
+import { createStatementGuard, type PoolStats } from './statement-guard.js';
+
+export interface ResilientPoolOptions {
+  url: string;
+  poolSize: number;
+  /** DATABASE_TIMEOUT in milliseconds */
+  timeoutMs: number;
+}
+
+/**
+ * The PostgreSQL pool of a service, built to come through database faults without a restart:
+ * - every application statement is bounded by its request's deadline (see createStatementGuard);
+ * - each connection asks the server for `idle_in_transaction_session_timeout` and TCP keepalives, so a
+ *   transaction this side abandoned (deadline passed, connection cut) releases its locks on the server;
+ * - when an outage becomes known, pending statements fail at once and the pool's connections are replaced
+ *   (a connection stuck in a black hole would otherwise hold its slot until the kernel gives up, minutes later);
+ * - LISTEN registrations are made again once the database is back.
+ */
+export function createResilientPool(options: ResilientPoolOptions) {
+  const { url, poolSize, timeoutMs } = options;
+  const seconds = Math.max(1, Math.ceil(timeoutMs / 1000));
+  const clientOptions: Options<Record<string, never>> = {
+    max: poolSize,
+    connect_timeout: timeoutMs / 1000,
+    // Client-side TCP keepalive on idle connections (seconds).
+    keep_alive: 10,
+    onnotice: () => {},
+    connection: {
+      // The server ends a transaction left idle longer than any request may last, releasing its locks.
+      idle_in_transaction_session_timeout: (seconds + 1) * 1000,
+      // The server notices a vanished client within ~25 s instead of the kernel's two hours.
+      tcp_keepalives_idle: 10,
+      tcp_keepalives_interval: 5,
+      tcp_keepalives_count: 3,
+    },
+  };
+  const open = (overrides: Partial<Options<Record<string, never>>> = {}): Sql => postgres(url, { ...clientOptions, ...overrides });
+
+  let current = open();
+  const listeners = new Set<{ channel: string; onPayload: (payload: string) => void; unlisten?: () => Promise<void> }>();
+
+  const health: HealthMonitor = createHealthMonitor({
+    probeTimeoutMs: Math.min(1000, timeoutMs),
+    // A fresh connection each time: the pool's own may be stuck, and a probe must not wait behind them.
+    async probe(probeTimeoutMs) {
+      const client = open({ max: 1, connect_timeout: probeTimeoutMs / 1000, fetch_types: false });
+      try {
+        await client`select 1`;
+      } finally {
+        void client.end({ timeout: 0 }).catch(() => undefined);
+      }
+    },
+    onOutage() {
+      guard.rejectPending();
+      const previous = current;
+      current = open();
+      // drizzle configured its parsers on the first client's options; the replacement needs them too.
+      Object.assign(current.options.parsers, previous.options.parsers);
+      Object.assign(current.options.serializers, previous.options.serializers);
+      void previous.end({ timeout: 0 }).catch(() => undefined);
+    },
+  });
+  const guard = createStatementGuard({ timeoutMs, health, poolSize });
+  health.onChange((available) => {
+    if (available) for (const registration of listeners) void relisten(registration);
+  });
+
+  async function relisten(registration: { channel: string; onPayload: (payload: string) => void; unlisten?: () => Promise<void> }): Promise<void> {
+    for (let attempt = 0; attempt < 10 && health.available && listeners.has(registration); attempt++) {
+      try {
+        const { unlisten } = await current.listen(registration.channel, registration.onPayload);
+        registration.unlisten = unlisten;
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 500).unref());
+      }
+    }
+  }
+
+  /** The pool as drizzle sees it: always the current client, every statement guarded. */
+  const switching = new Proxy(current, {
+    apply: (_target, thisArg, args: unknown[]) => Reflect.apply(current, thisArg, args) as unknown,
+    get: (_target, property) => Reflect.get(current, property) as unknown,
+  });
+
+  return {
+    sql: guard.guardSql(switching),
+    health,
+    /** the client as it is now, unguarded (readiness ping) */
+    current: () => current,
+    /** a separate short-lived client on the same server (migrations: no deadline, may run long) */
+    open,
+    async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+      const registration: { channel: string; onPayload: (payload: string) => void; unlisten?: () => Promise<void> } = { channel, onPayload };
+      const { unlisten } = await current.listen(channel, onPayload);
+      registration.unlisten = unlisten;
+      listeners.add(registration);
+      return async () => {
+        listeners.delete(registration);
+        await registration.unlisten?.();
+      };
+    },
+    stats: (): PoolStats => guard.stats(),
+    async end(timeoutSeconds: number): Promise<void> {
+      health.close();
+      guard.close();
+      listeners.clear();
+      await current.end({ timeout: timeoutSeconds });
+    },
+  };
+}
+
+export type ResilientPool = ReturnType<typeof createResilientPool>;

@@ -1,0 +1,223 @@
+import type { PendingQuery, Sql } from 'postgres';
+import { currentDeadline, withDatabaseDeadline } from './deadline.js';
+import { DatabaseTimeoutError, DatabaseUnavailableError, isDatabaseUnavailable } from './errors.js';
+import type { HealthMonitor } from './health.js';
+
+export interface StatementGuardOptions {
+  /** DATABASE_TIMEOUT: the deadline of a statement sent outside any request's deadline */
+  timeoutMs: number;
+  health: HealthMonitor;
+  /** the pool size, for the statistics */
+  poolSize: number;
+  /** a statement still unanswered after this long makes the health monitor probe. @default min(1000, timeoutMs / 2) */
+  suspectAfterMs?: number;
+}
+
+interface Pending {
+  /** the statement (cancelled on timeout); undefined for a whole transaction */
+  query: PendingQuery<never[]> | undefined;
+  startedAt: number;
+  timer: NodeJS.Timeout;
+  reject(error: Error): void;
+}
+
+/**
+ * postgres-js's `query.cancel()` drops the promise of its cancel request, which rejects (unhandled, fatal for
+ * the process) when the server cannot be reached. Call its canceller ourselves and keep that promise.
+ */
+function cancelQuietly(query: PendingQuery<never[]>): void {
+  const internal = query as unknown as { canceller?: ((query: unknown) => unknown) | null };
+  const canceller = internal.canceller;
+  if (typeof canceller !== 'function') return;
+  internal.canceller = null;
+  Promise.resolve(canceller(query)).catch(() => undefined);
+}
+
+export interface PoolStats {
+  size: number;
+  /** statements handed to a connection and not yet answered (at most the pool size) */
+  inUse: number;
+  /** statements waiting for a connection (or behind another statement on one) */
+  waiting: number;
+}
+
+/**
+ * Bounds every statement the application sends to PostgreSQL on the client side (a server-side
+ * statement_timeout does nothing when packets are black-holed): each is answered before its request's deadline
+ * (`withDatabaseDeadline`), or before DATABASE_TIMEOUT when sent outside a request, or it fails with
+ * DatabaseTimeoutError and is cancelled (a queued one never leaves, a running one gets a cancel request). During
+ * a known outage statements fail at once with DatabaseUnavailableError. A transaction whose deadline passed
+ * before its body started never runs the body (it rolls back), so nothing is written after its request was
+ * answered.
+ */
+export function createStatementGuard(options: StatementGuardOptions) {
+  const { timeoutMs, health, poolSize } = options;
+  const suspectAfterMs = options.suspectAfterMs ?? Math.min(1000, timeoutMs / 2);
+  const pending = new Set<Pending>();
+  let sweep: NodeJS.Timeout | undefined;
+
+  /** While statements are pending, look for one that waits suspiciously long (a black hole looks like this). */
+  function watch(): void {
+    if (sweep || pending.size === 0) return;
+    sweep = setInterval(() => {
+      if (pending.size === 0) {
+        clearInterval(sweep);
+        sweep = undefined;
+        return;
+      }
+      const now = performance.now();
+      for (const entry of pending) {
+        if (now - entry.startedAt >= suspectAfterMs) {
+          health.suspect();
+          break;
+        }
+      }
+    }, Math.max(50, Math.min(250, suspectAfterMs / 2)));
+    sweep.unref();
+  }
+
+  function refusal(): Error | undefined {
+    if (!health.available) return new DatabaseUnavailableError();
+    return undefined;
+  }
+
+  function deadlineNow(now: number): number {
+    return currentDeadline() ?? now + timeoutMs;
+  }
+
+  /** Runs one promise-like database call under the deadline; `query` (when given) is cancelled on timeout. */
+  function bound<T>(start: () => PromiseLike<T>, query?: PendingQuery<never[]>): Promise<T> {
+    const refused = refusal();
+    if (refused) return Promise.reject(refused);
+    const now = performance.now();
+    const deadline = deadlineNow(now);
+    if (deadline <= now) return Promise.reject(new DatabaseTimeoutError());
+    return new Promise<T>((resolve, reject) => {
+      const entry: Pending = {
+        query,
+        startedAt: now,
+        reject,
+        timer: setTimeout(() => {
+          pending.delete(entry);
+          // A queued statement is taken out of the queue; a running one gets a cancel request.
+          if (query) cancelQuietly(query);
+          health.suspect();
+          reject(new DatabaseTimeoutError());
+        }, deadline - now),
+      };
+      pending.add(entry);
+      watch();
+      start().then(
+        (value) => {
+          if (!pending.delete(entry)) return;
+          clearTimeout(entry.timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          if (!pending.delete(entry)) return;
+          clearTimeout(entry.timer);
+          if (isDatabaseUnavailable(error)) health.suspect();
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** A lazy postgres-js query made safe to await: what drizzle awaits (`unsafe(...)`, `unsafe(...).values()`). */
+  function guardQuery(query: PendingQuery<never[]>) {
+    let promise: Promise<unknown> | undefined;
+    const run = () => (promise ??= bound(() => query, query));
+    const guarded = {
+      values() {
+        query.values();
+        return guarded;
+      },
+      then<A, B>(onFulfilled?: (value: unknown) => A, onRejected?: (reason: unknown) => B) {
+        return run().then(onFulfilled, onRejected);
+      },
+      catch<B>(onRejected?: (reason: unknown) => B) {
+        return run().catch(onRejected);
+      },
+      finally(onFinally?: () => void) {
+        return run().finally(onFinally);
+      },
+    };
+    return guarded;
+  }
+
+  /** The body of a transaction (or savepoint) only starts while its request still has time and the database is up. */
+  function guardBody<T>(deadline: number, fn: (sql: Sql) => T | Promise<T>) {
+    return (inner: Sql) => {
+      if (performance.now() >= deadline) throw new DatabaseTimeoutError();
+      const refused = refusal();
+      if (refused) throw refused;
+      return withDatabaseDeadline(deadline, () => fn(guardSql(inner)));
+    };
+  }
+
+  /**
+   * `sql` with every statement drizzle sends through it bounded: `unsafe` (all of drizzle's statements),
+   * tagged-template calls, `begin` and `savepoint` (their bodies see a guarded client too). Everything else
+   * (listen, end, reserve, options) is the client's own.
+   */
+  function guardSql(sql: Sql): Sql {
+    return new Proxy(sql, {
+      apply(target, thisArg, args: unknown[]) {
+        const result = Reflect.apply(target, thisArg, args) as unknown;
+        const isTemplate = Array.isArray(args[0]) && 'raw' in (args[0] as object);
+        return isTemplate ? guardQuery(result as PendingQuery<never[]>) : result;
+      },
+      get(target, property, receiver) {
+        if (property === 'unsafe') {
+          return (text: string, parameters?: never[], queryOptions?: object) => guardQuery(target.unsafe(text, parameters, queryOptions as never) as PendingQuery<never[]>);
+        }
+        if (property === 'begin') {
+          return (...args: unknown[]) => {
+            const fn = args.pop() as (sql: Sql) => unknown;
+            const mode = (args[0] as string | undefined) ?? '';
+            const deadline = deadlineNow(performance.now());
+            return bound(() => target.begin(mode, guardBody(deadline, fn) as never));
+          };
+        }
+        if (property === 'savepoint') {
+          return (...args: unknown[]) => {
+            const fn = args.pop() as (sql: Sql) => unknown;
+            const savepoint = (target as unknown as { savepoint(...rest: unknown[]): Promise<unknown> }).savepoint.bind(target);
+            return bound(() => savepoint(...args, guardBody(deadlineNow(performance.now()), fn)));
+          };
+        }
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+  }
+
+  return {
+    guardSql,
+    /** Fails every pending statement at once (an outage became known: nobody waits out a deadline for nothing). */
+    rejectPending(): void {
+      for (const entry of [...pending]) {
+        pending.delete(entry);
+        clearTimeout(entry.timer);
+        entry.reject(new DatabaseUnavailableError());
+      }
+    },
+    stats(): PoolStats {
+      // Transactions are counted through their statements, not as a statement of their own.
+      let sent = 0;
+      let queued = 0;
+      for (const entry of pending) {
+        if (!entry.query) continue;
+        if ((entry.query as unknown as { state?: unknown }).state) sent++;
+        else queued++;
+      }
+      const inUse = Math.min(sent, poolSize);
+      return { size: poolSize, inUse, waiting: queued + sent - inUse };
+    },
+    close(): void {
+      clearInterval(sweep);
+      sweep = undefined;
+    },
+  };
+}
+
+export type StatementGuard = ReturnType<typeof createStatementGuard>;
