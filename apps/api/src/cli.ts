@@ -133,7 +133,7 @@ async function persistedCommand(config: Config, args: string[]): Promise<void> {
 }
 
 async function withDatabase<T>(config: Config, run: (db: Awaited<ReturnType<typeof createDatabase>>) => Promise<T>): Promise<T> {
-  const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: 2 });
+  const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: 2, timeoutMs: config.database.timeoutMs });
   try {
     return await run(database);
   } finally {

@@ -39,6 +39,22 @@ const duration = z.string().transform((v, ctx) => {
   }
 });
 
+/** Parses "250ms", "5s", "1m" or plain seconds ("5") into milliseconds (timeouts that need sub-second precision). */
+export function parseDurationMs(value: string): number {
+  const match = durationPattern.exec(value.trim());
+  if (!match) throw new ConfigError(`invalid duration "${value}" (use e.g. 500ms, 5s, 1m)`);
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 's'] ?? 1000;
+  return Number(match[1]) * factor;
+}
+const durationMs = z.string().transform((v, ctx) => {
+  try {
+    return parseDurationMs(v);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
 const origin = z.string().transform((value, ctx) => {
   try {
     const url = new URL(value);
@@ -58,6 +74,8 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
+  /** one deadline per request for everything it asks the database (pool wait and every statement) */
+  DATABASE_TIMEOUT: durationMs.pipe(z.number().min(100, 'must be at least 100ms').max(600_000, 'must be at most 10m')).default(5000),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
@@ -149,7 +167,8 @@ export interface Config {
     tls: { port: number; cert: string; key: string; clientCa: string | undefined } | undefined;
   };
   dataDir: string;
-  database: { url: string | undefined; poolSize: number };
+  /** `timeoutMs`: DATABASE_TIMEOUT, the deadline of a request's database work (PostgreSQL, Redis) */
+  database: { url: string | undefined; poolSize: number; timeoutMs: number };
   redisUrl: string | undefined;
   logLevel: string;
   keys: {
@@ -321,7 +340,7 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
     service: { name: 'latchkey', version },
     http: { port: e.PORT, host: e.HOST, publicUrl, corsOrigins, tls },
     dataDir: path.resolve(e.DATA_DIR),
-    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
+    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, timeoutMs: e.DATABASE_TIMEOUT },
     redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,
     keys: { signingKey, verifyKeys: e.VERIFY_KEYS },

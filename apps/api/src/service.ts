@@ -87,7 +87,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     dataDir: config.dataDir,
     production: config.env === 'production',
   });
-  const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: config.database.poolSize });
+  const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: config.database.poolSize, timeoutMs: config.database.timeoutMs });
   /** what else holds connections, released before the database on close */
   const resources: (() => Promise<void>)[] = [];
   try {
@@ -99,7 +99,11 @@ export async function startService(config: Config, logger: Logger = createLogger
     }
     // Shared counters whenever instances can share them (DESIGN.md Scale-out): Redis, else PostgreSQL, else memory.
     const limits = await createLoginLimits({
-      store: config.redisUrl ? { kind: 'redis', url: config.redisUrl } : config.database.url ? { kind: 'postgres', url: config.database.url } : { kind: 'memory' },
+      store: config.redisUrl
+        ? { kind: 'redis', url: config.redisUrl, timeoutMs: config.database.timeoutMs }
+        : config.database.url
+          ? { kind: 'postgres', url: config.database.url, timeoutMs: config.database.timeoutMs, available: () => database.health.available }
+          : { kind: 'memory' },
     });
     resources.push(() => limits.close());
     // Expired one-time tokens and provider artifacts are invisible at once; this only reclaims the rows.

@@ -5,7 +5,7 @@ export type { Database, DatabaseHandle, DatabaseOptions } from './client.js';
 // Database faults: one deadline per request, outages known and refused at once
 export { currentDeadline, withDatabaseDeadline } from './faults/deadline.js';
 export { DatabaseTimeoutError, DatabaseUnavailableError, isDatabaseUnavailable } from './faults/errors.js';
-export type { DatabaseHealth } from './faults/health.js';
+export { RETRY_AFTER_SECONDS, type DatabaseHealth } from './faults/health.js';
 export type { PoolStats } from './faults/statement-guard.js';
 
 // Migrations

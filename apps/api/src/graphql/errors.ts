@@ -1,3 +1,4 @@
+import { RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { GraphQLError, type ASTNode } from 'graphql';
 import { stepUpChallengeHeader, stepUpDescription, stepUpParameters, type StepUpRequirement } from '../principal/step-up.js';
 
@@ -21,6 +22,11 @@ export const ErrorCode = {
   PERSISTED_QUERY_MISMATCH: 'PERSISTED_QUERY_MISMATCH',
   PERSISTED_QUERY_NOT_SUPPORTED: 'PERSISTED_QUERY_NOT_SUPPORTED',
   RATE_LIMITED: 'RATE_LIMITED',
+  /** a dependency (the database) is down or did not answer in time: bounded and honest, never a 500 */
+  SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  /** a subscription's stream ended by the server: too slow a reader / events it can no longer be given */
+  SUBSCRIPTION_DROPPED: 'SUBSCRIPTION_DROPPED',
+  SUBSCRIPTION_INTERRUPTED: 'SUBSCRIPTION_INTERRUPTED',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -55,6 +61,25 @@ export function unauthenticated(credentialRejected: boolean): GraphQLError {
     spec: true,
     headers: { 'WWW-Authenticate': challenge },
   });
+}
+
+const UNAVAILABLE_MESSAGE = 'The database is unavailable. Try again shortly.';
+
+/**
+ * A known database outage met before execution (the operation selects a field that needs the database): the
+ * operation never runs. 503 with Retry-After under application/graphql-response+json, 200 under application/json.
+ */
+export function serviceUnavailable(): GraphQLError {
+  return requestError(UNAVAILABLE_MESSAGE, ErrorCode.SERVICE_UNAVAILABLE, {
+    status: 503,
+    spec: true,
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  });
+}
+
+/** The database failed a field during execution: an execution error at that field's path (partial success, 200). */
+export function serviceUnavailableAt(at: GraphQLError): GraphQLError {
+  return new GraphQLError(UNAVAILABLE_MESSAGE, { nodes: at.nodes, source: at.source, positions: at.positions, path: at.path, extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
 }
 
 export function forbidden(message = 'You are not allowed to perform this operation.'): GraphQLError {

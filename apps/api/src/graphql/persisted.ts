@@ -1,25 +1,36 @@
 import { checkManifestAgainstSchema, createPersistedStore, ManifestError, parseManifest, type PersistedOperationStore, type RegistrationDecision } from '@latchkey/persisted';
 import type { LoginLimits } from '@latchkey/auth';
-import type { Database } from '@latchkey/db';
+import { isDatabaseUnavailable, type Database } from '@latchkey/db';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { serviceUnavailable } from './errors.js';
 import { queryLimitRules } from './plugins/use-query-limits.js';
+
+/** A store that cannot answer refuses the request before execution (SERVICE_UNAVAILABLE, 503), never a 500. */
+function unavailableAsRequestError<T>(pending: Promise<T>): Promise<T> {
+  return pending.catch((error: unknown) => {
+    throw isDatabaseUnavailable(error) ? serviceUnavailable() : error;
+  });
+}
 
 /** The persisted-operation store of this instance, and the registration budget per client address. */
 export function createPersistedOperations(config: Config, db: Database, limits: LoginLimits, logger: Logger): {
   store: PersistedOperationStore;
   allowRegistration: (ip: string) => Promise<RegistrationDecision>;
 } {
-  const store = createPersistedStore({
+  const store: PersistedOperationStore = createPersistedStore({
     db,
     cacheSize: config.persisted.cacheSize,
     maxRegistrations: config.persisted.maxRegistrations,
     onBackgroundError: (error) => logger.warn({ err: error }, 'refreshing a persisted operation\'s last use failed'),
   });
   // Counted where the login limits are (Redis, PostgreSQL or memory), so every instance shares the budget.
-  const allowRegistration = limits.window('pq-register', { points: config.persisted.registrationsPerMinute, durationSeconds: 60, blockSeconds: 0 });
-  return { store, allowRegistration };
+  const budget = limits.window('pq-register', { points: config.persisted.registrationsPerMinute, durationSeconds: 60, blockSeconds: 0 });
+  return {
+    store: { ...store, get: (hash, options) => unavailableAsRequestError(store.get(hash, options)) },
+    allowRegistration: (ip) => unavailableAsRequestError(budget(ip)),
+  };
 }
 
 /**

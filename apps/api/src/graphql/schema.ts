@@ -11,11 +11,14 @@ import { accountResolvers } from './resolvers/account.js';
 import { documentResolvers } from './resolvers/documents.js';
 import { passkeyResolvers } from './resolvers/passkeys.js';
 import { DateTime } from './resolvers/scalars.js';
-import { statusResolvers } from './resolvers/status.js';
+import { statusDatabaseFree, statusResolvers } from './resolvers/status.js';
 import { subscriptionResolvers } from './resolvers/subscriptions.js';
-import { viewerResolvers } from './resolvers/viewer.js';
+import { viewerDatabaseFree, viewerResolvers } from './resolvers/viewer.js';
 
 const resolvers: Resolvers[] = [{ DateTime }, statusResolvers, viewerResolvers, accountResolvers, documentResolvers, passkeyResolvers, subscriptionResolvers];
+
+/** The fields answered without the database; every other field needs it (and is refused during an outage). */
+export const DATABASE_FREE_FIELDS: ReadonlySet<string> = new Set([...statusDatabaseFree, ...viewerDatabaseFree]);
 
 /**
  * The executable schema with the route- and field-level marks (`@auth`, `@can`) enforced before the

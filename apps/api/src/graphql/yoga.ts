@@ -3,12 +3,16 @@ import { usePersistedOperations, type PersistedOperationStore, type Registration
 import { useAuthorizationErrors } from '@latchkey/policy';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, maskError, type YogaLogger } from 'graphql-yoga';
+import { isDatabaseUnavailable, type DatabaseHealth } from '@latchkey/db';
 import { isDomainError } from '../domain/errors.js';
+import { serviceUnavailableAt } from './errors.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { AccessTokenVerifier, VerificationResult } from '../principal/access-token-verifier.js';
 import type { AppServices, RequestContext } from './context.js';
+import { DATABASE_FREE_FIELDS } from './schema.js';
 import { useCostLimit } from './plugins/use-cost-limit.js';
+import { useDatabaseAvailability } from './plugins/use-database-availability.js';
 import { useErrorCodes } from './plugins/use-error-codes.js';
 import { useErrorLog } from './plugins/use-error-log.js';
 import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
@@ -27,6 +31,8 @@ export interface GraphQLHandlerDeps {
   requestIdOf: (req: IncomingMessage) => string;
   /** the executable schema (buildSchema()) */
   schema: GraphQLSchema;
+  /** whether the database is reachable (operations that need it are refused during an outage) */
+  health: DatabaseHealth;
   /** persisted operations: where they live, and the registration budget of a client address */
   persisted: {
     store: PersistedOperationStore;
@@ -63,10 +69,12 @@ function domainErrorsUnmasked(error: unknown, message: string, isDev?: boolean):
     const field = 'field' in original && original.field ? { field: original.field } : {};
     return new GraphQLError(original.message, { nodes: error.nodes, path: error.path, extensions: { code: original.code, ...field } });
   }
+  // The database went away (or did not answer in time) under this field: say so, never INTERNAL_SERVER_ERROR.
+  if (error instanceof GraphQLError && isDatabaseUnavailable(original)) return serviceUnavailableAt(error);
   return maskError(error, message, isDev);
 }
 
-export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf, schema, persisted }: GraphQLHandlerDeps) {
+export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf, schema, health, persisted }: GraphQLHandlerDeps) {
   const { limits } = config;
 
   const contextFor = (result: VerificationResult | undefined, requestId: string): RequestContext => ({
@@ -107,6 +115,7 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
       useQueryLimits(limits),
       useCostLimit(limits),
       useRouteAccess({ introspection: config.introspection }, routeRequirements),
+      useDatabaseAvailability({ health, timeoutMs: config.database.timeoutMs, databaseFree: DATABASE_FREE_FIELDS }),
       usePublicCache({ maxAge: config.publicCacheMaxAge, requirementsOf: routeRequirements }),
       useAuthorizationErrors(),
       useStepUp(),

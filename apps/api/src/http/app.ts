@@ -35,7 +35,8 @@ import { createClientCertificateSignIn } from '../login/client-certificate.js';
 import { createSecondFactors } from '../login/second-factors.js';
 import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
-import { sendGraphQLRequestError, sendHttpError, sendJson } from './respond.js';
+import { sendGraphQLRequestError, sendHttpError, sendJson, sendServiceUnavailable } from './respond.js';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
 
 export interface HttpAppDeps {
   config: Config;
@@ -124,6 +125,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     app,
     requestIdOf: (req) => states.get(req)?.id ?? '',
     schema,
+    health: database.health,
     persisted,
   });
   // GraphQL over WebSocket (graphql-ws) on /graphql: the same rules, applied on a path Yoga's HTTP plugins never see.
@@ -168,6 +170,18 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       !(await flow.sessionMeets(query.sessionUid, query.accountId, query.acrValues, query.cookieHeader ? parseCookie(query.cookieHeader)[DEVICE_COOKIE] : undefined)),
   });
   const flow = createSignInFlow({ db: database.db, provider, policy: config.auth.signInPolicy, secure: config.http.publicUrl.startsWith('https:') });
+  // A database outage met inside the provider is SERVICE_UNAVAILABLE (503 with Retry-After), not its server_error.
+  const unavailableInProvider = new WeakSet<object>();
+  provider.on('server_error', (ctx: object, error: unknown) => {
+    if (isDatabaseUnavailable(error)) unavailableInProvider.add(ctx);
+  });
+  provider.use(async (ctx, next) => {
+    await next();
+    if (!unavailableInProvider.has(ctx)) return;
+    ctx.status = 503;
+    ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+    ctx.body = { statusCode: 503, message: 'Sign-in is unavailable. Try again shortly.', error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' };
+  });
   const oidc = provider.callback();
   const demo = config.auth.demoClientId ? createDemoClient({
         publicUrl: config.http.publicUrl,
@@ -339,17 +353,25 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       '/webauthn/authenticate/options': passkeys.authenticateOptions,
       '/login/webauthn': passkeys.signIn,
     }[path]!;
-    handler(req, res).catch((error: unknown) => {
-      logger.error({ reqId: states.get(req)?.id, err: error }, 'passkey route failed');
-      if (!res.headersSent) sendHttpError(res, 500, 'Internal server error.');
-    });
+    handler(req, res).catch((error: unknown) => failed(req, res, error, 'passkey route failed'));
+  }
+
+  /**
+   * What escapes a login or passkey route: a data store that is down or too slow is SERVICE_UNAVAILABLE (503 with
+   * Retry-After); anything else is a masked 500 and an error log line.
+   */
+  function failed(req: IncomingMessage, res: ServerResponse, error: unknown, what: string): void {
+    if (isDatabaseUnavailable(error)) {
+      logger.warn({ reqId: states.get(req)?.id, reason: (error as Error).message }, `${what}: data store unavailable`);
+      if (!res.headersSent) sendServiceUnavailable(res);
+      return;
+    }
+    logger.error({ reqId: states.get(req)?.id, err: error }, what);
+    if (!res.headersSent) sendHttpError(res, 500, 'Internal server error.');
   }
 
   function loginRoute(req: IncomingMessage, res: ServerResponse, path: string): void {
-    const fail = (error: unknown) => {
-      logger.error({ reqId: states.get(req)?.id, err: error }, 'login route failed');
-      if (!res.headersSent) sendHttpError(res, 500, 'Internal server error.');
-    };
+    const fail = (error: unknown) => failed(req, res, error, 'login route failed');
     if (path === '/ott/generate') {
       if (req.method !== 'POST') return sendHttpError(res, 405, 'Method Not Allowed', { allow: 'POST' });
       return void login.generate(req, res).catch(fail);
@@ -426,7 +448,12 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     if (logRequests) res.once('finish', logRequest);
     if (path === '/graphql') return graphql(req, res);
     if (path.startsWith('/api/')) return api(req, res, path);
-    if (path === '/.well-known/openid-configuration' || path.startsWith('/oidc/')) return void oidc(req, res);
+    if (path === '/.well-known/openid-configuration') return void oidc(req, res);
+    if (path.startsWith('/oidc/')) {
+      // Every provider endpoint reads its sessions and grants from the database: during a known outage, at once.
+      if (!database.health.available) return sendServiceUnavailable(res, 'Sign-in is unavailable. Try again shortly.');
+      return void oidc(req, res);
+    }
     if (PASSKEY_PATHS.has(path)) return passkeyRoute(req, res, path);
     if (path === '/ott/generate' || path === '/login' || path.startsWith('/login/') || path.startsWith('/interaction/') || path === '/account' || ACCOUNT_FORMS.has(path)) {
       return loginRoute(req, res, path);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RETRY_AFTER_SECONDS } from '@latchkey/db';
 import type { ErrorCode } from '../graphql/errors.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
@@ -49,9 +50,18 @@ const REASONS: Record<number, string> = {
   405: 'Method Not Allowed',
   413: 'Payload Too Large',
   414: 'URI Too Long',
+  500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
 
 export function sendHttpError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   sendJson(res, status, { statusCode: status, message, error: REASONS[status] ?? 'Error' }, headers);
+}
+
+/**
+ * A data store this request needs (the database, the rate-limit counters) is down or did not answer in time:
+ * 503 with Retry-After and the usual body with code SERVICE_UNAVAILABLE, never a 500.
+ */
+export function sendServiceUnavailable(res: ServerResponse, message = 'The service is unavailable. Try again shortly.'): void {
+  sendJson(res, 503, { statusCode: 503, message, error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' }, { 'retry-after': String(RETRY_AFTER_SECONDS) });
 }

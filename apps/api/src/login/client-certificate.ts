@@ -3,7 +3,7 @@ import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { findUserIdByEmail, type LoginLimits, type RateLimitDecision } from '@latchkey/auth';
 import type { Database } from '@latchkey/db';
 import type { Logger } from 'pino';
-import { sendJson } from '../http/respond.js';
+import { sendJson, sendServiceUnavailable } from '../http/respond.js';
 import { escapeHtml, page, sendHtml } from './html.js';
 import { FormError, readFields } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
@@ -182,7 +182,7 @@ export function createClientCertificateSignIn(options: ClientCertificateSignInOp
     if (!fields) return;
     const ip = clientIp(req);
     const decision = await decide(limits.consumeAttempt(ip));
-    if (decision === 'unavailable') return refuse(req, res, 503, 'Sign-in is unavailable. Try again shortly.');
+    if (decision === 'unavailable') return sendServiceUnavailable(res, 'Sign-in is unavailable. Try again shortly.');
     if (!decision.allowed) {
       return refuse(req, res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, { 'retry-after': String(decision.retryAfterSeconds) });
     }

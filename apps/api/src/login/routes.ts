@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { consumeOneTimeToken, consumeShortCode, FACTORS_REQUIRED, findUserIdByEmail, generateOneTimeTokenWithCode, isShortCodeShaped, normalizeUsername, ONE_TIME_TOKEN_ERRORS, revokeShortCodes, type DeliveryHandler, type GenerateRequest, type LoginLimits, type Provider, type RateLimitDecision } from '@latchkey/auth';
 import { users, type Database } from '@latchkey/db';
 import type { Logger } from 'pino';
-import { sendJson } from '../http/respond.js';
+import { sendJson, sendServiceUnavailable } from '../http/respond.js';
 import { bindBrowser, codeBindingOf } from './code-binding.js';
 import { PENDING_COOKIE, clearCookie, setCookie } from './cookies.js';
 import { escapeHtml, page, sendHtml as html } from './html.js';
@@ -122,8 +122,7 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     }
   }
 
-  const unavailableNow = (res: ServerResponse) =>
-    sendJson(res, 503, { statusCode: 503, message: 'Sign-in is unavailable. Try again shortly.', error: 'Service Unavailable' });
+  const unavailableNow = (res: ServerResponse) => sendServiceUnavailable(res, 'Sign-in is unavailable. Try again shortly.');
 
   async function generate(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const fields = await formOf(req, res);

@@ -16,6 +16,7 @@ import {
 } from '@latchkey/auth';
 import type { Database } from '@latchkey/db';
 import type { Logger } from 'pino';
+import { sendServiceUnavailable } from '../http/respond.js';
 import type { SignedInAccount } from './account.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { escapeHtml, page, sendHtml } from './html.js';
@@ -130,7 +131,7 @@ export function createUpstreamRoutes(options: UpstreamRoutesOptions) {
       decision = await limits.consumeAttempt(ip);
     } catch (error) {
       logger.error({ err: error }, 'rate-limit store unavailable');
-      return problem(res, 503, 'Sign-in is unavailable. Try again shortly.', 'login');
+      return sendServiceUnavailable(res, 'Sign-in is unavailable. Try again shortly.');
     }
     if (!decision.allowed) {
       return problem(res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, 'login', { 'retry-after': String(decision.retryAfterSeconds) });

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { denialToHttp, isAuthorizationDenied, type AuthorizationDenied } from '@latchkey/policy';
 import { isDomainError } from '../domain/errors.js';
 import { acceptableContentType } from '../http/media-types.js';
@@ -70,6 +71,7 @@ const REASONS: Record<number, string> = {
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 /** The error body of DESIGN.md: `{ statusCode, message, error }`, plus any extra fields given. */
@@ -216,9 +218,13 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
   /** Answers one request under the router's paths; never rejects. */
   return function handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     return run(req, res, path, query).catch((error: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      // The database is down or did not answer in time: the environment's fault, said honestly (never a 500).
+      if (isDatabaseUnavailable(error)) {
+        return send(res, restError(503, 'The database is unavailable. Try again shortly.', { code: 'SERVICE_UNAVAILABLE' }, { 'retry-after': String(RETRY_AFTER_SECONDS) }));
+      }
       options.onUnexpected?.(error, req);
-      if (!res.headersSent) send(res, restError(500, 'Internal server error.'));
-      else res.destroy();
+      send(res, restError(500, 'Internal server error.'));
     });
   };
 }

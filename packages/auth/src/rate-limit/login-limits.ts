@@ -1,3 +1,4 @@
+import { DatabaseUnavailableError } from '@latchkey/db';
 import { checkConsumeAttempt } from './consume-attempt.js';
 import { recordConsumeFailed } from './consume-failed.js';
 import { recordConsumeSucceeded } from './consume-succeeded.js';
@@ -13,6 +14,23 @@ import { openRedisStore } from './store-redis.js';
 import type { LoginLimits, LoginLimitsOptions, LoginLimitStore } from './types.js';
 
 export const DEFAULT_KEY_PREFIX = 'latchkey';
+
+/**
+ * The counter store (PostgreSQL or Redis) could not answer a check. An endpoint must not guess (letting every
+ * attempt through would defeat the limit): it answers SERVICE_UNAVAILABLE (503 with Retry-After), as for any
+ * unavailable data store.
+ */
+export class CounterStoreUnavailableError extends DatabaseUnavailableError {
+  override name = 'CounterStoreUnavailableError';
+  constructor(cause: unknown) {
+    super('The rate-limit store is unavailable.', { cause });
+  }
+}
+
+const unavailableOnFailure = <T>(check: Promise<T>): Promise<T> =>
+  check.catch((error: unknown) => {
+    throw new CounterStoreUnavailableError(error);
+  });
 const KEY_PREFIX = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 /**
@@ -31,14 +49,14 @@ export async function createLoginLimits(options: LoginLimitsOptions): Promise<Lo
   const limiters = createLimiters(store, keyPrefix, policy);
   let closing: Promise<void> | undefined;
   return {
-    generate: (ip, username) => checkGenerate(limiters, ip, username),
-    consumeAttempt: (ip) => checkConsumeAttempt(limiters, ip),
+    generate: (ip, username) => unavailableOnFailure(checkGenerate(limiters, ip, username)),
+    consumeAttempt: (ip) => unavailableOnFailure(checkConsumeAttempt(limiters, ip)),
     consumeFailed: (ip) => recordConsumeFailed(limiters, ip),
     consumeSucceeded: (ip) => recordConsumeSucceeded(limiters, ip),
     window(name, limit) {
       if (!/^[a-z0-9-]{1,40}$/.test(name)) throw new RangeError('a window name is 1 to 40 lower-case letters, digits or dashes');
       const limiter = store.create({ keyPrefix: `${keyPrefix}:window:${name}`, points: limit.points, duration: limit.durationSeconds, blockDuration: limit.blockSeconds });
-      return (ip) => consumePoint(limiter, sourceKey(ip));
+      return (ip) => unavailableOnFailure(consumePoint(limiter, sourceKey(ip)));
     },
     close: () => (closing ??= store.close()),
   };
@@ -49,9 +67,9 @@ function openStore(store: LoginLimitStore): Promise<LimiterStore> {
     case 'memory':
       return Promise.resolve(openMemoryStore());
     case 'postgres':
-      return openPostgresStore(store.url);
+      return openPostgresStore(store.url, store);
     case 'redis':
-      return openRedisStore(store.url);
+      return openRedisStore(store.url, store);
     default:
       throw new TypeError(`unknown rate-limit store kind: ${(store as { kind: unknown }).kind}`);
   }

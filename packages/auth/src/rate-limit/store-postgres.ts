@@ -1,3 +1,4 @@
+import { DatabaseUnavailableError } from '@latchkey/db';
 import { Pool } from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { LimiterStore } from './limiter-store.js';
@@ -20,10 +21,27 @@ const SWEEP_AFTER_EXPIRY_MS = 60 * 60_000;
  * The library creates its table itself (`CREATE TABLE IF NOT EXISTS`, concurrent creation by another instance
  * tolerated); opening waits for that, and the limiters are then made with `tableCreated: true`.
  */
-export async function openPostgresStore(url: string): Promise<LimiterStore> {
-  const pool = new Pool({ connectionString: url, max: POOL_SIZE });
+export async function openPostgresStore(url: string, options: { timeoutMs?: number; available?: () => boolean } = {}): Promise<LimiterStore> {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  // Bounded like the service's own pool: the wait for a connection and each query (client side: a black-holed
+  // connection never answers a server-side timeout), TCP keepalive, and abandoned transactions ended by the server.
+  const pool = new Pool({
+    connectionString: url,
+    max: POOL_SIZE,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    idle_in_transaction_session_timeout: timeoutMs + 1000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
   // An idle connection that breaks emits 'error' on the pool (fatal if unheard); the next query reports it.
   pool.on('error', () => undefined);
+  // During a known outage a check fails at once (the endpoint answers 503) instead of waiting out the timeout.
+  const available = options.available;
+  if (available) {
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    pool.query = ((...args: unknown[]) => (available() ? query(...args) : Promise.reject(new DatabaseUnavailableError()))) as Pool['query'];
+  }
   try {
     await createTable(pool);
   } catch (error) {

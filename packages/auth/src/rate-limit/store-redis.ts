@@ -10,8 +10,10 @@ import type { LimiterStore } from './limiter-store.js';
  * `rejectIfRedisNotReady`: while Redis is unreachable, checks fail at once (the endpoint answers 503) instead of
  * queueing login requests behind a reconnect.
  */
-export async function openRedisStore(url: string): Promise<LimiterStore> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+export async function openRedisStore(url: string, options: { timeoutMs?: number } = {}): Promise<LimiterStore> {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  // Each command answers or fails within the timeout; ioredis' default is to retry a command 20 times.
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: timeoutMs, connectTimeout: timeoutMs });
   // ioredis reconnects by itself and emits 'error' meanwhile; failed commands reject, which is what we report.
   client.on('error', () => undefined);
   try {

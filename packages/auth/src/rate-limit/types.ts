@@ -75,7 +75,22 @@ export type LoginLimitPolicyOverrides = { [K in keyof LoginLimitPolicy]?: Partia
  * Where the counters live (DESIGN.md "Scale-out"): memory only for the embedded single-instance default and
  * tests; PostgreSQL or Redis whenever more than one instance runs, so all instances share one count.
  */
-export type LoginLimitStore = { kind: 'memory' } | { kind: 'postgres'; url: string } | { kind: 'redis'; url: string };
+export type LoginLimitStore =
+  | { kind: 'memory' }
+  | {
+      kind: 'postgres';
+      url: string;
+      /** every check answers (or fails) within this long (DATABASE_TIMEOUT). @default 5000 */
+      timeoutMs?: number;
+      /** false while the database is known to be down: checks then fail at once instead of waiting */
+      available?: () => boolean;
+    }
+  | {
+      kind: 'redis';
+      url: string;
+      /** every command answers (or fails) within this long, without ioredis' 20 retries. @default 5000 */
+      timeoutMs?: number;
+    };
 
 export interface LoginLimitsOptions {
   store: LoginLimitStore;

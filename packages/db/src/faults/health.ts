@@ -4,11 +4,12 @@
  * waiting out its deadline; a probe runs meanwhile, so the first request after the database is back succeeds
  * without a restart.
  */
+/** What a client refused for an outage is told to wait (Retry-After): the probe runs every 250 ms. */
+export const RETRY_AFTER_SECONDS = 1;
+
 export interface DatabaseHealth {
   /** false while an outage is known */
   readonly available: boolean;
-  /** what a refused client is told to wait (Retry-After), whole seconds >= 1 */
-  readonly retryAfterSeconds: number;
   /** called with the new state on every change; returns the unsubscribe function */
   onChange(listener: (available: boolean) => void): () => void;
 }
@@ -37,7 +38,6 @@ export interface HealthMonitor extends DatabaseHealth {
 /** The embedded database lives in this process: it has no outage to know about. */
 export const ALWAYS_AVAILABLE: DatabaseHealth = Object.freeze({
   available: true,
-  retryAfterSeconds: 1,
   onChange: () => () => undefined,
 });
 
@@ -91,7 +91,6 @@ export function createHealthMonitor(options: HealthMonitorOptions): HealthMonito
     get available() {
       return available;
     },
-    retryAfterSeconds: Math.max(1, Math.ceil(probeIntervalMs / 1000)),
     onChange(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '@latchkey/db';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -8,9 +9,10 @@ function logUnexpected(logger: Logger, result: ExecutionResult, requestId: strin
   for (const error of result.errors ?? []) {
     const original = error.originalError;
     // Domain failures (NOT_FOUND, BAD_USER_INPUT) are answers, not faults.
-    if (original && !(original instanceof GraphQLError) && !isDomainError(original)) {
-      logger.error({ reqId: requestId, path: error.path, err: original }, 'resolver failed');
-    }
+    if (!original || original instanceof GraphQLError || isDomainError(original)) continue;
+    // An outage is the environment's fault, not a bug: one short line, no stack.
+    if (isDatabaseUnavailable(original)) logger.warn({ reqId: requestId, path: error.path, reason: original.message }, 'database unavailable');
+    else logger.error({ reqId: requestId, path: error.path, err: original }, 'resolver failed');
   }
 }
 

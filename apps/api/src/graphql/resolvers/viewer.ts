@@ -6,6 +6,9 @@ import { AccountPolicy } from '../../domain/policies.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import { subjectOf } from '../access.js';
 
+/** Fields these resolvers answer from the verified token alone, without the database (`user` reads it). */
+export const viewerDatabaseFree = ['Query.viewer', 'Viewer.subject', 'Viewer.amr', 'Viewer.acr', 'Viewer.authTime', 'Viewer.expiresAt', 'Viewer.scope'];
+
 export const viewerResolvers: Resolvers = {
   Query: {
     // Route-level access already refused guests; a null here is unreachable but keeps the type honest.

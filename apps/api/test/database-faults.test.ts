@@ -1,0 +1,172 @@
+import { seedDemoData } from '@latchkey/db';
+import { startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { demoOf, type Demo } from './support/demo.js';
+import { createOwnDatabase, databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
+
+/**
+ * Issue 13 point 1: bounded requests during database faults. The service reaches the machine's PostgreSQL
+ * through a proxy that can drop (a stopped or restarted database: connections refused or reset) or black-hole
+ * (a partition: packets get no answer) every connection, open or new. Outages here last at most 3 s.
+ */
+const DATABASE_TIMEOUT_MS = 2000;
+
+if (databaseKind === 'pglite') {
+  process.stdout.write('[latchkey tests] database-fault tests skipped: they need PostgreSQL (DATABASE_URL); the embedded database has no network to fail\n');
+}
+
+describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest answers while the database is down', () => {
+  let proxy: TcpProxy;
+  let own: { url: string; drop(): Promise<void> };
+  let service: TestService;
+  let demo: Demo;
+  let token: string;
+
+  beforeAll(async () => {
+    own = await createOwnDatabase(process.env['DATABASE_URL']!);
+    const target = new URL(own.url);
+    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    service = await startTestService({ DATABASE_URL: proxy.routeUrl(own.url), DATABASE_TIMEOUT: `${DATABASE_TIMEOUT_MS}ms` }, { outages: true });
+    await seedDemoData(service.database);
+    demo = await demoOf(service);
+    token = await demo.token('alice');
+  });
+  afterEach(async () => {
+    if (proxy.state !== 'forwarding') await proxy.restore();
+    await expect.poll(() => service.database.health.available, { timeout: 5000 }).toBe(true);
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await proxy?.close();
+    await own?.drop();
+  });
+
+  const timed = async <T>(run: () => Promise<T>) => {
+    const started = performance.now();
+    const value = await run();
+    return { value, ms: performance.now() - started };
+  };
+  const me = (accept = 'application/graphql-response+json') => postGraphQL(service.graphqlUrl, { query: '{ me { email } }' }, { token, accept });
+  const outageKnown = () => expect.poll(() => service.database.health.available, { timeout: 4000, interval: 20 }).toBe(false);
+  /** The first request after the database is back that succeeds, and how long after `restore()` it came. */
+  async function recovery(): Promise<number> {
+    await proxy.restore();
+    const back = performance.now();
+    for (;;) {
+      const answer = await me();
+      if (answer.status === 200 && answer.json.data?.me?.email === 'alice@acme.test') return performance.now() - back;
+      if (performance.now() - back > 5000) throw new Error(`no recovery: ${answer.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  function expectRefusedBody(body: unknown): void {
+    expect(body).toEqual({ statusCode: 503, message: expect.any(String), error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' });
+  }
+
+  it('connections refused or reset: once the outage is known, REST, login and provider routes answer 503 with Retry-After and code SERVICE_UNAVAILABLE within 100 ms', async () => {
+    await proxy.drop();
+    await me(); // meets the outage
+    await outageKnown();
+
+    const rest = await timed(() => fetch(`${service.url}/api/documents`, { headers: { authorization: `Bearer ${token}` } }));
+    expect(rest.value.status).toBe(503);
+    expect(rest.value.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expectRefusedBody(await rest.value.json());
+    expect(rest.ms).toBeLessThan(100);
+
+    const login = await timed(() =>
+      fetch(`${service.url}/ott/generate`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', origin: service.config.http.publicUrl }, body: JSON.stringify({ username: 'alice@acme.test' }) }),
+    );
+    expect(login.value.status).toBe(503);
+    expect(login.value.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expectRefusedBody(await login.value.json());
+    expect(login.ms).toBeLessThan(100);
+
+    const tokenEndpoint = await timed(() =>
+      fetch(`${service.url}/oidc/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&refresh_token=x&client_id=latchkey-demo' }),
+    );
+    expect(tokenEndpoint.value.status).toBe(503);
+    expectRefusedBody(await tokenEndpoint.value.json());
+    expect(tokenEndpoint.ms).toBeLessThan(100);
+
+    expect((await fetch(`${service.url}/readyz`)).status).toBe(503);
+    expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+    const recoveredIn = await recovery();
+    expect(recoveredIn).toBeLessThan(2000);
+  });
+
+  it('a GraphQL operation that needs the database is refused before execution with one SERVICE_UNAVAILABLE error and no data: 503 + Retry-After as graphql-response+json, 200 as application/json; one that needs none keeps answering', async () => {
+    await proxy.drop();
+    await me();
+    await outageKnown();
+
+    const strict = await timed(() => me());
+    expect(strict.value.status).toBe(503);
+    expect(strict.value.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect(strict.value.json).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+    expect(strict.ms).toBeLessThan(100);
+
+    const legacy = await me('application/json');
+    expect(legacy.status).toBe(200);
+    expect(legacy.json).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+
+    // A persisted operation's id the database would have to look up: refused the same way, before execution.
+    const byHash = await postGraphQL(service.graphqlUrl, { extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }, { token });
+    expect(byHash.status).toBe(503);
+    expect(byHash.json.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+
+    const mutation = await postGraphQL(service.graphqlUrl, { query: 'mutation { deleteDocument(id: "00000000-0000-4000-8000-000000000000") { deletedDocumentId } }' }, { token });
+    expect(mutation.status).toBe(503);
+    expect(mutation.json.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+
+    // No database needed: a guest's status, and the verified token's own claims.
+    const status = await timed(() => postGraphQL(service.graphqlUrl, { query: '{ status { service version } }' }));
+    expect(status.value.status).toBe(200);
+    expect(status.value.json).toEqual({ data: { status: { service: 'latchkey', version: '0.1.0-test' } } });
+    expect(status.ms).toBeLessThan(100);
+    const viewer = await postGraphQL(service.graphqlUrl, { query: '{ viewer { subject } }' }, { token });
+    expect(viewer.json).toEqual({ data: { viewer: { subject: demo.userId.alice } } });
+    // Route-level rules come first: a guest asking for a protected field is still told to sign in.
+    expect((await postGraphQL(service.graphqlUrl, { query: '{ me { email } }' })).json.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+
+    expect(await recovery()).toBeLessThan(2000);
+  });
+
+  it('a black hole: no request started during the outage outlives its deadline, none is a 500, later ones are refused within 100 ms, and the first after it succeeds within 2 s', async () => {
+    proxy.blackhole();
+    const during = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        timed(async () => {
+          await new Promise((resolve) => setTimeout(resolve, i * 100));
+          return i % 2 === 0 ? me() : fetch(`${service.url}/api/documents`, { headers: { authorization: `Bearer ${token}` } }).then(async (response) => ({ status: response.status, json: await response.json() }));
+        }),
+      ),
+    );
+    for (const { value, ms } of during) {
+      expect(ms).toBeLessThan(DATABASE_TIMEOUT_MS + 12 * 100 + 300);
+      expect([200, 503]).toContain(value.status);
+      const code = value.status === 503 && 'code' in value.json ? value.json.code : value.json.errors?.[0]?.extensions?.code;
+      expect(code).toBe('SERVICE_UNAVAILABLE');
+    }
+    await outageKnown();
+    const refused = await timed(() => me());
+    expect(refused.value.status).toBe(503);
+    expect(refused.ms).toBeLessThan(100);
+    expect(await recovery()).toBeLessThan(2000);
+  });
+
+  it('an outage met during execution is a SERVICE_UNAVAILABLE field error at that field\'s path with status 200 under both media types, never INTERNAL_SERVER_ERROR', async () => {
+    for (const accept of ['application/graphql-response+json', 'application/json']) {
+      // A fresh token each round: the second round must not be spared the database by a cache.
+      const fresh = await demo.token('alice');
+      proxy.blackhole();
+      const answer = await postGraphQL(service.graphqlUrl, { query: '{ status { service } me { email } }' }, { token: fresh, accept });
+      expect(answer.status).toBe(200);
+      expect(answer.json.data).toEqual({ status: { service: 'latchkey' }, me: null });
+      expect(answer.json.errors).toEqual([{ message: expect.any(String), locations: [{ line: 1, column: 22 }], path: ['me'], extensions: { code: 'SERVICE_UNAVAILABLE' } }]);
+      expect(await recovery()).toBeLessThan(2000);
+    }
+    expect(service.logText()).not.toContain('INTERNAL_SERVER_ERROR');
+  });
+});
