@@ -198,3 +198,27 @@ describe('loadConfig values', () => {
     expect(load({ DATA_DIR: 'relative/dir' }).dataDir).toMatch(/^\/.*relative\/dir$/);
   });
 });
+
+describe('issue 13: database deadline and graceful shutdown', () => {
+  it('defaults: DATABASE_TIMEOUT 5 s, SHUTDOWN_DELAY 0, SHUTDOWN_TIMEOUT 10 s', () => {
+    const config = load({});
+    expect(config.database.timeoutMs).toBe(5000);
+    expect(config.shutdown).toEqual({ delayMs: 0, timeoutMs: 10_000 });
+  });
+
+  it('durations in milliseconds or seconds: "1500ms", "2s", "3"', () => {
+    const config = load({ DATABASE_TIMEOUT: '1500ms', SHUTDOWN_DELAY: '2s', SHUTDOWN_TIMEOUT: '3' });
+    expect(config.database.timeoutMs).toBe(1500);
+    expect(config.shutdown).toEqual({ delayMs: 2000, timeoutMs: 3000 });
+  });
+
+  it.each([
+    [{ DATABASE_TIMEOUT: 'soon' }, 'DATABASE_TIMEOUT'],
+    [{ DATABASE_TIMEOUT: '10ms' }, 'DATABASE_TIMEOUT'],
+    [{ SHUTDOWN_TIMEOUT: '0' }, 'SHUTDOWN_TIMEOUT'],
+    [{ SHUTDOWN_DELAY: '-1s' }, 'SHUTDOWN_DELAY'],
+    [{ SHUTDOWN_DELAY: '10s', SHUTDOWN_TIMEOUT: '10s' }, 'SHUTDOWN_DELAY'],
+  ])('%o is refused, naming %s', (env, variable) => {
+    expectConfigError(env, variable);
+  });
+});

@@ -134,6 +134,10 @@ const envSchema = z.object({
 
   GRAPHIQL: bool.optional(),
 
+  /** on SIGTERM/SIGINT: how long the listener keeps accepting after /readyz turned 503, and the whole budget */
+  SHUTDOWN_DELAY: durationMs.pipe(z.number().max(600_000, 'must be at most 10m')).default(0),
+  SHUTDOWN_TIMEOUT: durationMs.pipe(z.number().min(1000, 'must be at least 1s').max(3_600_000, 'must be at most 1h')).default(10_000),
+
   /** persisted operations: apq (automatic persisted queries), allowlist (trusted documents only) or off */
   PERSISTED_MODE: z.enum(['apq', 'allowlist', 'off']).default('apq'),
   /** a persisted-documents manifest (the client codegen's) imported as the allowlist at start-up */
@@ -166,6 +170,8 @@ export interface Config {
     /** the HTTPS listener (TLS_PORT): PEM certificate chain and key, client-certificate authorities */
     tls: { port: number; cert: string; key: string; clientCa: string | undefined } | undefined;
   };
+  /** graceful shutdown (SIGTERM, SIGINT): accept for `delayMs` after readiness turned 503, exit within `timeoutMs` */
+  shutdown: { delayMs: number; timeoutMs: number };
   dataDir: string;
   /** `timeoutMs`: DATABASE_TIMEOUT, the deadline of a request's database work (PostgreSQL, Redis) */
   database: { url: string | undefined; poolSize: number; timeoutMs: number };
@@ -339,6 +345,7 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
     env: e.NODE_ENV,
     service: { name: 'latchkey', version },
     http: { port: e.PORT, host: e.HOST, publicUrl, corsOrigins, tls },
+    shutdown: shutdownConfig(e.SHUTDOWN_DELAY, e.SHUTDOWN_TIMEOUT),
     dataDir: path.resolve(e.DATA_DIR),
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, timeoutMs: e.DATABASE_TIMEOUT },
     redisUrl: e.REDIS_URL,
@@ -455,6 +462,12 @@ function relyingPartyConfig(id: string | undefined, name: string, rawOrigins: st
     origins.add(result.data);
   }
   return { id: rpId, name, origins: [...origins] };
+}
+
+function shutdownConfig(delayMs: number, timeoutMs: number): Config['shutdown'] {
+  // The delay is spent still serving; in-flight requests and idle connections need time after it.
+  if (delayMs >= timeoutMs) throw new ConfigError('invalid configuration:\n  SHUTDOWN_DELAY: must be shorter than SHUTDOWN_TIMEOUT (requests in flight need time after the delay)');
+  return { delayMs, timeoutMs };
 }
 
 function webhookConfig(url: string | undefined, secret: string | undefined): Config['auth']['webhook'] {

@@ -26,10 +26,22 @@ try {
   logger.info({ url: `${service.url}/graphql`, database: service.database.kind, env: config.env }, `Latchkey API listening on ${service.url}/graphql`);
   logger.flush();
   const stop = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    service.close().then(
-      () => exit(0),
-      () => exit(1),
+    logger.info({ signal, ...config!.shutdown }, 'shutting down');
+    logger.flush();
+    // Whatever happens, the process is gone within SHUTDOWN_TIMEOUT.
+    setTimeout(() => {
+      logger.warn('shutdown deadline reached');
+      exit(1);
+    }, config!.shutdown.timeoutMs).unref();
+    service.shutdown(config!.shutdown).then(
+      (clean) => {
+        logger.info({ clean }, 'stopped');
+        exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        exit(1);
+      },
     );
   };
   process.once('SIGTERM', stop);

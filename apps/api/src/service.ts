@@ -20,6 +20,7 @@ import {
 import { createEventBus } from './events/create-bus.js';
 import { createSubscriptionHub, type SubscriptionHub } from './events/subscription-hub.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
+import { stopAccepting } from './http/stop-accepting.js';
 import { createTlsListener, listenTls } from './http/tls-listener.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logger.js';
@@ -36,6 +37,15 @@ export interface RunningService {
   subscriptions: SubscriptionHub;
   database: DatabaseHandle;
   logger: Logger;
+  /**
+   * Graceful shutdown (SIGTERM, SIGINT; issue 13 point 3): /readyz answers 503 at once on every listener; the
+   * listeners keep accepting for `delayMs` (a load balancer sees the 503 and moves away), then stop; every
+   * response closes its connection; subscriptions end (SSE streams complete, WebSockets get 1001); requests in
+   * flight finish; idle keep-alive connections end after their keep-alive timeout or as the deadline nears.
+   * Resolves within `timeoutMs`; true when nothing had to be cut.
+   */
+  shutdown(plan: { delayMs: number; timeoutMs: number }): Promise<boolean>;
+  /** Stops at once (tests): idle connections are closed, busy ones cut after 5 s. */
   close(): Promise<void>;
 }
 
@@ -164,18 +174,50 @@ export async function startService(config: Config, logger: Logger = createLogger
       }
       logger.info({ url: tlsUrl, clientCertificates: config.http.tls.clientCa !== undefined }, `HTTPS listener on ${tlsUrl}`);
     }
-    let closing: Promise<void> | undefined;
-    const close = () =>
-      (closing ??= (async () => {
+    const listeners = tlsServer ? [server, tlsServer] : [server];
+    const releaseAll = async () => {
+      await app.yoga.dispose();
+      for (const release of resources.reverse()) await release();
+      await database.close();
+    };
+    let closing: Promise<unknown> | undefined;
+    const close = async () => {
+      await (closing ??= (async () => {
         // Open streams first (subscriptions end, sockets close), so the listeners have nothing long-lived to wait for.
         await subscriptions.close();
         await app.closeWebSockets();
-        await Promise.all([stopListening(server), ...(tlsServer ? [stopListening(tlsServer)] : [])]);
-        await app.yoga.dispose();
-        for (const release of resources.reverse()) await release();
-        await database.close();
+        await Promise.all(listeners.map(stopListening));
+        await releaseAll();
       })());
-    return { url, server, ...(tlsServer ? { tlsUrl, tlsServer } : {}), app, subscriptions, database, logger, close };
+    };
+    const shutdown = ({ delayMs, timeoutMs }: { delayMs: number; timeoutMs: number }) =>
+      (closing ??= (async () => {
+        const startedAt = performance.now();
+        const at = (ms: number) => Math.max(0, startedAt + ms - performance.now());
+        app.drain();
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        const drained = Promise.all(listeners.map(stopAccepting));
+        await subscriptions.close();
+        await app.closeWebSockets();
+        // As the deadline nears: idle connections first, then whatever is left (and sockets deaf to 1001).
+        let cut = false;
+        const nearing = setTimeout(() => {
+          for (const listener of listeners) listener.closeIdleConnections();
+        }, at(timeoutMs - Math.min(2000, timeoutMs / 4)));
+        const last = setTimeout(() => {
+          cut = true;
+          app.terminateWebSockets();
+          for (const listener of listeners) listener.closeAllConnections();
+        }, at(timeoutMs - Math.min(1000, timeoutMs / 8)));
+        await drained;
+        clearTimeout(nearing);
+        clearTimeout(last);
+        // What is left of the budget bounds the release (a pool that lost its server may not end by itself).
+        // (main's backstop exits at the deadline itself: leave it a moment to exit cleanly first.)
+        const released = await Promise.race([releaseAll().then(() => true), new Promise<false>((resolve) => setTimeout(resolve, at(timeoutMs - 250), false))]);
+        return !cut && released;
+      })()) as Promise<boolean>;
+    return { url, server, ...(tlsServer ? { tlsUrl, tlsServer } : {}), app, subscriptions, database, logger, shutdown, close };
   } catch (error) {
     for (const release of resources.reverse()) await release().catch(() => undefined);
     await database.close();

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getGraphQL, postGraphQL, startTestService, type TestService } from './support/service.js';
 
@@ -273,8 +274,9 @@ describe('masked errors (DESIGN: INTERNAL_SERVER_ERROR, details only in the log)
     const broken = await startTestService();
     try {
       const userToken = await broken.token('6f1c0a52-6f0e-4c39-9a43-3e1f1d2f4b10');
-      // The account lookup needs the database; closing it makes that resolver throw an ordinary Error.
-      await broken.database.close();
+      // The account lookup reads `users`; without that table its statement fails: a bug, not an outage (an
+      // unreachable database is SERVICE_UNAVAILABLE, see database-faults.test.ts).
+      await broken.database.db.execute(sql`alter table users rename to users_gone`);
       const res = await postGraphQL(broken.graphqlUrl, { query: '{ viewer { subject user { id } } status { service } }' }, { token: userToken });
       expect(res.status).toBe(200);
       expect(res.json.data).toEqual({

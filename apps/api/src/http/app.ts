@@ -433,7 +433,12 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       `The request body is larger than ${limits.maxBodyBytes} bytes.`, { connection: 'close' });
   }
 
+  /** Set once shutdown begins: readiness fails at once and every response closes its connection. */
+  let draining = false;
+
+  /** Ready to take traffic: not shutting down, and the database answers. */
   async function readiness(res: ServerResponse): Promise<void> {
+    if (draining) return sendHttpError(res, 503, 'The service is shutting down.');
     if (await database.ping(1000)) sendJson(res, 200, { status: 'ok', database: database.kind });
     else sendHttpError(res, 503, 'The database is unreachable.');
   }
@@ -445,6 +450,8 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     states.set(req, { id: requestId, path, startedAt: logRequests ? performance.now() : 0 });
     res.setHeader('x-request-id', requestId);
     res.setHeader('x-content-type-options', 'nosniff');
+    // Shutting down: the client's next request goes to another instance (node closes after this response).
+    if (draining) res.setHeader('connection', 'close');
     if (logRequests) res.once('finish', logRequest);
     if (path === '/graphql') return graphql(req, res);
     if (path.startsWith('/api/')) return api(req, res, path);
@@ -491,7 +498,19 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     webSocket.handleUpgrade(req, socket, head);
   }
 
-  return { handle, upgrade, closeWebSockets: webSocket.close, webSocketClients: webSocket.clients, yoga, verifier, provider };
+  return {
+    handle,
+    upgrade,
+    /** shutdown began: /readyz answers 503 on every listener, responses carry `Connection: close` */
+    drain: () => void (draining = true),
+    readiness,
+    closeWebSockets: webSocket.close,
+    terminateWebSockets: webSocket.terminate,
+    webSocketClients: webSocket.clients,
+    yoga,
+    verifier,
+    provider,
+  };
 }
 
 export type HttpApp = Awaited<ReturnType<typeof createHttpApp>>;

@@ -174,12 +174,18 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   }
 
+  /** Every socket gets 1001 Going Away (its subscriptions end); no new ones are taken. */
   async function close(): Promise<void> {
     for (const client of wss.clients) client.close(1001, 'Going away');
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   }
 
-  return { handleUpgrade, close, clients: () => wss.clients.size };
+  /** Sockets whose client never answered the close handshake are cut (shutdown deadline). */
+  function terminate(): void {
+    for (const client of wss.clients) client.terminate();
+  }
+
+  return { handleUpgrade, close, terminate, clients: () => wss.clients.size };
 }
 
 export type GraphQLWebSocket = ReturnType<typeof createGraphQLWebSocket>;

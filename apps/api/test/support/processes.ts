@@ -16,11 +16,15 @@ const MAIN = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
 export interface ServiceProcesses {
   /** each process's base URL */
   urls: string[];
+  /** each process (send it a signal to see it shut down) */
+  children: ChildProcess[];
+  /** resolves when process `index` has exited: its exit code and how long after this call */
+  exited(index: number): Promise<{ code: number | null; ms: number }>;
   dataDir: string;
   publicUrl: string;
   /** an access token for a user id, valid on every process (they share the key) */
   token(userId: string, ttlSeconds?: number): Promise<string>;
-  /** the database URL they share */
+  /** the database URL they share ('' on the embedded database) */
   databaseUrl: string;
   stop(): Promise<void>;
 }
@@ -31,8 +35,10 @@ export interface ServiceProcesses {
  */
 export async function startServiceProcesses(count: number, env: Record<string, string> = {}): Promise<ServiceProcesses> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-processes-'));
-  const own = await createOwnDatabase(process.env['DATABASE_URL']!);
-  const seeded = await createDatabase({ url: own.url, dataDir, poolSize: 2 });
+  // One PostgreSQL database of their own; without DATABASE_URL a single process may run on the embedded one.
+  if (!process.env['DATABASE_URL'] && count > 1) throw new Error('several processes share PostgreSQL: DATABASE_URL is needed');
+  const own = process.env['DATABASE_URL'] ? await createOwnDatabase(process.env['DATABASE_URL']) : undefined;
+  const seeded = await createDatabase({ url: own?.url, dataDir, poolSize: 2 });
   await runMigrations(seeded);
   await seedDemoData(seeded);
   await seeded.close();
@@ -40,15 +46,18 @@ export async function startServiceProcesses(count: number, env: Record<string, s
   const signingKey = await parseSigningKey(JSON.stringify(privateJwk));
   const publicUrl = `http://localhost:${await freePort()}`;
   const children: ChildProcess[] = [];
+  const exits: Promise<number | null>[] = [];
   const urls: string[] = [];
   for (let i = 0; i < count; i++) {
     const port = await freePort();
     children.push(
       spawn(process.execPath, [MAIN], {
-        env: { PATH: process.env['PATH'], NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: publicUrl, DATA_DIR: dataDir, DATABASE_URL: own.url, SIGNING_KEY: JSON.stringify(privateJwk), LOG_LEVEL: 'warn', ...env },
+        env: { PATH: process.env['PATH'], NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: publicUrl, DATA_DIR: dataDir, ...(own ? { DATABASE_URL: own.url } : {}), SIGNING_KEY: JSON.stringify(privateJwk), LOG_LEVEL: 'warn', ...env },
         stdio: 'ignore',
       }),
     );
+    const child = children.at(-1)!;
+    exits.push(new Promise((resolve) => child.once('exit', (code) => resolve(code))));
     urls.push(`http://127.0.0.1:${port}`);
   }
   for (const base of urls) {
@@ -59,14 +68,20 @@ export async function startServiceProcesses(count: number, env: Record<string, s
   }
   return {
     urls,
+    children,
+    async exited(index) {
+      const from = performance.now();
+      const code = await exits[index]!;
+      return { code, ms: performance.now() - from };
+    },
     dataDir,
     publicUrl,
-    databaseUrl: own.url,
+    databaseUrl: own?.url ?? '',
     token: (subject, ttlSeconds = 600) => mintAccessToken(signingKey, { subject, issuer: publicUrl, audience: 'urn:latchkey:api', ttlSeconds, amr: ['otp'] }),
     async stop() {
       for (const child of children) child.kill('SIGTERM');
       await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))));
-      await own.drop();
+      await own?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
