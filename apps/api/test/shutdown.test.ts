@@ -1,4 +1,4 @@
-import { createDatabase, documents, eq, users } from '@latchkey/db';
+import { createDatabase, documents } from '@latchkey/db';
 import { like } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
@@ -16,16 +16,6 @@ const errorCode = (error: unknown): string => {
   return cause?.code ?? (error as { code?: string }).code ?? String(error);
 };
 
-async function aliceId(processes: ServiceProcesses): Promise<string> {
-  const database = await createDatabase({ url: processes.databaseUrl || undefined, dataDir: processes.dataDir, poolSize: 2 });
-  try {
-    const [alice] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, 'alice@acme.test'));
-    return alice!.id;
-  } finally {
-    await database.close();
-  }
-}
-
 describe('issue 13 point 3: graceful shutdown on SIGTERM', () => {
   let processes: ServiceProcesses | undefined;
   afterEach(async () => {
@@ -36,7 +26,7 @@ describe('issue 13 point 3: graceful shutdown on SIGTERM', () => {
   it('/readyz answers 503 at once, the listener keeps accepting for SHUTDOWN_DELAY, writes under keep-alive load see no connection reset, every committed write got its response, and the process exits within SHUTDOWN_TIMEOUT', async () => {
     processes = await startServiceProcesses(1, { SHUTDOWN_DELAY: `${SHUTDOWN_DELAY_MS}ms`, SHUTDOWN_TIMEOUT: `${SHUTDOWN_TIMEOUT_MS}ms` });
     const [base] = processes.urls as [string];
-    const token = await processes.token(await aliceId(processes));
+    const token = await processes.token(await processes.userIdOf('alice@acme.test'));
     const prefix = `shutdown-${Date.now()}`;
     const answered = new Map<string, number>();
     const failures: string[] = [];
@@ -110,7 +100,7 @@ describe('issue 13 point 3: graceful shutdown on SIGTERM', () => {
   it('open subscriptions end: WebSockets are closed with 1001 and SSE streams complete; an idle keep-alive connection does not hold the process past SHUTDOWN_TIMEOUT', async () => {
     processes = await startServiceProcesses(1, { SHUTDOWN_TIMEOUT: '3s' });
     const [base] = processes.urls as [string];
-    const token = await processes.token(await aliceId(processes));
+    const token = await processes.token(await processes.userIdOf('alice@acme.test'));
     const subscription = { query: 'subscription { documentChanged(organization: "acme") { kind } }' };
     const socketClient = wsClient(`${base}/graphql`, token);
     let closeCode: number | undefined;

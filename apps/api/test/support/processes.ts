@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDatabase, runMigrations, seedDemoData } from '@latchkey/db';
+import { createDatabase, eq, runMigrations, seedDemoData, users } from '@latchkey/db';
 import { createOwnDatabase } from '@latchkey/db/testing';
 import { generateSigningJwk } from '../../src/keys/key-material.js';
 import { mintAccessToken } from '../../src/principal/mint-access-token.js';
@@ -11,7 +11,8 @@ import { parseSigningKey } from '../../src/keys/key-material.js';
 import { freePort } from './browser-session.js';
 
 // Real api processes (the built dist/src/main.js), as an operator runs them.
-const MAIN = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
+// (This file also runs compiled, from dist/test/support, for `pnpm chaos`.)
+const MAIN = fileURLToPath(new URL(import.meta.url.includes('/dist/test/') ? '../../src/main.js' : '../../dist/src/main.js', import.meta.url));
 
 export interface ServiceProcesses {
   /** each process's base URL */
@@ -24,6 +25,8 @@ export interface ServiceProcesses {
   publicUrl: string;
   /** an access token for a user id, valid on every process (they share the key) */
   token(userId: string, ttlSeconds?: number): Promise<string>;
+  /** the id of the seeded user with this e-mail (read from the shared database) */
+  userIdOf(email: string): Promise<string>;
   /** the database URL they share ('' on the embedded database) */
   databaseUrl: string;
   stop(): Promise<void>;
@@ -33,7 +36,12 @@ export interface ServiceProcesses {
  * `count` api processes that are one service: one PostgreSQL database of their own (migrated and seeded), one
  * signing key, one public URL and data directory. `env` adds configuration (REDIS_URL, say).
  */
-export async function startServiceProcesses(count: number, env: Record<string, string> = {}): Promise<ServiceProcesses> {
+export interface ServiceProcessOptions {
+  /** the DATABASE_URL process `index` uses, given the shared database's (route it through a fault proxy, say) */
+  databaseUrlOf?: (url: string, index: number) => string;
+}
+
+export async function startServiceProcesses(count: number, env: Record<string, string> = {}, options: ServiceProcessOptions = {}): Promise<ServiceProcesses> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-processes-'));
   // One PostgreSQL database of their own; without DATABASE_URL a single process may run on the embedded one.
   if (!process.env['DATABASE_URL'] && count > 1) throw new Error('several processes share PostgreSQL: DATABASE_URL is needed');
@@ -52,17 +60,18 @@ export async function startServiceProcesses(count: number, env: Record<string, s
     const port = await freePort();
     children.push(
       spawn(process.execPath, [MAIN], {
-        env: { PATH: process.env['PATH'], NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: publicUrl, DATA_DIR: dataDir, ...(own ? { DATABASE_URL: own.url } : {}), SIGNING_KEY: JSON.stringify(privateJwk), LOG_LEVEL: 'warn', ...env },
-        stdio: 'ignore',
+        env: { PATH: process.env['PATH'], NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: publicUrl, DATA_DIR: dataDir, ...(own ? { DATABASE_URL: options.databaseUrlOf?.(own.url, i) ?? own.url } : {}), SIGNING_KEY: JSON.stringify(privateJwk), LOG_LEVEL: 'warn', ...env },
+        stdio: process.env['TEST_PROCESS_LOGS'] ? 'inherit' : 'ignore',
       }),
     );
     const child = children.at(-1)!;
     exits.push(new Promise((resolve) => child.once('exit', (code) => resolve(code))));
     urls.push(`http://127.0.0.1:${port}`);
   }
-  for (const base of urls) {
-    for (let i = 0; i < 150; i++) {
+  for (const [index, base] of urls.entries()) {
+    for (let i = 0; ; i++) {
       if ((await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200) break;
+      if (i >= 150 || children[index]!.exitCode !== null) throw new Error(`api process ${index} did not become ready (TEST_PROCESS_LOGS=1 shows its output)`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
@@ -77,6 +86,16 @@ export async function startServiceProcesses(count: number, env: Record<string, s
     dataDir,
     publicUrl,
     databaseUrl: own?.url ?? '',
+    async userIdOf(email) {
+      const database = await createDatabase({ url: own?.url, dataDir, poolSize: 2 });
+      try {
+        const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email));
+        if (!user) throw new Error(`no seeded user ${email}`);
+        return user.id;
+      } finally {
+        await database.close();
+      }
+    },
     token: (subject, ttlSeconds = 600) => mintAccessToken(signingKey, { subject, issuer: publicUrl, audience: 'urn:latchkey:api', ttlSeconds, amr: ['otp'] }),
     async stop() {
       for (const child of children) child.kill('SIGTERM');
