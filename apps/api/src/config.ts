@@ -21,39 +21,29 @@ const bool = z
 const positiveInt = (max: number) => z.coerce.number().int().positive().max(max);
 
 const durationPattern = /^(\d+)\s*(ms|s|m|h|d)?$/;
-/** Parses "600", "600s", "10m", "1h" into seconds. */
-export function parseDurationSeconds(value: string): number {
-  const match = durationPattern.exec(value.trim());
-  if (!match) throw new ConfigError(`invalid duration "${value}" (use e.g. 30s, 10m, 1h)`);
-  const amount = Number(match[1]);
-  const unit = match[2] ?? 's';
-  const factor = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }[unit] ?? 1;
-  return Math.round(amount * factor);
-}
-const duration = z.string().transform((v, ctx) => {
-  try {
-    return parseDurationSeconds(v);
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    return z.NEVER;
-  }
-});
-
-/** Parses "250ms", "5s", "1m" or plain seconds ("5") into milliseconds (timeouts that need sub-second precision). */
+/** Parses "600", "600s", "10m", "1h" into milliseconds ("250ms" too). */
 export function parseDurationMs(value: string): number {
   const match = durationPattern.exec(value.trim());
-  if (!match) throw new ConfigError(`invalid duration "${value}" (use e.g. 500ms, 5s, 1m)`);
+  if (!match) throw new ConfigError(`invalid duration "${value}" (use e.g. 500ms, 30s, 10m, 1h)`);
   const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 's'] ?? 1000;
   return Number(match[1]) * factor;
 }
-const durationMs = z.string().transform((v, ctx) => {
-  try {
-    return parseDurationMs(v);
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    return z.NEVER;
-  }
-});
+/** Parses "600", "600s", "10m", "1h" into whole seconds. */
+export function parseDurationSeconds(value: string): number {
+  return Math.round(parseDurationMs(value) / 1000);
+}
+const durationIn = (parse: (value: string) => number) =>
+  z.string().transform((v, ctx) => {
+    try {
+      return parse(v);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+const duration = durationIn(parseDurationSeconds);
+/** For timeouts that need sub-second precision. */
+const durationMs = durationIn(parseDurationMs);
 
 const origin = z.string().transform((value, ctx) => {
   try {
