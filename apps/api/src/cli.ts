@@ -56,7 +56,7 @@ async function asUser<T>(config: Config, email: string | undefined, handler: str
     const bus = await createEventBus(config, database, createLogger('warn'));
     const events = createDocumentPublisher(bus, (error) => process.stderr.write(`latchkey: the change was made but not announced to subscribers (${error instanceof Error ? error.message : String(error)})\n`));
     try {
-      const request: DomainRequest = { db: database.db, subject: await loadSubject(database.db, user.id), loaders: createLoaderFactory(database.db)({}), handler: `cli ${handler}`, events };
+      const request: DomainRequest = { db: database.db, subject: await loadSubject(database.db, user.id), loaders: createLoaderFactory()({}, database.db), handler: `cli ${handler}`, events };
       return await run(request);
     } finally {
       await events.flush();

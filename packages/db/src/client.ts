@@ -2,9 +2,9 @@ import { channel } from 'node:diagnostics_channel';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite, type PgliteDatabase } from 'drizzle-orm/pglite';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { drizzle as drizzlePostgres, PostgresJsDatabase, PostgresJsSession } from 'drizzle-orm/postgres-js';
 import { ALWAYS_AVAILABLE, type DatabaseHealth } from './faults/health.js';
 import { createResilientPool, type ResilientPool } from './faults/resilient-pool.js';
 import type { PoolStats } from './faults/statement-guard.js';
@@ -32,6 +32,13 @@ export interface DatabaseHandle {
   kind: 'postgres' | 'pglite';
   /** resolves true when `select 1` succeeds within timeoutMs (default 1000), false otherwise; never throws, never hangs */
   ping(timeoutMs?: number): Promise<boolean>;
+  /**
+   * The database as one request sees it: every statement sent through it, and its wait for a pooled connection,
+   * must be answered before `deadline` (a `performance.now()` time; DATABASE_TIMEOUT after the request began).
+   * Cheap to make (no AsyncLocalStorage, which taxes every promise of the process on Node 20). PostgreSQL only:
+   * the embedded database answers `db` itself.
+   */
+  until(deadline: number): Database;
   /** reachable, or in a known outage (requests that need the database are then refused at once) */
   health: DatabaseHealth;
   /** the pool's occupancy now (PostgreSQL; the embedded database reports a pool of one) */
@@ -90,11 +97,15 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     throw new Error('Invalid PostgreSQL connection URL (value not shown: it may contain credentials)');
   }
   const db = drizzlePostgres({ client: pool.sql, schema, logger: queryLogger });
+  // A request's view shares the relational configuration drizzle built once above.
+  const relational = { schema: db._.schema!, fullSchema: db._.fullSchema as typeof schema, tableNamesMap: db._.tableNamesMap };
+  const dialect = new PgDialect();
   let closing: Promise<void> | undefined;
 
   const handle: DatabaseHandle = {
     db,
     kind: 'postgres',
+    until: (deadline) => new PostgresJsDatabase(dialect, new PostgresJsSession(pool.sqlUntil(deadline), dialect, relational, { logger: queryLogger }), relational) as Database,
     ping: async (timeoutMs) => {
       if (closing) return false;
       const ok = await settlesWithin(pool.current()`select 1`, timeoutMs);
@@ -125,6 +136,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     kind: 'pglite',
     ping: (timeoutMs) => (closing ? Promise.resolve(false) : settlesWithin(client.query('select 1'), timeoutMs)),
     // In this process: no network to fail, no pool to wait for.
+    until: () => db,
     health: ALWAYS_AVAILABLE,
     poolStats: () => ({ size: 1, inUse: 0, waiting: 0 }),
     close: () => (closing ??= client.close()),

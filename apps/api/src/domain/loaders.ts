@@ -45,10 +45,13 @@ function createRequestLoaders(db: Database): RequestLoaders {
   };
 }
 
-/** One set of loaders per request (keyed by the request's context object), created on first use. */
-export function createLoaderFactory(db: Database) {
+/**
+ * One set of loaders per request (keyed by the request's context object), created on first use with the
+ * request's own view of the database (its deadline).
+ */
+export function createLoaderFactory() {
   const byRequest = new WeakMap<object, RequestLoaders>();
-  return (request: object): RequestLoaders => {
+  return (request: object, db: Database): RequestLoaders => {
     let loaders = byRequest.get(request);
     if (!loaders) byRequest.set(request, (loaders = createRequestLoaders(db)));
     return loaders;

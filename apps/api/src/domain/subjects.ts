@@ -27,11 +27,12 @@ export async function loadSubject(db: Database, userId: string): Promise<Subject
 }
 
 /**
- * One subject per request however many fields ask (a per-request memo keyed by the request's context).
+ * One subject per request however many fields ask (a per-request memo keyed by the request's context), read
+ * through the request's own view of the database (its deadline).
  */
-export function createSubjectLoader(db: Database) {
+export function createSubjectLoader() {
   const byRequest = new WeakMap<object, Promise<Subject | null>>();
-  const load = (request: object, userId: string | null): Promise<Subject | null> => {
+  const load = (request: object, userId: string | null, db: Database): Promise<Subject | null> => {
     if (userId === null) return Promise.resolve(null);
     let subject = byRequest.get(request);
     if (!subject) byRequest.set(request, (subject = loadSubject(db, userId)));

@@ -11,7 +11,7 @@ import { loadSubject } from '../domain/subjects.js';
 import { requireId, requireSlug } from '../domain/validate.js';
 import { ErrorCode } from '../graphql/errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import { domainRequest } from '../graphql/access.js';
+import { dbOf, domainRequest } from '../graphql/access.js';
 import type { Delivery } from './subscription-hub.js';
 import type { DocumentEventKind } from './types.js';
 
@@ -49,7 +49,8 @@ function shared<T>(delivery: Delivery, key: string, read: () => Promise<T>): Pro
  * suspension or the token's expiry ends the stream with one last error.
  */
 export async function openDocumentStream(context: GraphQLContext, target: StreamTarget, handler: string): Promise<AsyncGenerator<StreamItem>> {
-  const { db, subscriptions } = context.app;
+  const { subscriptions, database, databaseTimeoutMs } = context.app;
+  const db = dbOf(context);
   const caller = context.caller;
   if (!caller) throw new GraphQLError('Sign in to subscribe.', { extensions: { code: ErrorCode.UNAUTHENTICATED } });
   const request = await domainRequest(context, handler);
@@ -78,7 +79,12 @@ export async function openDocumentStream(context: GraphQLContext, target: Stream
   /** The subscriber's verdict on one event, read from the database now. */
   async function judge(delivery: Delivery): Promise<StreamItem | 'skip'> {
     const { event } = delivery;
-    const subject: Promise<Subject | null> = shared(delivery, `subject:${userId}`, () => loadSubject(db, userId!));
+    // Each event's reads have a deadline of their own (shared by the event's subscribers on this instance).
+    const view = await shared(delivery, 'view', async () => {
+      const deadline = performance.now() + databaseTimeoutMs;
+      return { deadline, db: database.until(deadline) };
+    });
+    const subject: Promise<Subject | null> = shared(delivery, `subject:${userId}`, () => loadSubject(view.db, userId!));
     const now = new Date();
     const current = await subject;
     if (!current || current.suspended || !can(current, OrganizationPolicy.view, organization)) return NO_LONGER_ALLOWED();
@@ -88,11 +94,11 @@ export async function openDocumentStream(context: GraphQLContext, target: Stream
       const last = { organizationId: event.organizationId, ownerId: event.ownerId, status: event.status, legalHold: false, embargoUntil: event.embargoUntil ? new Date(event.embargoUntil) : null };
       if (!can(current, DocumentPolicy.view, last, now)) return 'skip';
     } else {
-      document = (await shared(delivery, 'document', async () => (await db.select().from(documents).where(eq(documents.id, event.documentId)).limit(1))[0] ?? null)) ?? null;
+      document = (await shared(delivery, 'document', async () => (await view.db.select().from(documents).where(eq(documents.id, event.documentId)).limit(1))[0] ?? null)) ?? null;
       if (!document || !can(current, DocumentPolicy.view, document, now)) return 'skip';
     }
     // Field rules of this event's document see the same fresh subject (and fresh loaders).
-    const scope = {};
+    const scope = { deadline: view.deadline };
     context.app.subjects.prime(scope, subject);
     context.eventScope = scope;
     return { payload: { kind: event.kind, documentId: event.documentId, document, at: new Date(event.at) } };

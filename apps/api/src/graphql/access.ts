@@ -1,21 +1,40 @@
+import type { Database } from '@latchkey/db';
 import type { DomainRequest } from '../domain/access.js';
 import type { Subject } from '../domain/subject.js';
-import type { GraphQLContext } from './context.js';
+import type { DeadlineScope, GraphQLContext } from './context.js';
 
 /**
- * What per-request memos (the subject, the loaders) are keyed by: the request, or for a subscription the
- * event being delivered, so every event is judged on the subscriber's attributes as they are then.
+ * What per-request memos (the subject, the loaders, the database view) are keyed by: the request, or for a
+ * subscription the event being delivered, so every event is judged on the subscriber's attributes as they are
+ * then, under a deadline of its own.
  */
-const scopeOf = (context: GraphQLContext): object => context.eventScope ?? context;
+const scopeOf = (context: GraphQLContext): DeadlineScope => context.eventScope ?? context;
+
+const views = new WeakMap<DeadlineScope, Database>();
+
+/**
+ * The database as this request (or this event's delivery) sees it: every statement bounded by its deadline
+ * (DATABASE_TIMEOUT from the start of execution). Passed explicitly rather than through AsyncLocalStorage,
+ * which on Node 20 taxes every promise of the process once it is in use.
+ */
+export function dbOf(context: GraphQLContext): Database {
+  const scope = scopeOf(context);
+  let db = views.get(scope);
+  if (!db) {
+    scope.deadline ??= performance.now() + context.app.databaseTimeoutMs;
+    views.set(scope, (db = context.app.database.until(scope.deadline)));
+  }
+  return db;
+}
 
 /** The caller's volatile attributes, loaded once per request (once per event for subscriptions). */
 export const subjectOf = (context: GraphQLContext): Promise<Subject | null> =>
-  context.app.subjects(scopeOf(context), context.caller?.subject ?? null);
+  context.app.subjects(scopeOf(context), context.caller?.subject ?? null, dbOf(context));
 
 /** Batched lookups, one set per request (per event for subscriptions). */
-export const loadersOf = (context: GraphQLContext) => context.app.loaders(scopeOf(context));
+export const loadersOf = (context: GraphQLContext) => context.app.loaders(scopeOf(context), dbOf(context));
 
 /** What the domain services need, for the resolver `handler` (named in denial events). */
 export async function domainRequest(context: GraphQLContext, handler: string): Promise<DomainRequest> {
-  return { db: context.app.db, subject: await subjectOf(context), loaders: loadersOf(context), handler, authentication: context.caller, events: context.app.events };
+  return { db: dbOf(context), subject: await subjectOf(context), loaders: loadersOf(context), handler, authentication: context.caller, events: context.app.events };
 }

@@ -1,4 +1,4 @@
-import type { Database } from '@latchkey/db';
+import type { DatabaseHandle } from '@latchkey/db';
 import type { LoaderFactory } from '../domain/loaders.js';
 import type { SubjectLoader } from '../domain/subjects.js';
 import type { YogaInitialContext } from 'graphql-yoga';
@@ -8,7 +8,10 @@ import type { SubscriptionHub } from '../events/subscription-hub.js';
 
 /** What resolvers may use; built once at start-up. */
 export interface AppServices {
-  db: Database;
+  /** the database; a request reads it through its own view (`dbOf`), bounded by the request's deadline */
+  database: Pick<DatabaseHandle, 'until'>;
+  /** DATABASE_TIMEOUT: a request's (or an event delivery's) deadline for everything it asks the database */
+  databaseTimeoutMs: number;
   service: { name: string; version: string };
   /** the caller's volatile attributes, loaded once per request */
   subjects: SubjectLoader;
@@ -29,7 +32,14 @@ export interface RequestContext {
   requestId: string;
   app: AppServices;
   /** set by a subscription before each event is resolved: the key of that event's fresh memos */
-  eventScope?: object;
+  eventScope?: DeadlineScope;
+  /** when execution began, plus DATABASE_TIMEOUT: the deadline of the request's database work */
+  deadline?: number;
+}
+
+/** A scope of per-request memos (the request, or one event of a subscription) and its database deadline. */
+export interface DeadlineScope {
+  deadline?: number;
 }
 
 export type GraphQLContext = YogaInitialContext & RequestContext;

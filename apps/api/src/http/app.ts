@@ -36,7 +36,7 @@ import { createSecondFactors } from '../login/second-factors.js';
 import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 import { sendGraphQLRequestError, sendHttpError, sendJson, sendServiceUnavailable } from './respond.js';
-import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, withDatabaseDeadline } from '@latchkey/db';
 
 export interface HttpAppDeps {
   config: Config;
@@ -98,10 +98,11 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
   });
   const states = new WeakMap<IncomingMessage, RequestState>();
   const app = {
-    db: database.db,
+    database,
+    databaseTimeoutMs: config.database.timeoutMs,
     service: config.service,
-    subjects: createSubjectLoader(database.db),
-    loaders: createLoaderFactory(database.db),
+    subjects: createSubjectLoader(),
+    loaders: createLoaderFactory(),
     events: subscriptions.publisher,
     subscriptions,
   };
@@ -140,13 +141,11 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     maxOperationsPerConnection: config.subscriptions.perConnection,
   });
   const rest = createRestRouter<Principal>({
-    routes: documentRoutes(async ({ req, caller }, handler) => ({
-      db: app.db,
-      subject: await app.subjects(req, caller?.subject ?? null),
-      loaders: app.loaders(req),
-      handler,
-      events: app.events,
-    })),
+    // One deadline per request for everything it asks the database (DATABASE_TIMEOUT from the route's start).
+    routes: documentRoutes(async ({ req, caller }, handler) => {
+      const db = database.until(performance.now() + config.database.timeoutMs);
+      return { db, subject: await app.subjects(req, caller?.subject ?? null, db), loaders: app.loaders(req, db), handler, events: app.events };
+    }),
     middleware: [authenticate(verifier)],
     maxBodyBytes: limits.maxBodyBytes,
     onUnexpected: (error, req) => logger.error({ reqId: states.get(req)?.id, err: error }, 'rest handler failed'),
@@ -456,14 +455,17 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     if (path === '/graphql') return graphql(req, res);
     if (path.startsWith('/api/')) return api(req, res, path);
     if (path === '/.well-known/openid-configuration') return void oidc(req, res);
+    // The authorization server's routes: one deadline per request for their database work. They find it through
+    // AsyncLocalStorage (the provider runs on one already, for every request it serves); the API's own paths
+    // (GraphQL, REST) pass theirs explicitly and keep AsyncLocalStorage off their hot path.
     if (path.startsWith('/oidc/')) {
       // Every provider endpoint reads its sessions and grants from the database: during a known outage, at once.
       if (!database.health.available) return sendServiceUnavailable(res, 'Sign-in is unavailable. Try again shortly.');
-      return void oidc(req, res);
+      return void withDatabaseDeadline(performance.now() + config.database.timeoutMs, () => oidc(req, res));
     }
-    if (PASSKEY_PATHS.has(path)) return passkeyRoute(req, res, path);
+    if (PASSKEY_PATHS.has(path)) return withDatabaseDeadline(performance.now() + config.database.timeoutMs, () => passkeyRoute(req, res, path));
     if (path === '/ott/generate' || path === '/login' || path.startsWith('/login/') || path.startsWith('/interaction/') || path === '/account' || ACCOUNT_FORMS.has(path)) {
-      return loginRoute(req, res, path);
+      return withDatabaseDeadline(performance.now() + config.database.timeoutMs, () => loginRoute(req, res, path));
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return KNOWN_GET_ROUTES.has(path)

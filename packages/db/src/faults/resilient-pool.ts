@@ -87,6 +87,8 @@ export function createResilientPool(options: ResilientPoolOptions) {
 
   return {
     sql: guard.guardSql(switching),
+    /** the pool with every statement bounded by `deadline` (a request's own view) */
+    sqlUntil: (deadline: number) => guard.guardSql(switching, deadline),
     health,
     /** the client as it is now, unguarded (readiness ping) */
     current: () => current,

@@ -1,5 +1,5 @@
 import type { PendingQuery, Sql } from 'postgres';
-import { currentDeadline, withDatabaseDeadline } from './deadline.js';
+import { currentDeadline } from './deadline.js';
 import { DatabaseTimeoutError, DatabaseUnavailableError, isDatabaseUnavailable } from './errors.js';
 import type { HealthMonitor } from './health.js';
 
@@ -44,7 +44,8 @@ export interface PoolStats {
 /**
  * Bounds every statement the application sends to PostgreSQL on the client side (a server-side
  * statement_timeout does nothing when packets are black-holed): each is answered before its request's deadline
- * (`withDatabaseDeadline`), or before DATABASE_TIMEOUT when sent outside a request, or it fails with
+ * (a view made for the request, or `withDatabaseDeadline`), or before DATABASE_TIMEOUT when sent outside a
+ * request, or it fails with
  * DatabaseTimeoutError and is cancelled (a queued one never leaves, a running one gets a cancel request). During
  * a known outage statements fail at once with DatabaseUnavailableError. A transaction whose deadline passed
  * before its body started never runs the body (it rolls back), so nothing is written after its request was
@@ -81,16 +82,17 @@ export function createStatementGuard(options: StatementGuardOptions) {
     return undefined;
   }
 
-  function deadlineNow(now: number): number {
-    return currentDeadline() ?? now + timeoutMs;
+  /** The deadline of a statement sent now: the one given, the request's (AsyncLocalStorage), or its own. */
+  function deadlineNow(now: number, fixed: number | undefined): number {
+    return fixed ?? currentDeadline() ?? now + timeoutMs;
   }
 
   /** Runs one promise-like database call under the deadline; `query` (when given) is cancelled on timeout. */
-  function bound<T>(start: () => PromiseLike<T>, query?: PendingQuery<never[]>): Promise<T> {
+  function bound<T>(fixed: number | undefined, start: () => PromiseLike<T>, query?: PendingQuery<never[]>): Promise<T> {
     const refused = refusal();
     if (refused) return Promise.reject(refused);
     const now = performance.now();
-    const deadline = deadlineNow(now);
+    const deadline = deadlineNow(now, fixed);
     if (deadline <= now) return Promise.reject(new DatabaseTimeoutError());
     return new Promise<T>((resolve, reject) => {
       const entry: Pending = {
@@ -124,9 +126,9 @@ export function createStatementGuard(options: StatementGuardOptions) {
   }
 
   /** A lazy postgres-js query made safe to await: what drizzle awaits (`unsafe(...)`, `unsafe(...).values()`). */
-  function guardQuery(query: PendingQuery<never[]>) {
+  function guardQuery(query: PendingQuery<never[]>, fixed: number | undefined) {
     let promise: Promise<unknown> | undefined;
-    const run = () => (promise ??= bound(() => query, query));
+    const run = () => (promise ??= bound(fixed, () => query, query));
     const guarded = {
       values() {
         query.values();
@@ -151,39 +153,41 @@ export function createStatementGuard(options: StatementGuardOptions) {
       if (performance.now() >= deadline) throw new DatabaseTimeoutError();
       const refused = refusal();
       if (refused) throw refused;
-      return withDatabaseDeadline(deadline, () => fn(guardSql(inner)));
+      return fn(guardSql(inner, deadline));
     };
   }
 
   /**
    * `sql` with every statement drizzle sends through it bounded: `unsafe` (all of drizzle's statements),
    * tagged-template calls, `begin` and `savepoint` (their bodies see a guarded client too). Everything else
-   * (listen, end, reserve, options) is the client's own.
+   * (listen, end, reserve, options) is the client's own. `fixed`: the deadline of every statement sent through
+   * it (a request's own view of the pool); without it, the request's deadline from `withDatabaseDeadline`.
    */
-  function guardSql(sql: Sql): Sql {
+  function guardSql(sql: Sql, fixed?: number): Sql {
     return new Proxy(sql, {
       apply(target, thisArg, args: unknown[]) {
         const result = Reflect.apply(target, thisArg, args) as unknown;
         const isTemplate = Array.isArray(args[0]) && 'raw' in (args[0] as object);
-        return isTemplate ? guardQuery(result as PendingQuery<never[]>) : result;
+        return isTemplate ? guardQuery(result as PendingQuery<never[]>, fixed) : result;
       },
       get(target, property, receiver) {
         if (property === 'unsafe') {
-          return (text: string, parameters?: never[], queryOptions?: object) => guardQuery(target.unsafe(text, parameters, queryOptions as never) as PendingQuery<never[]>);
+          return (text: string, parameters?: never[], queryOptions?: object) => guardQuery(target.unsafe(text, parameters, queryOptions as never) as PendingQuery<never[]>, fixed);
         }
         if (property === 'begin') {
           return (...args: unknown[]) => {
             const fn = args.pop() as (sql: Sql) => unknown;
             const mode = (args[0] as string | undefined) ?? '';
-            const deadline = deadlineNow(performance.now());
-            return bound(() => target.begin(mode, guardBody(deadline, fn) as never));
+            const deadline = deadlineNow(performance.now(), fixed);
+            return bound(deadline, () => target.begin(mode, guardBody(deadline, fn) as never));
           };
         }
         if (property === 'savepoint') {
           return (...args: unknown[]) => {
             const fn = args.pop() as (sql: Sql) => unknown;
             const savepoint = (target as unknown as { savepoint(...rest: unknown[]): Promise<unknown> }).savepoint.bind(target);
-            return bound(() => savepoint(...args, guardBody(deadlineNow(performance.now()), fn)));
+            const deadline = deadlineNow(performance.now(), fixed);
+            return bound(deadline, () => savepoint(...args, guardBody(deadline, fn)));
           };
         }
         return Reflect.get(target, property, receiver) as unknown;

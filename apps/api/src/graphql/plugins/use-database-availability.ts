@@ -1,4 +1,4 @@
-import { withDatabaseDeadline, type DatabaseHealth } from '@latchkey/db';
+import type { DatabaseHealth } from '@latchkey/db';
 import { getNamedType, getOperationAST, isObjectType, isInterfaceType, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { serviceUnavailable } from '../errors.js';
@@ -17,22 +17,21 @@ export interface DatabaseAvailabilityOptions {
  * execution with one SERVICE_UNAVAILABLE error and no `data` (503 + Retry-After, or 200 under
  * application/json). Operations that need no database (a guest's `{ status }`) keep answering and pay nothing.
  */
-export function useDatabaseAvailability(options: DatabaseAvailabilityOptions): Plugin {
+export function useDatabaseAvailability(options: DatabaseAvailabilityOptions): Plugin<{ deadline?: number }> {
   const { health, timeoutMs } = options;
   const needsDatabase = createDatabaseNeeds(options.databaseFree);
   return {
-    onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
+    onExecute({ args, setResultAndStopExecution }) {
       if (!needsDatabase(args.schema, args.document, args.operationName)) return;
       if (!health.available) return setResultAndStopExecution({ errors: [serviceUnavailable()] });
-      const deadline = performance.now() + timeoutMs;
-      setExecuteFn((executionArgs) => withDatabaseDeadline(deadline, () => executeFn(executionArgs)));
+      // Read by the request's view of the database (graphql/access.ts dbOf): its statements' deadline.
+      args.contextValue.deadline = performance.now() + timeoutMs;
     },
-    onSubscribe({ args, subscribeFn, setSubscribeFn, setResultAndStopExecution }) {
+    onSubscribe({ args, setResultAndStopExecution }) {
       // Subscriptions always read the database (the caller's rights, at start and at every event).
       if (!health.available) return setResultAndStopExecution({ errors: [serviceUnavailable()] });
       // The deadline covers the checks at start; each event is judged under a deadline of its own.
-      const deadline = performance.now() + timeoutMs;
-      setSubscribeFn((subscribeArgs) => withDatabaseDeadline(deadline, () => subscribeFn(subscribeArgs)));
+      args.contextValue.deadline = performance.now() + timeoutMs;
     },
   };
 }

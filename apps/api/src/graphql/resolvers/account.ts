@@ -7,21 +7,21 @@ import { changeMemberRole, membershipsOf } from '../../domain/memberships.js';
 import { AccountPolicy, OrganizationPolicy } from '../../domain/policies.js';
 import { isUuid, requireSlug } from '../../domain/validate.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { domainRequest, loadersOf, subjectOf } from '../access.js';
+import { dbOf, domainRequest, loadersOf, subjectOf } from '../access.js';
 
 export const accountResolvers: Resolvers = {
   Query: {
     me: async (_source, _args, context) => {
       const id = context.caller?.subject;
       if (!id || !isUuid(id)) return null;
-      const [user] = await context.app.db.select().from(users).where(eq(users.id, id)).limit(1);
+      const [user] = await dbOf(context).select().from(users).where(eq(users.id, id)).limit(1);
       if (!user) return null;
       authorize(await subjectOf(context), AccountPolicy.view, [user], { handler: 'Query.me' });
       return user;
     },
     organization: async (_source, { slug }, context) => {
       const request = await domainRequest(context, 'Query.organization');
-      const [org] = await context.app.db.select().from(organizations).where(eq(organizations.slug, requireSlug(slug, ['slug']))).limit(1);
+      const [org] = await dbOf(context).select().from(organizations).where(eq(organizations.slug, requireSlug(slug, ['slug']))).limit(1);
       if (!org) throw new NotFoundError();
       // Another tenant's organization must look exactly like a missing one.
       authorizeOrHide(request, OrganizationPolicy.view, [org]);
@@ -37,7 +37,7 @@ export const accountResolvers: Resolvers = {
       authorize(subject, AccountPolicy.viewEmail, [user, organizationIds], { handler: 'User.email' });
       return user.email;
     },
-    memberships: (user, _args, { app }) => membershipsOf(app.db, user.id),
+    memberships: (user, _args, context) => membershipsOf(dbOf(context), user.id),
   },
   // The plain Membership and Organization fields resolve by property name; billingEmail is guarded by @can.
   Membership: {

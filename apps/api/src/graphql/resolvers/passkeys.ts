@@ -4,7 +4,7 @@ import { InvalidInputError, NotFoundError } from '../../domain/errors.js';
 import { AccountPolicy } from '../../domain/policies.js';
 import { isUuid } from '../../domain/validate.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { subjectOf } from '../access.js';
+import { dbOf, subjectOf } from '../access.js';
 import type { GraphQLContext } from '../context.js';
 
 /** The signed-in account the passkey operations act for (AccountPolicy.view: itself, never suspended). */
@@ -25,14 +25,14 @@ export const passkeyResolvers: Resolvers = {
     // Field level: one's own passkeys only.
     passkeys: async (user, _args, context) => {
       authorize(await subjectOf(context), AccountPolicy.view, [user], { handler: 'User.passkeys' });
-      return isUuid(user.id) ? listPasskeys(context.app.db, user.id) : [];
+      return isUuid(user.id) ? listPasskeys(dbOf(context), user.id) : [];
     },
   },
   Mutation: {
     renamePasskey: async (_source, { id, label }, context) => {
       const owner = await ownAccount(context, 'Mutation.renamePasskey');
       try {
-        const passkey = await renamePasskey(context.app.db, owner, passkeyId(id), label);
+        const passkey = await renamePasskey(dbOf(context), owner, passkeyId(id), label);
         if (!passkey) throw new NotFoundError();
         return { passkey, userErrors: [] };
       } catch (error) {
@@ -42,7 +42,7 @@ export const passkeyResolvers: Resolvers = {
     },
     removePasskey: async (_source, { id }, context) => {
       const owner = await ownAccount(context, 'Mutation.removePasskey');
-      if (!(await removePasskey(context.app.db, owner, passkeyId(id)))) throw new NotFoundError();
+      if (!(await removePasskey(dbOf(context), owner, passkeyId(id)))) throw new NotFoundError();
       return { removedPasskeyId: id, userErrors: [] };
     },
   },

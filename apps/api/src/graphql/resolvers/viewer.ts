@@ -4,7 +4,7 @@ import { isUuid } from '../../domain/validate.js';
 import { authorize } from '@latchkey/policy';
 import { AccountPolicy } from '../../domain/policies.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { subjectOf } from '../access.js';
+import { dbOf, subjectOf } from '../access.js';
 
 /** Fields these resolvers answer from the verified token alone, without the database (`user` reads it). */
 export const viewerDatabaseFree = ['Query.viewer', 'Viewer.subject', 'Viewer.amr', 'Viewer.acr', 'Viewer.authTime', 'Viewer.expiresAt', 'Viewer.scope'];
@@ -23,7 +23,7 @@ export const viewerResolvers: Resolvers = {
     scope: (principal) => [...principal.scope],
     user: async (principal, _args, context) => {
       if (!isUuid(principal.subject)) return null;
-      const [row] = await context.app.db.select().from(users).where(eq(users.id, principal.subject)).limit(1);
+      const [row] = await dbOf(context).select().from(users).where(eq(users.id, principal.subject)).limit(1);
       if (!row) return null;
       // The same account rule as `me`: a suspended account is refused whatever its token says.
       authorize(await subjectOf(context), AccountPolicy.view, [row], { handler: 'Viewer.user' });
