@@ -19,6 +19,7 @@ import { authenticate } from '../rest/authenticate.js';
 import { documentRoutes } from '../rest/documents.js';
 import { createRestRouter } from '../rest/router.js';
 import type { Principal } from '../principal/principal.js';
+import { createClientAddresses } from './client-address.js';
 import { createCors } from './cors.js';
 import { createAuthorizationServer, createDrizzleAdapter, deriveTotpKey, readProviderSession, type ClientMetadata, type DeliveryHandler, type LoginLimits } from '@latchkey/auth';
 import { createDemoClient } from '../demo/page.js';
@@ -96,6 +97,9 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     cacheSize: config.tokens.cacheSize,
   });
   const states = new WeakMap<IncomingMessage, RequestState>();
+  // Who sent a request (TRUST_PROXY): the one source of the client address for limits, logs and the provider.
+  const clientAddresses = createClientAddresses(config.http.trustProxy);
+  const clientAddress = clientAddresses.addressOf;
   const app = {
     db: database.db,
     service: config.service,
@@ -125,6 +129,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     requestIdOf: (req) => states.get(req)?.id ?? '',
     schema,
     persisted,
+    clientAddress,
   });
   // GraphQL over WebSocket (graphql-ws) on /graphql: the same rules, applied on a path Yoga's HTTP plugins never see.
   const webSocket = createGraphQLWebSocket({
@@ -133,6 +138,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     logger,
     persisted: createPersistedRequestResolver(config.persisted.mode, persisted.store),
     allowRegistration: persisted.allowRegistration,
+    clientAddress,
     allowedOrigins: new Set([new URL(config.http.publicUrl).origin, ...config.http.corsOrigins]),
     maxMessageBytes: config.subscriptions.wsMaxMessageBytes,
     maxOperationsPerConnection: config.subscriptions.perConnection,
@@ -154,6 +160,8 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
   // The authorization server: the OpenID provider (durable through the database) and the login pages.
   const provider = await createAuthorizationServer({
     issuer: config.tokens.issuer,
+    publicUrl: config.http.publicUrl,
+    trustForwardedHeaders: config.http.trustProxy !== undefined,
     apiAudience: config.tokens.audience,
     signingJwk: { ...keys.signing.key.export({ format: 'jwk' }), kid: keys.signing.kid, alg: keys.signing.alg, use: 'sig' },
     db: database.db,
@@ -184,6 +192,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     selfSignup: config.auth.selfSignup,
     flow,
     upstreamName: config.auth.upstream?.name,
+    clientAddress,
   });
   const passkeys = config.auth.relyingParty
     ? createPasskeyRoutes({
@@ -193,6 +202,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
         limits: loginLimits,
         logger,
         flow,
+        clientAddress,
         // An access token (API clients, the demo client) or, without one, the provider session (account page).
         caller: async (req, res) => {
           const result = await verifier.verifyAuthorization(req.headers.authorization);
@@ -217,6 +227,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     logger,
     passkeys: config.auth.relyingParty !== undefined,
     upstreamName: config.auth.upstream?.name,
+    clientAddress,
   });
   // `/login/x509`: answered on the TLS listener (TLS_PORT with client certificates) only.
   const clientCertificates = createClientCertificateSignIn({
@@ -226,6 +237,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     limits: loginLimits,
     logger,
     users: config.auth.clientCertificates,
+    clientAddress,
   });
   const account = createAccountRoutes({
     publicUrl: config.http.publicUrl,
@@ -249,6 +261,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
         upstream: config.auth.upstream,
         keySecret: String(signingJwk.d),
         account,
+        clientAddress,
       })
     : undefined;
 
@@ -260,7 +273,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     const state = states.get(this.req);
     if (!state) return;
     const ms = Math.round((performance.now() - state.startedAt) * 100) / 100;
-    logger.info({ reqId: state.id, method: this.req.method, path: state.path, status: this.statusCode, ms }, 'request');
+    logger.info({ reqId: state.id, ip: clientAddress(this.req), method: this.req.method, path: state.path, status: this.statusCode, ms }, 'request');
   }
 
   function graphql(req: IncomingMessage, res: ServerResponse): void {
@@ -426,6 +439,9 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     if (logRequests) res.once('finish', logRequest);
     if (path === '/graphql') return graphql(req, res);
     if (path.startsWith('/api/')) return api(req, res, path);
+    // Every route below may reach the provider (its endpoints, its session and interactions): it sees only the
+    // forwarded headers a trusted proxy's word allows, rewritten (X-Forwarded-Host never).
+    clientAddresses.forProvider(req);
     if (path === '/.well-known/openid-configuration' || path.startsWith('/oidc/')) return void oidc(req, res);
     if (PASSKEY_PATHS.has(path)) return passkeyRoute(req, res, path);
     if (path === '/ott/generate' || path === '/login' || path.startsWith('/login/') || path.startsWith('/interaction/') || path === '/account' || ACCOUNT_FORMS.has(path)) {
