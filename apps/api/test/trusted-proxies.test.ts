@@ -96,7 +96,7 @@ describe('issue 13 point 4: X-Forwarded-Host is never believed, every absolute U
 
 describe('issue 13 point 4: TRUST_PROXY unset, nobody\'s forwarded headers are believed', () => {
   it('a client\'s own X-Forwarded-For changes nothing: its wrong tokens lock out its real address, and the logs name that address', async () => {
-    const claims = [{ 'x-forwarded-for': '127.0.0.12' }, { 'x-forwarded-for': '203.0.113.7, 127.0.0.12' }, { 'x-forwarded-for': '198.51.100.1', forwarded: 'for=198.51.100.1' }];
+    const claims: Record<string, string>[] = [{ 'x-forwarded-for': '127.0.0.12' }, { 'x-forwarded-for': '203.0.113.7, 127.0.0.12' }, { 'x-forwarded-for': '198.51.100.1', forwarded: 'for=198.51.100.1' }];
     expect(await wrongTokens(plain, '127.0.0.11', claims)).toEqual([401, 401, 429]);
     // The address it claimed to be is not locked out: its own first wrong token is an ordinary 401.
     expect(await wrongTokens(plain, '127.0.0.12', [{}], 1)).toEqual([401]);

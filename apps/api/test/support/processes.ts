@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDatabase, runMigrations, seedDemoData } from '@latchkey/db';
+import { createDatabase, runMigrations, seedDemoData, users } from '@latchkey/db';
+import { eq } from 'drizzle-orm';
 import { createOwnDatabase } from '@latchkey/db/testing';
 import { generateSigningJwk } from '../../src/keys/key-material.js';
 import { mintAccessToken } from '../../src/principal/mint-access-token.js';
@@ -22,12 +23,15 @@ export interface ServiceProcesses {
   token(userId: string, ttlSeconds?: number): Promise<string>;
   /** the database URL they share */
   databaseUrl: string;
+  /** the id of a seeded user, by e-mail */
+  userIdOf(email: string): Promise<string>;
   stop(): Promise<void>;
 }
 
 /**
  * `count` api processes that are one service: one PostgreSQL database of their own (migrated and seeded), one
- * signing key, one public URL and data directory. `env` adds configuration (REDIS_URL, say).
+ * signing key, one public URL and data directory. `env` adds configuration (REDIS_URL, TRUST_PROXY, say); a
+ * PUBLIC_URL in it (a proxy in front) replaces the default one.
  */
 export async function startServiceProcesses(count: number, env: Record<string, string> = {}): Promise<ServiceProcesses> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-processes-'));
@@ -38,7 +42,7 @@ export async function startServiceProcesses(count: number, env: Record<string, s
   await seeded.close();
   const privateJwk = await generateSigningJwk();
   const signingKey = await parseSigningKey(JSON.stringify(privateJwk));
-  const publicUrl = `http://localhost:${await freePort()}`;
+  const publicUrl = env['PUBLIC_URL'] ?? `http://localhost:${await freePort()}`;
   const children: ChildProcess[] = [];
   const urls: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -62,6 +66,14 @@ export async function startServiceProcesses(count: number, env: Record<string, s
     dataDir,
     publicUrl,
     databaseUrl: own.url,
+    async userIdOf(email) {
+      const database = await createDatabase({ url: own.url, dataDir, poolSize: 2 });
+      try {
+        return (await database.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
+      } finally {
+        await database.close();
+      }
+    },
     token: (subject, ttlSeconds = 600) => mintAccessToken(signingKey, { subject, issuer: publicUrl, audience: 'urn:latchkey:api', ttlSeconds, amr: ['otp'] }),
     async stop() {
       for (const child of children) child.kill('SIGTERM');
