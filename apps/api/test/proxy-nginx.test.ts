@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { needsTool } from '@latchkey/db/testing';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/browser-session.js';
 import { NGINX, startNginx, type RunningNginx } from './support/nginx.js';
 import { NodeBrowser, type NodeAnswer } from './support/node-browser.js';
+import { demoAuthorization } from './support/oidc.js';
 import { outboxOf } from './support/outbox.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { databaseKind } from './support/service.js';
@@ -96,20 +97,10 @@ describe.runIf(databaseKind === 'postgres' && needsTool('nginx', NGINX !== undef
       const discovery = await browser.request('/.well-known/openid-configuration', { headers: { accept: 'application/json' } });
       expect(discovery.json).toMatchObject({ issuer: publicUrl, authorization_endpoint: `${publicUrl}/oidc/auth`, token_endpoint: `${publicUrl}/oidc/token` });
 
-      const verifier = randomBytes(32).toString('base64url');
       const state = randomBytes(8).toString('hex');
-      const params = new URLSearchParams({
-        client_id: 'latchkey-demo',
-        response_type: 'code',
-        redirect_uri: `${publicUrl}/callback`,
-        scope: 'openid email profile api',
-        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-        code_challenge_method: 'S256',
-        state,
-        nonce: randomBytes(8).toString('hex'),
-      });
+      const application = demoAuthorization(publicUrl, { scope: 'openid email profile api', state });
       await steerTo(browser, first);
-      const start = await browser.request(`/oidc/auth?${params}`);
+      const start = await browser.request(application.path);
       expect(start.status).toBe(303);
       expect(await servedBy(start)).toBe(first);
       const interaction = start.location!;
@@ -140,7 +131,7 @@ describe.runIf(databaseKind === 'postgres' && needsTool('nginx', NGINX !== undef
       expect(`${callback.origin}${callback.pathname}`).toBe(`${publicUrl}/callback`);
       expect(callback.searchParams.get('state')).toBe(state);
       const tokens = await browser.request('/oidc/token', {
-        form: { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: `${publicUrl}/callback`, client_id: 'latchkey-demo', code_verifier: verifier },
+        form: { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: `${publicUrl}/callback`, client_id: 'latchkey-demo', code_verifier: application.verifier },
         headers: { accept: 'application/json' },
       });
       expect(tokens.status).toBe(200);

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeBrowser, type NodeAnswer, type NodeRequestInit } from './support/node-browser.js';
+import { demoAuthorization } from './support/oidc.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
 // Issue 13 point 4 (trusted proxies), against one real service per TRUST_PROXY setting. 127.0.0.0/8 is all
@@ -45,16 +45,7 @@ async function wrongTokens(running: Running, from: string, headers: Record<strin
 
 /** Starts an authorization request of the demo client: the provider answers with its interaction cookies. */
 async function authorizationCookies(running: Running, from: string, headers: Record<string, string> = {}): Promise<string[]> {
-  const params = new URLSearchParams({
-    client_id: 'latchkey-demo',
-    response_type: 'code',
-    redirect_uri: `${running.base}/callback`,
-    scope: 'openid email',
-    code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
-    code_challenge_method: 'S256',
-    state: randomBytes(8).toString('hex'),
-  });
-  const answer = await send(running, `/oidc/auth?${params}`, from, { headers });
+  const answer = await send(running, demoAuthorization(running.base).path, from, { headers });
   expect(answer.status).toBe(303);
   expect(answer.setCookies.length).toBeGreaterThan(0);
   return answer.setCookies;

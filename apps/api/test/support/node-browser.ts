@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { rememberCookie } from './browser-session.js';
 
 /** An answer, read whole. */
 export interface NodeAnswer {
@@ -17,14 +18,18 @@ export interface NodeRequestInit {
   method?: string;
   form?: Record<string, string>;
   json?: unknown;
+  /** a body sent as it is (give its content-type and origin in `headers`) */
+  body?: string;
   headers?: Record<string, string>;
   /** the local address to send from (127.0.0.0/8 is all loopback: one address per simulated client) */
   from?: string;
+  /** the client certificate this request presents (https only) */
+  cert?: { cert: string; key: string };
 }
 
 export interface NodeBrowserOptions {
-  /** where to connect (default: the host and port of `base`); `base` stays the Host and Origin */
-  connectTo?: { host: string; port: number };
+  /** where to connect (default: the host and port of the URL); the URL's stays the Host and Origin */
+  connectTo?: { host: string; port?: number };
   /** the local address every request is sent from, unless a request names another */
   from?: string;
   /** the authority that signed the server's certificate (https) */
@@ -48,7 +53,7 @@ export class NodeBrowser {
     const url = new URL(target, this.base);
     const headers: Record<string, string> = { host: url.host, accept: 'text/html' };
     if (this.cookies.size > 0) headers['cookie'] = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    let body: string | undefined;
+    let body = init.body;
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(init.form).toString();
@@ -57,10 +62,8 @@ export class NodeBrowser {
       headers['accept'] = 'application/json';
       body = JSON.stringify(init.json);
     }
-    if (body !== undefined) {
-      headers['origin'] = url.origin;
-      headers['content-length'] = String(Buffer.byteLength(body));
-    }
+    if (init.form || init.json !== undefined) headers['origin'] = url.origin;
+    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
     Object.assign(headers, init.headers);
     const https = url.protocol === 'https:';
     const options = {
@@ -77,7 +80,9 @@ export class NodeBrowser {
         for (const line of res.headers['set-cookie'] ?? []) this.remember(line);
         resolve(res);
       };
-      const req = https ? httpsRequest({ ...options, servername: url.hostname, ca: this.options.ca }, onResponse) : httpRequest(options, onResponse);
+      const req = https
+        ? httpsRequest({ ...options, servername: url.hostname, ca: this.options.ca, ...(init.cert ? { cert: init.cert.cert, key: init.cert.key } : {}) }, onResponse)
+        : httpRequest(options, onResponse);
       req.on('error', reject);
       req.end(body);
     });
@@ -99,12 +104,6 @@ export class NodeBrowser {
 
   private remember(line: string): void {
     this.setCookies.push(line);
-    const [pair, ...attributes] = line.split(';');
-    const index = pair!.indexOf('=');
-    const name = pair!.slice(0, index).trim();
-    const value = pair!.slice(index + 1).trim();
-    const expired = attributes.some((attribute) => /^\s*max-age=0\s*$/i.test(attribute) || /^\s*expires=thu, 01 jan 1970/i.test(attribute));
-    if (expired || value === '') this.cookies.delete(name);
-    else this.cookies.set(name, value);
+    rememberCookie(this.cookies, line);
   }
 }
