@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeBrowser, type NodeAnswer, type NodeRequestInit } from './support/node-browser.js';
 import { demoAuthorization } from './support/oidc.js';
 import { startLocalhostService, type TestService } from './support/service.js';
+import { overWebSocket, wsClient } from './support/subscriptions.js';
 
 // Issue 13 point 4 (trusted proxies), against one real service per TRUST_PROXY setting. 127.0.0.0/8 is all
 // loopback: each simulated client or proxy sends from an address of its own, so the service sees different peers.
@@ -62,7 +64,7 @@ beforeAll(async () => {
   [plain, trusting, forwarded] = await Promise.all([
     start({}),
     // A dual-stack listener: IPv4 peers arrive as ::ffff:a.b.c.d and must count as a.b.c.d.
-    start({ HOST: '::', TRUST_PROXY: PROXY }),
+    start({ HOST: '::', TRUST_PROXY: PROXY, PERSISTED_REGISTRATIONS_PER_MINUTE: '2' }),
     start({ TRUST_PROXY: PROXY, TRUST_PROXY_HEADER: 'forwarded' }),
   ]);
 }, 60_000);
@@ -131,6 +133,33 @@ describe(`issue 13 point 4: TRUST_PROXY=${PROXY}, X-Forwarded-For of that proxy 
     expect(noneSecure(await authorizationCookies(trusting, PROXY, { 'x-forwarded-for': '203.0.113.60', 'x-forwarded-proto': 'https, http' }))).toBe(true);
     expect(noneSecure(await authorizationCookies(trusting, PROXY, { 'x-forwarded-for': '203.0.113.60' }))).toBe(true);
     expect(noneSecure(await authorizationCookies(trusting, '127.0.0.22', { 'x-forwarded-proto': 'https' }))).toBe(true);
+  });
+});
+
+describe(`issue 13 point 4: the same client address for every limit (TRUST_PROXY=${PROXY})`, () => {
+  const apq = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') } });
+  const register = (query: string, forwardedFor: string) =>
+    send(trusting, '/graphql', PROXY, { json: { query, extensions: apq(query) }, headers: { accept: 'application/graphql-response+json', 'x-forwarded-for': forwardedFor } });
+
+  it('the APQ registration budget counts per forwarded client, over HTTP and over WebSocket alike', async () => {
+    expect((await register('{ a1: status { service } }', '203.0.113.70')).status).toBe(200);
+    expect((await register('{ a2: status { service } }', '203.0.113.70')).status).toBe(200);
+    const refused = await register('{ a3: status { service } }', '203.0.113.70');
+    expect([refused.status, refused.json.errors[0].extensions.code]).toEqual([429, 'RATE_LIMITED']);
+    expect((await register('{ b1: status { service } }', '203.0.113.71')).status).toBe(200);
+
+    const overSocket = async (query: string, forwardedFor: string) => {
+      const client = wsClient(`http://127.0.0.1:${trusting.port}/graphql`, undefined, { headers: { 'x-forwarded-for': forwardedFor }, localAddress: PROXY });
+      const received = overWebSocket(client, { query, extensions: apq(query) });
+      await received.ended();
+      await client.dispose();
+      return received;
+    };
+    const socketRefused = await overSocket('{ a4: status { service } }', '203.0.113.70');
+    expect((socketRefused.error as { extensions?: { code?: string } }[])[0]?.extensions?.code).toBe('RATE_LIMITED');
+    const socketServed = await overSocket('{ c1: status { service } }', '203.0.113.72');
+    expect(socketServed.error).toBeUndefined();
+    expect(socketServed.results[0]?.data).toEqual({ c1: { service: 'latchkey' } });
   });
 });
 
