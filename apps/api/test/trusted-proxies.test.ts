@@ -57,37 +57,30 @@ const noneSecure = (cookies: string[]) => cookies.every((line) => !/;\s*secure(;
 
 const FORGED = { host: 'evil.test', 'x-forwarded-host': 'evil.test', 'x-forwarded-proto': 'https', 'x-forwarded-port': '8443', forwarded: 'host=evil.test;proto=https' };
 
-let plain: Running;
-let trusting: Running;
-let forwarded: Running;
-beforeAll(async () => {
-  [plain, trusting, forwarded] = await Promise.all([
-    start({}),
-    // A dual-stack listener: IPv4 peers arrive as ::ffff:a.b.c.d and must count as a.b.c.d.
-    start({ HOST: '::', TRUST_PROXY: PROXY, PERSISTED_REGISTRATIONS_PER_MINUTE: '2' }),
-    start({ TRUST_PROXY: PROXY, TRUST_PROXY_HEADER: 'forwarded' }),
-  ]);
-}, 60_000);
-afterAll(() => Promise.all([plain?.service.stop(), trusting?.service.stop(), forwarded?.service.stop()]));
-
-describe('issue 13 point 4: X-Forwarded-Host is never believed, every absolute URL derives from PUBLIC_URL', () => {
-  it.each([
-    ['TRUST_PROXY unset, any client', () => plain, '127.0.0.10'],
-    ['TRUST_PROXY set, from the trusted proxy itself', () => trusting, PROXY],
-    ['TRUST_PROXY_HEADER=forwarded, from the trusted proxy itself', () => forwarded, PROXY],
-  ])('%s: discovery is unchanged by Host, X-Forwarded-Host and Forwarded host=', async (_case, running, from) => {
-    const honest = await send(running(), '/.well-known/openid-configuration', from, { headers: { accept: 'application/json' } });
-    const forged = await send(running(), '/.well-known/openid-configuration', from, { headers: { accept: 'application/json', ...FORGED } });
-    expect(honest.status).toBe(200);
-    expect(forged.json).toEqual(honest.json);
-    const urls = Object.values(honest.json as Record<string, unknown>).filter((value): value is string => typeof value === 'string' && /^[a-z]+:\/\//.test(value));
-    expect(urls.length).toBeGreaterThan(5);
-    for (const url of urls) expect(url.startsWith(`${running().base}/`) || url === running().base).toBe(true);
-    expect(forged.text).not.toContain('evil.test');
-  });
-});
+/** X-Forwarded-Host is never believed: discovery is the same whatever Host, X-Forwarded-Host or Forwarded host= say. */
+async function expectDiscoveryFromPublicUrl(running: Running, from: string): Promise<void> {
+  const honest = await send(running, '/.well-known/openid-configuration', from, { headers: { accept: 'application/json' } });
+  const forged = await send(running, '/.well-known/openid-configuration', from, { headers: { accept: 'application/json', ...FORGED } });
+  expect(honest.status).toBe(200);
+  expect(forged.json).toEqual(honest.json);
+  const urls = Object.values(honest.json as Record<string, unknown>).filter((value): value is string => typeof value === 'string' && /^[a-z]+:\/\//.test(value));
+  expect(urls.length).toBeGreaterThan(5);
+  for (const url of urls) expect(url === running.base || url.startsWith(`${running.base}/`)).toBe(true);
+  expect(forged.text).not.toContain('evil.test');
+}
 
 describe('issue 13 point 4: TRUST_PROXY unset, nobody\'s forwarded headers are believed', () => {
+  // A service of its own for each block, stopped after it (with embedded PGlite each is hundreds of MiB).
+  let plain: Running;
+  beforeAll(async () => {
+    plain = await start({});
+  }, 60_000);
+  afterAll(() => plain?.service.stop());
+
+  it('a client sending X-Forwarded-Host: evil.test (or Host, or Forwarded host=) changes nothing: discovery stays on PUBLIC_URL', async () => {
+    await expectDiscoveryFromPublicUrl(plain, '127.0.0.10');
+  });
+
   it('a client\'s own X-Forwarded-For changes nothing: its wrong tokens lock out its real address, and the logs name that address', async () => {
     const claims: Record<string, string>[] = [{ 'x-forwarded-for': '127.0.0.12' }, { 'x-forwarded-for': '203.0.113.7, 127.0.0.12' }, { 'x-forwarded-for': '198.51.100.1', forwarded: 'for=198.51.100.1' }];
     expect(await wrongTokens(plain, '127.0.0.11', claims)).toEqual([401, 401, 429]);
@@ -102,6 +95,17 @@ describe('issue 13 point 4: TRUST_PROXY unset, nobody\'s forwarded headers are b
 });
 
 describe(`issue 13 point 4: TRUST_PROXY=${PROXY}, X-Forwarded-For of that proxy only`, () => {
+  // A dual-stack listener: IPv4 peers arrive as ::ffff:a.b.c.d and must count as a.b.c.d.
+  let trusting: Running;
+  beforeAll(async () => {
+    trusting = await start({ HOST: '::', TRUST_PROXY: PROXY, PERSISTED_REGISTRATIONS_PER_MINUTE: '2' });
+  }, 60_000);
+  afterAll(() => trusting?.service.stop());
+
+  it('X-Forwarded-Host from the trusted proxy itself is not believed either: discovery stays on PUBLIC_URL', async () => {
+    await expectDiscoveryFromPublicUrl(trusting, PROXY);
+  });
+
   it('the chain is walked from the right and stops at the first untrusted hop; ::ffff:a.b.c.d counts as a.b.c.d', async () => {
     expect(await ipSeen(trusting, PROXY, { 'x-forwarded-for': '203.0.113.50' })).toBe('203.0.113.50');
     // The client's own entries are on the left: the first hop that is no trusted proxy, from the right, is the client.
@@ -134,9 +138,7 @@ describe(`issue 13 point 4: TRUST_PROXY=${PROXY}, X-Forwarded-For of that proxy 
     expect(noneSecure(await authorizationCookies(trusting, PROXY, { 'x-forwarded-for': '203.0.113.60' }))).toBe(true);
     expect(noneSecure(await authorizationCookies(trusting, '127.0.0.22', { 'x-forwarded-proto': 'https' }))).toBe(true);
   });
-});
 
-describe(`issue 13 point 4: the same client address for every limit (TRUST_PROXY=${PROXY})`, () => {
   const apq = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') } });
   const register = (query: string, forwardedFor: string) =>
     send(trusting, '/graphql', PROXY, { json: { query, extensions: apq(query) }, headers: { accept: 'application/graphql-response+json', 'x-forwarded-for': forwardedFor } });
@@ -164,6 +166,16 @@ describe(`issue 13 point 4: the same client address for every limit (TRUST_PROXY
 });
 
 describe(`issue 13 point 4: TRUST_PROXY_HEADER=forwarded reads RFC 7239 Forwarded instead, never both`, () => {
+  let forwarded: Running;
+  beforeAll(async () => {
+    forwarded = await start({ TRUST_PROXY: PROXY, TRUST_PROXY_HEADER: 'forwarded' });
+  }, 60_000);
+  afterAll(() => forwarded?.service.stop());
+
+  it('Host, X-Forwarded-Host and Forwarded host= from the trusted proxy are not believed: discovery stays on PUBLIC_URL', async () => {
+    await expectDiscoveryFromPublicUrl(forwarded, PROXY);
+  });
+
   it('Forwarded for= and proto= of the trusted proxy count; its X-Forwarded-For does not', async () => {
     expect(await ipSeen(forwarded, PROXY, { forwarded: 'for=198.51.100.7;proto=https' })).toBe('198.51.100.7');
     expect(await ipSeen(forwarded, PROXY, { forwarded: 'for=203.0.113.50, for="[2001:db8:cafe::17]:4711";proto=https, for=127.0.0.2' })).toBe('2001:db8:cafe::17');
