@@ -205,8 +205,8 @@ describe('issue 13 point 4: TRUST_PROXY names the reverse proxies whose forwarde
   });
 
   it('addresses, CIDRs and loopback; X-Forwarded-For by default, RFC 7239 Forwarded on request', () => {
-    expect(load({ TRUST_PROXY: 'loopback, 10.0.0.0/8,192.168.1.7, ::1, fd00::/8, 172.16.0.0/255.240.0.0' }).http.trustProxy).toEqual({
-      addresses: ['loopback', '10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8', '172.16.0.0/255.240.0.0'],
+    expect(load({ TRUST_PROXY: 'loopback, 10.0.0.0/8,192.168.1.7, ::1, fd00::/8, 172.16.0.0/255.240.0.0, ::ffff:10.1.2.3, uniquelocal' }).http.trustProxy).toEqual({
+      addresses: ['loopback', '10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8', '172.16.0.0/255.240.0.0', '::ffff:10.1.2.3', 'uniquelocal'],
       header: 'x-forwarded',
     });
     expect(load({ TRUST_PROXY: 'loopback', TRUST_PROXY_HEADER: 'forwarded' }).http.trustProxy?.header).toBe('forwarded');
