@@ -50,8 +50,11 @@ const ownScheme = (req: IncomingMessage): Scheme => ((req.socket as TLSSocket).e
  * an obfuscated name, hex or octal IPv4 forms).
  */
 function canonical(value: string | undefined): string | undefined {
-  if (!value || isIP(value) === 0) return undefined;
-  return ipaddr.process(value).toString();
+  if (!value) return undefined;
+  const family = isIP(value);
+  // node's isIP admits dotted quads without leading zeros only: already the one spelling.
+  if (family === 4) return value;
+  return family === 6 ? ipaddr.process(value).toString() : undefined;
 }
 
 function scheme(value: string | undefined): Scheme | undefined {
@@ -82,7 +85,19 @@ const untrusting: ClientAddresses = { addressOf: peerAddress, forProvider: remov
 
 export function createClientAddresses(trustProxy: TrustProxy | undefined): ClientAddresses {
   if (!trustProxy) return untrusting;
-  const trust = proxyAddr.compile(trustProxy.addresses);
+  const compiled = proxyAddr.compile(trustProxy.addresses);
+  // Judging an address costs microseconds (ipaddr.js parses it), and the same few come back again and again (the
+  // proxies, each client's own): verdicts are remembered in a bounded map.
+  const verdicts = new Map<string, boolean>();
+  const trust = (address: string): boolean => {
+    let verdict = verdicts.get(address);
+    if (verdict === undefined) {
+      verdict = compiled(address, 0);
+      if (verdicts.size >= 4096) verdicts.clear();
+      verdicts.set(address, verdict);
+    }
+    return verdict;
+  };
 
   /**
    * X-Forwarded-For, walked by proxy-addr (from the right, up to the first untrusted hop). If that hop is no IP
@@ -123,25 +138,26 @@ export function createClientAddresses(trustProxy: TrustProxy | undefined): Clien
     }
     let address = peer;
     let protocol = ownScheme(req);
-    for (let i = elements.length - 1, hop = 1; i >= 0; i--, hop++) {
+    for (let i = elements.length - 1; i >= 0; i--) {
       const element = elements[i]!;
       protocol = scheme(element['proto']) ?? protocol;
       const next = canonical(nodeAddress(element['for']));
       if (!next) break;
       address = next;
-      if (!trust(next, hop)) break;
+      if (!trust(next)) break;
     }
     return { address, protocol };
   }
 
   const judge = trustProxy.header === 'forwarded' ? fromForwarded : fromXForwarded;
-  /** null: the peer is no trusted proxy, so its forwarded headers are ignored. */
-  const judged = new WeakMap<IncomingMessage, Forwarding | null>();
+  /** What a trusted proxy said, judged once per request; null when the peer is no trusted proxy (its headers count for nothing). */
+  const judged = new WeakMap<IncomingMessage, Forwarding>();
   function forwardingOf(req: IncomingMessage): Forwarding | null {
+    const peer = peerAddress(req);
+    if (peer === UNKNOWN || !trust(peer)) return null;
     let forwarding = judged.get(req);
     if (forwarding === undefined) {
-      const peer = peerAddress(req);
-      forwarding = peer !== UNKNOWN && trust(peer, 0) ? judge(req, peer) : null;
+      forwarding = judge(req, peer);
       judged.set(req, forwarding);
     }
     return forwarding;
