@@ -222,3 +222,31 @@ describe('issue 13: database deadline and graceful shutdown', () => {
     expectConfigError(env, variable);
   });
 });
+
+describe('issue 13 point 4: TRUST_PROXY names the reverse proxies whose forwarded headers are believed', () => {
+  it('unset: nobody is trusted', () => {
+    expect(load({}).http.trustProxy).toBeUndefined();
+  });
+
+  it('addresses, CIDRs and loopback; X-Forwarded-For by default, RFC 7239 Forwarded on request', () => {
+    expect(load({ TRUST_PROXY: 'loopback, 10.0.0.0/8,192.168.1.7, ::1, fd00::/8, 172.16.0.0/255.240.0.0, ::ffff:10.1.2.3, uniquelocal' }).http.trustProxy).toEqual({
+      addresses: ['loopback', '10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8', '172.16.0.0/255.240.0.0', '::ffff:10.1.2.3', 'uniquelocal'],
+      header: 'x-forwarded',
+    });
+    expect(load({ TRUST_PROXY: 'loopback', TRUST_PROXY_HEADER: 'forwarded' }).http.trustProxy?.header).toBe('forwarded');
+  });
+
+  it.each(['*', '0.0.0.0/0', '::/0', '10.0.0.1, 0.0.0.0/0', '0.0.0.0/0.0.0.0', '::ffff:0:0/96', '::ffff:0.0.0.0/96'])('"%s" trusts every client: start-up stops', (value) => {
+    const error = expectConfigError({ TRUST_PROXY: value }, 'TRUST_PROXY');
+    expect(error.message).toContain('would believe every client');
+  });
+
+  it.each(['proxy.internal', '10.0.0.0/33', '300.1.2.3', '10.0.0.1:80', 'loopback, nonsense', ', ,'])('"%s" is refused, naming the variable', (value) => {
+    expectConfigError({ TRUST_PROXY: value }, 'TRUST_PROXY');
+  });
+
+  it('TRUST_PROXY_HEADER takes x-forwarded or forwarded, and only with TRUST_PROXY', () => {
+    expectConfigError({ TRUST_PROXY: 'loopback', TRUST_PROXY_HEADER: 'x-real-ip' }, 'TRUST_PROXY_HEADER');
+    expectConfigError({ TRUST_PROXY_HEADER: 'forwarded' }, 'TRUST_PROXY_HEADER');
+  });
+});

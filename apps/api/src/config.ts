@@ -1,6 +1,8 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import path from 'node:path';
 import type { Factor, SignInPolicy } from '@latchkey/auth';
+import ipaddr from 'ipaddr.js';
+import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { normalizeFingerprint, parseDistinguishedName, subjectKey, type ClientCertificateUsers } from './login/client-certificate.js';
 import { loadSignInPolicy, SignInPolicyError } from './sign-in-policy-config.js';
@@ -61,6 +63,10 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default('127.0.0.1'),
   PUBLIC_URL: z.url().optional(),
+  /** the reverse proxies whose forwarded headers are believed: addresses, CIDRs, loopback, linklocal, uniquelocal */
+  TRUST_PROXY: z.string().optional(),
+  /** which forwarded headers those proxies send: X-Forwarded-For/-Proto, or RFC 7239 Forwarded */
+  TRUST_PROXY_HEADER: z.enum(['x-forwarded', 'forwarded']).optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
@@ -159,6 +165,8 @@ export interface Config {
     corsOrigins: ReadonlySet<string>;
     /** the HTTPS listener (TLS_PORT): PEM certificate chain and key, client-certificate authorities */
     tls: { port: number; cert: string; key: string; clientCa: string | undefined } | undefined;
+    /** the reverse proxies whose forwarded headers are believed (TRUST_PROXY); undefined: nobody's */
+    trustProxy: TrustProxy | undefined;
   };
   /** graceful shutdown (SIGTERM, SIGINT): accept for `delayMs` after readiness turned 503, exit within `timeoutMs` */
   shutdown: { delayMs: number; timeoutMs: number };
@@ -234,6 +242,12 @@ export interface Config {
     /** who client certificates sign in (X509_USERS_FILE); set only with the TLS listener and TLS_CLIENT_CA_FILE */
     clientCertificates: ClientCertificateUsers | undefined;
   };
+}
+
+/** TRUST_PROXY as proxy-addr entries, and which header carries the chain (TRUST_PROXY_HEADER). */
+export interface TrustProxy {
+  addresses: string[];
+  header: 'x-forwarded' | 'forwarded';
 }
 
 /** An OpenID client as configured (oidc-provider client metadata, snake_case). */
@@ -334,7 +348,7 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
   return {
     env: e.NODE_ENV,
     service: { name: 'latchkey', version },
-    http: { port: e.PORT, host: e.HOST, publicUrl, corsOrigins, tls },
+    http: { port: e.PORT, host: e.HOST, publicUrl, corsOrigins, tls, trustProxy: trustProxyConfig(e.TRUST_PROXY, e.TRUST_PROXY_HEADER) },
     shutdown: shutdownConfig(e.SHUTDOWN_DELAY, e.SHUTDOWN_TIMEOUT),
     dataDir: path.resolve(e.DATA_DIR),
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, timeoutMs: e.DATABASE_TIMEOUT },
@@ -458,6 +472,53 @@ function shutdownConfig(delayMs: number, timeoutMs: number): Config['shutdown'] 
   // The delay is spent still serving; in-flight requests and idle connections need time after it.
   if (delayMs >= timeoutMs) throw new ConfigError('invalid configuration:\n  SHUTDOWN_DELAY: must be shorter than SHUTDOWN_TIMEOUT (requests in flight need time after the delay)');
   return { delayMs, timeoutMs };
+}
+
+/** The named ranges proxy-addr knows besides addresses and CIDRs. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * Whether a TRUST_PROXY entry believes everybody: `*`, a /0 (or netmask 0.0.0.0) of either family, or the whole
+ * IPv4-mapped range (`::ffff:0:0/96`), which proxy-addr matches against every IPv4 peer.
+ */
+function trustsEveryone(entry: string): boolean {
+  if (entry === '*') return true;
+  const slash = entry.lastIndexOf('/');
+  if (slash < 0) return false;
+  const address = entry.slice(0, slash);
+  const range = entry.slice(slash + 1);
+  if (!ipaddr.isValid(address)) return false;
+  const bits = /^\d+$/.test(range) ? Number(range) : ipaddr.IPv4.isValid(range) ? ipaddr.parse(range).prefixLengthFromSubnetMask() : null;
+  if (bits === 0) return true;
+  const ip = ipaddr.parse(address);
+  return bits !== null && ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() && bits <= 96;
+}
+
+/**
+ * TRUST_PROXY: comma-separated addresses and CIDRs of the reverse proxies in front (or `loopback`, `linklocal`,
+ * `uniquelocal`); unset believes nobody's forwarded headers. An entry trusting every address stops start-up:
+ * it would let any client choose the address its rate limits count against.
+ */
+function trustProxyConfig(raw: string | undefined, header: TrustProxy['header'] | undefined): TrustProxy | undefined {
+  const invalid = (line: string) => new ConfigError(`invalid configuration:\n  ${line}`);
+  if (raw === undefined) {
+    if (header !== undefined) throw invalid('TRUST_PROXY_HEADER: only used with TRUST_PROXY, which is unset');
+    return undefined;
+  }
+  const addresses = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (addresses.length === 0) throw invalid('TRUST_PROXY: list the addresses or CIDRs of your reverse proxies (or loopback)');
+  for (const entry of addresses) {
+    if (trustsEveryone(entry)) {
+      throw invalid(`TRUST_PROXY: "${entry}" would believe every client's forwarded headers; list only your reverse proxies' addresses or CIDRs`);
+    }
+    if (PROXY_RANGE_NAMES.has(entry)) continue;
+    try {
+      proxyAddr.compile(entry);
+    } catch {
+      throw invalid(`TRUST_PROXY: "${entry}" is not an IP address, a CIDR such as 10.0.0.0/8, or one of loopback, linklocal, uniquelocal`);
+    }
+  }
+  return { addresses, header: header ?? 'x-forwarded' };
 }
 
 function webhookConfig(url: string | undefined, secret: string | undefined): Config['auth']['webhook'] {

@@ -1,21 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { eq, oneTimeTokens, seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from './support/chromium.js';
+import { NodeBrowser, type NodeAnswer, type NodeRequestInit } from './support/node-browser.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
 // The short code (issue: "a short numeric code for typing, looked up by username and code together and bound to
 // the browser that asked for it, with a small attempt budget after which the code dies").
 let service: TestService;
 let base: string;
-let port: number;
 
 beforeAll(async () => {
   ({ service, base } = await startLocalhostService({ NODE_ENV: 'development' }));
-  port = Number(new URL(base).port);
   await seedDemoData(service.database);
 });
 afterAll(() => service?.stop());
@@ -33,59 +31,16 @@ const codes: string[] = [];
 let addresses = 0;
 const freshAddress = () => `127.0.${1 + Math.floor(addresses / 250)}.${1 + (addresses++ % 250)}`;
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  setCookies: string[];
-  text: string;
-  location: string | undefined;
-}
+/** One browser's cookie jar over node:http, each request from a fresh loopback address unless it names one. */
+class Browser extends NodeBrowser {
+  constructor() {
+    super(base, { connectTo: { host: '127.0.0.1' } });
+  }
 
-/** One browser's cookie jar over node:http, which can send from a chosen local address. */
-class Browser {
-  readonly cookies = new Map<string, string>();
-
-  request(target: string, init: { form?: Record<string, string>; json?: unknown; from?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
-    const headers: Record<string, string> = { host: `localhost:${port}`, accept: 'text/html', ...init.headers };
-    if (this.cookies.size > 0) headers['cookie'] = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    let body: string | undefined;
-    if (init.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(init.form).toString();
-    } else if (init.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(init.json);
-    }
-    if (body !== undefined) {
-      headers['origin'] ??= base;
-      headers['content-length'] = String(Buffer.byteLength(body));
-    }
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        { host: '127.0.0.1', port, path: target, method: body === undefined ? 'GET' : 'POST', headers, localAddress: init.from ?? freshAddress() },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', reject);
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            const setCookies = res.headers['set-cookie'] ?? [];
-            for (const line of setCookies) {
-              const [pair, ...attributes] = line.split(';');
-              const index = pair!.indexOf('=');
-              const name = pair!.slice(0, index).trim();
-              const value = pair!.slice(index + 1).trim();
-              if (value === '' || attributes.some((attribute) => /^\s*max-age=0\s*$/i.test(attribute))) this.cookies.delete(name);
-              else this.cookies.set(name, value);
-            }
-            answers.push(JSON.stringify(res.headers), text);
-            resolve({ status: res.statusCode!, headers: res.headers, setCookies, text, location: res.headers.location });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  override async request(target: string, init: NodeRequestInit = {}): Promise<NodeAnswer> {
+    const answer = await super.request(target, { ...init, from: init.from ?? freshAddress() });
+    answers.push(JSON.stringify(answer.headers), answer.text);
+    return answer;
   }
 
   generate(username: string, from?: string) {
@@ -274,7 +229,7 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
   });
 
   it('rule 3: the generate answer is the same for known and unknown addresses, but for the random binding value', async () => {
-    const shape = (answer: Answer) => ({
+    const shape = (answer: NodeAnswer) => ({
       status: answer.status,
       headers: Object.fromEntries(
         Object.entries(answer.headers)

@@ -1,24 +1,10 @@
-import { users } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '@latchkey/db';
-import { eq } from 'drizzle-orm';
-import { tmpdir } from 'node:os';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { postGraphQL, databaseKind } from './support/service.js';
 import { overSse, overWebSocket, sleep, sseClient, wsClient } from './support/subscriptions.js';
 
 const redisUrl = process.env['TEST_REDIS_URL'];
 const CHANGED = 'subscription { documentChanged(organization: "acme") { kind document { title } } }';
-
-/** The seeded user id of an e-mail address, read from the processes' database. */
-async function userIdOf(processes: ServiceProcesses, email: string): Promise<string> {
-  const database = await createDatabase({ url: processes.databaseUrl, dataDir: tmpdir(), poolSize: 2 });
-  try {
-    return (await database.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
-  } finally {
-    await database.close();
-  }
-}
 
 const buses = [
   ['PostgreSQL LISTEN/NOTIFY', {}],
@@ -30,7 +16,7 @@ describe.runIf(databaseKind === 'postgres').each(buses)('fan-out across two api 
   let alice: string;
   beforeAll(async () => {
     processes = await startServiceProcesses(2, env as Record<string, string>);
-    alice = await processes.token(await userIdOf(processes, 'alice@acme.test'));
+    alice = await processes.token(await processes.userIdOf('alice@acme.test'));
   }, 60_000);
   afterAll(() => processes?.stop());
 

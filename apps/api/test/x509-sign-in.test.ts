@@ -1,12 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { eq, oidcModels, providerSessionFactors, seedDemoData, signInProgress, users } from '@latchkey/db';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { freePort } from './support/browser-session.js';
+import { NodeBrowser, type NodeRequestInit } from './support/node-browser.js';
 import { outboxOf, tokenOf } from './support/outbox.js';
 import { startTestService, type TestService } from './support/service.js';
 import { demoAuthorization } from './support/oidc.js';
@@ -95,86 +94,10 @@ afterAll(async () => {
 let addresses = 0;
 const freshAddress = () => `127.0.${9 + Math.floor(addresses / 250)}.${1 + (addresses++ % 250)}`;
 
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-  json: any;
-  location: string | undefined;
-}
-
-interface RequestInit {
-  method?: string;
-  form?: Record<string, string>;
-  json?: unknown;
-  body?: string;
-  headers?: Record<string, string>;
-  /** the client certificate this request presents (https only) */
-  cert?: Issued;
-  from?: string;
-}
-
-/** One browser's cookies over node:http and node:https (one jar for both listeners: cookies know no ports). */
-class Browser {
-  readonly cookies = new Map<string, string>();
-  /** a browser keeps its address unless a request says otherwise */
-  readonly address = freshAddress();
-
-  request(target: string, init: RequestInit = {}): Promise<Answer> {
-    const url = new URL(target.startsWith('http') ? target : `${base}${target}`);
-    const headers: Record<string, string> = { host: url.host, accept: 'text/html' };
-    if (this.cookies.size > 0) headers['cookie'] = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    let body = init.body;
-    if (init.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(init.form).toString();
-    } else if (init.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['accept'] = 'application/json';
-      body = JSON.stringify(init.json);
-    }
-    if (init.form || init.json !== undefined) headers['origin'] = url.origin;
-    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
-    Object.assign(headers, init.headers);
-    const options = {
-      host: '127.0.0.1',
-      port: Number(url.port),
-      path: `${url.pathname}${url.search}`,
-      method: init.method ?? (body !== undefined ? 'POST' : 'GET'),
-      headers,
-      localAddress: init.from ?? this.address,
-    };
-    return new Promise((resolve, reject) => {
-      const onResponse = (res: import('node:http').IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          for (const line of res.headers['set-cookie'] ?? []) {
-            const [pair, ...attributes] = line.split(';');
-            const index = pair!.indexOf('=');
-            const name = pair!.slice(0, index).trim();
-            const value = pair!.slice(index + 1).trim();
-            if (value === '' || attributes.some((attribute) => /^\s*max-age=0\s*$/i.test(attribute) || /^\s*expires=thu, 01 jan 1970/i.test(attribute))) this.cookies.delete(name);
-            else this.cookies.set(name, value);
-          }
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: any;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode!, headers: res.headers, text, json, location: res.headers.location });
-        });
-      };
-      const req =
-        url.protocol === 'https:'
-          ? httpsRequest({ ...options, servername: 'localhost', ca: serverCa.cert, ...(init.cert ? { cert: init.cert.cert, key: init.cert.key } : {}), agent: false }, onResponse)
-          : httpRequest(options, onResponse);
-      req.on('error', reject);
-      req.end(body);
-    });
+/** One browser's cookies over node:http and node:https (one jar for both listeners: cookies know no ports), sent from an address of its own. */
+class Browser extends NodeBrowser {
+  constructor() {
+    super(base, { connectTo: { host: '127.0.0.1' }, from: freshAddress(), ca: serverCa.cert });
   }
 }
 
@@ -284,7 +207,7 @@ describe('X.509 refusals change nothing', () => {
 
   it('the plain listener has no /login/x509 (404, whatever the method or certificate)', async () => {
     const browser = new Browser();
-    for (const init of [{ json: {} }, { method: 'GET' }, { method: 'DELETE' }] satisfies RequestInit[]) {
+    for (const init of [{ json: {} }, { method: 'GET' }, { method: 'DELETE' }] satisfies NodeRequestInit[]) {
       const answer = await browser.request('/login/x509', init);
       expect(answer.status).toBe(404);
     }
@@ -311,7 +234,7 @@ describe('X.509 refusals change nothing', () => {
   it('bad bodies are 4xx, never 5xx, and store nothing', async () => {
     const before = await stored();
     const browser = new Browser();
-    const cases: [RequestInit, number][] = [
+    const cases: [NodeRequestInit, number][] = [
       [{ body: 'x'.repeat(5000), headers: { 'content-type': 'application/x-www-form-urlencoded', origin: tlsBase } }, 413],
       [{ body: 'hello', headers: { 'content-type': 'text/plain', origin: tlsBase } }, 415],
       [{ body: '{nope', headers: { 'content-type': 'application/json', origin: tlsBase } }, 400],

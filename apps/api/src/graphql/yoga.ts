@@ -38,6 +38,8 @@ export interface GraphQLHandlerDeps {
     store: PersistedOperationStore;
     allowRegistration: (ip: string) => Promise<RegistrationDecision>;
   };
+  /** the client's address (TRUST_PROXY decides whose forwarded headers count) */
+  clientAddress: (req: IncomingMessage) => string;
 }
 
 const noop = () => {};
@@ -74,7 +76,7 @@ function domainErrorsUnmasked(error: unknown, message: string, isDev?: boolean):
   return maskError(error, message, isDev);
 }
 
-export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf, schema, health, persisted }: GraphQLHandlerDeps) {
+export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf, schema, health, persisted, clientAddress }: GraphQLHandlerDeps) {
   const { limits } = config;
 
   const contextFor = (result: VerificationResult | undefined, requestId: string): RequestContext => ({
@@ -106,7 +108,7 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
       usePersistedOperations<{ req?: IncomingMessage }>({
         mode: config.persisted.mode,
         store: persisted.store,
-        allowRegistration: (_request, { req }) => persisted.allowRegistration(req?.socket.remoteAddress ?? 'unknown'),
+        allowRegistration: (_request, { req }) => persisted.allowRegistration(req ? clientAddress(req) : 'unknown'),
         onRegistrationError: (error) => logger.error({ err: error }, 'persisted-query registration failed'),
       }),
       useStrictParams(),

@@ -19,6 +19,7 @@ import { authenticate } from '../rest/authenticate.js';
 import { documentRoutes } from '../rest/documents.js';
 import { createRestRouter } from '../rest/router.js';
 import type { Principal } from '../principal/principal.js';
+import { createClientAddresses } from './client-address.js';
 import { createCors } from './cors.js';
 import { createAuthorizationServer, createDrizzleAdapter, deriveTotpKey, readProviderSession, type ClientMetadata, type DeliveryHandler, type LoginLimits } from '@latchkey/auth';
 import { createDemoClient } from '../demo/page.js';
@@ -97,6 +98,9 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     cacheSize: config.tokens.cacheSize,
   });
   const states = new WeakMap<IncomingMessage, RequestState>();
+  // Who sent a request (TRUST_PROXY): the one source of the client address for limits, logs and the provider.
+  const clientAddresses = createClientAddresses(config.http.trustProxy);
+  const clientAddress = clientAddresses.addressOf;
   const app = {
     database,
     databaseTimeoutMs: config.database.timeoutMs,
@@ -128,6 +132,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     schema,
     health: database.health,
     persisted,
+    clientAddress,
   });
   // GraphQL over WebSocket (graphql-ws) on /graphql: the same rules, applied on a path Yoga's HTTP plugins never see.
   const webSocket = createGraphQLWebSocket({
@@ -136,6 +141,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     logger,
     persisted: createPersistedRequestResolver(config.persisted.mode, persisted.store),
     allowRegistration: persisted.allowRegistration,
+    clientAddress,
     allowedOrigins: new Set([new URL(config.http.publicUrl).origin, ...config.http.corsOrigins]),
     maxMessageBytes: config.subscriptions.wsMaxMessageBytes,
     maxOperationsPerConnection: config.subscriptions.perConnection,
@@ -155,6 +161,8 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
   // The authorization server: the OpenID provider (durable through the database) and the login pages.
   const provider = await createAuthorizationServer({
     issuer: config.tokens.issuer,
+    publicUrl: config.http.publicUrl,
+    trustForwardedHeaders: config.http.trustProxy !== undefined,
     apiAudience: config.tokens.audience,
     signingJwk: { ...keys.signing.key.export({ format: 'jwk' }), kid: keys.signing.kid, alg: keys.signing.alg, use: 'sig' },
     db: database.db,
@@ -197,6 +205,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     selfSignup: config.auth.selfSignup,
     flow,
     upstreamName: config.auth.upstream?.name,
+    clientAddress,
   });
   const passkeys = config.auth.relyingParty
     ? createPasskeyRoutes({
@@ -206,6 +215,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
         limits: loginLimits,
         logger,
         flow,
+        clientAddress,
         // An access token (API clients, the demo client) or, without one, the provider session (account page).
         caller: async (req, res) => {
           const result = await verifier.verifyAuthorization(req.headers.authorization);
@@ -230,6 +240,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     logger,
     passkeys: config.auth.relyingParty !== undefined,
     upstreamName: config.auth.upstream?.name,
+    clientAddress,
   });
   // `/login/x509`: answered on the TLS listener (TLS_PORT with client certificates) only.
   const clientCertificates = createClientCertificateSignIn({
@@ -239,6 +250,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     limits: loginLimits,
     logger,
     users: config.auth.clientCertificates,
+    clientAddress,
   });
   const account = createAccountRoutes({
     publicUrl: config.http.publicUrl,
@@ -262,6 +274,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
         upstream: config.auth.upstream,
         keySecret: String(signingJwk.d),
         account,
+        clientAddress,
       })
     : undefined;
 
@@ -273,7 +286,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     const state = states.get(this.req);
     if (!state) return;
     const ms = Math.round((performance.now() - state.startedAt) * 100) / 100;
-    logger.info({ reqId: state.id, method: this.req.method, path: state.path, status: this.statusCode, ms }, 'request');
+    logger.info({ reqId: state.id, ip: clientAddress(this.req), method: this.req.method, path: state.path, status: this.statusCode, ms }, 'request');
   }
 
   function graphql(req: IncomingMessage, res: ServerResponse): void {
@@ -454,6 +467,9 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     if (logRequests) res.once('finish', logRequest);
     if (path === '/graphql') return graphql(req, res);
     if (path.startsWith('/api/')) return api(req, res, path);
+    // Every route below may reach the provider (its endpoints, its session and interactions): it sees only the
+    // forwarded headers a trusted proxy's word allows, rewritten (X-Forwarded-Host never).
+    clientAddresses.forProvider(req);
     if (path === '/.well-known/openid-configuration') return void oidc(req, res);
     // The authorization server's routes: one deadline per request for their database work. They find it through
     // AsyncLocalStorage (the provider runs on one already, for every request it serves); the API's own paths

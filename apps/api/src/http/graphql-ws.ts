@@ -18,6 +18,8 @@ export interface GraphQLWebSocketOptions {
   /** the persisted-operation rules of the HTTP endpoint (allowlist included) */
   persisted: PersistedRequestResolver;
   allowRegistration: (ip: string) => Promise<RegistrationDecision>;
+  /** the client's address (TRUST_PROXY decides whose forwarded headers count) */
+  clientAddress: (req: IncomingMessage) => string;
   /** origins a browser may open the socket from (PUBLIC_URL's and CORS_ORIGINS); requests without Origin pass */
   allowedOrigins: ReadonlySet<string>;
   /** the largest message a client may send (ws closes with 1009 beyond it). @default 65536 */
@@ -74,7 +76,7 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       if (Object.keys(ctx.subscriptions).length > maxOperations) {
         return refusal(ErrorCode.RATE_LIMITED, `At most ${maxOperations} operations may be open on one connection.`);
       }
-      const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
+      const ip = options.clientAddress(ctx.extra.request);
       let query = payload.query;
       let register: { hash: string; query: string } | undefined;
       try {

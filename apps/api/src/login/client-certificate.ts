@@ -92,6 +92,8 @@ export interface ClientCertificateSignInOptions {
   users: ClientCertificateUsers | undefined;
   /** @default 4096 */
   maxBodyBytes?: number;
+  /** the client's address (TRUST_PROXY decides whose forwarded headers count): rate limits and security logs */
+  clientAddress: (req: IncomingMessage) => string;
 }
 
 const UNTRUSTED = 'A client certificate from a trusted authority is required.';
@@ -109,7 +111,7 @@ export function createClientCertificateSignIn(options: ClientCertificateSignInOp
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
   const publicOrigin = new URL(publicUrl).origin;
   const maxBodyBytes = options.maxBodyBytes ?? 4096;
-  const clientIp = (req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown';
+  const clientIp = options.clientAddress;
   const wantsJson = (req: IncomingMessage) => (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json') || !(req.headers.accept ?? '').includes('text/html');
   const onTlsListener = (req: IncomingMessage) => 'encrypted' in req.socket && (req.socket as TLSSocket).encrypted === true;
 
@@ -197,7 +199,7 @@ export function createClientCertificateSignIn(options: ClientCertificateSignInOp
       userId = email ? await findUserIdByEmail(db, email) : null;
     }
     if (!userId) {
-      logger.info({ presented, authorized: socket.authorized, reason: presented ? (socket.authorizationError?.toString() ?? 'unmapped') : 'none' }, 'client certificate refused');
+      logger.info({ ip, presented, authorized: socket.authorized, reason: presented ? (socket.authorizationError?.toString() ?? 'unmapped') : 'none' }, 'client certificate refused');
       await limits.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
       return refuse(req, res, 401, refusal);
     }

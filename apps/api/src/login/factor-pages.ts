@@ -52,6 +52,8 @@ export interface FactorPagesOptions {
   upstreamName?: string;
   /** @default 4096 */
   maxBodyBytes?: number;
+  /** the client's address (TRUST_PROXY decides whose forwarded headers count): rate limits and security logs */
+  clientAddress: (req: IncomingMessage) => string;
 }
 
 /** Bodies that carry passwords (up to 256 characters of any script, URL-encoded, twice for the confirmation). */
@@ -88,7 +90,7 @@ export function createFactorPages(options: FactorPagesOptions) {
   const { db, flow, secondFactors, limits, logger } = options;
   const origin = new URL(options.publicUrl).origin;
   const maxBodyBytes = options.maxBodyBytes ?? 4096;
-  const clientIp = (req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown';
+  const clientIp = options.clientAddress;
   const wantsJson = (req: IncomingMessage) => (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json') || !(req.headers.accept ?? '').includes('text/html');
 
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {

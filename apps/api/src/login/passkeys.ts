@@ -34,6 +34,8 @@ export interface PasskeyRoutesOptions {
   caller: (req: IncomingMessage, res: ServerResponse) => Promise<Pick<Principal, 'subject' | 'acr' | 'authTime'> | null | 'rejected'>;
   /** @default 16384 */
   maxBodyBytes?: number;
+  /** the client's address (TRUST_PROXY decides whose forwarded headers count): rate limits and security logs */
+  clientAddress: (req: IncomingMessage) => string;
 }
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests' };
@@ -125,7 +127,7 @@ export function createPasskeyRoutes(options: PasskeyRoutesOptions) {
   });
 
   const signIn = endpoint(async (req, res, body) => {
-    const ip = req.socket.remoteAddress ?? 'unknown';
+    const ip = options.clientAddress(req);
     const decision = await limits.consumeAttempt(ip);
     if (!decision.allowed) return fail(res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, {}, { 'retry-after': String(decision.retryAfterSeconds) });
     if (typeof body['response'] !== 'object' || body['response'] === null) return fail(res, 400, 'response must be the assertion the browser produced.');

@@ -32,6 +32,8 @@ export interface LoginRoutesOptions {
   flow: SignInFlow;
   /** the upstream OpenID provider's name, when one is configured: the sign-in page offers it */
   upstreamName?: string;
+  /** the client's address (TRUST_PROXY decides whose forwarded headers count): rate limits and security logs */
+  clientAddress: (req: IncomingMessage) => string;
 }
 
 const USERNAME = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
@@ -67,8 +69,7 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     html(res, status, page('Sign in', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/login">Start again</a></p>`));
   }
 
-  /** The client's address as the socket sees it (no proxy headers are trusted). */
-  const clientIp = (req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown';
+  const clientIp = options.clientAddress;
 
   /** 429 with Retry-After, the same for every account (the counters know nothing about accounts). */
   function tooMany(req: IncomingMessage, res: ServerResponse, decision: RateLimitDecision & { allowed: false }): void {

@@ -54,6 +54,8 @@ export interface UpstreamRoutesOptions {
     signedIn(req: IncomingMessage, res: ServerResponse): Promise<SignedInAccount | null>;
     credentialForm(req: IncomingMessage, res: ServerResponse): Promise<{ account: SignedInAccount; fields: Record<string, string> } | undefined>;
   };
+  /** the client's address (TRUST_PROXY decides whose forwarded headers count): rate limits and security logs */
+  clientAddress: (req: IncomingMessage) => string;
 }
 
 /**
@@ -85,7 +87,7 @@ export function createUpstreamRoutes(options: UpstreamRoutesOptions) {
     redirectUri: `${options.publicUrl}${UPSTREAM_CALLBACK_PATH}`,
   });
   const name = escapeHtml(upstream.name);
-  const clientIp = (req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown';
+  const clientIp = options.clientAddress;
 
   const seeOther = (res: ServerResponse, location: string) => {
     res.writeHead(303, { location, 'cache-control': 'no-store', 'content-length': 0 });
@@ -149,7 +151,7 @@ export function createUpstreamRoutes(options: UpstreamRoutesOptions) {
       identity = await party.finish(query, pending);
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
-      logger.warn({ code: error.code, upstreamError: error.upstreamError, reason: reasonOf(error) }, 'upstream sign-in refused');
+      logger.warn({ ip, code: error.code, upstreamError: error.upstreamError, reason: reasonOf(error) }, 'upstream sign-in refused');
       if (error.code === 'UPSTREAM_UNAVAILABLE') return problem(res, 502, `${upstream.name} cannot be reached right now. Try again shortly.`, back);
       await countFailure(ip);
       if (error.code === 'UPSTREAM_DENIED') return problem(res, 401, `The sign-in at ${upstream.name} was cancelled or refused.`, back);

@@ -13,6 +13,17 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Applies one Set-Cookie line to a cookie jar (name -> value): set, or deleted when empty or expired. */
+export function rememberCookie(cookies: Map<string, string>, line: string): void {
+  const [pair, ...attributes] = line.split(';');
+  const index = pair!.indexOf('=');
+  const name = pair!.slice(0, index).trim();
+  const value = pair!.slice(index + 1).trim();
+  const expired = attributes.some((attribute) => /^\s*max-age=0\s*$/i.test(attribute) || /^\s*expires=thu, 01 jan 1970/i.test(attribute));
+  if (expired || value === '') cookies.delete(name);
+  else cookies.set(name, value);
+}
+
 /**
  * One browser's cookies over plain fetch: follows nothing by itself (redirect: manual) so each hop of a login
  * can be inspected. Paths are ignored (every cookie goes everywhere), which only sends more, never less.
@@ -36,15 +47,7 @@ export class BrowserSession {
       body = JSON.stringify(init.json);
     }
     const response = await fetch(url, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(';');
-      const index = pair!.indexOf('=');
-      const name = pair!.slice(0, index).trim();
-      const value = pair!.slice(index + 1).trim();
-      const expired = attributes.some((attribute) => /^\s*max-age=0\s*$/i.test(attribute) || /^\s*expires=thu, 01 jan 1970/i.test(attribute));
-      if (expired || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
+    for (const line of response.headers.getSetCookie()) rememberCookie(this.cookies, line);
     const text = await response.text();
     return { status: response.status, headers: response.headers, text, location: response.headers.get('location') };
   }

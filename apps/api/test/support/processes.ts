@@ -29,12 +29,15 @@ export interface ServiceProcesses {
   userIdOf(email: string): Promise<string>;
   /** the database URL they share ('' on the embedded database) */
   databaseUrl: string;
+  /** the id of a seeded user, by e-mail */
+  userIdOf(email: string): Promise<string>;
   stop(): Promise<void>;
 }
 
 /**
  * `count` api processes that are one service: one PostgreSQL database of their own (migrated and seeded), one
- * signing key, one public URL and data directory. `env` adds configuration (REDIS_URL, say).
+ * signing key, one public URL and data directory. `env` adds configuration (REDIS_URL, TRUST_PROXY, say); a
+ * PUBLIC_URL in it (a proxy in front) replaces the default one.
  */
 export interface ServiceProcessOptions {
   /** the DATABASE_URL process `index` uses, given the shared database's (route it through a fault proxy, say) */
@@ -52,7 +55,7 @@ export async function startServiceProcesses(count: number, env: Record<string, s
   await seeded.close();
   const privateJwk = await generateSigningJwk();
   const signingKey = await parseSigningKey(JSON.stringify(privateJwk));
-  const publicUrl = `http://localhost:${await freePort()}`;
+  const publicUrl = env['PUBLIC_URL'] ?? `http://localhost:${await freePort()}`;
   const children: ChildProcess[] = [];
   const exits: Promise<number | null>[] = [];
   const urls: string[] = [];

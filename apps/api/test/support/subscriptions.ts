@@ -1,6 +1,7 @@
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
-import WebSocket from 'ws';
+import type { IncomingMessage } from 'node:http';
+import WebSocket, { type ClientOptions } from 'ws';
 
 /** What one subscription received: each `next` payload, the error it ended with, and whether it completed. */
 export interface Received {
@@ -52,14 +53,18 @@ function track(subscribe: Subscribe, payload: Payload): Received {
   return received;
 }
 
-/** A graphql-ws client (the protocol's reference client, over `ws`) with the token in connectionParams. */
-export function wsClient(graphqlUrl: string, token?: string, options: { headers?: Record<string, string> } = {}): WsClient & { on: WsClient['on'] } {
+/**
+ * A graphql-ws client (the protocol's reference client, over `ws`) with the token in connectionParams. `options`
+ * go to `ws` as they are (headers, and for a proxy in front: ca, servername, localAddress; ws passes servername on
+ * to tls.connect, though its types omit it).
+ */
+export function wsClient(graphqlUrl: string, token?: string, options: ClientOptions & { servername?: string } = {}): WsClient & { on: WsClient['on'] } {
   const url = graphqlUrl.replace(/^http/, 'ws');
   return createWsClient({
     url,
     webSocketImpl: class extends WebSocket {
       constructor(address: string, protocols?: string | string[]) {
-        super(address, protocols, { headers: options.headers });
+        super(address, protocols, options);
       }
     },
     connectionParams: token ? { authorization: `Bearer ${token}` } : undefined,
@@ -85,6 +90,47 @@ export function sseClient(graphqlUrl: string, token?: string) {
 /** Subscribes through a graphql-sse client. */
 export function overSse(client: ReturnType<typeof sseClient>, payload: Payload): Received {
   return track((p, sink) => client.subscribe(p, sink), payload);
+}
+
+/**
+ * Subscribes over SSE (distinct connections: one POST with Accept: text/event-stream per subscription) on a
+ * response the test opens itself, e.g. through a proxy from a chosen address (NodeBrowser.open).
+ */
+export function overEventStream(open: (payload: Payload) => Promise<IncomingMessage>, payload: Payload): Received {
+  return track((p, sink) => {
+    let response: IncomingMessage | undefined;
+    let disposed = false;
+    open(p).then(
+      (res) => {
+        response = res;
+        if (disposed) return void res.destroy();
+        if (res.statusCode !== 200) {
+          res.resume();
+          return sink.error(new Error(`the event stream answered ${res.statusCode}`));
+        }
+        let buffered = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffered += chunk;
+          for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+            const lines = buffered.slice(0, end).split('\n');
+            buffered = buffered.slice(end + 2);
+            const event = lines.find((line) => line.startsWith('event:'))?.slice(6).trim();
+            const data = lines.filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
+            if (event === 'next') sink.next(JSON.parse(data));
+            if (event === 'complete') sink.complete();
+          }
+        });
+        res.on('end', () => sink.complete());
+        res.on('error', (error) => sink.error(error));
+      },
+      (error: unknown) => sink.error(error),
+    );
+    return () => {
+      disposed = true;
+      response?.destroy();
+    };
+  }, payload);
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

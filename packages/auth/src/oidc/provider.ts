@@ -21,8 +21,18 @@ export const OIDC_ROUTES = {
 export const INTERACTION_PATH = '/interaction';
 
 export interface AuthorizationServerOptions {
-  /** PUBLIC_URL: the issuer of every token */
+  /** the issuer of every token (JWT_ISSUER, PUBLIC_URL by default) */
   issuer: string;
+  /**
+   * PUBLIC_URL: every absolute URL the provider builds (discovery, an interaction's return address) starts with its
+   * origin, whatever Host or X-Forwarded-Host a request names.
+   */
+  publicUrl: string;
+  /**
+   * Whether X-Forwarded-For and X-Forwarded-Proto are read (Koa's `proxy`): only when the application rewrites
+   * them before every request reaches the provider (TRUST_PROXY). @default false
+   */
+  trustForwardedHeaders?: boolean;
   /** the API's audience (resource indicator) that access tokens are issued for */
   apiAudience: string;
   /** the private signing key as a JWK with `kid` and `alg` (the same key the API verifies with) */
@@ -209,7 +219,15 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     },
   };
   const provider = new ProviderClass(options.issuer, configuration);
-  // Behind a TLS-terminating proxy, trust X-Forwarded-Proto so cookies are Secure and URLs https.
-  provider.proxy = true;
+  // Behind a TLS-terminating proxy X-Forwarded-Proto makes the provider's cookies Secure: read only when the
+  // application has replaced every forwarded header with what a trusted proxy told it. X-Forwarded-Host never counts.
+  provider.proxy = options.trustForwardedHeaders ?? false;
+  // oidc-provider resolves every absolute URL against Koa's `href`: make that PUBLIC_URL's origin, not the Host header.
+  const publicOrigin = new URL(options.publicUrl).origin;
+  Object.defineProperty(provider.request, 'href', {
+    get(this: { originalUrl: string }) {
+      return `${publicOrigin}${this.originalUrl}`;
+    },
+  });
   return provider;
 }
