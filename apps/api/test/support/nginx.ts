@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 export const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((file) => existsSync(file));
 
 /** The configuration an operator starts from, shipped with the repository. */
-export const EXAMPLE_CONF = fileURLToPath(new URL('../../../../docs/examples/nginx.conf', import.meta.url));
+// (This file also runs compiled, from dist/test/support, for `pnpm chaos`.)
+export const EXAMPLE_CONF = fileURLToPath(new URL(`${import.meta.url.includes('/dist/test/') ? '../' : ''}../../../../docs/examples/nginx.conf`, import.meta.url));
 
 export interface ProxySetup {
   /** where the TLS server listens (127.0.0.1) and the plain one that redirects to it */
