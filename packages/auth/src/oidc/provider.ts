@@ -108,11 +108,17 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   const accessTokenTTL = options.accessTokenTtlSeconds ?? 600;
   const firstParty = new Set(firstPartyClientIds);
   const renderPage = options.renderPage ?? barePage;
+  const signingAlg = (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm;
+  // The provider signs with this one key only: every client's ID tokens (its default is RS256, which an EC or
+  // Ed25519 key cannot make) and everything discovery advertises use its algorithm.
+  const signedWith = [signingAlg];
 
   const configuration: Configuration = {
     adapter: options.adapter,
     clients: options.clients,
     jwks: { keys: [signingJwk as never] },
+    enabledJWA: { idTokenSigningAlgValues: signedWith, userinfoSigningAlgValues: signedWith, introspectionSigningAlgValues: signedWith, authorizationSigningAlgValues: signedWith },
+    clientDefaults: { id_token_signed_response_alg: signingAlg },
     routes: OIDC_ROUTES,
     cookies: {
       keys: deriveCookieKeys(signingJwk.d),
@@ -165,7 +171,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
             audience: apiAudience,
             accessTokenTTL,
             accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm } },
+            jwt: { sign: { alg: signingAlg } },
           };
         },
       },
