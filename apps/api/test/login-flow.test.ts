@@ -112,6 +112,22 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect(discovery['code_challenge_methods_supported']).toEqual(['S256']);
   });
 
+  it('issue 13 point 6: discovery advertises only code + PKCE (RFC 9700), and the authorization endpoint accepts nothing else', async () => {
+    const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(discovery['response_types_supported']).toEqual(['code']);
+    expect(discovery['grant_types_supported']).toEqual(['authorization_code', 'refresh_token']);
+    for (const responseType of ['id_token', 'code id_token', 'none']) {
+      const start = await new BrowserSession(base).request(`/oidc/auth?${new URLSearchParams({
+        client_id: 'latchkey-demo', response_type: responseType, redirect_uri: `${base}/callback`, scope: 'openid',
+        code_challenge: createHash('sha256').update('v'.repeat(43)).digest('base64url'), code_challenge_method: 'S256', state: 'st', nonce: 'n',
+      })}`);
+      expect(start.status).toBe(303);
+      const refused = new URL(start.location!);
+      expect(`${refused.origin}${refused.pathname}`).toBe(`${base}/callback`);
+      expect(new URLSearchParams(refused.hash.slice(1) || refused.search).get('error')).toBe('unsupported_response_type');
+    }
+  });
+
   it('rule 3: the generate answer is identical whether or not the account exists, and never carries the token', async () => {
     const answer = async (username: string) => {
       const response = await new BrowserSession(base).request('/ott/generate', { form: { username } });

@@ -66,6 +66,11 @@ export interface SessionStandingQuery {
   cookieHeader: string | undefined;
 }
 
+/** The only response type offered (authorization code with PKCE, RFC 9700); OIDC_CLIENTS may ask for no other. */
+export const OFFERED_RESPONSE_TYPES = ['code'] as const;
+/** The grant types that go with it: the code itself and refresh-token rotation. */
+export const OFFERED_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+
 /** Scopes an access token for the API may carry. */
 export const API_SCOPES = 'api';
 
@@ -137,7 +142,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     scopes: ['openid', 'offline_access', 'email', 'profile'],
     findAccount: (_ctx, id) => findAccount(options.db, id),
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`, ...(options.sessionNeedsLogin ? { policy: loginPolicy(interactionPolicy, options.sessionNeedsLogin) } : {}) },
-    // PKCE (S256) for every client, public or not.
+    // Authorization code with PKCE (S256) for every client, public or not, and nothing else (RFC 9700): no
+    // implicit grant, no `id_token` or `code id_token` response types, so discovery advertises none of them.
+    responseTypes: [...OFFERED_RESPONSE_TYPES],
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
