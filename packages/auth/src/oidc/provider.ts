@@ -148,6 +148,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
+      // Off (oidc-provider enables it by default): the API cannot check proof of possession yet, so a
+      // DPoP-bound token would be used as a plain bearer token. The API refuses any token carrying `cnf`.
+      dPoP: { enabled: false },
       revocation: { enabled: true },
       // (the bundled types lag the runtime here: introspection is a supported feature)
       introspection: { enabled: true } as never,
