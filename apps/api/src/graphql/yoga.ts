@@ -15,6 +15,7 @@ import { useCostLimit } from './plugins/use-cost-limit.js';
 import { useDatabaseAvailability } from './plugins/use-database-availability.js';
 import { useErrorCodes } from './plugins/use-error-codes.js';
 import { useErrorLog } from './plugins/use-error-log.js';
+import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
 import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { usePublicCache } from './plugins/use-public-cache.js';
@@ -84,6 +85,10 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
     app,
   });
 
+  const signedInRequest = (req: IncomingMessage) => {
+    const verified = verifier.verifyAuthorization(req.headers.authorization);
+    return verified instanceof Promise ? verified.then((result) => result?.ok === true) : verified?.ok === true;
+  };
   // One judgement of what a guest may see, for the route check and for public caching alike.
   const routeRequirements = createRouteRequirements();
   return createYoga<{ req?: IncomingMessage }, RequestContext>({
@@ -116,6 +121,7 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
       useCostLimit(limits),
       useRouteAccess({ introspection: config.introspection }, routeRequirements),
       useDatabaseAvailability({ health, timeoutMs: config.database.timeoutMs, databaseFree: DATABASE_FREE_FIELDS }),
+      useHiddenSuggestions({ introspection: config.introspection, signedIn: signedInRequest }),
       usePublicCache({ maxAge: config.publicCacheMaxAge, requirementsOf: routeRequirements }),
       useAuthorizationErrors(),
       useStepUp(),

@@ -137,6 +137,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     persisted: createPersistedRequestResolver(config.persisted.mode, persisted.store),
     allowRegistration: persisted.allowRegistration,
     allowedOrigins: new Set([new URL(config.http.publicUrl).origin, ...config.http.corsOrigins]),
+    introspection: config.introspection,
     maxMessageBytes: config.subscriptions.wsMaxMessageBytes,
     maxOperationsPerConnection: config.subscriptions.perConnection,
   });
