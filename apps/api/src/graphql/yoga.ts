@@ -21,6 +21,7 @@ import { useQueryLimits } from './plugins/use-query-limits.js';
 import { usePublicCache } from './plugins/use-public-cache.js';
 import { createRouteRequirements, useRouteAccess } from './plugins/use-route-access.js';
 import { useStepUp } from './plugins/use-step-up.js';
+import { useStreamedConnection } from './plugins/use-streamed-connection.js';
 import { useStrictParams } from './plugins/use-strict-params.js';
 
 export interface GraphQLHandlerDeps {
@@ -117,6 +118,8 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
       useStrictParams(),
       // @defer and @stream (the incremental-delivery working draft), answered over multipart/mixed or SSE.
       useIncrementalDelivery(),
+      // SSE and multipart answers: node, not Yoga, decides whether the connection stays open.
+      useStreamedConnection(),
       useQueryLimits(limits),
       useCostLimit(limits),
       useRouteAccess({ introspection: config.introspection }, routeRequirements),
