@@ -84,12 +84,15 @@ describe('issue 13 point 6: no suggestions where introspection is refused', () =
     });
     afterAll(() => service?.stop());
 
-    it('nobody gets suggestions: validation errors for guests and signed-in callers', async () => {
+    it('nobody gets suggestions: validation errors for guests and signed-in callers, in batches too', async () => {
       const token = await service.token('member-1');
       for (const query of [FIELD_TYPO, ENUM_TYPO, INPUT_FIELD_TYPO]) {
         expectSuggestions(await postGraphQL(service.graphqlUrl, { query }), false);
         expectSuggestions(await postGraphQL(service.graphqlUrl, { query }, { token }), false);
       }
+      const batch = await postGraphQL(service.graphqlUrl, [{ query: '{ __typename }' }, { query: FIELD_TYPO }], { token });
+      expect(batch.json[0]).toEqual({ data: { __typename: 'Query' } });
+      expect(batch.json[1].errors.map((error: { message: string }) => error.message)).toEqual(['Cannot query field "statuss" on type "Query".']);
     });
 
     it('nobody gets suggestions: variable-coercion errors (enum value, input field), over HTTP and WebSocket', async () => {
