@@ -1,11 +1,12 @@
 # Production image of apps/api. Build: docker build -t latchkey-api .
-FROM node:20.19-bookworm-slim AS build
+# Node 24 (LTS), the production runtime CI tests on (README "Runtime notes"); Node 20 is for development only.
+FROM node:24.21-bookworm-slim AS build
 WORKDIR /app
 RUN npm install -g pnpm@10.34.9
 COPY . .
 RUN pnpm install --frozen-lockfile && pnpm build && pnpm --filter @latchkey/api deploy --prod --legacy /out
 
-FROM node:20.19-bookworm-slim
+FROM node:24.21-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000 DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /out ./

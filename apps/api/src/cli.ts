@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDatabase, runMigrations, seedDemoData, users } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
-import { readOutbox } from '@latchkey/auth';
+import { ISSUED_AMR_VALUES, readOutbox } from '@latchkey/auth';
 import { isAuthorizationDenied } from '@latchkey/policy';
 import type { DomainRequest } from './domain/access.js';
 import { deleteDocument } from './domain/document-mutations.js';
@@ -141,6 +141,16 @@ async function withDatabase<T>(config: Config, run: (db: Awaited<ReturnType<type
   }
 }
 
+/** `--amr otp,swk`: only values the server issues, each once; an empty one is refused too (every sign-in has a method). */
+function amrValues(list: string): string[] {
+  const values = list.split(',').map((value) => value.trim());
+  const wrong = values.find((value) => !ISSUED_AMR_VALUES.includes(value));
+  if (wrong !== undefined) throw new UsageError(`token: --amr ${JSON.stringify(wrong)} is not a method this server issues (${ISSUED_AMR_VALUES.join(', ')})`);
+  const twice = values.find((value, index) => values.indexOf(value) !== index);
+  if (twice !== undefined) throw new UsageError(`token: --amr names ${twice} twice (each of ${ISSUED_AMR_VALUES.join(', ')} at most once)`);
+  return values;
+}
+
 async function token(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -155,6 +165,7 @@ async function token(config: Config, args: string[]): Promise<void> {
     strict: true,
   });
   if (!values.sub === !values.email) throw new UsageError('token: give exactly one of --sub or --email');
+  const amr = values.amr === undefined ? ['otp'] : amrValues(values.amr);
   let subject = values.sub;
   if (values.email) {
     const email = values.email.trim().toLowerCase();
@@ -185,7 +196,7 @@ async function token(config: Config, args: string[]): Promise<void> {
     issuer: config.tokens.issuer,
     audience: config.tokens.audience,
     ttlSeconds,
-    amr: values.amr ? values.amr.split(',').map((s) => s.trim()).filter(Boolean) : ['otp'],
+    amr,
     ...(values.acr ? { acr: values.acr } : {}),
     ...(values.scope ? { scope: values.scope.split(/\s+/).filter(Boolean) } : {}),
   });

@@ -250,3 +250,22 @@ describe('issue 13 point 4: TRUST_PROXY names the reverse proxies whose forwarde
     expectConfigError({ TRUST_PROXY_HEADER: 'forwarded' }, 'TRUST_PROXY_HEADER');
   });
 });
+
+describe('issue 13 point 6: OIDC_CLIENTS may ask only for what is offered (authorization code with PKCE, RFC 9700)', () => {
+  const client = (extra: Record<string, unknown>) => JSON.stringify([{ client_id: 'app', redirect_uris: ['https://app.test/cb'], ...extra }]);
+
+  it('response type code and grant types authorization_code and refresh_token are accepted', () => {
+    const config = load({ OIDC_CLIENTS: client({ response_types: ['code'], grant_types: ['authorization_code', 'refresh_token'] }) });
+    expect(config.auth.clients[0]).toMatchObject({ response_types: ['code'], grant_types: ['authorization_code', 'refresh_token'] });
+  });
+
+  it.each([['id_token'], ['code id_token'], ['token'], ['none']])('response type %j stops start-up, naming what is offered', (responseType) => {
+    const error = expectConfigError({ OIDC_CLIENTS: client({ response_types: ['code', responseType] }) }, 'OIDC_CLIENTS.0.response_types.1');
+    expect(error.message).toContain('"code"');
+  });
+
+  it.each([['implicit'], ['client_credentials'], ['password'], ['urn:ietf:params:oauth:grant-type:device_code']])('grant type %j stops start-up, naming what is offered', (grantType) => {
+    const error = expectConfigError({ OIDC_CLIENTS: client({ grant_types: [grantType] }) }, 'OIDC_CLIENTS.0.grant_types.0');
+    expect(error.message).toContain('"authorization_code"');
+  });
+});

@@ -1,6 +1,6 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import path from 'node:path';
-import type { Factor, SignInPolicy } from '@latchkey/auth';
+import { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES, type Factor, type SignInPolicy } from '@latchkey/auth';
 import ipaddr from 'ipaddr.js';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
@@ -271,8 +271,9 @@ const oidcClients = z.array(
       client_secret: z.string().min(32).optional(),
       redirect_uris: z.array(z.url()).min(1),
       post_logout_redirect_uris: z.array(z.url()).optional(),
-      grant_types: z.array(z.string()).optional(),
-      response_types: z.array(z.string()).optional(),
+      // Only authorization code with PKCE is offered (RFC 9700): asking for anything else stops start-up.
+      grant_types: z.array(z.enum(OFFERED_GRANT_TYPES, { error: `only ${OFFERED_GRANT_TYPES.map((type) => `"${type}"`).join(' and ')} are offered` })).optional(),
+      response_types: z.array(z.enum(OFFERED_RESPONSE_TYPES, { error: `only ${OFFERED_RESPONSE_TYPES.map((type) => `"${type}"`).join(', ')} is offered (authorization code with PKCE)` })).optional(),
       token_endpoint_auth_method: z.string().optional(),
       first_party: z.boolean().optional(),
     })

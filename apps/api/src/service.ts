@@ -21,6 +21,7 @@ import { createEventBus } from './events/create-bus.js';
 import { createSubscriptionHub, type SubscriptionHub } from './events/subscription-hub.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { stopAccepting } from './http/stop-accepting.js';
+import { refuseConnect } from './http/respond.js';
 import { createTlsListener, listenTls } from './http/tls-listener.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logger.js';
@@ -143,6 +144,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     const timeouts = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 };
     const server = createServer(timeouts, app.handle);
     server.on('clientError', answerClientError);
+    server.on('connect', refuseConnect);
     server.on('upgrade', app.upgrade);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -193,6 +193,16 @@ describe('Authentication > Credentials presented to the API', () => {
     it('a token without exp is refused', async () => {
       expectRefused(await ask(service, VIEWER, `Bearer ${await forge({ omit: ['exp'] })}`));
     });
+
+    it('issue 13 point 6: a token bound to a key (cnf: DPoP jkt or certificate x5t#S256) is refused, on GraphQL and REST alike', async () => {
+      for (const cnf of [{ jkt: 'q3Z0TtA9JcN-7bOwRoVjX2YjLhQXRp8DFYQGjY-0tXk' }, { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' }]) {
+        const token = await forge({ claims: { cnf } });
+        expectRefused(await ask(service, VIEWER, `Bearer ${token}`));
+        const rest = await fetch(`${service.url}/api/documents`, { headers: { authorization: `Bearer ${token}` } });
+        expect(rest.status).toBe(401);
+        expect(rest.headers.get('www-authenticate')).toContain('invalid_token');
+      }
+    });
   });
 
   describe('rule 2: a request with no valid credential is a guest', () => {

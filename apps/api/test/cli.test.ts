@@ -128,6 +128,22 @@ describe('operator CLI (dist/src/cli.js)', () => {
       }
     });
 
+    it('issue 13 point 6: --amr takes only the values the server issues (otp, swk, pwd, hwk, fed, mfa), each once; anything else exits 2', async () => {
+      const all = await cli('token', '--sub', 'cli-user', '--amr', 'otp, swk,pwd,hwk,fed,mfa');
+      expect(all.code, all.stderr).toBe(0);
+      expect(decodeJwt(all.stdout.trim()).amr).toEqual(['otp', 'swk', 'pwd', 'hwk', 'fed', 'mfa']);
+      const wrong = ['otp,face', 'OTP', 'otp,otp', 'pwd,mfa,pwd', ',', 'otp;swk', 'sms'];
+      // Refused before the key or the database is touched: the processes may run side by side.
+      const answers = await Promise.all(wrong.map((amr) => cli('token', '--sub', 'cli-user', '--amr', amr)));
+      for (const [index, refused] of answers.entries()) {
+        expect(refused.code, wrong[index]).toBe(2);
+        expect(refused.stdout).toBe('');
+        expect(refused.stderr).toMatch(/^latchkey: token: --amr /);
+        for (const value of ['otp', 'swk', 'pwd', 'hwk', 'fed', 'mfa']) expect(refused.stderr).toContain(value);
+        expect(refused.stderr).not.toMatch(STACK_TRACE);
+      }
+    }, 120_000); // eight CLI processes (a few seconds each on a busy machine)
+
     it('without --sub or --email: exit 2, usage on stderr, nothing on stdout', async () => {
       const result = await cli('token');
       expect(result.code).toBe(2);

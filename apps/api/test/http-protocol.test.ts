@@ -1,5 +1,8 @@
+import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/browser-session.js';
+import { TestPki } from './support/x509.js';
 import { getGraphQL, postGraphQL, startTestService, type TestService } from './support/service.js';
 
 const JSON_TYPE = 'application/json';
@@ -180,6 +183,60 @@ describe('requests node:http cannot take still get a clear JSON error', () => {
     });
     expect(answer.startsWith('HTTP/1.1 400 Bad Request')).toBe(true);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ statusCode: 400, message: 'The request could not be parsed.', error: 'Bad Request' });
+  });
+});
+
+describe('issue 13 point 6: CONNECT gets an answer', () => {
+  /** Sends `request` on a fresh socket (plain, or TLS when `tls` is given) and reads until the server closes it. */
+  async function exchange(port: number, request: string, tls?: { ca: string }): Promise<{ text: string; closed: boolean }> {
+    const { connect } = await import('node:net');
+    const { connect: connectTls } = await import('node:tls');
+    return new Promise((resolve, reject) => {
+      const socket = tls
+        ? connectTls({ port, host: '127.0.0.1', servername: 'localhost', ca: tls.ca }, () => socket.write(request))
+        : connect(port, '127.0.0.1', () => socket.write(request));
+      let text = '';
+      const timer = setTimeout(() => (socket.destroy(), resolve({ text, closed: false })), 5_000);
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('close', () => (clearTimeout(timer), resolve({ text, closed: true })));
+      socket.on('error', reject);
+    });
+  }
+
+  function expect405({ text, closed }: { text: string; closed: boolean }) {
+    expect(text.split('\r\n')[0]).toBe('HTTP/1.1 405 Method Not Allowed');
+    const head = text.slice(0, text.indexOf('\r\n\r\n')).toLowerCase();
+    expect(head).toMatch(/\r\nallow: get, head, post, delete, options\r\n/);
+    expect(head).toContain('\r\nconnection: close');
+    expect(head).toContain('\r\ncontent-type: application/json; charset=utf-8');
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ statusCode: 405, message: 'CONNECT is not supported: this server is no proxy.', error: 'Method Not Allowed' });
+    expect(closed).toBe(true);
+  }
+
+  it('CONNECT (authority form or a path) -> 405 with Allow and {statusCode, message, error}, then the connection closes', async () => {
+    const port = Number(new URL(url).port);
+    expect405(await exchange(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'));
+    expect405(await exchange(port, 'CONNECT /graphql HTTP/1.1\r\nHost: localhost\r\n\r\n'));
+    // Bytes sent after the CONNECT (a tunnelled TLS hello, say) change nothing.
+    expect405(await exchange(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n\x16\x03\x01\x02\x00'));
+    expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+  });
+
+  it('the HTTPS listener (TLS_PORT) answers CONNECT the same way', async () => {
+    const pki = new TestPki();
+    try {
+      const authority = pki.authority('ca', '/CN=Latchkey Test CA');
+      const server = pki.issue('server', authority, '/CN=localhost', ['DNS:localhost', 'IP:127.0.0.1']);
+      const tlsPort = await freePort();
+      const tlsService = await startTestService({ TLS_PORT: String(tlsPort), TLS_CERT_FILE: server.certFile, TLS_KEY_FILE: server.keyFile });
+      try {
+        expect405(await exchange(tlsPort, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', { ca: authority.cert }));
+      } finally {
+        await tlsService.stop();
+      }
+    } finally {
+      rmSync(pki.dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, type Demo } from './support/demo.js';
@@ -98,6 +99,54 @@ describe('@defer and @stream (spec Versioning 2: incremental delivery) over mult
     expect(payloads.at(-1).hasNext).toBe(false);
     expect(payloads.slice(1).flatMap((payload) => payload.incremental)).toHaveLength(2);
     expect(completed).toBe(true);
+  });
+});
+
+describe('issue 13 point 6: streamed answers honour Connection: close', () => {
+  /**
+   * POSTs on a raw connection of its own; resolves with the answer's Connection header, the raw text read, and
+   * whether the server ended the connection within `readMs`.
+   */
+  async function post(query: string, accept: string, token: string, connection: 'close' | 'keep-alive', readMs = 2_000) {
+    const body = JSON.stringify({ query });
+    const target = new URL(service.graphqlUrl);
+    return new Promise<{ connection: string | undefined; body: string; closedByServer: boolean }>((resolve, reject) => {
+      const socket = connect(Number(target.port), target.hostname, () =>
+        socket.write(`POST /graphql HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\naccept: ${accept}\r\n` +
+          `authorization: Bearer ${token}\r\nconnection: ${connection}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
+      let text = '';
+      const answer = (closedByServer: boolean) => {
+        clearTimeout(stop);
+        socket.destroy();
+        const head = text.slice(0, text.indexOf('\r\n\r\n'));
+        resolve({ connection: /\r\nconnection: ([^\r]*)/i.exec(head)?.[1]?.toLowerCase(), body: text.slice(head.length), closedByServer });
+      };
+      const stop = setTimeout(() => answer(false), readMs);
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('end', () => answer(true));
+      socket.on('error', reject);
+    });
+  }
+
+  it('multipart @defer and SSE answers say Connection: close and end the connection when the client asked for close', async () => {
+    const token = await demo.token('alice');
+    const multipart = await post(DEFERRED_NOTES, 'multipart/mixed', token, 'close');
+    expect(multipart.body).toContain('"hasNext":false');
+    expect(multipart).toMatchObject({ connection: 'close', closedByServer: true });
+    const sseQuery = await post(DEFERRED_NOTES, 'text/event-stream', token, 'close');
+    expect(sseQuery.body).toContain('event: complete');
+    expect(sseQuery).toMatchObject({ connection: 'close', closedByServer: true });
+    // A subscription's stream stays open: its headers already say the connection ends with it.
+    const subscription = await post('subscription { documentChanged(organization: "acme") { kind } }', 'text/event-stream', token, 'close', 500);
+    expect(subscription).toMatchObject({ connection: 'close', closedByServer: false });
+  });
+
+  it('with Connection: keep-alive the same answers keep the connection alive (node decides, as for every other answer)', async () => {
+    const token = await demo.token('alice');
+    const multipart = await post(DEFERRED_NOTES, 'multipart/mixed', token, 'keep-alive', 1_000);
+    expect(multipart).toMatchObject({ connection: 'keep-alive', closedByServer: false });
+    expect(await post(DEFERRED_NOTES, 'text/event-stream', token, 'keep-alive', 1_000)).toMatchObject({ connection: 'keep-alive', closedByServer: false });
   });
 });
 

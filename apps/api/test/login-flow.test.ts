@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { oneTimeTokens, seedDemoData } from '@latchkey/db';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
 import { outboxOf } from './support/outbox.js';
@@ -110,6 +110,22 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect(discovery['issuer']).toBe(base);
     expect(discovery['jwks_uri']).toBe(`${base}/.well-known/jwks.json`);
     expect(discovery['code_challenge_methods_supported']).toEqual(['S256']);
+  });
+
+  it('issue 13 point 6: discovery advertises only code + PKCE (RFC 9700), and the authorization endpoint accepts nothing else', async () => {
+    const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(discovery['response_types_supported']).toEqual(['code']);
+    expect(discovery['grant_types_supported']).toEqual(['authorization_code', 'refresh_token']);
+    for (const responseType of ['id_token', 'code id_token', 'none']) {
+      const start = await new BrowserSession(base).request(`/oidc/auth?${new URLSearchParams({
+        client_id: 'latchkey-demo', response_type: responseType, redirect_uri: `${base}/callback`, scope: 'openid',
+        code_challenge: createHash('sha256').update('v'.repeat(43)).digest('base64url'), code_challenge_method: 'S256', state: 'st', nonce: 'n',
+      })}`);
+      expect(start.status).toBe(303);
+      const refused = new URL(start.location!);
+      expect(`${refused.origin}${refused.pathname}`).toBe(`${base}/callback`);
+      expect(new URLSearchParams(refused.hash.slice(1) || refused.search).get('error')).toBe('unsupported_response_type');
+    }
   });
 
   it('rule 3: the generate answer is identical whether or not the account exists, and never carries the token', async () => {
@@ -229,6 +245,38 @@ describe('refresh tokens (offline_access) rotate on every use', () => {
     expect(api.json).toEqual({ data: { me: { email: 'carol@globex.test' } } });
     // The used refresh token is spent (reuse is refused).
     expect((await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token })).status).toBe(400);
+  });
+});
+
+describe('issue 13 point 6: no DPoP until the API can check proof of possession', () => {
+  it('discovery advertises no DPoP, and a token request with a DPoP proof gets a plain Bearer token without cnf', async () => {
+    const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(discovery).not.toHaveProperty('dpop_signing_alg_values_supported');
+
+    const browser = new BrowserSession(base);
+    const { interaction, verifier } = await authorize(browser);
+    await browser.request(interaction);
+    const before = outboxMessages().length;
+    await browser.request('/ott/generate', { form: { username: 'bob@acme.test' } });
+    await browser.request('/login/ott', { form: { token: new URL((await nextMessage(before, 'bob@acme.test')).magicLink).searchParams.get('token')! } });
+    const resumed = await browser.request((await browser.request(interaction)).location!);
+    const code = new URL(resumed.location!).searchParams.get('code')!;
+
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const proof = await new SignJWT({ htm: 'POST', htu: `${base}/oidc/token`, jti: randomBytes(16).toString('hex') })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(publicKey) })
+      .setIssuedAt()
+      .sign(privateKey);
+    const response = await fetch(`${base}/oidc/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: `${base}/callback`, client_id: 'latchkey-demo', code_verifier: verifier }),
+    });
+    expect(response.status).toBe(200);
+    const tokens = (await response.json()) as { token_type: string; access_token: string };
+    expect(tokens.token_type).toBe('Bearer');
+    expect(decodeJwt(tokens.access_token)).not.toHaveProperty('cnf');
+    expect((await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token })).json).toEqual({ data: { me: { email: 'bob@acme.test' } } });
   });
 });
 

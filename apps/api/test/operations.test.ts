@@ -114,6 +114,27 @@ describe('spec Cross-site 3: the query IDE and introspection', () => {
     }
   });
 
+  it('issue 13 point 6: GraphiQL off, an Accept allowing no JSON type gets 406 with a JSON body naming the accepted types; one with */* gets the usual 400', async () => {
+    const service = await startTestService({ NODE_ENV: 'production' });
+    try {
+      for (const accept of ['text/html', 'text/html, application/xhtml+xml', 'text/plain']) {
+        const page = await fetch(service.graphqlUrl, { headers: { accept } });
+        expect(page.status).toBe(406);
+        expect(page.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(await page.json()).toEqual({ errors: [{ message: expect.stringMatching(/application\/graphql-response\+json.*application\/json/), extensions: { code: 'BAD_REQUEST' } }] });
+      }
+      // What a browser sends when the address is typed in: */* allows JSON, so the request is judged as a GraphQL request.
+      for (const accept of ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', '*/*']) {
+        const browser = await fetch(service.graphqlUrl, { headers: { accept } });
+        expect(browser.status).toBe(400);
+        expect(browser.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect((await browser.json()).errors[0]).toMatchObject({ message: expect.stringContaining('Missing parameter "query"'), extensions: { code: 'BAD_REQUEST' } });
+      }
+    } finally {
+      await service.stop();
+    }
+  });
+
   it('INTROSPECTION=off refuses introspection for everyone as a validation failure', async () => {
     const service = await startTestService({ INTROSPECTION: 'off' });
     try {

@@ -27,7 +27,7 @@ export { createDevOutbox, createSmtpDelivery, createWebhookDelivery, OutboxRefus
 export type { DeliveryHandler, DevOutboxOptions, OneTimeTokenMessage, SmtpDeliveryOptions, WebhookDeliveryOptions } from './delivery/index.js';
 
 // OpenID provider
-export { createAuthorizationServer, API_SCOPES, FACTORS_REQUIRED, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
+export { createAuthorizationServer, API_SCOPES, FACTORS_REQUIRED, INTERACTION_PATH, OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES, OIDC_ROUTES } from './oidc/provider.js';
 export type { AuthorizationServerOptions, SessionStandingQuery } from './oidc/provider.js';
 export type { default as Provider, ClientMetadata } from 'oidc-provider';
 export { findAccount, findUserIdByEmail } from './oidc/account.js';
@@ -36,7 +36,7 @@ export { readProviderSession, signInProviderSession } from './oidc/provider-sess
 export type { ProviderSessionState, ProviderSignIn } from './oidc/provider-session.js';
 
 // Factors, assurance levels and multi-factor rules (spec "Multi-factor rules", Resources "Factor authorities")
-export { acrOf, acrSatisfies, AMR_OF, amrOf, appliesTo, DEFAULT_ACR_LEVELS, evaluateRules, FACTORS, FactorRuleError, SUPPRESSIBLE_FACTORS, validateRules } from './factors/index.js';
+export { acrOf, acrSatisfies, AMR_OF, amrOf, appliesTo, ISSUED_AMR_VALUES, DEFAULT_ACR_LEVELS, evaluateRules, FACTORS, FactorRuleError, SUPPRESSIBLE_FACTORS, validateRules } from './factors/index.js';
 export type { AccountFacts, AcrLevel, Factor, FactorGrant, FactorRequirement, FactorRule, RuleAudience, RuleOutcome } from './factors/index.js';
 
 // Sign-in in progress, session factors and the sign-in policy (issue 5)

@@ -15,11 +15,13 @@ import { useCostLimit } from './plugins/use-cost-limit.js';
 import { useDatabaseAvailability } from './plugins/use-database-availability.js';
 import { useErrorCodes } from './plugins/use-error-codes.js';
 import { useErrorLog } from './plugins/use-error-log.js';
+import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
 import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { usePublicCache } from './plugins/use-public-cache.js';
 import { createRouteRequirements, useRouteAccess } from './plugins/use-route-access.js';
 import { useStepUp } from './plugins/use-step-up.js';
+import { useStreamedConnection } from './plugins/use-streamed-connection.js';
 import { useStrictParams } from './plugins/use-strict-params.js';
 
 export interface GraphQLHandlerDeps {
@@ -86,6 +88,10 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
     app,
   });
 
+  const signedInRequest = (req: IncomingMessage) => {
+    const verified = verifier.verifyAuthorization(req.headers.authorization);
+    return verified instanceof Promise ? verified.then((result) => result?.ok === true) : verified?.ok === true;
+  };
   // One judgement of what a guest may see, for the route check and for public caching alike.
   const routeRequirements = createRouteRequirements();
   return createYoga<{ req?: IncomingMessage }, RequestContext>({
@@ -114,10 +120,13 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
       useStrictParams(),
       // @defer and @stream (the incremental-delivery working draft), answered over multipart/mixed or SSE.
       useIncrementalDelivery(),
+      // SSE and multipart answers: node, not Yoga, decides whether the connection stays open.
+      useStreamedConnection(),
       useQueryLimits(limits),
       useCostLimit(limits),
       useRouteAccess({ introspection: config.introspection }, routeRequirements),
       useDatabaseAvailability({ health, timeoutMs: config.database.timeoutMs, databaseFree: DATABASE_FREE_FIELDS }),
+      useHiddenSuggestions({ introspection: config.introspection, signedIn: signedInRequest }),
       usePublicCache({ maxAge: config.publicCacheMaxAge, requirementsOf: routeRequirements }),
       useAuthorizationErrors(),
       useStepUp(),

@@ -143,6 +143,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     allowRegistration: persisted.allowRegistration,
     clientAddress,
     allowedOrigins: new Set([new URL(config.http.publicUrl).origin, ...config.http.corsOrigins]),
+    introspection: config.introspection,
     maxMessageBytes: config.subscriptions.wsMaxMessageBytes,
     maxOperationsPerConnection: config.subscriptions.perConnection,
   });
@@ -304,7 +305,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       return sendGraphQLRequestError(req, res, 414, ErrorCode.PAYLOAD_TOO_LARGE,
         `The request URL is longer than ${limits.maxUrlBytes} bytes: send the query by POST or as a persisted query.`);
     }
-    if (!acceptable(req)) {
+    if (!acceptable(req, config.graphiql)) {
       return sendGraphQLRequestError(req, res, 406, ErrorCode.BAD_REQUEST,
         'Accept must allow application/graphql-response+json or application/json.');
     }

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { GraphQLContext } from '../graphql/context.js';
 import { ErrorCode, unauthenticated } from '../graphql/errors.js';
+import { suggestionsAllowed, withoutSuggestions, type HiddenSuggestionsOptions } from '../graphql/plugins/use-hidden-suggestions.js';
 import { createRouteRequirements } from '../graphql/plugins/use-route-access.js';
 import type { GraphQLHandler } from '../graphql/yoga.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
@@ -22,6 +23,8 @@ export interface GraphQLWebSocketOptions {
   clientAddress: (req: IncomingMessage) => string;
   /** origins a browser may open the socket from (PUBLIC_URL's and CORS_ORIGINS); requests without Origin pass */
   allowedOrigins: ReadonlySet<string>;
+  /** who may run introspection: whoever may not gets no "Did you mean ...?" suggestions either */
+  introspection: HiddenSuggestionsOptions['introspection'];
   /** the largest message a client may send (ws closes with 1009 beyond it). @default 65536 */
   maxMessageBytes?: number;
   /** operations one connection may have open at once. @default 10 */
@@ -119,6 +122,20 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
       };
       return args;
+    },
+    // No suggestions where introspection is refused (as useHiddenSuggestions over HTTP): in validation errors,
+    // judged by the connection's credential as it stands now, and in variable-coercion results.
+    async onError(ctx, _id, _payload, errors) {
+      if (options.introspection === 'open') return undefined;
+      const credential = credentials.get(ctx);
+      const signedIn = credential !== undefined && (await verifier.verifyAuthorization(credential))?.ok === true;
+      return suggestionsAllowed(options.introspection, signedIn) ? undefined : withoutSuggestions(errors);
+    },
+    onNext(_ctx, _id, _payload, args, result) {
+      if (!result.errors || 'data' in result || options.introspection === 'open') return undefined;
+      if (suggestionsAllowed(options.introspection, (args.contextValue as GraphQLContext).caller !== null)) return undefined;
+      const errors = withoutSuggestions(result.errors);
+      return errors && { ...result, errors };
     },
     execute: (args) => (args.rootValue as { execute: typeof import('graphql').execute }).execute(args),
     subscribe: (args) => (args.rootValue as { subscribe: typeof import('graphql').subscribe }).subscribe(args),

@@ -14,10 +14,14 @@ export function acceptableContentType(header: string | undefined): boolean {
   return true;
 }
 
-/** Yoga answers an Accept it cannot serve with an empty 406; answer it with a body, cheaply (no parsing). */
-export function acceptable(req: IncomingMessage): boolean {
+/**
+ * Yoga answers an Accept it cannot serve with an empty 406; answer it with a body, cheaply (no parsing).
+ * `text/html` alone counts only when it is a GET for the GraphiQL page (`graphiql` on); otherwise such a
+ * request (an Accept without a wildcard) is refused like any other Accept that allows no JSON type.
+ */
+export function acceptable(req: IncomingMessage, graphiql: boolean): boolean {
   const accept = req.headers.accept;
   if (!accept || accept.includes('json') || accept.includes('*/*') || accept.includes('application/*')) return true;
   // streamed results, and the GraphiQL page on GET
-  return accept.includes('text/event-stream') || accept.includes('multipart/mixed') || (req.method === 'GET' && accept.includes('text/html'));
+  return accept.includes('text/event-stream') || accept.includes('multipart/mixed') || (graphiql && req.method === 'GET' && accept.includes('text/html'));
 }

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RETRY_AFTER_SECONDS } from '@latchkey/db';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { ErrorCode } from '../graphql/errors.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
@@ -64,4 +66,24 @@ export function sendHttpError(res: ServerResponse, status: number, message: stri
  */
 export function sendServiceUnavailable(res: ServerResponse, message = 'The service is unavailable. Try again shortly.'): void {
   sendJson(res, 503, { statusCode: 503, message, error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' }, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+}
+
+/** Every method this server answers somewhere: what a CONNECT refusal names, since no resource here is a tunnel. */
+const SERVED_METHODS = 'GET, HEAD, POST, DELETE, OPTIONS';
+const CONNECT_REFUSAL = JSON.stringify({ statusCode: 405, message: 'CONNECT is not supported: this server is no proxy.', error: 'Method Not Allowed' });
+
+/**
+ * node:http hands a CONNECT request to its `connect` event, and without a listener drops the connection
+ * unanswered. Answer 405 in the usual JSON shape and close. Whatever the client sends meanwhile is read and
+ * discarded (unread bytes at close would turn it into a reset that can destroy the answer), for at most 5 s
+ * of silence.
+ */
+export function refuseConnect(_req: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => socket.destroy());
+  socket.resume();
+  (socket as Socket).setTimeout(5_000, () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\nallow: ${SERVED_METHODS}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(CONNECT_REFUSAL)}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${CONNECT_REFUSAL}`,
+  );
 }

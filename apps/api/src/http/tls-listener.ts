@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config.js';
+import { refuseConnect } from './respond.js';
 
 export type TlsConfig = NonNullable<Config['http']['tls']>;
 
@@ -35,6 +36,7 @@ export function createTlsListener({ tls, handle, onClientError, timeouts }: TlsL
     handle,
   );
   server.on('clientError', onClientError);
+  server.on('connect', refuseConnect);
   return server;
 }
 

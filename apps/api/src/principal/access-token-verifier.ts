@@ -60,7 +60,7 @@ function toPrincipal(payload: JWTPayload): Principal {
 
 /**
  * Verifies bearer access tokens (RFC 9068 `at+jwt`): signature always checked against the configured
- * keys, `alg` from the allow-list, `iss`, `aud`, `exp`/`nbf` with skew, `sub` present. A verified token
+ * keys, `alg` from the allow-list, `iss`, `aud`, `exp`/`nbf` with skew, `sub` present, no `cnf`. A verified token
  * is cached by its exact text until it expires, so a caller pays for the signature once.
  */
 export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
@@ -92,7 +92,9 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
   async function verifySignature(token: string, cacheKey: string): Promise<VerificationResult> {
     try {
       const { payload } = await jwtVerify(token, keySet, { ...verifyOptions, currentDate: new Date(now()) });
-      if (typeof payload.sub !== 'string' || payload.sub.length === 0 || typeof payload.exp !== 'number') {
+      // A token bound to a key (`cnf`: DPoP, mTLS) is worth nothing without its proof of possession, which
+      // this API does not check yet: refused rather than taken as a plain bearer token.
+      if (typeof payload.sub !== 'string' || payload.sub.length === 0 || typeof payload.exp !== 'number' || payload['cnf'] !== undefined) {
         return { ok: false, rejection: 'invalid' };
       }
       const result = { ok: true as const, principal: toPrincipal(payload) };

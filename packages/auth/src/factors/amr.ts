@@ -14,6 +14,12 @@ export const AMR_OF: Record<Factor, string> = {
   RECOVERY_CODE: 'otp',
 };
 
+/** Reported besides the factors' methods when a sign-in used more than one factor. */
+const MFA = 'mfa';
+
+/** Every `amr` value this server issues (the operator CLI mints tokens with these only). */
+export const ISSUED_AMR_VALUES: readonly string[] = [...new Set([...Object.values(AMR_OF), MFA])];
+
 /**
  * The `amr` of a sign-in: the methods of its factors in the order they were used, each once, plus `mfa`
  * when more than one factor was used (spec Resources: OTT + TOTP is `["otp", "mfa"]`).
@@ -21,5 +27,5 @@ export const AMR_OF: Record<Factor, string> = {
 export function amrOf(grants: readonly FactorGrant[]): string[] {
   const factors = [...new Set([...grants].sort((a, b) => a.issuedAt - b.issuedAt).map((grant) => grant.factor))];
   const methods = [...new Set(factors.map((factor) => AMR_OF[factor]))];
-  return factors.length > 1 ? [...methods, 'mfa'] : methods;
+  return factors.length > 1 ? [...methods, MFA] : methods;
 }

@@ -1,5 +1,5 @@
 export { acrOf, acrSatisfies, DEFAULT_ACR_LEVELS } from './acr.js';
-export { AMR_OF, amrOf } from './amr.js';
+export { AMR_OF, amrOf, ISSUED_AMR_VALUES } from './amr.js';
 export { appliesTo, evaluateRules, FactorRuleError, SUPPRESSIBLE_FACTORS, validateRules } from './rules.js';
 export type { RuleOutcome } from './rules.js';
 export { FACTORS } from './types.js';

@@ -76,6 +76,11 @@ export interface SessionStandingQuery {
   cookieHeader: string | undefined;
 }
 
+/** The only response type offered (authorization code with PKCE, RFC 9700); OIDC_CLIENTS may ask for no other. */
+export const OFFERED_RESPONSE_TYPES = ['code'] as const;
+/** The grant types that go with it: the code itself and refresh-token rotation. */
+export const OFFERED_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+
 /** Scopes an access token for the API may carry. */
 export const API_SCOPES = 'api';
 
@@ -118,11 +123,17 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   const accessTokenTTL = options.accessTokenTtlSeconds ?? 600;
   const firstParty = new Set(firstPartyClientIds);
   const renderPage = options.renderPage ?? barePage;
+  const signingAlg = (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm;
+  // The provider signs with this one key only: every client's ID tokens (its default is RS256, which an EC or
+  // Ed25519 key cannot make) and everything discovery advertises use its algorithm.
+  const signedWith = [signingAlg];
 
   const configuration: Configuration = {
     adapter: options.adapter,
     clients: options.clients,
     jwks: { keys: [signingJwk as never] },
+    enabledJWA: { idTokenSigningAlgValues: signedWith, userinfoSigningAlgValues: signedWith, introspectionSigningAlgValues: signedWith, authorizationSigningAlgValues: signedWith },
+    clientDefaults: { id_token_signed_response_alg: signingAlg },
     routes: OIDC_ROUTES,
     cookies: {
       keys: deriveCookieKeys(signingJwk.d),
@@ -141,10 +152,15 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     scopes: ['openid', 'offline_access', 'email', 'profile'],
     findAccount: (_ctx, id) => findAccount(options.db, id),
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`, ...(options.sessionNeedsLogin ? { policy: loginPolicy(interactionPolicy, options.sessionNeedsLogin) } : {}) },
-    // PKCE (S256) for every client, public or not.
+    // Authorization code with PKCE (S256) for every client, public or not, and nothing else (RFC 9700): no
+    // implicit grant, no `id_token` or `code id_token` response types, so discovery advertises none of them.
+    responseTypes: [...OFFERED_RESPONSE_TYPES],
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
+      // Off (oidc-provider enables it by default): the API cannot check proof of possession yet, so a
+      // DPoP-bound token would be used as a plain bearer token. The API refuses any token carrying `cnf`.
+      dPoP: { enabled: false },
       revocation: { enabled: true },
       // (the bundled types lag the runtime here: introspection is a supported feature)
       introspection: { enabled: true } as never,
@@ -175,7 +191,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
             audience: apiAudience,
             accessTokenTTL,
             accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm } },
+            jwt: { sign: { alg: signingAlg } },
           };
         },
       },
