@@ -29,11 +29,15 @@ export interface ServiceProcesses {
   stop(): Promise<void>;
 }
 
+/** Configuration added to one process, given the URL of the database they share ('' on the embedded one) and the process's index. */
+export type ProcessEnv = Record<string, string> | ((databaseUrl: string, index: number) => Record<string, string>);
+
 /**
  * `count` api processes that are one service: one PostgreSQL database of their own (migrated and seeded), one
- * signing key, one public URL and data directory. `env` adds configuration (REDIS_URL, say).
+ * signing key, one public URL and data directory. `env` adds configuration (REDIS_URL, say; or, as a function,
+ * a DATABASE_URL through a proxy for some of them).
  */
-export async function startServiceProcesses(count: number, env: Record<string, string> = {}): Promise<ServiceProcesses> {
+export async function startServiceProcesses(count: number, env: ProcessEnv = {}): Promise<ServiceProcesses> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-processes-'));
   // One PostgreSQL database of their own; without DATABASE_URL a single process may run on the embedded one.
   if (!process.env['DATABASE_URL'] && count > 1) throw new Error('several processes share PostgreSQL: DATABASE_URL is needed');
@@ -52,7 +56,7 @@ export async function startServiceProcesses(count: number, env: Record<string, s
     const port = await freePort();
     children.push(
       spawn(process.execPath, [MAIN], {
-        env: { PATH: process.env['PATH'], NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: publicUrl, DATA_DIR: dataDir, ...(own ? { DATABASE_URL: own.url } : {}), SIGNING_KEY: JSON.stringify(privateJwk), LOG_LEVEL: 'warn', ...env },
+        env: { PATH: process.env['PATH'], NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: publicUrl, DATA_DIR: dataDir, ...(own ? { DATABASE_URL: own.url } : {}), SIGNING_KEY: JSON.stringify(privateJwk), LOG_LEVEL: 'warn', ...(typeof env === 'function' ? env(own?.url ?? '', i) : env) },
         stdio: 'ignore',
       }),
     );
