@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestTarget, serverUrl } from '../tests/helpers.js';
 import { asBackgroundWork } from './background.js';
+import { currentDeadline, withDatabaseDeadline } from './faults/deadline.js';
 import { countStatements } from './testing/statements.js';
 import { startTcpProxy } from './testing/tcp-proxy.js';
 import { createDatabase, type DatabaseHandle } from './client.js';
@@ -98,6 +99,16 @@ describe(`database handle (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       });
     });
     expect(published).toBe(1);
+  });
+
+  it('background work set off by a request runs outside that request\'s deadline, and so do the timers it schedules', async () => {
+    const seen = await withDatabaseDeadline(performance.now() - 1, () =>
+      asBackgroundWork(async () => {
+        const later = await new Promise<number | undefined>((resolve) => setTimeout(() => resolve(currentDeadline()), 1));
+        return [currentDeadline(), later];
+      }),
+    );
+    expect(seen).toEqual([undefined, undefined]);
   });
 
   it('ping() is false (not a throw) after close, and close() is idempotent', async () => {
