@@ -16,7 +16,7 @@ import { generateSigningJwk, KeyMaterialError, loadKeyMaterial } from './keys/ke
 import { mintAccessToken } from './principal/mint-access-token.js';
 import { readVersion } from './version.js';
 import { createEventRecorder } from './events/outbox.js';
-import { createWakeChannel } from './events/wake.js';
+import { createMemoryWake, createWakeChannel } from './events/wake.js';
 import { createLogger } from './logger.js';
 import { createPersistedStore, ManifestError } from '@latchkey/persisted';
 import { importAllowlist } from './graphql/persisted.js';
@@ -53,8 +53,11 @@ async function asUser<T>(config: Config, email: string | undefined, handler: str
     const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
     if (!user) throw new UsageError(`${handler}: no user with e-mail ${email}`);
     // The change's event goes to the outbox like any other: running servers read it there (woken by NOTIFY or
-    // Redis, else by their poll), and their subscribers hear of it.
-    const wake = await createWakeChannel(config, database, createLogger('warn'), { listen: false });
+    // Redis, else by their poll), and their subscribers hear of it. Waking them only hastens that.
+    const wake = await createWakeChannel(config, database, createLogger('silent'), { listen: false }).catch((error: unknown) => {
+      process.stderr.write(`latchkey: running servers will not be woken (${error instanceof Error ? error.message : String(error)}); they read the change within a second\n`);
+      return createMemoryWake();
+    });
     try {
       const events = createEventRecorder(wake);
       const request: DomainRequest = { db: database.db, subject: await loadSubject(database.db, user.id), loaders: createLoaderFactory(database.db)({}), handler: `cli ${handler}`, events };
