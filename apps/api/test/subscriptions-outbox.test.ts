@@ -11,7 +11,7 @@ import { createLoaderFactory } from '../src/domain/loaders.js';
 import { loadSubject } from '../src/domain/subjects.js';
 import { createEventRecorder } from '../src/events/outbox.js';
 import { createMemoryWake, createPostgresWake, type WakeChannel } from '../src/events/wake.js';
-import { startServiceProcesses, type ProcessEnv, type ServiceProcesses } from './support/processes.js';
+import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
 import { overSse, overWebSocket, sleep, sseClient, wsClient, type Received } from './support/subscriptions.js';
 
@@ -100,11 +100,16 @@ describe.runIf(databaseKind === 'postgres')('issue 13 point 2 on one server: seq
   });
 });
 
-/** Two api processes on one database; `B` (the second) is the subscriber's. */
-function twoProcesses(env: ProcessEnv) {
-  const state = {} as { processes: ServiceProcesses; alice: string };
+/**
+ * Two api processes on one database, and a proxy in front of the database server that `env` may route them
+ * through; B (the second) is the subscriber's.
+ */
+function twoProcesses(env: (databaseUrl: string, index: number, proxy: TcpProxy) => Record<string, string>) {
+  const state = {} as { processes: ServiceProcesses; alice: string; proxy: TcpProxy };
   beforeAll(async () => {
-    state.processes = await startServiceProcesses(2, env);
+    const server = new URL(process.env['DATABASE_URL']!);
+    state.proxy = await startTcpProxy(server.hostname, Number(server.port || 5432));
+    state.processes = await startServiceProcesses(2, (databaseUrl, index) => env(databaseUrl, index, state.proxy));
     const database = await openDatabase(state.processes.databaseUrl);
     try {
       const [alice] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, 'alice@acme.test'));
@@ -113,7 +118,10 @@ function twoProcesses(env: ProcessEnv) {
       await database.close();
     }
   }, 60_000);
-  afterAll(() => state.processes?.stop());
+  afterAll(async () => {
+    await state.processes?.stop();
+    await state.proxy?.close();
+  });
   return state;
 }
 
@@ -135,24 +143,18 @@ async function subscribeBoth(base: string, token: string) {
 }
 
 describe.runIf(databaseKind === 'postgres')('issue 13 point 2 across a database restart: two api processes, one PostgreSQL behind a proxy', () => {
-  let proxy: TcpProxy;
-  const adminUrl = new URL(process.env['DATABASE_URL'] ?? 'postgres://127.0.0.1:5432/postgres');
-  beforeAll(async () => {
-    proxy = await startTcpProxy(adminUrl.hostname, Number(adminUrl.port || 5432));
-  });
-  afterAll(() => proxy?.close());
-  const state = twoProcesses((databaseUrl) => ({ DATABASE_URL: proxy.routeUrl(databaseUrl) }));
+  const state = twoProcesses((databaseUrl, _index, proxy) => ({ DATABASE_URL: proxy.routeUrl(databaseUrl) }));
 
   it('documents changed on A while the database restarts and right after it (with retries) all reach the subscribers on B, once each and in order', async () => {
     const [a, b] = state.processes.urls as [string, string];
     const subscribers = await subscribeBoth(b, state.alice);
-    await proxy.drop();
+    await state.proxy.drop();
     const titles = Array.from({ length: 12 }, (_, i) => `After the restart ${i}`);
     const creating = (async () => {
       for (const title of titles) await createRetrying(`${a}/graphql`, state.alice, title);
     })();
     await sleep(2_000);
-    await proxy.restore();
+    await state.proxy.restore();
     await creating;
     for (const received of subscribers.all) {
       await received.waitFor(titles.length, RECOVERY_MS);
@@ -183,21 +185,15 @@ describe.runIf(databaseKind === 'postgres')('issue 13 point 2 across a database 
 });
 
 describe.runIf(databaseKind === 'postgres')('issue 13 point 2: a gap that cannot be bridged (B cut off while A writes and a short EVENT_RETENTION purges)', () => {
-  let proxy: TcpProxy;
-  const adminUrl = new URL(process.env['DATABASE_URL'] ?? 'postgres://127.0.0.1:5432/postgres');
-  beforeAll(async () => {
-    proxy = await startTcpProxy(adminUrl.hostname, Number(adminUrl.port || 5432));
-  });
-  afterAll(() => proxy?.close());
-  const state = twoProcesses((databaseUrl, index) => ({ EVENT_RETENTION: '1s', ...(index === 1 ? { DATABASE_URL: proxy.routeUrl(databaseUrl) } : {}) }));
+  const state = twoProcesses((databaseUrl, index, proxy) => ({ EVENT_RETENTION: '1s', ...(index === 1 ? { DATABASE_URL: proxy.routeUrl(databaseUrl) } : {}) }));
 
   it('B\'s subscribers get one last result with SUBSCRIPTION_INTERRUPTED and their streams complete; a new subscription afterwards works', async () => {
     const [a, b] = state.processes.urls as [string, string];
     const subscribers = await subscribeBoth(b, state.alice);
-    await proxy.drop();
+    await state.proxy.drop();
     await createRetrying(`${a}/graphql`, state.alice, 'Written while B was cut off');
     await sleep(2_500); // older than EVENT_RETENTION, and purged by A
-    await proxy.restore();
+    await state.proxy.restore();
     for (const received of subscribers.all) {
       await received.ended(RECOVERY_MS);
       expect(received.results).toHaveLength(1);
