@@ -32,7 +32,7 @@ export interface OutageFigures {
 export async function outageScenario(kind: 'drop' | 'blackhole', outageSeconds: number): Promise<OutageFigures> {
   const target = new URL(process.env['DATABASE_URL']!);
   const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-  const processes = await startServiceProcesses(1, { NODE_ENV: 'production', LOG_LEVEL: 'error' }, { databaseUrlOf: (url) => proxy.routeUrl(url) });
+  const processes = await startServiceProcesses(1, (url) => ({ NODE_ENV: 'production', LOG_LEVEL: 'error', DATABASE_URL: proxy.routeUrl(url) }));
   const databaseTimeoutMs = 5000;
   try {
     const [base] = processes.urls as [string];

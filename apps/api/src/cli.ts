@@ -15,8 +15,8 @@ import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './co
 import { generateSigningJwk, KeyMaterialError, loadKeyMaterial } from './keys/key-material.js';
 import { mintAccessToken } from './principal/mint-access-token.js';
 import { readVersion } from './version.js';
-import { createEventBus } from './events/create-bus.js';
-import { createDocumentPublisher } from './events/publisher.js';
+import { createEventRecorder } from './events/outbox.js';
+import { createMemoryWake, createWakeChannel } from './events/wake.js';
 import { createLogger } from './logger.js';
 import { createPersistedStore, ManifestError } from '@latchkey/persisted';
 import { importAllowlist } from './graphql/persisted.js';
@@ -52,15 +52,18 @@ async function asUser<T>(config: Config, email: string | undefined, handler: str
     await runMigrations(database);
     const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
     if (!user) throw new UsageError(`${handler}: no user with e-mail ${email}`);
-    // Running servers hear of the change like of any other (their subscribers included), when a bus reaches them.
-    const bus = await createEventBus(config, database, createLogger('warn'));
-    const events = createDocumentPublisher(bus, (error) => process.stderr.write(`latchkey: the change was made but not announced to subscribers (${error instanceof Error ? error.message : String(error)})\n`));
+    // The change's event goes to the outbox like any other: running servers read it there (woken by NOTIFY or
+    // Redis, else by their poll), and their subscribers hear of it. Waking them only hastens that.
+    const wake = await createWakeChannel(config, database, createLogger('silent'), { listen: false }).catch((error: unknown) => {
+      process.stderr.write(`latchkey: running servers will not be woken (${error instanceof Error ? error.message : String(error)}); they read the change within a second\n`);
+      return createMemoryWake();
+    });
     try {
+      const events = createEventRecorder(wake);
       const request: DomainRequest = { db: database.db, subject: await loadSubject(database.db, user.id), loaders: createLoaderFactory()({}, database.db), handler: `cli ${handler}`, events };
       return await run(request);
     } finally {
-      await events.flush();
-      await bus.close();
+      await wake.close();
     }
   });
 }

@@ -139,6 +139,8 @@ describe('loadConfig refuses invalid values, naming the variable', () => {
     ['GRAPHIQL', 'sometimes'],
     ['JWT_CLOCK_SKEW', 'soon'],
     ['ACCESS_TOKEN_TTL', '10 minutes'],
+    ['EVENT_RETENTION', '0s'],
+    ['EVENT_RETENTION', 'forever'],
   ])('%s=%s', (variable, value) => {
     expectConfigError({ [variable]: value }, variable);
   });
@@ -161,6 +163,12 @@ describe('loadConfig values', () => {
     expect(load({ JWT_CLOCK_SKEW: '45' }).tokens.clockSkewSeconds).toBe(45);
     expect(load({ JWT_CLOCK_SKEW: '0s' }).tokens.clockSkewSeconds).toBe(0);
     expect(parseDurationSeconds('2d')).toBe(172_800);
+  });
+
+  it('EVENT_RETENTION: 10 minutes by default, any duration of at least a second', () => {
+    expect(load({}).subscriptions.eventRetentionSeconds).toBe(600);
+    expect(load({ EVENT_RETENTION: '1h' }).subscriptions.eventRetentionSeconds).toBe(3600);
+    expect(load({ EVENT_RETENTION: '2s' }).subscriptions.eventRetentionSeconds).toBe(2);
   });
 
   it('empty strings count as unset', () => {

@@ -148,6 +148,8 @@ const envSchema = z.object({
   SUBSCRIPTIONS_PER_USER: positiveInt(10_000).default(20),
   SUBSCRIPTIONS_PER_CONNECTION: positiveInt(1000).default(10),
   SUBSCRIPTION_QUEUE_SIZE: positiveInt(100_000).default(64),
+  /** how long document events stay in the outbox table: an instance cut off for longer loses them */
+  EVENT_RETENTION: duration.pipe(z.number().int().min(1, 'must be at least 1s')).default(600),
   /** the largest WebSocket message a client may send */
   WS_MAX_MESSAGE_BYTES: positiveInt(16 * 1024 * 1024).default(64 * 1024),
   /** max-age of publicly cacheable GET answers (operations of @public fields only, no credentials); 0: never */
@@ -216,6 +218,8 @@ export interface Config {
     perConnection: number;
     /** events waiting for one subscriber before it is dropped as too slow */
     queueSize: number;
+    /** seconds an event stays in the outbox table (EVENT_RETENTION) */
+    eventRetentionSeconds: number;
     wsMaxMessageBytes: number;
   };
   auth: {
@@ -387,6 +391,7 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       perUser: e.SUBSCRIPTIONS_PER_USER,
       perConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
       queueSize: e.SUBSCRIPTION_QUEUE_SIZE,
+      eventRetentionSeconds: e.EVENT_RETENTION,
       wsMaxMessageBytes: e.WS_MAX_MESSAGE_BYTES,
     },
     introspection: e.INTROSPECTION ?? (production ? 'signed-in' : 'open'),

@@ -17,8 +17,10 @@ import {
   purgeExpiredSignInProgress,
   type DeliveryHandler,
 } from '@latchkey/auth';
-import { createEventBus } from './events/create-bus.js';
+import { createEventRecorder } from './events/outbox.js';
+import { startOutboxReader } from './events/outbox-reader.js';
 import { createSubscriptionHub, type SubscriptionHub } from './events/subscription-hub.js';
+import { createWakeChannel } from './events/wake.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { stopAccepting } from './http/stop-accepting.js';
 import { refuseConnect } from './http/respond.js';
@@ -130,17 +132,16 @@ export async function startService(config: Config, logger: Logger = createLogger
     }, 10 * 60_000);
     purge.unref();
     resources.push(async () => clearInterval(purge));
-    // Subscriptions: events travel between instances on the bus; each instance delivers to its own subscribers.
-    const bus = await createEventBus(config, database, logger);
-    resources.push(() => bus.close());
-    const subscriptions = createSubscriptionHub({
-      bus,
-      maxPerUser: config.subscriptions.perUser,
-      maxQueuedEvents: config.subscriptions.queueSize,
-      onPublishError: (error) => logger.error({ err: error }, 'publishing a document event failed'),
-    });
+    // Subscriptions: every change writes its event to the outbox table in its own transaction; each instance
+    // reads the table (woken by NOTIFY or Redis, or by its poll) and delivers to its own subscribers.
+    const wake = await createWakeChannel(config, database, logger, { listen: true });
+    resources.push(() => wake.close());
+    const outbox = await startOutboxReader({ database, wake, retentionSeconds: config.subscriptions.eventRetentionSeconds, logger });
+    resources.push(() => outbox.close());
+    const events = createEventRecorder(wake, outbox.wake);
+    const subscriptions = createSubscriptionHub({ source: outbox, maxPerUser: config.subscriptions.perUser, maxQueuedEvents: config.subscriptions.queueSize });
     resources.push(() => subscriptions.close());
-    const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger), loginLimits: limits, subscriptions });
+    const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger), loginLimits: limits, subscriptions, events });
     const timeouts = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 };
     const server = createServer(timeouts, app.handle);
     server.on('clientError', answerClientError);

@@ -10,7 +10,8 @@ import { eq } from 'drizzle-orm';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSigningKey } from '../src/keys/key-material.js';
-import { postGraphQL, startTestService, type TestService } from './support/service.js';
+import { databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
+import { overSse, sleep, sseClient } from './support/subscriptions.js';
 
 // The BUILT operator CLI and server entry point, run as child processes (the turbo pipeline builds
 // before tests; by hand: `cd apps/api && npx tsc -p tsconfig.build.json`).
@@ -245,6 +246,29 @@ describe('operator CLI (dist/src/cli.js)', () => {
     expect((await list('root@latchkey.test')).map((doc) => doc.title)).not.toContain('Old pricing');
     expect((await list('root@latchkey.test')).map((doc) => doc.title)).toContain('Litigation memo');
   }, 120_000); // eleven CLI processes, each opening the database (PGlite: a few seconds each on a busy machine)
+
+  // The CLI and the server share a database only on PostgreSQL (a PGlite directory belongs to one process).
+  it.runIf(databaseKind === 'postgres')('issue 13 point 2: a change made through the CLI reaches the subscribers of a running server, through the outbox, even when the CLI cannot wake it', async () => {
+    expect((await cli('seed')).code).toBe(0);
+    const [alice] = await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, 'alice@acme.test'));
+    const [erin] = await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, 'erin@acme.test'));
+    const create = async (title: string) =>
+      (await postGraphQL(service.graphqlUrl, { query: `mutation { createDocument(input: { organization: "acme", title: "${title}" }) { document { id } } }` }, { token: await service.token(erin!.id) })).json.data.createDocument.document.id as string;
+    const [woken, polled] = [await create('Deleted from the CLI'), await create('Deleted from the CLI, nobody woken')];
+    const before = service.subscriptions.size();
+    const received = overSse(sseClient(service.graphqlUrl, await service.token(alice!.id)), { query: 'subscription { documentChanged(organization: "acme") { kind documentId document { title } } }' });
+    for (let i = 0; i < 500 && service.subscriptions.size() <= before; i++) await sleep(10);
+    const deleted = await cli('delete-document', woken, '--as', 'erin@acme.test');
+    expect(deleted.code, deleted.stderr).toBe(0);
+    await received.waitFor(1);
+    // A Redis that cannot be reached only costs the wake-up: the change is made, and the server reads it by its poll.
+    const unwoken = await run(CLI, ['delete-document', polled, '--as', 'erin@acme.test'], { ...env, REDIS_URL: 'redis://127.0.0.1:1' }, workDir);
+    expect(unwoken.code, unwoken.stderr).toBe(0);
+    expect(unwoken.stderr).toMatch(/running servers will not be woken .*within a second/);
+    await received.waitFor(2);
+    expect(received.results).toEqual([woken, polled].map((id) => ({ data: { documentChanged: { kind: 'DELETED', documentId: id, document: null } } })));
+    received.dispose();
+  });
 
   it('outbox: prints the latest messages of the development outbox, and says so when it is empty', async () => {
     const empty = await cli('outbox');

@@ -8,6 +8,7 @@ import { drizzle as drizzlePostgres, PostgresJsDatabase, PostgresJsSession } fro
 import { ALWAYS_AVAILABLE, type DatabaseHealth } from './faults/health.js';
 import { createResilientPool, type ResilientPool } from './faults/resilient-pool.js';
 import type { PoolStats } from './faults/statement-guard.js';
+import { isBackgroundWork } from './background.js';
 import * as schema from './schema.js';
 
 /** Driver-independent Drizzle database: what application code should depend on. */
@@ -60,13 +61,14 @@ export function driverOf(handle: DatabaseHandle): DriverInternals {
 
 /**
  * Every SQL statement the application sends is published here as `{ sql }` (no parameters: they may hold
- * personal data). Used to count statements in tests; free when nobody subscribes.
+ * personal data), except those of background work (`asBackgroundWork`). Used to count statements in tests;
+ * free when nobody subscribes.
  */
 export const QUERY_CHANNEL = 'latchkey:db:query';
 const queries = channel(QUERY_CHANNEL);
 const queryLogger = {
   logQuery(sql: string): void {
-    if (queries.hasSubscribers) queries.publish({ sql });
+    if (queries.hasSubscribers && !isBackgroundWork()) queries.publish({ sql });
   },
 };
 

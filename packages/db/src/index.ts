@@ -8,6 +8,9 @@ export { DatabaseTimeoutError, DatabaseUnavailableError, isDatabaseUnavailable }
 export { RETRY_AFTER_SECONDS, type DatabaseHealth } from './faults/health.js';
 export type { PoolStats } from './faults/statement-guard.js';
 
+// Background work (polls, purges): kept out of per-request statement counts
+export { asBackgroundWork } from './background.js';
+
 // Migrations
 export { runMigrations } from './migrate.js';
 
@@ -17,6 +20,8 @@ export { listen, notify } from './notify.js';
 // Schema
 export * as schema from './schema.js';
 export {
+  documentEvents,
+  documentEventsPurged,
   documents,
   documentStatus,
   federatedIdentities,
@@ -38,6 +43,7 @@ export {
   webauthnChallenges,
 } from './schema.js';
 export type {
+  DocumentEventRow,
   DocumentRow,
   DocumentStatus,
   FederatedIdentityRow,

@@ -55,7 +55,7 @@ describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     );
     expect(tables.map((t) => t.table_name)).toEqual([
-      'documents', 'federated_identities', 'memberships', 'oidc_models', 'one_time_tokens', 'organizations', 'passkeys', 'password_credentials', 'persisted_operations', 'provider_session_factors',
+      'document_events', 'document_events_purged', 'documents', 'federated_identities', 'memberships', 'oidc_models', 'one_time_tokens', 'organizations', 'passkeys', 'password_credentials', 'persisted_operations', 'provider_session_factors',
       'recovery_codes', 'remembered_devices', 'sign_in_progress', 'totp_credentials', 'users', 'webauthn_challenges',
     ]);
     expect(await appliedMigrations(handle)).toBe(journalEntryCount());

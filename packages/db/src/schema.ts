@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, customType, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, check, customType, index, integer, jsonb, pgEnum, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * Accounts. `email` is stored lower-cased: callers must normalise it (e.g.
@@ -386,6 +386,35 @@ export const persistedOperations = pgTable(
   ],
 );
 export type PersistedOperationRow = typeof persistedOperations.$inferSelect;
+
+/**
+ * The outbox of document events (issue 13): one row per committed change to a document, written in the change's
+ * own transaction, so it is the only record of the event (NOTIFY and Redis merely wake the instances, which read
+ * this table in `seq` order). `event` holds the ids and the few attributes the visibility rule needs, never
+ * content. `created_at` is the clock at insert (close to the commit, unlike `now()`); rows older than the
+ * retention are purged.
+ */
+export const documentEvents = pgTable('document_events', {
+  seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+  event: jsonb('event').$type<Record<string, unknown>>().notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' })
+    .notNull()
+    .default(sql`clock_timestamp()`),
+});
+export type DocumentEventRow = typeof documentEvents.$inferSelect;
+
+/**
+ * One row (id 1, written by the first purge): every `document_events` row up to `through_seq` may have been
+ * purged. A reader behind it cannot tell a purged event from a rolled-back change, so it knows it lost events.
+ */
+export const documentEventsPurged = pgTable(
+  'document_events_purged',
+  {
+    id: smallint('id').primaryKey(),
+    throughSeq: bigint('through_seq', { mode: 'number' }).notNull(),
+  },
+  (t) => [check('document_events_purged_one_row_check', sql`${t.id} = 1`)],
+);
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type MembershipRow = typeof memberships.$inferSelect;

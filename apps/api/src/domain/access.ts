@@ -1,6 +1,6 @@
 import { authorize, isAuthorizationDenied, type Ability } from '@latchkey/policy';
-import type { Database, DocumentRow } from '@latchkey/db';
-import type { DocumentEventKind } from '../events/types.js';
+import type { Database } from '@latchkey/db';
+import type { DocumentEventRecorder } from '../events/outbox.js';
 import type { AuthenticationEvidence } from '../principal/step-up.js';
 import { NotFoundError } from './errors.js';
 import type { RequestLoaders } from './loaders.js';
@@ -19,13 +19,8 @@ export interface DomainRequest {
    * arguments (spec Multi-factor rules 6). Missing: no sign-in to judge, so such a check asks for a step-up.
    */
   authentication?: AuthenticationEvidence | null;
-  /** told of every committed change to a document (subscriptions); entry points without subscribers leave it out */
-  events?: DocumentChangeListener;
-}
-
-/** Where domain services report committed document changes (the event bus behind subscriptions). */
-export interface DocumentChangeListener {
-  documentChanged(kind: DocumentEventKind, document: DocumentRow): void;
+  /** records every change to a document in the event outbox, in the change's transaction (subscriptions) */
+  events: DocumentEventRecorder;
 }
 
 /**

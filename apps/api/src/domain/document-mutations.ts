@@ -65,13 +65,17 @@ export async function createDocument(
   authorizeOrHide(request, OrganizationPolicy.view, [organization]);
   authorizeIn(request, DocumentPolicy.create, [organization]);
   try {
-    const [document] = await request.db
-      .insert(documents)
-      .values({ ...values, title: values.title!, organizationId: organization.id, ownerId: request.subject!.id })
-      .returning();
+    const document = await request.db.transaction(async (tx) => {
+      const [created] = await tx
+        .insert(documents)
+        .values({ ...values, title: values.title!, organizationId: organization.id, ownerId: request.subject!.id })
+        .returning();
+      await request.events.record(tx, 'CREATED', created!);
+      return created!;
+    });
+    request.events.committed();
     request.loaders.organization.prime(organization.id, organization);
-    request.events?.documentChanged('CREATED', document!);
-    return ok(document!);
+    return ok(document);
   } catch (error) {
     if (isTitleTaken(error)) return titleTaken(at);
     throw error;
@@ -87,7 +91,8 @@ type Change = (found: DocumentWithOrganization, write: Writer) => Promise<Docume
 /**
  * The shape of every change to one document: load and lock the row, hide what the caller may not see
  * (NOT_FOUND), authorize the ability (FORBIDDEN), then apply the business rules and write, all in one
- * transaction so a concurrent change cannot slip between the check and the write.
+ * transaction so a concurrent change cannot slip between the check and the write. A change that wrote
+ * something records its event in the same transaction, after the write.
  */
 async function changeDocument(
   request: DomainRequest,
@@ -110,16 +115,17 @@ async function changeDocument(
     authorizeOrHide(request, DocumentPolicy.view, [found.document, new Date()]);
     authorizeChange(found);
     request.loaders.organization.prime(found.organization.id, found.organization);
-    return change(found, {
+    const outcome = await change(found, {
       update: async (values) => (written = (await tx.update(documents).set(values).where(eq(documents.id, documentId)).returning())[0]!),
       remove: async () => {
         await tx.delete(documents).where(eq(documents.id, documentId));
         written = found.document;
       },
     });
+    if (written) await request.events.record(tx, kind, written);
+    return outcome;
   });
-  // Subscribers hear of a change once it is committed, and only of one that wrote something.
-  if (written) request.events?.documentChanged(kind, written);
+  if (written) request.events.committed();
   return result;
 }
 

@@ -32,7 +32,9 @@ export type StreamTarget = { organization: string } | { documentId: string };
 const endWith = (code: string, message: string): StreamItem => ({ error: new GraphQLError(message, { extensions: { code } }) });
 const EXPIRED = () => endWith(ErrorCode.UNAUTHENTICATED, 'The access token has expired: subscribe again with a fresh one.');
 const NO_LONGER_ALLOWED = () => endWith(ErrorCode.FORBIDDEN, 'You may no longer receive these events.');
-const DROPPED = () => endWith('SUBSCRIPTION_DROPPED', 'This subscription was dropped: its events were not being read fast enough.');
+const DROPPED = () => endWith(ErrorCode.SUBSCRIPTION_DROPPED, 'This subscription was dropped: its events were not being read fast enough.');
+const INTERRUPTED = () =>
+  endWith(ErrorCode.SUBSCRIPTION_INTERRUPTED, 'This subscription was interrupted: some events could not be delivered. Subscribe again; missed events are not replayed.');
 const TOO_MANY = 'Too many open subscriptions for this account on this server.';
 
 /** A value read once per event for all of its subscribers on this instance. */
@@ -120,6 +122,7 @@ export async function openDocumentStream(context: GraphQLContext, target: Stream
         }
         if ('end' in next) {
           if (next.end === 'overflow') yield DROPPED();
+          else if (next.end === 'interrupted') yield INTERRUPTED();
           return;
         }
         const verdict = await judge(next);

@@ -1,29 +1,43 @@
-import { describe, expect, it } from 'vitest';
-import { createMemoryBus } from './bus.js';
+import type { DocumentRow } from '@latchkey/db';
+import { openOwnDatabase } from '@latchkey/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../logger.js';
+import { createEventRecorder } from './outbox.js';
+import { startOutboxReader, type OutboxReader } from './outbox-reader.js';
 import { createSubscriptionHub } from './subscription-hub.js';
-import type { DocumentEvent } from './types.js';
+import { createMemoryWake } from './wake.js';
 
+// The hub is fed by the real outbox reader over the real database (PGlite, or PostgreSQL with DATABASE_URL).
+let close: () => Promise<void>;
+let reader: OutboxReader;
+let emit: (organizationId: string, documentId?: string) => Promise<void>;
 let n = 0;
-const event = (organizationId: string, documentId = `doc-${++n}`): DocumentEvent => ({
-  id: `event-${++n}`,
-  kind: 'UPDATED',
-  documentId,
-  organizationId,
-  ownerId: 'owner',
-  status: 'PUBLISHED',
-  embargoUntil: null,
-  at: Date.now(),
+
+beforeAll(async () => {
+  const own = await openOwnDatabase('subscription_hub');
+  close = own.close;
+  const wake = createMemoryWake();
+  reader = await startOutboxReader({ database: own.database, wake, retentionSeconds: 600, logger: createLogger('silent') });
+  const recorder = createEventRecorder(wake, reader.wake);
+  emit = async (organizationId, documentId = `doc-${++n}`) => {
+    const row = { id: documentId, organizationId, ownerId: 'owner', status: 'PUBLISHED', embargoUntil: null } as unknown as DocumentRow;
+    await own.database.db.transaction((tx) => recorder.record(tx, 'UPDATED', row));
+    recorder.committed();
+  };
+});
+afterAll(async () => {
+  await reader?.close();
+  await close?.();
 });
 
 describe('the subscription hub of one instance (issue 7: limits and bounded buffers)', () => {
   it('hands each event to the subscribers of its organization only, in order, one lookup memo shared by all of them', async () => {
-    const bus = createMemoryBus();
-    const hub = createSubscriptionHub({ bus });
+    const hub = createSubscriptionHub({ source: reader });
     const acme1 = hub.open('u1', 'acme')!;
     const acme2 = hub.open('u2', 'acme')!;
     const globex = hub.open('u3', 'globex')!;
-    await bus.publish(event('acme', 'a'));
-    await bus.publish(event('acme', 'b'));
+    await emit('acme', 'a');
+    await emit('acme', 'b');
     const [first, second] = [await acme1.next(), await acme1.next()];
     expect([first, second].map((delivery) => ('event' in delivery ? delivery.event.documentId : delivery))).toEqual(['a', 'b']);
     const other = await acme2.next();
@@ -34,12 +48,11 @@ describe('the subscription hub of one instance (issue 7: limits and bounded buff
   });
 
   it('a subscriber that does not keep up is dropped once its queue is full: its memory does not grow', async () => {
-    const bus = createMemoryBus();
-    const hub = createSubscriptionHub({ bus, maxQueuedEvents: 3 });
+    const hub = createSubscriptionHub({ source: reader, maxQueuedEvents: 3 });
     const slow = hub.open('u1', 'acme')!;
     const fast = hub.open('u2', 'acme')!;
     for (let i = 0; i < 4; i++) {
-      await bus.publish(event('acme'));
+      await emit('acme');
       await fast.next();
     }
     expect(await slow.next()).toEqual({ end: 'overflow' });
@@ -49,7 +62,7 @@ describe('the subscription hub of one instance (issue 7: limits and bounded buff
   });
 
   it('counts open subscriptions per user and frees them on close', async () => {
-    const hub = createSubscriptionHub({ bus: createMemoryBus(), maxPerUser: 2 });
+    const hub = createSubscriptionHub({ source: reader, maxPerUser: 2 });
     const a = hub.open('u1', 'acme')!;
     hub.open('u1', 'globex');
     expect(hub.open('u1', 'acme')).toBeUndefined();
@@ -64,11 +77,10 @@ describe('the subscription hub of one instance (issue 7: limits and bounded buff
   });
 
   it('a narrowed subscriber (one document) receives only that document\'s events', async () => {
-    const bus = createMemoryBus();
-    const hub = createSubscriptionHub({ bus });
+    const hub = createSubscriptionHub({ source: reader });
     const one = hub.open('u1', 'acme', (candidate) => candidate.documentId === 'mine')!;
-    await bus.publish(event('acme', 'other'));
-    await bus.publish(event('acme', 'mine'));
+    await emit('acme', 'other');
+    await emit('acme', 'mine');
     const delivery = await one.next();
     expect('event' in delivery && delivery.event.documentId).toBe('mine');
     await hub.close();

@@ -1,14 +1,12 @@
-import { createDocumentPublisher } from './publisher.js';
-import type { DocumentEvent, EventBus } from './types.js';
+import type { DocumentEvent, EventSource } from './types.js';
 
 export interface SubscriptionHubOptions {
-  bus: EventBus;
+  /** every instance's committed events, in order (the event outbox's reader) */
+  source: EventSource;
   /** events waiting for one subscriber; one more and that subscriber is dropped (slow consumer). @default 64 */
   maxQueuedEvents?: number;
   /** open subscriptions of one user on this instance. @default 20 */
   maxPerUser?: number;
-  /** told when publishing to the bus fails (the change itself is committed) */
-  onPublishError?: (error: unknown) => void;
 }
 
 /**
@@ -24,20 +22,24 @@ export interface Delivery {
   memo: EventMemo;
 }
 
-/** Why a subscriber's stream ended on the server's side. */
-export type EndReason = 'overflow' | 'closed';
+/**
+ * Why a subscriber's stream ended on the server's side: too slow (`overflow`), events lost to this instance
+ * (`interrupted`), or closed.
+ */
+export type EndReason = 'overflow' | 'interrupted' | 'closed';
 
 export interface Subscriber {
-  /** The next event for this subscriber; `{ end }` once it is dropped (slow consumer) or the hub closes. */
+  /** The next event for this subscriber; `{ end }` once it is dropped (slow consumer), interrupted, or the hub closes. */
   next(): Promise<Delivery | { end: EndReason }>;
   /** Removes the subscriber (idempotent). */
   close(): void;
 }
 
 /**
- * Subscriptions on this instance: events from the bus (every instance's) are handed to the subscribers of the
- * event's organization, each through a bounded queue, so a subscriber that does not keep up is dropped instead
- * of growing memory. Counts subscriptions per user.
+ * Subscriptions on this instance: events from the source (every instance's) are handed to the subscribers of
+ * the event's organization, each through a bounded queue, so a subscriber that does not keep up is dropped
+ * instead of growing memory. When the source lost events, every subscriber ends as `interrupted` (none can be
+ * sure it missed nothing). Counts subscriptions per user.
  */
 export function createSubscriptionHub(options: SubscriptionHubOptions) {
   const maxQueued = options.maxQueuedEvents ?? 64;
@@ -100,17 +102,20 @@ export function createSubscriptionHub(options: SubscriptionHubOptions) {
     }
   }
 
-  const unsubscribe = options.bus.subscribe((event) => {
-    const subscribers = byOrganization.get(event.organizationId);
-    if (!subscribers) return;
-    const delivery: Delivery = { event, memo: { shared: new Map() } };
-    for (const subscriber of [...subscribers]) subscriber.push(delivery);
-  });
-
-  const publisher = createDocumentPublisher(options.bus, options.onPublishError);
+  const endAll = (reason: EndReason) => {
+    for (const set of [...byOrganization.values()]) for (const queue of [...set]) queue.end(reason);
+  };
+  const unsubscribe = options.source.subscribe(
+    (event) => {
+      const subscribers = byOrganization.get(event.organizationId);
+      if (!subscribers) return;
+      const delivery: Delivery = { event, memo: { shared: new Map() } };
+      for (const subscriber of [...subscribers]) subscriber.push(delivery);
+    },
+    () => endAll('interrupted'),
+  );
 
   return {
-    publisher,
     /**
      * A subscriber to one organization's events (`accepts` narrows them, e.g. to one document); undefined
      * when the user already has `maxPerUser` open here.
@@ -135,7 +140,7 @@ export function createSubscriptionHub(options: SubscriptionHubOptions) {
     async close(): Promise<void> {
       closed = true;
       unsubscribe();
-      for (const set of [...byOrganization.values()]) for (const queue of [...set]) queue.end('closed');
+      endAll('closed');
     },
   };
 }

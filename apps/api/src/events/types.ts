@@ -2,36 +2,40 @@
 export type DocumentEventKind = 'CREATED' | 'UPDATED' | 'PUBLISHED' | 'ARCHIVED' | 'DELETED' | 'LEGAL_HOLD_CHANGED';
 
 /**
- * A change to a document, as it travels between instances: ids and the few attributes the visibility rule
- * needs when the row is gone (a deleted document is judged on its last state). Never the document's content:
- * every subscriber reads what it may see from the database at delivery time.
+ * A change to a document as the outbox row stores it: ids and the few attributes the visibility rule needs when
+ * the row is gone (a deleted document is judged on its last state). Never the document's content: every
+ * subscriber reads what it may see from the database at delivery time.
  */
-export interface DocumentEvent {
-  /** unique per event (subscribers on one instance share the lookups of one event) */
-  id: string;
+export interface StoredDocumentEvent {
   kind: DocumentEventKind;
   documentId: string;
   organizationId: string;
   ownerId: string;
   status: 'DRAFT' | 'PUBLISHED' | 'ARCHIVED';
   embargoUntil: string | null;
-  /** epoch milliseconds */
+}
+
+/** A committed change as the readers hand it to subscribers. */
+export interface DocumentEvent extends StoredDocumentEvent {
+  /** the outbox sequence number, as text: unique per event (subscribers on one instance share its lookups) */
+  id: string;
+  /** when the outbox row was written (close to the commit), epoch milliseconds */
   at: number;
 }
 
-/** Carries document events to every instance of the service (this one included). */
-export interface EventBus {
-  readonly kind: 'memory' | 'postgres' | 'redis';
-  publish(event: DocumentEvent): Promise<void>;
-  /** Every event from every instance, in publication order per instance; returns the unsubscribe function. */
-  subscribe(listener: (event: DocumentEvent) => void): () => void;
-  close(): Promise<void>;
+/**
+ * Where the subscription hub gets its events: every committed document event of every instance, once each, in
+ * sequence order. `onInterrupted` is told when events were lost to this instance (it could not read them before
+ * they were purged): every subscriber may have missed some.
+ */
+export interface EventSource {
+  subscribe(listener: (event: DocumentEvent) => void, onInterrupted: () => void): () => void;
 }
 
 const KINDS = new Set<DocumentEventKind>(['CREATED', 'UPDATED', 'PUBLISHED', 'ARCHIVED', 'DELETED', 'LEGAL_HOLD_CHANGED']);
 const STATUSES = new Set(['DRAFT', 'PUBLISHED', 'ARCHIVED']);
 
-/** An event read off the wire (another instance's, or anyone's who can publish there): checked, else undefined. */
+/** An event read back from the outbox (a row anyone with write access to the table could have written): checked, else undefined. */
 export function parseDocumentEvent(text: string): DocumentEvent | undefined {
   let value: unknown;
   try {

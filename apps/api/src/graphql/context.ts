@@ -3,7 +3,7 @@ import type { LoaderFactory } from '../domain/loaders.js';
 import type { SubjectLoader } from '../domain/subjects.js';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Caller } from '../principal/principal.js';
-import type { DocumentChangeListener } from '../domain/access.js';
+import type { DocumentEventRecorder } from '../events/outbox.js';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 
 /** What resolvers may use; built once at start-up. */
@@ -17,8 +17,8 @@ export interface AppServices {
   subjects: SubjectLoader;
   /** batched lookups (organizations, users, memberships), one set per request */
   loaders: LoaderFactory;
-  /** where committed document changes go (the event bus behind subscriptions) */
-  events: DocumentChangeListener;
+  /** records document changes in the event outbox (subscriptions) */
+  events: DocumentEventRecorder;
   /** this instance's subscriptions */
   subscriptions: SubscriptionHub;
 }

@@ -11,6 +11,7 @@ import { createPersistedOperations, importAllowlist } from '../graphql/persisted
 import { buildSchema } from '../graphql/schema.js';
 import { createPersistedRequestResolver, ManifestError } from '@latchkey/persisted';
 import type { Duplex } from 'node:stream';
+import type { DocumentEventRecorder } from '../events/outbox.js';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 import { createGraphQLWebSocket } from './graphql-ws.js';
 import type { KeyMaterial } from '../keys/key-material.js';
@@ -48,8 +49,10 @@ export interface HttpAppDeps {
   delivery: DeliveryHandler;
   /** login rate limits and lockout */
   loginLimits: LoginLimits;
-  /** this instance's subscriptions (and the publisher of document events) */
+  /** this instance's subscriptions */
   subscriptions: SubscriptionHub;
+  /** records document changes in the event outbox */
+  events: DocumentEventRecorder;
 }
 
 /** Per-request state, kept beside the request (a WeakMap, not expando properties on node's objects). */
@@ -87,7 +90,7 @@ function pathOf(url: string): string {
  * The HTTP front: request id, logging, transport limits (URL, body), CSRF content-type rule and CORS
  * are handled here in plain node:http, before Yoga, where they cost the least.
  */
-export async function createHttpApp({ config, logger, database, keys, delivery, loginLimits, subscriptions }: HttpAppDeps) {
+export async function createHttpApp({ config, logger, database, keys, delivery, loginLimits, subscriptions, events }: HttpAppDeps) {
   const { limits } = config;
   const verifier = createAccessTokenVerifier({
     jwks: keys.jwks,
@@ -107,7 +110,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     service: config.service,
     subjects: createSubjectLoader(),
     loaders: createLoaderFactory(),
-    events: subscriptions.publisher,
+    events,
     subscriptions,
   };
   const schema = buildSchema();

@@ -34,17 +34,15 @@ export interface ServiceProcesses {
   stop(): Promise<void>;
 }
 
+/** Configuration added to one process, given the URL of the database they share ('' on the embedded one) and the process's index. */
+export type ProcessEnv = Record<string, string> | ((databaseUrl: string, index: number) => Record<string, string>);
+
 /**
  * `count` api processes that are one service: one PostgreSQL database of their own (migrated and seeded), one
- * signing key, one public URL and data directory. `env` adds configuration (REDIS_URL, TRUST_PROXY, say); a
- * PUBLIC_URL in it (a proxy in front) replaces the default one.
+ * signing key, one public URL and data directory. `env` adds configuration (REDIS_URL, TRUST_PROXY, say; or, as a function,
+ * a DATABASE_URL through a proxy for some of them); a PUBLIC_URL in it (a proxy in front) replaces the default one.
  */
-export interface ServiceProcessOptions {
-  /** the DATABASE_URL process `index` uses, given the shared database's (route it through a fault proxy, say) */
-  databaseUrlOf?: (url: string, index: number) => string;
-}
-
-export async function startServiceProcesses(count: number, env: Record<string, string> = {}, options: ServiceProcessOptions = {}): Promise<ServiceProcesses> {
+export async function startServiceProcesses(count: number, env: ProcessEnv = {}): Promise<ServiceProcesses> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-processes-'));
   // One PostgreSQL database of their own; without DATABASE_URL a single process may run on the embedded one.
   if (!process.env['DATABASE_URL'] && count > 1) throw new Error('several processes share PostgreSQL: DATABASE_URL is needed');
@@ -55,7 +53,7 @@ export async function startServiceProcesses(count: number, env: Record<string, s
   await seeded.close();
   const privateJwk = await generateSigningJwk();
   const signingKey = await parseSigningKey(JSON.stringify(privateJwk));
-  const publicUrl = env['PUBLIC_URL'] ?? `http://localhost:${await freePort()}`;
+  const publicUrl = (typeof env === 'function' ? undefined : env['PUBLIC_URL']) ?? `http://localhost:${await freePort()}`;
   const children: ChildProcess[] = [];
   const exits: Promise<number | null>[] = [];
   const urls: string[] = [];
@@ -63,7 +61,7 @@ export async function startServiceProcesses(count: number, env: Record<string, s
     const port = await freePort();
     children.push(
       spawn(process.execPath, [MAIN], {
-        env: { PATH: process.env['PATH'], NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: publicUrl, DATA_DIR: dataDir, ...(own ? { DATABASE_URL: options.databaseUrlOf?.(own.url, i) ?? own.url } : {}), SIGNING_KEY: JSON.stringify(privateJwk), LOG_LEVEL: 'warn', ...env },
+        env: { PATH: process.env['PATH'], NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: publicUrl, DATA_DIR: dataDir, ...(own ? { DATABASE_URL: own.url } : {}), SIGNING_KEY: JSON.stringify(privateJwk), LOG_LEVEL: 'warn', ...(typeof env === 'function' ? env(own?.url ?? '', i) : env) },
         stdio: process.env['TEST_PROCESS_LOGS'] ? 'inherit' : 'ignore',
       }),
     );

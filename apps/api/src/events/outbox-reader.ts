@@ -1,0 +1,245 @@
+import { asBackgroundWork, documentEvents, documentEventsPurged, sql, type DatabaseHandle } from '@latchkey/db';
+import type { Logger } from 'pino';
+import { parseDocumentEvent, type DocumentEvent, type EventSource } from './types.js';
+
+export interface OutboxReaderOptions {
+  database: DatabaseHandle;
+  /** wake-ups (NOTIFY, Redis, or none): each one triggers a read */
+  wake: { onWake(listener: () => void): () => void };
+  /** outbox rows older than this are purged (EVENT_RETENTION), in seconds */
+  retentionSeconds: number;
+  /** a read when no wake-up comes, since wake-ups can be lost. @default 1000 */
+  pollIntervalMs?: number;
+  /** rows read by one statement. @default 500 */
+  batchSize?: number;
+  /** how often this instance purges old rows. @default a quarter of the retention, between 250 ms and 60 s */
+  purgeIntervalMs?: number;
+  logger: Logger;
+  /** told, for every event handed to the subscribers, how long after its row was written that was (ms) */
+  onDelivered?: (lagMs: number) => void;
+}
+
+export interface OutboxReader extends EventSource {
+  /** reads now (this instance's own commits call it; a read under way reads again when done) */
+  wake(): void;
+  /** the next sequence number this reader will deliver (tests, diagnostics) */
+  position(): number;
+  close(): Promise<void>;
+}
+
+/** A run of missing sequence numbers below `below`, first seen in a snapshot whose xmax was `xmax`. */
+interface Gap {
+  below: number;
+  xmax: bigint;
+}
+
+interface ReadRow {
+  xmin: string;
+  xmax: string;
+  purged: string;
+  now_ms: string;
+  seq: string | null;
+  event: string | null;
+  created_ms: string | null;
+}
+
+const FIRST_RETRY_MS = 20;
+const MAX_RETRY_MS = 1000;
+
+/** drizzle's `execute` answers an array (postgres-js) or `{ rows }` (PGlite). */
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
+/**
+ * This instance's reader of the event outbox: it starts after the newest row (no replay) and hands every
+ * committed event to its listeners once, in sequence order, reading after the last sequence number it delivered
+ * on every wake-up and every `pollIntervalMs`.
+ *
+ * Sequence numbers are drawn at insert but become visible at commit, so a missing number may still be coming.
+ * A gap is skipped only once every transaction that was running when it was first seen has ended (the xmin of a
+ * later snapshot reached that snapshot's xmax) and the number is still absent: it was rolled back. A gap at or
+ * below the purge watermark cannot be bridged (the rows may have been purged before this reader saw them): the
+ * listeners are told (`onInterrupted`) and reading goes on after the watermark. A failed read is tried again
+ * (backing off to 1 s, one log line per outage) from the same position, so nothing is skipped when the
+ * database comes back.
+ */
+export async function startOutboxReader(options: OutboxReaderOptions): Promise<OutboxReader> {
+  const { database, logger } = options;
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const batchSize = options.batchSize ?? 500;
+  const retentionMs = options.retentionSeconds * 1000;
+  const purgeIntervalMs = options.purgeIntervalMs ?? Math.min(60_000, Math.max(250, retentionMs / 4));
+  const listeners = new Set<{ event: (event: DocumentEvent) => void; interrupted: () => void }>();
+
+  const [start] = rowsOf<{ next: string }>(
+    await asBackgroundWork(() =>
+      database.db.execute(sql`select greatest(
+        coalesce((select max(seq) from ${documentEvents}), 0),
+        coalesce((select through_seq from ${documentEventsPurged} where id = 1), 0)) + 1 as next`),
+    ),
+  );
+  let next = Number(start!.next);
+  let gap: Gap | undefined;
+  let gapRetryMs = FIRST_RETRY_MS;
+  let failureRetryMs = FIRST_RETRY_MS;
+  let failing = false;
+  let reading: Promise<void> | undefined;
+  let again = false;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  function deliver(event: DocumentEvent, lagMs: number): void {
+    for (const listener of [...listeners]) listener.event(event);
+    options.onDelivered?.(lagMs);
+  }
+
+  /** One statement, so the rows, the watermark and the snapshot's xmin/xmax are of one snapshot. */
+  async function readBatch(): Promise<'caught-up' | 'more' | 'waiting'> {
+    const rows = rowsOf<ReadRow>(
+      await database.db.execute(sql`select
+          pg_snapshot_xmin(s.snapshot)::text as xmin,
+          pg_snapshot_xmax(s.snapshot)::text as xmax,
+          coalesce((select through_seq from ${documentEventsPurged} where id = 1), 0)::text as purged,
+          (extract(epoch from clock_timestamp()) * 1000)::text as now_ms,
+          e.seq::text as seq,
+          (e.event || jsonb_build_object('id', e.seq::text, 'at', floor(extract(epoch from e.created_at) * 1000)::bigint))::text as event,
+          (extract(epoch from e.created_at) * 1000)::text as created_ms
+        from (select pg_current_snapshot() as snapshot) s
+        left join lateral (
+          select seq, event, created_at from ${documentEvents} where seq >= ${next} order by seq limit ${batchSize}
+        ) e on true
+        order by e.seq`),
+    );
+    const readAt = Date.now();
+    const head = rows[0]!;
+    const xmin = BigInt(head.xmin);
+    const purged = Number(head.purged);
+    if (purged >= next) {
+      logger.warn({ from: next, through: purged }, 'event outbox: events were purged before this instance read them; its subscriptions are interrupted');
+      next = purged + 1;
+      gap = undefined;
+      for (const listener of [...listeners]) listener.interrupted();
+    }
+    const dbNow = Number(head.now_ms);
+    let waiting = false;
+    for (const row of rows) {
+      if (row.seq === null) break;
+      const seq = Number(row.seq);
+      if (seq < next) continue;
+      while (seq > next) {
+        // The numbers missing below `seq` were drawn before it, by transactions that had their ids by then.
+        if (!gap || gap.below <= next) gap = { below: seq, xmax: BigInt(head.xmax) };
+        if (xmin < gap.xmax) {
+          waiting = true;
+          break;
+        }
+        // Every transaction that could have held these numbers has ended, and they are not here: rolled back.
+        next = Math.min(seq, gap.below);
+      }
+      if (waiting) break;
+      next = seq + 1;
+      const event = parseDocumentEvent(row.event!);
+      if (!event) {
+        logger.warn({ seq }, 'event outbox: ignored a malformed row');
+        continue;
+      }
+      deliver(event, dbNow - Number(row.created_ms) + (Date.now() - readAt));
+    }
+    if (gap && gap.below <= next) gap = undefined;
+    if (waiting) return 'waiting';
+    return rows.length === batchSize && rows[0]!.seq !== null ? 'more' : 'caught-up';
+  }
+
+  async function readUntilCaughtUp(): Promise<void> {
+    let delay = pollIntervalMs;
+    try {
+      for (;;) {
+        again = false;
+        const outcome = await readBatch();
+        if (failing) {
+          failing = false;
+          logger.info({ position: next }, 'event outbox: reading again');
+        }
+        failureRetryMs = FIRST_RETRY_MS;
+        if (outcome === 'waiting') {
+          // Nothing announces a rollback: look again soon, then less often.
+          delay = gapRetryMs;
+          gapRetryMs = Math.min(gapRetryMs * 2, pollIntervalMs);
+        } else {
+          gapRetryMs = FIRST_RETRY_MS;
+        }
+        if (closed || (outcome !== 'more' && !again)) break;
+      }
+    } catch (error) {
+      if (!failing) {
+        failing = true;
+        logger.warn({ err: error, position: next }, 'event outbox: reading failed; retrying until the database answers');
+      }
+      // Wake-ups during an outage do not shorten the back-off.
+      again = false;
+      delay = failureRetryMs;
+      failureRetryMs = Math.min(failureRetryMs * 2, MAX_RETRY_MS);
+    }
+    if (!closed) timer = setTimeout(read, delay).unref();
+  }
+
+  function read(): void {
+    if (closed) return;
+    if (reading) {
+      again = true;
+      return;
+    }
+    clearTimeout(timer);
+    reading = asBackgroundWork(readUntilCaughtUp).finally(() => {
+      reading = undefined;
+      // A wake-up that came as the last read finished.
+      if (again && !failing) read();
+    });
+  }
+
+  async function purge(): Promise<void> {
+    // The oldest rows up to the first one still within the retention (a prefix in sequence order, found along
+    // the primary key), and the watermark raised to the last of them, in one statement; two instances purging
+    // at once delete disjoint rows and the watermark only rises.
+    await database.db.execute(sql`with gone as (
+        delete from ${documentEvents} where seq < coalesce(
+          (select seq from ${documentEvents} where created_at >= clock_timestamp() - make_interval(secs => ${options.retentionSeconds}) order by seq limit 1),
+          9223372036854775807)
+        returning seq)
+      insert into ${documentEventsPurged} (id, through_seq) select 1, max(seq) from gone having count(*) > 0
+      on conflict (id) do update set through_seq = greatest(${documentEventsPurged.throughSeq}, excluded.through_seq)`);
+  }
+  let purgeFailing = false;
+  const purgeTimer = setInterval(() => {
+    // A missed purge is done by the next one; one log line per streak of failures.
+    asBackgroundWork(purge).then(
+      () => (purgeFailing = false),
+      (error: unknown) => {
+        if (!purgeFailing) logger.warn({ err: error }, 'event outbox: purging old events failed; trying again later');
+        purgeFailing = true;
+      },
+    );
+  }, purgeIntervalMs);
+  purgeTimer.unref();
+
+  const stopWaking = options.wake.onWake(read);
+  timer = setTimeout(read, pollIntervalMs).unref();
+
+  return {
+    subscribe(event, interrupted) {
+      const listener = { event, interrupted };
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    wake: read,
+    position: () => next,
+    async close() {
+      closed = true;
+      stopWaking();
+      clearTimeout(timer);
+      clearInterval(purgeTimer);
+      await reading;
+    },
+  };
+}

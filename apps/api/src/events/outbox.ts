@@ -1,0 +1,45 @@
+import { documentEvents, sql, type Database, type DocumentRow } from '@latchkey/db';
+import type { DocumentEventKind, StoredDocumentEvent } from './types.js';
+import { WAKE_CHANNEL, type WakeChannel } from './wake.js';
+
+/**
+ * Where domain services report document changes (subscriptions). `record` runs inside the change's transaction,
+ * after its write, so the event commits or rolls back with the change; `committed` runs once it has committed.
+ */
+export interface DocumentEventRecorder {
+  record(tx: Database, kind: DocumentEventKind, document: DocumentRow): Promise<void>;
+  committed(): void;
+}
+
+/**
+ * Writes the outbox row of a change (the only record of its event) and wakes the readers: on PostgreSQL with
+ * `pg_notify` in the same statement (sent at commit, with nothing more to do afterwards), with Redis after the
+ * commit; `wakeThisInstance` wakes this process's own reader at once, if it has one.
+ *
+ * The row must come after the change's own write: the transaction then already has its id when the sequence
+ * number is drawn, so a reader's snapshot counts it among the transactions that may still commit that number.
+ */
+export function createEventRecorder(wake: WakeChannel, wakeThisInstance: () => void = () => undefined): DocumentEventRecorder {
+  return {
+    async record(tx, kind, document) {
+      const event: StoredDocumentEvent = {
+        kind,
+        documentId: document.id,
+        organizationId: document.organizationId,
+        ownerId: document.ownerId,
+        status: document.status,
+        embargoUntil: document.embargoUntil ? document.embargoUntil.toISOString() : null,
+      };
+      if (wake.notifiesInTransaction) {
+        await tx.execute(sql`with added as (insert into ${documentEvents} (event) values (${JSON.stringify(event)}::jsonb) returning seq)
+          select pg_notify(${WAKE_CHANNEL}, seq::text) from added`);
+      } else {
+        await tx.insert(documentEvents).values({ event: { ...event } });
+      }
+    },
+    committed() {
+      wakeThisInstance();
+      wake.publish();
+    },
+  };
+}
