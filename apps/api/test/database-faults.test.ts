@@ -1,8 +1,15 @@
-import { seedDemoData } from '@latchkey/db';
+import { createDatabase, seedDemoData } from '@latchkey/db';
+import { sql } from 'drizzle-orm';
 import { startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, type Demo } from './support/demo.js';
 import { createOwnDatabase, databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
+import { overWebSocket, wsClient } from './support/subscriptions.js';
+import type { DomainRequest } from '../src/domain/access.js';
+import { archiveDocument } from '../src/domain/document-mutations.js';
+import { createLoaderFactory } from '../src/domain/loaders.js';
+import { createEventRecorder } from '../src/events/outbox.js';
+import { createMemoryWake } from '../src/events/wake.js';
 
 /**
  * Issue 13 point 1: bounded requests during database faults. The service reaches the machine's PostgreSQL
@@ -174,5 +181,40 @@ describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest an
       expect(await recovery()).toBeLessThan(2000);
     }
     expect(service.logText()).not.toContain('INTERNAL_SERVER_ERROR');
+  });
+});
+
+describe.skipIf(databaseKind === 'pglite')('issue 13 points 1 and 2: an event that cannot be judged in time is not delivered unjudged', () => {
+  it('the database does not answer the subscriber\'s rights within DATABASE_TIMEOUT: one last SUBSCRIPTION_INTERRUPTED result, and the stream completes', async () => {
+    const service = await startTestService({ DATABASE_TIMEOUT: '1s' }, { outages: true });
+    const blocker = await createDatabase({ url: service.config.database.url, dataDir: service.config.dataDir, poolSize: 2 });
+    try {
+      await seedDemoData(service.database);
+      const demo = await demoOf(service);
+      const client = wsClient(service.graphqlUrl, await demo.token('alice'));
+      const received = overWebSocket(client, { query: 'subscription { documentChanged(organization: "acme") { kind } }' });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Another session holds `memberships` locked: the change below (made as the service does, by a caller whose
+      // rights are already known) reaches the outbox, but no subscriber's rights can be read to judge it.
+      let release!: () => void;
+      const held = blocker.db.transaction(async (tx) => {
+        await tx.execute(sql`lock table memberships in access exclusive mode`);
+        await new Promise<void>((resolve) => (release = resolve));
+      }).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const root = { id: demo.userId.root, superAdmin: true, suspended: false, emailVerified: true, roles: new Map() };
+      const request: DomainRequest = { db: service.database.db, subject: root, loaders: createLoaderFactory()({}, service.database.db), handler: 'test', events: createEventRecorder(createMemoryWake()) };
+      await archiveDocument(request, demo.documentId.get('Quarterly plan')!);
+      await received.ended(10_000);
+      release();
+      await held;
+      expect(received.results.at(-1)?.errors?.[0]?.extensions?.code).toBe('SUBSCRIPTION_INTERRUPTED');
+      expect(received.results.slice(0, -1).every((result) => !result.errors)).toBe(true);
+      expect(received.completed).toBe(true);
+      client.dispose();
+    } finally {
+      await blocker.close();
+      await service.stop();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { documents, organizations, type DocumentRow, type OrganizationRow } from '@latchkey/db';
+import { documents, isDatabaseUnavailable, organizations, type DocumentRow, type OrganizationRow } from '@latchkey/db';
 import { can } from '@latchkey/policy';
 import { eq } from 'drizzle-orm';
 import { GraphQLError } from 'graphql';
@@ -36,6 +36,7 @@ const DROPPED = () => endWith(ErrorCode.SUBSCRIPTION_DROPPED, 'This subscription
 const INTERRUPTED = () =>
   endWith(ErrorCode.SUBSCRIPTION_INTERRUPTED, 'This subscription was interrupted: some events could not be delivered. Subscribe again; missed events are not replayed.');
 const TOO_MANY = 'Too many open subscriptions for this account on this server.';
+const SHUTTING_DOWN = 'This server is shutting down: subscribe again (another instance will answer).';
 
 /** A value read once per event for all of its subscribers on this instance. */
 function shared<T>(delivery: Delivery, key: string, read: () => Promise<T>): Promise<T> {
@@ -76,6 +77,7 @@ export async function openDocumentStream(context: GraphQLContext, target: Stream
   }
 
   const subscriber = subscriptions.open(userId, organization.id, documentId ? (event) => event.documentId === documentId : undefined);
+  if (!subscriber && subscriptions.closed) throw new GraphQLError(SHUTTING_DOWN, { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
   if (!subscriber) throw new GraphQLError(TOO_MANY, { extensions: { code: ErrorCode.RATE_LIMITED } });
 
   /** The subscriber's verdict on one event, read from the database now. */
@@ -125,7 +127,15 @@ export async function openDocumentStream(context: GraphQLContext, target: Stream
           else if (next.end === 'interrupted') yield INTERRUPTED();
           return;
         }
-        const verdict = await judge(next);
+        let verdict: StreamItem | 'skip';
+        try {
+          verdict = await judge(next);
+        } catch (error) {
+          // An event that cannot be judged (the database went away) cannot be delivered: say so, and end.
+          if (!isDatabaseUnavailable(error)) throw error;
+          yield INTERRUPTED();
+          return;
+        }
         if (verdict === 'skip') continue;
         yield verdict;
         if ('error' in verdict || (documentId && next.event.kind === 'DELETED')) return;

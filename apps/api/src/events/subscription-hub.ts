@@ -131,6 +131,10 @@ export function createSubscriptionHub(options: SubscriptionHubOptions) {
       set.add(queue);
       return queue;
     },
+    /** Whether this instance is shutting down (no subscription opens any more). */
+    get closed(): boolean {
+      return closed;
+    },
     /** Open subscriptions on this instance (for tests and metrics). */
     size(): number {
       let total = 0;
