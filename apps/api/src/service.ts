@@ -20,9 +20,13 @@ import {
 import { createEventBus } from './events/create-bus.js';
 import { createSubscriptionHub, type SubscriptionHub } from './events/subscription-hub.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
+import { listen } from './http/listen.js';
 import { createTlsListener, listenTls } from './http/tls-listener.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logger.js';
+import { createServiceMetrics } from './observability/metrics.js';
+import { createMetricsHandler } from './observability/metrics-listener.js';
+import { startTracing } from './observability/tracing.js';
 
 export interface RunningService {
   /** base URL actually listened on, e.g. http://127.0.0.1:4000 */
@@ -31,6 +35,9 @@ export interface RunningService {
   /** the HTTPS listener's base URL and server, when TLS_PORT is set */
   tlsUrl?: string;
   tlsServer?: HttpsServer;
+  /** the metrics listener's base URL and server, when METRICS_PORT is set */
+  metricsUrl?: string;
+  metricsServer?: Server;
   app: HttpApp;
   /** this instance's subscriptions */
   subscriptions: SubscriptionHub;
@@ -125,7 +132,23 @@ export async function startService(config: Config, logger: Logger = createLogger
       onPublishError: (error) => logger.error({ err: error }, 'publishing a document event failed'),
     });
     resources.push(() => subscriptions.close());
-    const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger), loginLimits: limits, subscriptions });
+    // Metrics (METRICS_PORT): gauges read their sources at each scrape.
+    let webSocketConnections = () => 0;
+    const metrics =
+      config.observability.metricsPort === undefined
+        ? undefined
+        : createServiceMetrics({
+            database: database.kind,
+            // The database client reports no pool statistics yet: the pool gauges stay absent until it does.
+            poolStats: () => undefined,
+            openSubscriptions: () => subscriptions.size(),
+            webSocketConnections: () => webSocketConnections(),
+          });
+    // Traces (OTEL_EXPORTER_OTLP_ENDPOINT): flushed after everything else has closed.
+    const tracing = config.observability.tracing ? startTracing(config.observability.tracing, logger) : undefined;
+    if (tracing) resources.unshift(() => tracing.shutdown());
+    const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger), loginLimits: limits, subscriptions, metrics, tracing: tracing?.plugin });
+    webSocketConnections = app.webSocketClients;
     const timeouts = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 };
     const server = createServer(timeouts, app.handle);
     server.on('clientError', answerClientError);
@@ -160,18 +183,33 @@ export async function startService(config: Config, logger: Logger = createLogger
       }
       logger.info({ url: tlsUrl, clientCertificates: config.http.tls.clientCa !== undefined }, `HTTPS listener on ${tlsUrl}`);
     }
+    // The metrics listener (METRICS_PORT, on HOST): /metrics, /healthz and /readyz, nothing of the application.
+    let metricsServer: Server | undefined;
+    let metricsUrl: string | undefined;
+    if (metrics) {
+      const handle = createMetricsHandler({ registry: metrics.registry, probes: app.probes, onError: (error) => logger.error({ err: error }, 'collecting metrics failed') });
+      metricsServer = createServer(timeouts, handle);
+      metricsServer.on('clientError', answerClientError);
+      try {
+        metricsUrl = await listen(metricsServer, config.observability.metricsPort!, config.http.host, 'http');
+      } catch (error) {
+        await Promise.all([stopListening(server), ...(tlsServer ? [stopListening(tlsServer)] : [])]);
+        throw error;
+      }
+      logger.info({ url: metricsUrl }, `metrics listener on ${metricsUrl}/metrics`);
+    }
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
         // Open streams first (subscriptions end, sockets close), so the listeners have nothing long-lived to wait for.
         await subscriptions.close();
         await app.closeWebSockets();
-        await Promise.all([stopListening(server), ...(tlsServer ? [stopListening(tlsServer)] : [])]);
+        await Promise.all([stopListening(server), ...(tlsServer ? [stopListening(tlsServer)] : []), ...(metricsServer ? [stopListening(metricsServer)] : [])]);
         await app.yoga.dispose();
         for (const release of resources.reverse()) await release();
         await database.close();
       })());
-    return { url, server, ...(tlsServer ? { tlsUrl, tlsServer } : {}), app, subscriptions, database, logger, close };
+    return { url, server, ...(tlsServer ? { tlsUrl, tlsServer } : {}), ...(metricsServer ? { metricsUrl, metricsServer } : {}), app, subscriptions, database, logger, close };
   } catch (error) {
     for (const release of resources.reverse()) await release().catch(() => undefined);
     await database.close();

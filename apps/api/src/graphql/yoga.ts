@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { usePersistedOperations, type PersistedOperationStore, type RegistrationDecision } from '@latchkey/persisted';
 import { useAuthorizationErrors } from '@latchkey/policy';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { createYoga, maskError, type YogaLogger } from 'graphql-yoga';
+import { createYoga, maskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import { isDomainError } from '../domain/errors.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -17,6 +17,8 @@ import { usePublicCache } from './plugins/use-public-cache.js';
 import { createRouteRequirements, useRouteAccess } from './plugins/use-route-access.js';
 import { useStepUp } from './plugins/use-step-up.js';
 import { useStrictParams } from './plugins/use-strict-params.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
+import { useGraphQLMetrics } from '../observability/use-graphql-metrics.js';
 
 export interface GraphQLHandlerDeps {
   config: Config;
@@ -32,6 +34,10 @@ export interface GraphQLHandlerDeps {
     store: PersistedOperationStore;
     allowRegistration: (ip: string) => Promise<RegistrationDecision>;
   };
+  /** this instance's metrics (METRICS_PORT); undefined: none are kept */
+  metrics?: ServiceMetrics;
+  /** the tracing plugin (OTEL_EXPORTER_OTLP_ENDPOINT); undefined: no spans */
+  tracing?: Plugin;
 }
 
 const noop = () => {};
@@ -66,7 +72,7 @@ function domainErrorsUnmasked(error: unknown, message: string, isDev?: boolean):
   return maskError(error, message, isDev);
 }
 
-export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf, schema, persisted }: GraphQLHandlerDeps) {
+export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf, schema, persisted, metrics, tracing }: GraphQLHandlerDeps) {
   const { limits } = config;
 
   const contextFor = (result: VerificationResult | undefined, requestId: string): RequestContext => ({
@@ -101,6 +107,8 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
         allowRegistration: (_request, { req }) => persisted.allowRegistration(req?.socket.remoteAddress ?? 'unknown'),
         onRegistrationError: (error) => logger.error({ err: error }, 'persisted-query registration failed'),
       }),
+      // Early, so the phases it times include the other plugins' work in them.
+      ...(metrics ? [useGraphQLMetrics({ registry: metrics.registry, phaseDurations: metrics.graphqlPhaseDurations })] : []),
       useStrictParams(),
       // @defer and @stream (the incremental-delivery working draft), answered over multipart/mixed or SSE.
       useIncrementalDelivery(),
@@ -110,8 +118,10 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
       usePublicCache({ maxAge: config.publicCacheMaxAge, requirementsOf: routeRequirements }),
       useAuthorizationErrors(),
       useStepUp(),
+      // Last of the execution plugins: only operations that pass every check before execution get a span.
+      ...(tracing ? [tracing] : []),
       useErrorLog(logger),
-      useErrorCodes(),
+      useErrorCodes({ onError: metrics?.graphqlError }),
     ],
     batching: limits.maxBatch > 0 ? { limit: limits.maxBatch } : false,
     // Enforced by the HTTP layer from Content-Length / counted bytes: Yoga's stream limiter costs ~145 us a request.

@@ -214,11 +214,22 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
   }
 
   /** Answers one request under the router's paths; never rejects. */
-  return function handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+  function handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     return run(req, res, path, query).catch((error: unknown) => {
       options.onUnexpected?.(error, req);
       if (!res.headersSent) send(res, restError(500, 'Internal server error.'));
       else res.destroy();
     });
-  };
+  }
+
+  /** The declared path (`/api/documents/:id`) a request path falls under, whatever its method; undefined if none. */
+  function templateOf(path: string): string | undefined {
+    const parts = path.split('/').filter(Boolean);
+    for (const { route, segments } of routes) {
+      if (segments.length === parts.length && segments.every((segment, i) => segment.startsWith(':') || segment === parts[i])) return route.path;
+    }
+    return undefined;
+  }
+
+  return Object.assign(handle, { templateOf });
 }
