@@ -18,7 +18,7 @@ import { createRouteRequirements, useRouteAccess } from './plugins/use-route-acc
 import { useStepUp } from './plugins/use-step-up.js';
 import { useStrictParams } from './plugins/use-strict-params.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
-import { useGraphQLMetrics } from '../observability/use-graphql-metrics.js';
+import { useOperationMetrics } from '../observability/use-operation-metrics.js';
 
 export interface GraphQLHandlerDeps {
   config: Config;
@@ -107,8 +107,6 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
         allowRegistration: (_request, { req }) => persisted.allowRegistration(req?.socket.remoteAddress ?? 'unknown'),
         onRegistrationError: (error) => logger.error({ err: error }, 'persisted-query registration failed'),
       }),
-      // Early, so the phases it times include the other plugins' work in them.
-      ...(metrics ? [useGraphQLMetrics({ registry: metrics.registry, phaseDurations: metrics.graphqlPhaseDurations })] : []),
       useStrictParams(),
       // @defer and @stream (the incremental-delivery working draft), answered over multipart/mixed or SSE.
       useIncrementalDelivery(),
@@ -118,7 +116,8 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
       usePublicCache({ maxAge: config.publicCacheMaxAge, requirementsOf: routeRequirements }),
       useAuthorizationErrors(),
       useStepUp(),
-      // Last of the execution plugins: only operations that pass every check before execution get a span.
+      // Last of the execution plugins: only operations that pass every check before execution are counted, or get a span.
+      ...(metrics ? [useOperationMetrics({ count: metrics.graphqlOperation })] : []),
       ...(tracing ? [tracing] : []),
       useErrorLog(logger),
       useErrorCodes({ onError: metrics?.graphqlError }),
