@@ -116,22 +116,17 @@ export function createServiceMetrics(sources: MetricSources) {
   poolGauge('latchkey_db_pool_connections_in_use', 'Database connections serving a request', (stats) => stats.inUse);
   poolGauge('latchkey_db_pool_waiting', 'Requests waiting for a database connection', (stats) => stats.waiting);
   poolGauge('latchkey_db_pool_size', 'Database connections the pool may open', (stats) => stats.size);
-  new Gauge({
-    name: 'latchkey_subscriptions_open',
-    help: 'Open GraphQL subscriptions on this instance (SSE and WebSocket)',
-    registers,
-    collect() {
-      this.set(sources.openSubscriptions());
-    },
-  });
-  new Gauge({
-    name: 'latchkey_websocket_connections_open',
-    help: 'Open GraphQL WebSocket connections on this instance',
-    registers,
-    collect() {
-      this.set(sources.webSocketConnections());
-    },
-  });
+  const readGauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(read());
+      },
+    });
+  readGauge('latchkey_subscriptions_open', 'Open GraphQL subscriptions on this instance (SSE and WebSocket)', sources.openSubscriptions);
+  readGauge('latchkey_websocket_connections_open', 'Open GraphQL WebSocket connections on this instance', sources.webSocketConnections);
 
   const signInCounters = new Map<SignInMethod, SignInCounters>();
   const seenCodes = new Set<string>();
