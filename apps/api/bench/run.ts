@@ -9,6 +9,9 @@
 // Env: BENCH_CONNECTIONS (50), BENCH_DURATION (s, 5), BENCH_ROUNDS (5),
 //      BENCH_WARMUP (s per server, 10: stock Yoga keeps speeding up for ~10 s),
 //      BENCH_ONLY=latchkey,stock-yoga,raw-node (subset of servers),
+//      BENCH_METRICS=compare (instead: two latchkey servers, metrics off and on
+//      (METRICS_PORT), alternated round by round on the same scenarios; prints
+//      on/off per scenario),
 //      BENCH_SERVER_LOGS=1 (show latchkey's own output, to debug its startup).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -30,6 +33,8 @@ const DURATION_S = intEnv('BENCH_DURATION', 5);
 const ROUNDS = intEnv('BENCH_ROUNDS', 5);
 const WARMUP_S = intEnv('BENCH_WARMUP', 10);
 const READY_TIMEOUT_MS = 60_000;
+const COMPARE_METRICS = process.env.BENCH_METRICS === 'compare';
+if (process.env.BENCH_METRICS !== undefined && !COMPARE_METRICS) throw new Error(`BENCH_METRICS: only "compare" is known, got "${process.env.BENCH_METRICS}"`);
 
 const SERVER_NAMES = ['latchkey', 'stock-yoga', 'raw-node'] as const;
 type ServerName = (typeof SERVER_NAMES)[number];
@@ -48,7 +53,8 @@ const DASHBOARD_QUERY = DocumentDashboardDocument.toString();
 const DASHBOARD_HASH = createHash('sha256').update(DASHBOARD_QUERY).digest('hex');
 
 interface Server {
-  name: ServerName;
+  /** a ServerName, or `latchkey (metrics off|on)` in BENCH_METRICS=compare */
+  name: string;
   url: string; // the GraphQL endpoint
   child: ChildProcess;
 }
@@ -78,7 +84,7 @@ interface Sample {
 
 interface Summary extends Sample {
   scenario: string;
-  server: ServerName;
+  server: string;
   rounds: Sample[];
 }
 
@@ -280,7 +286,7 @@ function parseAndValidateMicros(iterations = 2000): { parse: number; validate: n
   return { parse: parseMicros, validate: validateMicros };
 }
 
-async function startLatchkey(): Promise<{ server: Server; token: string; aliceToken: string; pinnedId: string }> {
+async function startLatchkey(name = 'latchkey', extraEnv: Record<string, string> = {}): Promise<{ server: Server; token: string; aliceToken: string; pinnedId: string; metricsUrl?: string }> {
   const main = fileURLToPath(new URL('../src/main.js', import.meta.url));
   if (!existsSync(main)) throw new Error(`latchkey: ${main} not found; build the app first (pnpm build)`);
 
@@ -304,6 +310,7 @@ async function startLatchkey(): Promise<{ server: Server; token: string; aliceTo
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     SIGNING_KEY: JSON.stringify(signingKey),
+    ...extraEnv,
   };
   // The embedded database admits one process at a time: seed it (and mint alice's token) before the server opens it.
   latchkeyCli(env, ['seed']);
@@ -332,7 +339,8 @@ async function startLatchkey(): Promise<{ server: Server; token: string; aliceTo
     body: JSON.stringify({ query: DASHBOARD_QUERY, variables: { organization: 'acme', pinned: pinnedId }, extensions: { persistedQuery: { version: 1, sha256Hash: DASHBOARD_HASH } } }),
   });
   if (registration.status !== 200) throw new Error(`latchkey: registering the dashboard answered ${registration.status}: ${await registration.text()}`);
-  return { server: { name: 'latchkey', url: `${publicUrl}/graphql`, child }, token, aliceToken, pinnedId };
+  const metricsUrl = extraEnv.METRICS_PORT ? `http://127.0.0.1:${extraEnv.METRICS_PORT}/metrics` : undefined;
+  return { server: { name, url: `${publicUrl}/graphql`, child }, token, aliceToken, pinnedId, metricsUrl };
 }
 
 // ---------------------------------------------------------------- measuring
@@ -428,7 +436,20 @@ async function main(): Promise<void> {
   // Start everything first: rounds alternate between servers, so all stay up.
   const servers: Server[] = [];
   const scenarios: Scenario[] = [];
-  if (only.has('latchkey')) {
+  let metricsUrl: string | undefined;
+  if (COMPARE_METRICS) {
+    // The same server twice, without and with METRICS_PORT: what collecting metrics costs, alternated in one run.
+    for (const setting of ['off', 'on'] as const) {
+      const started = await startLatchkey(`latchkey (metrics ${setting})`, setting === 'on' ? { METRICS_PORT: String(await freePort()) } : {});
+      servers.push(started.server);
+      metricsUrl ??= started.metricsUrl;
+      scenarios.push(
+        scenario(`status, metrics ${setting}`, started.server, STATUS_QUERY),
+        scenario(`viewer, metrics ${setting}`, started.server, VIEWER_QUERY, started.token),
+        scenario(`documents(first: 20), metrics ${setting}`, started.server, DOCUMENTS_QUERY, started.aliceToken),
+      );
+    }
+  } else if (only.has('latchkey')) {
     const { server, token, aliceToken, pinnedId } = await startLatchkey();
     servers.push(server);
     const variables = { organization: 'acme', pinned: pinnedId };
@@ -441,7 +462,7 @@ async function main(): Promise<void> {
     );
   }
   for (const name of ['stock-yoga', 'raw-node'] as const) {
-    if (!only.has(name)) continue;
+    if (COMPARE_METRICS || !only.has(name)) continue;
     const server = await startBaseline(name);
     servers.push(server);
     scenarios.push(scenario(`${name} status`, server, STATUS_QUERY));
@@ -487,7 +508,8 @@ async function main(): Promise<void> {
     latchkeyViewerVsLatchkeyStatus: ratio('latchkey viewer', 'latchkey status'),
     dashboardPersistedVsText: ratio('latchkey dashboard persisted (hash)', dashboardText),
   };
-  const micro = only.has('latchkey') ? parseAndValidateMicros() : undefined;
+  const micro = only.has('latchkey') && !COMPARE_METRICS ? parseAndValidateMicros() : undefined;
+  const metricsCost = COMPARE_METRICS ? await compareMetrics(summaries, metricsUrl!) : undefined;
 
   // Report (stdout): table, memory, target ratios.
   const lines = [
@@ -512,9 +534,14 @@ async function main(): Promise<void> {
   for (const [name, mib] of Object.entries(rss)) lines.push(`- ${name}: ${mib === null ? 'n/a' : `${mib.toFixed(1)} MiB`}`);
   lines.push('');
   const fmtRatio = (r: number | null) => (r === null ? 'n/a' : `${r.toFixed(2)}x`);
-  lines.push(`latchkey status / stock-yoga = ${fmtRatio(ratios.latchkeyStatusVsStockYoga)} (target >= 3x)`);
-  lines.push(`latchkey viewer / latchkey status = ${fmtRatio(ratios.latchkeyViewerVsLatchkeyStatus)} (target >= 0.9x)`);
-  lines.push(`latchkey dashboard persisted / text = ${fmtRatio(ratios.dashboardPersistedVsText)} (${DASHBOARD_QUERY.length} bytes of text)`);
+  if (metricsCost) {
+    for (const { scenario: name, ratio: onOff } of metricsCost.ratios) lines.push(`${name}: metrics on / off = ${fmtRatio(onOff)} (target >= 0.95x)`);
+    lines.push(`the metrics server counted ${metricsCost.requestsCounted} HTTP requests (latchkey_http_request_duration_seconds_count)`);
+  } else {
+    lines.push(`latchkey status / stock-yoga = ${fmtRatio(ratios.latchkeyStatusVsStockYoga)} (target >= 3x)`);
+    lines.push(`latchkey viewer / latchkey status = ${fmtRatio(ratios.latchkeyViewerVsLatchkeyStatus)} (target >= 0.9x)`);
+    lines.push(`latchkey dashboard persisted / text = ${fmtRatio(ratios.dashboardPersistedVsText)} (${DASHBOARD_QUERY.length} bytes of text)`);
+  }
   if (micro) {
     lines.push(`dashboard parse ${fmt(micro.parse)} us + validate ${fmt(micro.validate)} us per request on a cold cache: what a known persisted id skips`);
   }
@@ -532,9 +559,27 @@ async function main(): Promise<void> {
     rssMiB: rss,
     ratios,
     dashboard: { bytes: DASHBOARD_QUERY.length, parseAndValidateMicros: micro },
+    metricsCost,
   };
   await writeFile(join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   log(`results written to ${join(outDir, 'latest.json')}`);
+}
+
+/**
+ * BENCH_METRICS=compare: on/off per scenario (medians of the alternated rounds), and a scrape of the metrics
+ * server, so a run that measured nothing (metrics not actually collected) shows.
+ */
+async function compareMetrics(summaries: Summary[], metricsUrl: string): Promise<{ ratios: { scenario: string; ratio: number | null }[]; requestsCounted: number }> {
+  const ratios = summaries
+    .filter((s) => s.scenario.endsWith(', metrics on'))
+    .map((on) => {
+      const name = on.scenario.slice(0, -', metrics on'.length);
+      const off = summaries.find((s) => s.scenario === `${name}, metrics off`);
+      return { scenario: name, ratio: off && off.reqPerSec > 0 ? on.reqPerSec / off.reqPerSec : null };
+    });
+  const text = await (await fetch(metricsUrl)).text();
+  const requestsCounted = [...text.matchAll(/^latchkey_http_request_duration_seconds_count\{[^}]*\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+  return { ratios, requestsCounted };
 }
 
 // ---------------------------------------------------------------- helpers

@@ -277,3 +277,24 @@ describe('issue 13 point 6: OIDC_CLIENTS may ask only for what is offered (autho
     expect(error.message).toContain('"authorization_code"');
   });
 });
+
+describe('issue 13 point 5: METRICS_PORT and OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+  it('both unset by default: no metrics, no traces', () => {
+    expect(load({}).observability).toEqual({ metricsPort: undefined, tracing: undefined });
+  });
+
+  it('METRICS_PORT is a port of its own; it may not be PORT or TLS_PORT (0 = any free port)', () => {
+    expect(load({ METRICS_PORT: '9464' }).observability.metricsPort).toBe(9464);
+    expect(load({ PORT: '0', METRICS_PORT: '0' }).observability.metricsPort).toBe(0);
+    expectConfigError({ PORT: '4000', METRICS_PORT: '4000' }, 'METRICS_PORT');
+    expectConfigError({ METRICS_PORT: 'metrics' }, 'METRICS_PORT');
+    expectConfigError({ METRICS_PORT: '70000' }, 'METRICS_PORT');
+  });
+
+  it('OTEL_EXPORTER_OTLP_ENDPOINT is the collector base URL: traces go to /v1/traces; OTEL_SERVICE_NAME defaults to latchkey', () => {
+    expect(load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).observability.tracing).toEqual({ tracesUrl: 'http://collector:4318/v1/traces', serviceName: 'latchkey' });
+    expect(load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/base/', OTEL_SERVICE_NAME: 'auth-eu' }).observability.tracing).toEqual({ tracesUrl: 'https://otel.example.com/base/v1/traces', serviceName: 'auth-eu' });
+    expectConfigError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+    expectConfigError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317' }, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  });
+});

@@ -155,6 +155,13 @@ const envSchema = z.object({
   /** max-age of publicly cacheable GET answers (operations of @public fields only, no credentials); 0: never */
   PUBLIC_CACHE_MAX_AGE: z.coerce.number().int().min(0).max(31_536_000).default(60),
   INTROSPECTION: z.enum(['open', 'signed-in', 'off']).optional(),
+
+  /** Prometheus metrics (and /healthz, /readyz) on a listener of their own, HOST:METRICS_PORT; unset: no metrics */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** OTLP/HTTP collector base URL (traces go to <url>/v1/traces); unset: no traces */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  /** the service.name of exported spans */
+  OTEL_SERVICE_NAME: z.string().trim().min(1).max(100).default('latchkey'),
 });
 
 export interface Config {
@@ -213,6 +220,12 @@ export interface Config {
   };
   /** seconds a shared cache may keep a public GET answer; 0: every answer is no-store */
   publicCacheMaxAge: number;
+  observability: {
+    /** the metrics listener's port (METRICS_PORT, on HOST); undefined: no metrics are kept */
+    metricsPort: number | undefined;
+    /** OpenTelemetry traces: where spans go (OTLP/HTTP) and under which service name; undefined: none */
+    tracing: { tracesUrl: string; serviceName: string } | undefined;
+  };
   subscriptions: {
     perUser: number;
     perConnection: number;
@@ -387,6 +400,7 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       registrationsPerMinute: e.PERSISTED_REGISTRATIONS_PER_MINUTE,
     },
     publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
+    observability: observabilityConfig(e),
     subscriptions: {
       perUser: e.SUBSCRIPTIONS_PER_USER,
       perConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
@@ -640,6 +654,22 @@ function tlsConfig(e: Env, readFile: ConfigSources['readFile']): { tls: Config['
     clientCertificates = parseClientCertificateUsers(readConfigFile('X509_USERS_FILE', e.X509_USERS_FILE, readFile));
   }
   return { tls: { port: e.TLS_PORT, cert, key, clientCa }, clientCertificates };
+}
+
+/**
+ * METRICS_PORT (a listener of its own, on HOST, so metrics never share the public port) and the OTLP endpoint.
+ * The endpoint is the collector's base URL, as OpenTelemetry's OTEL_EXPORTER_OTLP_ENDPOINT defines it: traces go
+ * to its `/v1/traces`.
+ */
+function observabilityConfig(e: Env): Config['observability'] {
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && (e.METRICS_PORT === e.PORT || e.METRICS_PORT === e.TLS_PORT)) {
+    throw new ConfigError('invalid configuration:\n  METRICS_PORT: must differ from PORT and TLS_PORT (metrics have a listener of their own)');
+  }
+  const endpoint = e.OTEL_EXPORTER_OTLP_ENDPOINT;
+  return {
+    metricsPort: e.METRICS_PORT,
+    tracing: endpoint ? { tracesUrl: `${endpoint.replace(/\/+$/, '')}/v1/traces`, serviceName: e.OTEL_SERVICE_NAME } : undefined,
+  };
 }
 
 /**

@@ -24,9 +24,13 @@ import { createWakeChannel } from './events/wake.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { stopAccepting } from './http/stop-accepting.js';
 import { refuseConnect } from './http/respond.js';
+import { listen } from './http/listen.js';
 import { createTlsListener, listenTls } from './http/tls-listener.js';
 import { loadKeyMaterial } from './keys/key-material.js';
 import { createLogger } from './logger.js';
+import { createServiceMetrics } from './observability/metrics.js';
+import { createMetricsHandler } from './observability/metrics-listener.js';
+import { startTracing } from './observability/tracing.js';
 
 export interface RunningService {
   /** base URL actually listened on, e.g. http://127.0.0.1:4000 */
@@ -35,6 +39,9 @@ export interface RunningService {
   /** the HTTPS listener's base URL and server, when TLS_PORT is set */
   tlsUrl?: string;
   tlsServer?: HttpsServer;
+  /** the metrics listener's base URL and server, when METRICS_PORT is set */
+  metricsUrl?: string;
+  metricsServer?: Server;
   app: HttpApp;
   /** this instance's subscriptions */
   subscriptions: SubscriptionHub;
@@ -132,16 +139,33 @@ export async function startService(config: Config, logger: Logger = createLogger
     }, 10 * 60_000);
     purge.unref();
     resources.push(async () => clearInterval(purge));
+    // Metrics (METRICS_PORT): gauges read their sources at each scrape.
+    let webSocketConnections = () => 0;
+    let openSubscriptions = () => 0;
+    const metrics =
+      config.observability.metricsPort === undefined
+        ? undefined
+        : createServiceMetrics({
+            database: database.kind,
+            poolStats: () => database.poolStats(),
+            openSubscriptions: () => openSubscriptions(),
+            webSocketConnections: () => webSocketConnections(),
+          });
     // Subscriptions: every change writes its event to the outbox table in its own transaction; each instance
     // reads the table (woken by NOTIFY or Redis, or by its poll) and delivers to its own subscribers.
     const wake = await createWakeChannel(config, database, logger, { listen: true });
     resources.push(() => wake.close());
-    const outbox = await startOutboxReader({ database, wake, retentionSeconds: config.subscriptions.eventRetentionSeconds, logger });
+    const outbox = await startOutboxReader({ database, wake, retentionSeconds: config.subscriptions.eventRetentionSeconds, logger, onDelivered: metrics?.eventDelivered });
     resources.push(() => outbox.close());
     const events = createEventRecorder(wake, outbox.wake);
     const subscriptions = createSubscriptionHub({ source: outbox, maxPerUser: config.subscriptions.perUser, maxQueuedEvents: config.subscriptions.queueSize });
     resources.push(() => subscriptions.close());
-    const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger), loginLimits: limits, subscriptions, events });
+    openSubscriptions = () => subscriptions.size();
+    // Traces (OTEL_EXPORTER_OTLP_ENDPOINT): flushed after everything else has closed.
+    const tracing = config.observability.tracing ? startTracing(config.observability.tracing, logger) : undefined;
+    if (tracing) resources.unshift(() => tracing.shutdown());
+    const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger), loginLimits: limits, subscriptions, events, metrics, tracing: tracing?.plugin });
+    webSocketConnections = app.webSocketClients;
     const timeouts = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 };
     const server = createServer(timeouts, app.handle);
     server.on('clientError', answerClientError);
@@ -177,6 +201,21 @@ export async function startService(config: Config, logger: Logger = createLogger
       }
       logger.info({ url: tlsUrl, clientCertificates: config.http.tls.clientCa !== undefined }, `HTTPS listener on ${tlsUrl}`);
     }
+    // The metrics listener (METRICS_PORT, on HOST): /metrics, /healthz and /readyz, nothing of the application.
+    let metricsServer: Server | undefined;
+    let metricsUrl: string | undefined;
+    if (metrics) {
+      const handle = createMetricsHandler({ registry: metrics.registry, probes: app.probes, onError: (error) => logger.error({ err: error }, 'collecting metrics failed') });
+      metricsServer = createServer(timeouts, handle);
+      metricsServer.on('clientError', answerClientError);
+      try {
+        metricsUrl = await listen(metricsServer, config.observability.metricsPort!, config.http.host, 'http');
+      } catch (error) {
+        await Promise.all([stopListening(server), ...(tlsServer ? [stopListening(tlsServer)] : [])]);
+        throw error;
+      }
+      logger.info({ url: metricsUrl }, `metrics listener on ${metricsUrl}/metrics`);
+    }
     const listeners = tlsServer ? [server, tlsServer] : [server];
     const releaseAll = async () => {
       await app.yoga.dispose();
@@ -189,7 +228,7 @@ export async function startService(config: Config, logger: Logger = createLogger
         // Open streams first (subscriptions end, sockets close), so the listeners have nothing long-lived to wait for.
         await subscriptions.close();
         await app.closeWebSockets();
-        await Promise.all(listeners.map(stopListening));
+        await Promise.all([...listeners, ...(metricsServer ? [metricsServer] : [])].map(stopListening));
         await releaseAll();
       })());
     };
@@ -215,12 +254,14 @@ export async function startService(config: Config, logger: Logger = createLogger
         await drained;
         clearTimeout(nearing);
         clearTimeout(last);
+        // The metrics listener answered scrapes (and /readyz 503) throughout; it goes last.
+        if (metricsServer) await stopListening(metricsServer);
         // What is left of the budget bounds the release (a pool that lost its server may not end by itself).
         // (main's backstop exits at the deadline itself: leave it a moment to exit cleanly first.)
         const released = await Promise.race([releaseAll().then(() => true), new Promise<false>((resolve) => setTimeout(resolve, at(timeoutMs - 250), false))]);
         return !cut && released;
       })()) as Promise<boolean>;
-    return { url, server, ...(tlsServer ? { tlsUrl, tlsServer } : {}), app, subscriptions, database, logger, shutdown, close };
+    return { url, server, ...(tlsServer ? { tlsUrl, tlsServer } : {}), ...(metricsServer ? { metricsUrl, metricsServer } : {}), app, subscriptions, database, logger, shutdown, close };
   } catch (error) {
     for (const release of resources.reverse()) await release().catch(() => undefined);
     await database.close();

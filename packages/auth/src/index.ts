@@ -65,6 +65,7 @@ export type { RememberedDevice } from './remembered-devices/index.js';
 export { createLoginLimits, DEFAULT_KEY_PREFIX, DEFAULT_LOGIN_LIMIT_POLICY, RATE_LIMIT_TABLE } from './rate-limit/index.js';
 export type {
   FailureLimit,
+  FailureOutcome,
   LoginLimitPolicy,
   LoginLimitPolicyOverrides,
   LoginLimits,

@@ -1,6 +1,7 @@
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { createPersistedRequestResolver, type PersistedMode, type RegistrationDecision } from './resolve-request.js';
-import type { PersistedOperation, PersistedOperationStore } from './store/types.js';
+import { persistedOperationOf, runsPersistedOperation } from './running-operation.js';
+import type { PersistedOperationStore } from './store/types.js';
 
 export interface PersistedOperationsOptions<TServerContext> {
   /** which requests are accepted (see PersistedMode). @default 'apq' */
@@ -33,8 +34,6 @@ export function usePersistedOperations<TServerContext extends Record<string, unk
   const resolver = createPersistedRequestResolver(options.mode ?? 'apq', options.store);
   const allowRegistration = options.allowRegistration;
   const onRegistrationError = options.onRegistrationError ?? (() => {});
-  /** The known operation behind a request's params (the params object Yoga hands on to parse and execute). */
-  const known = new WeakMap<GraphQLParams, PersistedOperation>();
   /** Requests whose query text registers once it has validated. */
   const pending = new WeakMap<GraphQLParams, { hash: string; query: string }>();
   const paramsOf = (context: unknown) => (context as { params?: GraphQLParams } | undefined)?.params;
@@ -59,7 +58,7 @@ export function usePersistedOperations<TServerContext extends Record<string, unk
       }
       const { documentId: _id, ...rest } = given;
       const next: GraphQLParams = { ...rest, query: resolution.operation.query };
-      known.set(next, resolution.operation);
+      runsPersistedOperation(next, resolution.operation);
       setParams(next);
     });
   };
@@ -67,7 +66,7 @@ export function usePersistedOperations<TServerContext extends Record<string, unk
   return {
     onParams,
     onParse({ context, setParsedDocument }) {
-      const operation = known.get(paramsOf(context)!);
+      const operation = persistedOperationOf(paramsOf(context));
       if (!operation) return;
       if (operation.document) {
         setParsedDocument(operation.document);
@@ -78,7 +77,7 @@ export function usePersistedOperations<TServerContext extends Record<string, unk
       };
     },
     onValidate({ context, params, setResult }) {
-      const operation = known.get(paramsOf(context)!);
+      const operation = persistedOperationOf(paramsOf(context));
       if (!operation) return;
       if (operation.validatedFor === params.schema && operation.document === params.documentAST) {
         setResult([]);

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { usePersistedOperations, type PersistedOperationStore, type RegistrationDecision } from '@latchkey/persisted';
 import { useAuthorizationErrors } from '@latchkey/policy';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { createYoga, maskError, type YogaLogger } from 'graphql-yoga';
+import { createYoga, maskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import { isDatabaseUnavailable, type DatabaseHealth } from '@latchkey/db';
 import { isDomainError } from '../domain/errors.js';
 import { serviceUnavailableAt } from './errors.js';
@@ -23,6 +23,8 @@ import { createRouteRequirements, useRouteAccess } from './plugins/use-route-acc
 import { useStepUp } from './plugins/use-step-up.js';
 import { useStreamedConnection } from './plugins/use-streamed-connection.js';
 import { useStrictParams } from './plugins/use-strict-params.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
+import { useOperationMetrics } from '../observability/use-operation-metrics.js';
 
 export interface GraphQLHandlerDeps {
   config: Config;
@@ -42,6 +44,10 @@ export interface GraphQLHandlerDeps {
   };
   /** the client's address (TRUST_PROXY decides whose forwarded headers count) */
   clientAddress: (req: IncomingMessage) => string;
+  /** this instance's metrics (METRICS_PORT); undefined: none are kept */
+  metrics?: ServiceMetrics;
+  /** the tracing plugin (OTEL_EXPORTER_OTLP_ENDPOINT); undefined: no spans */
+  tracing?: Plugin;
 }
 
 const noop = () => {};
@@ -78,7 +84,7 @@ function domainErrorsUnmasked(error: unknown, message: string, isDev?: boolean):
   return maskError(error, message, isDev);
 }
 
-export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf, schema, health, persisted, clientAddress }: GraphQLHandlerDeps) {
+export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf, schema, health, persisted, clientAddress, metrics, tracing }: GraphQLHandlerDeps) {
   const { limits } = config;
 
   const contextFor = (result: VerificationResult | undefined, requestId: string): RequestContext => ({
@@ -130,8 +136,11 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
       usePublicCache({ maxAge: config.publicCacheMaxAge, requirementsOf: routeRequirements }),
       useAuthorizationErrors(),
       useStepUp(),
+      // Last of the execution plugins: only operations that pass every check before execution are counted, or get a span.
+      ...(metrics ? [useOperationMetrics({ count: metrics.graphqlOperation })] : []),
+      ...(tracing ? [tracing] : []),
       useErrorLog(logger),
-      useErrorCodes(),
+      useErrorCodes({ onError: metrics?.graphqlError }),
     ],
     batching: limits.maxBatch > 0 ? { limit: limits.maxBatch } : false,
     // Enforced by the HTTP layer from Content-Length / counted bytes: Yoga's stream limiter costs ~145 us a request.

@@ -39,6 +39,10 @@ import { acceptable, acceptableContentType } from './media-types.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 import { sendGraphQLRequestError, sendHttpError, sendJson, sendServiceUnavailable } from './respond.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, withDatabaseDeadline } from '@latchkey/db';
+import type { Plugin } from 'graphql-yoga';
+import { countLoginLimits } from '../observability/counted-login-limits.js';
+import type { ServiceMetrics, SignInMethod } from '../observability/metrics.js';
+import { createRouteTemplates } from './route-template.js';
 
 export interface HttpAppDeps {
   config: Config;
@@ -53,6 +57,10 @@ export interface HttpAppDeps {
   subscriptions: SubscriptionHub;
   /** records document changes in the event outbox */
   events: DocumentEventRecorder;
+  /** this instance's metrics (METRICS_PORT); undefined: none are kept */
+  metrics?: ServiceMetrics;
+  /** the GraphQL tracing plugin (OTEL_EXPORTER_OTLP_ENDPOINT); undefined: no spans */
+  tracing?: Plugin;
 }
 
 /** Per-request state, kept beside the request (a WeakMap, not expando properties on node's objects). */
@@ -81,7 +89,8 @@ const UPSTREAM_ROUTES = new Map<string, ['GET' | 'POST', 'start' | 'callback' | 
   ['/account/upstream/unlink', ['POST', 'unlinkForm']],
 ]);
 const PASSKEY_PATHS = new Set(['/webauthn/register/options', '/webauthn/register', '/webauthn/authenticate/options', '/login/webauthn']);
-function pathOf(url: string): string {
+/** The path of a request URL, without its query string (which may carry secrets, and is never a label or a log field). */
+export function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
 }
@@ -90,8 +99,12 @@ function pathOf(url: string): string {
  * The HTTP front: request id, logging, transport limits (URL, body), CSRF content-type rule and CORS
  * are handled here in plain node:http, before Yoga, where they cost the least.
  */
-export async function createHttpApp({ config, logger, database, keys, delivery, loginLimits, subscriptions, events }: HttpAppDeps) {
+export async function createHttpApp({ config, logger, database, keys, delivery, loginLimits: uncountedLimits, subscriptions, events, metrics, tracing }: HttpAppDeps) {
   const { limits } = config;
+  // With metrics on, rate-limit refusals are counted, and sign-in events by the method whose routes they come from.
+  const countedLimits = metrics ? countLoginLimits(uncountedLimits, metrics) : undefined;
+  const loginLimits = countedLimits?.limits ?? uncountedLimits;
+  const limitsFor = (method: SignInMethod) => countedLimits?.forMethod(method) ?? uncountedLimits;
   const verifier = createAccessTokenVerifier({
     jwks: keys.jwks,
     algorithms: keys.algorithms,
@@ -136,6 +149,8 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     health: database.health,
     persisted,
     clientAddress,
+    metrics,
+    tracing,
   });
   // GraphQL over WebSocket (graphql-ws) on /graphql: the same rules, applied on a path Yoga's HTTP plugins never see.
   const webSocket = createGraphQLWebSocket({
@@ -204,7 +219,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     db: database.db,
     provider,
     delivery,
-    limits: loginLimits,
+    limits: limitsFor('OTT'),
     logger,
     selfSignup: config.auth.selfSignup,
     flow,
@@ -216,7 +231,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
         publicUrl: config.http.publicUrl,
         db: database.db,
         relyingParty: config.auth.relyingParty,
-        limits: loginLimits,
+        limits: limitsFor('WEBAUTHN'),
         logger,
         flow,
         clientAddress,
@@ -240,7 +255,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     db: database.db,
     flow,
     secondFactors: createSecondFactors(database.db, totpKey, config.auth.relyingParty?.name ?? 'Latchkey', config.auth.passwords),
-    limits: loginLimits,
+    limits: limitsFor,
     logger,
     passkeys: config.auth.relyingParty !== undefined,
     upstreamName: config.auth.upstream?.name,
@@ -251,7 +266,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     publicUrl: config.http.publicUrl,
     db: database.db,
     flow,
-    limits: loginLimits,
+    limits: limitsFor('X509'),
     logger,
     users: config.auth.clientCertificates,
     clientAddress,
@@ -273,7 +288,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
         publicUrl: config.http.publicUrl,
         db: database.db,
         flow,
-        limits: loginLimits,
+        limits: limitsFor('AUTHORIZATION_CODE'),
         logger,
         upstream: config.auth.upstream,
         keySecret: String(signingJwk.d),
@@ -284,6 +299,12 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
 
   const jwksBody = JSON.stringify(keys.jwks);
   const logRequests = logger.isLevelEnabled('info');
+  const timeRequests = logRequests || metrics !== undefined;
+  const routeTemplate = createRouteTemplates(
+    ['/graphql', '/healthz', '/readyz', '/.well-known/jwks.json', '/ott/generate', '/login', '/login/ott', '/login/x509', '/login/factors', '/account', '/', '/callback', '/demo.js',
+      ...FACTOR_FORMS.keys(), ...ACCOUNT_FORMS, ...UPSTREAM_ROUTES.keys(), ...PASSKEY_PATHS],
+    rest.templateOf,
+  );
 
   /** One shared listener (no closure per request): path only, since query strings may carry secrets. */
   function logRequest(this: ServerResponse): void {
@@ -291,6 +312,13 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     if (!state) return;
     const ms = Math.round((performance.now() - state.startedAt) * 100) / 100;
     logger.info({ reqId: state.id, ip: clientAddress(this.req), method: this.req.method, path: state.path, status: this.statusCode, ms }, 'request');
+  }
+
+  /** One shared listener too: by route template, never by path; `aborted` when the client left before the answer. */
+  function observeRequest(this: ServerResponse): void {
+    const state = states.get(this.req);
+    if (!state || !metrics) return;
+    metrics.observeHttp(routeTemplate(state.path), this.writableFinished ? this.statusCode : 'aborted', (performance.now() - state.startedAt) / 1000);
   }
 
   function graphql(req: IncomingMessage, res: ServerResponse): void {
@@ -452,23 +480,31 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
   /** Set once shutdown begins: readiness fails at once and every response closes its connection. */
   let draining = false;
 
-  /** Ready to take traffic: not shutting down, and the database answers. */
-  async function readiness(res: ServerResponse): Promise<void> {
-    if (draining) return sendHttpError(res, 503, 'The service is shutting down.');
-    if (await database.ping(1000)) sendJson(res, 200, { status: 'ok', database: database.kind });
-    else sendHttpError(res, 503, 'The database is unreachable.');
-  }
+  /** `/healthz` and `/readyz`, answered alike by every listener (the metrics listener included). */
+  const probes = {
+    health(res: ServerResponse): void {
+      sendJson(res, 200, { status: 'ok' });
+    },
+    /** Ready to take traffic: not shutting down, and the database answers. */
+    async readiness(res: ServerResponse): Promise<void> {
+      if (draining) return sendHttpError(res, 503, 'The service is shutting down.');
+      if (await database.ping(1000)) sendJson(res, 200, { status: 'ok', database: database.kind });
+      else sendHttpError(res, 503, 'The database is unreachable.');
+    },
+  };
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const path = pathOf(req.url ?? '/');
-    states.set(req, { id: requestId, path, startedAt: logRequests ? performance.now() : 0 });
+    states.set(req, { id: requestId, path, startedAt: timeRequests ? performance.now() : 0 });
     res.setHeader('x-request-id', requestId);
     res.setHeader('x-content-type-options', 'nosniff');
     // Shutting down: the client's next request goes to another instance (node closes after this response).
     if (draining) res.setHeader('connection', 'close');
     if (logRequests) res.once('finish', logRequest);
+    // 'close' comes once, after 'finish' or when the connection is lost first: `on` needs no wrapper per request.
+    if (metrics) res.on('close', observeRequest);
     if (path === '/graphql') return graphql(req, res);
     if (path.startsWith('/api/')) return api(req, res, path);
     // Every route below may reach the provider (its endpoints, its session and interactions): it sees only the
@@ -497,9 +533,9 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     if (demo && path.startsWith('/client/') && demo.sendClientModule(req, res, path)) return;
     switch (path) {
       case '/healthz':
-        return sendJson(res, 200, { status: 'ok' });
+        return probes.health(res);
       case '/readyz':
-        void readiness(res);
+        void probes.readiness(res);
         return;
       case '/.well-known/jwks.json':
         res.writeHead(200, { 'content-type': 'application/jwk-set+json; charset=utf-8', 'cache-control': 'public, max-age=300' });
@@ -525,7 +561,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     upgrade,
     /** shutdown began: /readyz answers 503 on every listener, responses carry `Connection: close` */
     drain: () => void (draining = true),
-    readiness,
+    probes,
     closeWebSockets: webSocket.close,
     terminateWebSockets: webSocket.terminate,
     webSocketClients: webSocket.clients,

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { PersistedRequestResolver, RegistrationDecision } from '@latchkey/persisted';
+import { runsPersistedOperation, type PersistedOperation, type PersistedRequestResolver, type RegistrationDecision } from '@latchkey/persisted';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type ConnectionInitMessage } from 'graphql-ws';
 import type { Logger } from 'pino';
@@ -82,13 +82,17 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       const ip = options.clientAddress(ctx.extra.request);
       let query = payload.query;
       let register: { hash: string; query: string } | undefined;
+      let known: PersistedOperation | undefined;
       try {
         // graphql-ws requires a string `query`: a client naming a persisted operation sends an empty one.
         const resolution = await persisted.resolve(
           { query: payload.query === '' ? undefined : payload.query, extensions: payload.extensions, documentId: (payload as { documentId?: unknown }).documentId },
           () => options.allowRegistration(ip),
         );
-        if (resolution.kind === 'known') query = resolution.operation.query;
+        if (resolution.kind === 'known') {
+          known = resolution.operation;
+          query = known.query;
+        }
         if (resolution.kind === 'register') register = resolution;
       } catch (error) {
         if (error instanceof GraphQLError) return [error];
@@ -96,6 +100,7 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       }
       if (typeof query !== 'string' || query === '') return refusal(ErrorCode.BAD_REQUEST, 'A subscribe message needs "query" (or a persisted operation\'s id).');
       const params = { query, variables: payload.variables ?? undefined, operationName: payload.operationName ?? undefined, extensions: payload.extensions ?? undefined };
+      if (known) runsPersistedOperation(params, known);
       const enveloped = yoga.getEnveloped({ req: ctx.extra.request, params, connectionAuthorization: credentials.get(ctx) ?? null });
       let document;
       try {

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config.js';
 import { refuseConnect } from './respond.js';
+import { listen } from './listen.js';
 
 export type TlsConfig = NonNullable<Config['http']['tls']>;
 
@@ -41,15 +41,6 @@ export function createTlsListener({ tls, handle, onClientError, timeouts }: TlsL
 }
 
 /** Listens on `host:port`; resolves with the listener's base URL (https://host:port). */
-export async function listenTls(server: Server, port: number, host: string): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const actual = (server.address() as AddressInfo).port;
-  const name = host.includes(':') ? `[${host}]` : host;
-  return `https://${name === '0.0.0.0' || name === '[::]' ? 'localhost' : name}:${actual}`;
+export function listenTls(server: Server, port: number, host: string): Promise<string> {
+  return listen(server, port, host, 'https');
 }

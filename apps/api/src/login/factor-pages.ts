@@ -44,7 +44,8 @@ export interface FactorPagesOptions {
   db: Database;
   flow: SignInFlow;
   secondFactors: SecondFactors;
-  limits: LoginLimits;
+  /** the login limits, for the factor a code proves (the same budget for all; metrics count by factor) */
+  limits: (factor: Factor) => LoginLimits;
   logger: Logger;
   /** whether passkeys are configured */
   passkeys: boolean;
@@ -191,15 +192,16 @@ ${sections.join('\n<p>or</p>\n')}
       if (!pending) return refuse(req, res, 401, 'No sign-in is in progress in this browser. Start again.');
       if (!pending.standing.stillNeeded.flat().includes(factor)) return refuse(req, res, 400, 'This sign-in does not need that step.');
       const ip = clientIp(req);
-      const decision = await limits.consumeAttempt(ip);
+      const limited = limits(factor);
+      const decision = await limited.consumeAttempt(ip);
       if (!decision.allowed) {
         return refuse(req, res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, { 'retry-after': String(decision.retryAfterSeconds) });
       }
       if (!(await check(pending.userId, code))) {
-        await limits.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
+        await limited.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
         return refuse(req, res, 401, wrong);
       }
-      await limits.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
+      await limited.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
       const next = await flow.proveFactor(req, res, pending.userId, factor, { remember: fields['remember'] === '1' });
       if (wantsJson(req)) return sendJson(res, 200, { status: next === FACTORS_PAGE ? 'more-factors-needed' : 'signed-in', continue: next });
       seeOther(res, next);
@@ -242,13 +244,14 @@ ${sections.join('\n<p>or</p>\n')}
     const code = (form.fields['code'] ?? '').replace(/\s+/g, '');
     if (!/^[0-9]{6}$/.test(code)) return refuse(req, res, 400, 'code must be 6 digits.');
     const ip = clientIp(req);
-    const decision = await limits.consumeAttempt(ip);
+    const limited = limits('TOTP');
+    const decision = await limited.consumeAttempt(ip);
     if (!decision.allowed) return refuse(req, res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, { 'retry-after': String(decision.retryAfterSeconds) });
     if (!(await secondFactors.confirmTotpEnrolment(form.pending.userId, code))) {
-      await limits.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
+      await limited.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
       return refuse(req, res, 400, 'The code is not valid. Set up the app again from the previous page.');
     }
-    await limits.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
+    await limited.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
     seeOther(res, await flow.proveFactor(req, res, form.pending.userId, 'TOTP'));
   }
 

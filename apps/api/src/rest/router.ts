@@ -216,7 +216,7 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
   }
 
   /** Answers one request under the router's paths; never rejects. */
-  return function handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+  function handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     return run(req, res, path, query).catch((error: unknown) => {
       if (res.headersSent) return void res.destroy();
       // The database is down or did not answer in time: the environment's fault, said honestly (never a 500).
@@ -226,5 +226,16 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
       options.onUnexpected?.(error, req);
       send(res, restError(500, 'Internal server error.'));
     });
-  };
+  }
+
+  /** The declared path (`/api/documents/:id`) a request path falls under, whatever its method; undefined if none. */
+  function templateOf(path: string): string | undefined {
+    const parts = path.split('/').filter(Boolean);
+    for (const { route, segments } of routes) {
+      if (segments.length === parts.length && segments.every((segment, i) => segment.startsWith(':') || segment === parts[i])) return route.path;
+    }
+    return undefined;
+  }
+
+  return Object.assign(handle, { templateOf });
 }

@@ -3,6 +3,7 @@ export { DEFAULT_LOGIN_LIMIT_POLICY } from './policy.js';
 export { RATE_LIMIT_TABLE } from './store-postgres.js';
 export type {
   FailureLimit,
+  FailureOutcome,
   LoginLimitPolicy,
   LoginLimitPolicyOverrides,
   LoginLimits,

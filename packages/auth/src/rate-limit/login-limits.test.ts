@@ -169,16 +169,18 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
     expect(await limits.consumeAttempt(VICTIM)).toEqual({ allowed: true });
   });
 
-  it('wrong tokens first slow the source down (growing pauses), then lock it out', async () => {
+  it('wrong tokens first slow the source down (growing pauses), then lock it out; each failure says which it did', async () => {
     const limits = await open({ ...POLICY, failuresPerIp: { lockoutAfter: 4, durationSeconds: 5, blockSeconds: 7, slowDownAfter: 2, slowDownBaseSeconds: 1 } });
-    await limits.consumeFailed(ATTACKER);
+    expect(await limits.consumeFailed(ATTACKER)).toBe('counted');
     expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: true }); // one mistake: no pause
-    await limits.consumeFailed(ATTACKER);
+    expect(await limits.consumeFailed(ATTACKER)).toBe('paused');
     expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: false, retryAfterSeconds: 1 });
-    await limits.consumeFailed(ATTACKER);
+    expect(await limits.consumeFailed(ATTACKER)).toBe('paused');
     expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: false, retryAfterSeconds: 2 });
-    await limits.consumeFailed(ATTACKER);
+    expect(await limits.consumeFailed(ATTACKER)).toBe('locked-out');
     expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: false, retryAfterSeconds: 7 });
+    // Further failures of a locked-out source start no new lockout (metrics count lockouts, not failures).
+    expect(await limits.consumeFailed(ATTACKER)).toBe('counted');
     expect(await limits.consumeAttempt(VICTIM)).toEqual({ allowed: true });
   });
 

@@ -4,6 +4,9 @@
  */
 export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
+/** What one recorded failure did to its source: nothing yet, a pause before its next attempt, or a lockout. */
+export type FailureOutcome = 'counted' | 'paused' | 'locked-out';
+
 /**
  * The counters behind one-time-token login (spec "One-time token login" rule 4: generation is rate limited and
  * subject to lockout). All methods reject when the counter store (PostgreSQL, Redis) fails; the endpoint should
@@ -25,8 +28,11 @@ export interface LoginLimits {
    * still consume the token it already received.
    */
   consumeAttempt(ip: string): Promise<RateLimitDecision>;
-  /** After a wrong, used or expired token: counts towards slowing down and then locking out that source. */
-  consumeFailed(ip: string): Promise<void>;
+  /**
+   * After a wrong, used or expired token: counts towards slowing down and then locking out that source, and
+   * says what this failure did (`locked-out` only for the failure that starts a lockout).
+   */
+  consumeFailed(ip: string): Promise<FailureOutcome>;
   /** After a token signed someone in: forgets that source's failures (its attempt count stays). */
   consumeSucceeded(ip: string): Promise<void>;
   /**

@@ -32,12 +32,20 @@ function normalize(error: GraphQLError, executed: boolean): void {
   }
 }
 
+export interface ErrorCodesOptions {
+  /** told the final code of every error leaving in a response (metrics count them) */
+  onError?: (code: string | undefined) => void;
+}
+
 /** Gives every error leaving the server a code from the one vocabulary, once per response. */
-export function useErrorCodes(): Plugin {
+export function useErrorCodes({ onError }: ErrorCodesOptions = {}): Plugin {
   const visit = (result: ExecutionResult) => {
     if (!result.errors) return;
     const executed = 'data' in result;
-    for (const error of result.errors) normalize(error as GraphQLError, executed);
+    for (const error of result.errors) {
+      normalize(error as GraphQLError, executed);
+      onError?.((error as GraphQLError).extensions.code as string | undefined);
+    }
   };
   return {
     onResultProcess({ result }) {
