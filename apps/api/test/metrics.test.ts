@@ -183,6 +183,23 @@ describe('issue 13 point 5: open subscriptions', () => {
   });
 });
 
+describe('issue 13 point 5: the database pool and event delivery lag', () => {
+  it('the pool gauges report the pool (its size, and nothing in use once idle); each delivered event is one lag observation', async () => {
+    const idle = await scrapeUntil((text) => sample(text, 'latchkey_db_pool_connections_in_use', { database: databaseKind }) === 0, 'an idle pool');
+    expect(sample(idle, 'latchkey_db_pool_size', { database: databaseKind })).toBe(databaseKind === 'postgres' ? service.config.database.poolSize : 1);
+    expect(sample(idle, 'latchkey_db_pool_waiting', { database: databaseKind })).toBe(0);
+    const delivered = (text: string) => sample(text, 'latchkey_event_delivery_lag_seconds_count');
+    const token = await demo.token('alice');
+    const received = overSse(sseClient(`${base}/graphql`, token), { query: 'subscription { documentChanged(organization: "acme") { kind } }' });
+    await sleep(300);
+    await postGraphQL(service.graphqlUrl, { query: `mutation { createDocument(input: { organization: "acme", title: "lag ${randomUUID()}" }) { document { id } } }` }, { token });
+    await received.waitFor(1);
+    const after = await scrapeUntil((text) => delivered(text) >= delivered(idle) + 1, 'one more delivered event');
+    expect(sample(after, 'latchkey_event_delivery_lag_seconds_sum')).toBeGreaterThanOrEqual(sample(idle, 'latchkey_event_delivery_lag_seconds_sum'));
+    received.dispose();
+  });
+});
+
 describe('issue 13 point 5: sign-in attempts, failures, lockouts and rate-limit refusals by method', () => {
   it('six link requests for one address: the sixth counts as a token-generation refusal', async () => {
     const refusals = (text: string) => sample(text, 'latchkey_rate_limit_refusals_total', { limit: 'token-generation' });

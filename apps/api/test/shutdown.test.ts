@@ -1,6 +1,7 @@
 import { createDatabase, documents } from '@latchkey/db';
 import { like } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from './support/browser-session.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { overWebSocket, sseClient, wsClient } from './support/subscriptions.js';
 
@@ -24,7 +25,8 @@ describe('issue 13 point 3: graceful shutdown on SIGTERM', () => {
   });
 
   it('/readyz answers 503 at once, the listener keeps accepting for SHUTDOWN_DELAY, writes under keep-alive load see no connection reset, every committed write got its response, and the process exits within SHUTDOWN_TIMEOUT', async () => {
-    processes = await startServiceProcesses(1, { SHUTDOWN_DELAY: `${SHUTDOWN_DELAY_MS}ms`, SHUTDOWN_TIMEOUT: `${SHUTDOWN_TIMEOUT_MS}ms` });
+    const metricsPort = await freePort();
+    processes = await startServiceProcesses(1, { SHUTDOWN_DELAY: `${SHUTDOWN_DELAY_MS}ms`, SHUTDOWN_TIMEOUT: `${SHUTDOWN_TIMEOUT_MS}ms`, METRICS_PORT: String(metricsPort) });
     const [base] = processes.urls as [string];
     const token = await processes.token(await processes.userIdOf('alice@acme.test'));
     const prefix = `shutdown-${Date.now()}`;
@@ -70,6 +72,8 @@ describe('issue 13 point 3: graceful shutdown on SIGTERM', () => {
     }
     expect(ready).toBe(503);
     expect(performance.now() - signalledAt).toBeLessThan(500);
+    // Every listener says so, the metrics listener included.
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status).toBe(503);
     await new Promise((resolve) => setTimeout(resolve, SHUTDOWN_DELAY_MS / 2));
     inRotation = false;
     const duringDelay = await fetch(`${base}/healthz`);
