@@ -8,7 +8,6 @@ import { drizzle as drizzlePostgres, PostgresJsDatabase, PostgresJsSession } fro
 import { ALWAYS_AVAILABLE, type DatabaseHealth } from './faults/health.js';
 import { createResilientPool, type ResilientPool } from './faults/resilient-pool.js';
 import type { PoolStats } from './faults/statement-guard.js';
-import { isBackgroundWork } from './background.js';
 import * as schema from './schema.js';
 
 /** Driver-independent Drizzle database: what application code should depend on. */
@@ -40,6 +39,12 @@ export interface DatabaseHandle {
    * the embedded database answers `db` itself.
    */
   until(deadline: number): Database;
+  /**
+   * The database for work of the process itself (a poll, a purge), not of a request, even when a request set it
+   * off: each statement has a deadline of its own (DATABASE_TIMEOUT), and none is published on QUERY_CHANNEL, so
+   * a test counting one request's statements never counts a poll that ran meanwhile.
+   */
+  background: Database;
   /** reachable, or in a known outage (requests that need the database are then refused at once) */
   health: DatabaseHealth;
   /** the pool's occupancy now (PostgreSQL; the embedded database reports a pool of one) */
@@ -61,14 +66,14 @@ export function driverOf(handle: DatabaseHandle): DriverInternals {
 
 /**
  * Every SQL statement the application sends is published here as `{ sql }` (no parameters: they may hold
- * personal data), except those of background work (`asBackgroundWork`). Used to count statements in tests;
- * free when nobody subscribes.
+ * personal data), except those of background work (`DatabaseHandle.background`). Used to count statements in
+ * tests; free when nobody subscribes.
  */
 export const QUERY_CHANNEL = 'latchkey:db:query';
 const queries = channel(QUERY_CHANNEL);
 const queryLogger = {
   logQuery(sql: string): void {
-    if (queries.hasSubscribers && !isBackgroundWork()) queries.publish({ sql });
+    if (queries.hasSubscribers) queries.publish({ sql });
   },
 };
 
@@ -108,6 +113,7 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     db,
     kind: 'postgres',
     until: (deadline) => new PostgresJsDatabase(dialect, new PostgresJsSession(pool.sqlUntil(deadline), dialect, relational, { logger: queryLogger }), relational) as Database,
+    background: new PostgresJsDatabase(dialect, new PostgresJsSession(pool.sqlOfItsOwn, dialect, relational, {}), relational) as Database,
     ping: async (timeoutMs) => {
       if (closing) return false;
       const ok = await settlesWithin(pool.current()`select 1`, timeoutMs);
@@ -139,6 +145,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     ping: (timeoutMs) => (closing ? Promise.resolve(false) : settlesWithin(client.query('select 1'), timeoutMs)),
     // In this process: no network to fail, no pool to wait for.
     until: () => db,
+    background: drizzlePglite({ client, schema }),
     health: ALWAYS_AVAILABLE,
     poolStats: () => ({ size: 1, inUse: 0, waiting: 0 }),
     close: () => (closing ??= client.close()),

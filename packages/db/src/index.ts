@@ -9,7 +9,6 @@ export { RETRY_AFTER_SECONDS, type DatabaseHealth } from './faults/health.js';
 export type { PoolStats } from './faults/statement-guard.js';
 
 // Background work (polls, purges): kept out of per-request statement counts
-export { asBackgroundWork } from './background.js';
 
 // Migrations
 export { runMigrations } from './migrate.js';

@@ -1,4 +1,4 @@
-import { asBackgroundWork, documentEvents, documentEventsPurged, sql, type DatabaseHandle } from '@latchkey/db';
+import { documentEvents, documentEventsPurged, sql, type DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
 import { parseDocumentEvent, type DocumentEvent, type EventSource } from './types.js';
 
@@ -71,13 +71,14 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
   const retentionMs = options.retentionSeconds * 1000;
   const purgeIntervalMs = options.purgeIntervalMs ?? Math.min(60_000, Math.max(250, retentionMs / 4));
   const listeners = new Set<{ event: (event: DocumentEvent) => void; interrupted: () => void }>();
+  // Work of the process, not of a request (even when a request's commit woke it): each statement its own
+  // deadline, none counted as a request's statement.
+  const db = database.background;
 
   const [start] = rowsOf<{ next: string }>(
-    await asBackgroundWork(() =>
-      database.db.execute(sql`select greatest(
+    await db.execute(sql`select greatest(
         coalesce((select max(seq) from ${documentEvents}), 0),
         coalesce((select through_seq from ${documentEventsPurged} where id = 1), 0)) + 1 as next`),
-    ),
   );
   let next = Number(start!.next);
   let gap: Gap | undefined;
@@ -97,7 +98,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
   /** One statement, so the rows, the watermark and the snapshot's xmin/xmax are of one snapshot. */
   async function readBatch(): Promise<'caught-up' | 'more' | 'waiting'> {
     const rows = rowsOf<ReadRow>(
-      await database.db.execute(sql`select
+      await db.execute(sql`select
           pg_snapshot_xmin(s.snapshot)::text as xmin,
           pg_snapshot_xmax(s.snapshot)::text as xmax,
           coalesce((select through_seq from ${documentEventsPurged} where id = 1), 0)::text as purged,
@@ -191,7 +192,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
       return;
     }
     clearTimeout(timer);
-    reading = asBackgroundWork(readUntilCaughtUp).finally(() => {
+    reading = readUntilCaughtUp().finally(() => {
       reading = undefined;
       // A wake-up that came as the last read finished.
       if (again && !failing) read();
@@ -202,7 +203,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
     // The oldest rows up to the first one still within the retention (a prefix in sequence order, found along
     // the primary key), and the watermark raised to the last of them, in one statement; two instances purging
     // at once delete disjoint rows and the watermark only rises.
-    await database.db.execute(sql`with gone as (
+    await db.execute(sql`with gone as (
         delete from ${documentEvents} where seq < coalesce(
           (select seq from ${documentEvents} where created_at >= clock_timestamp() - make_interval(secs => ${options.retentionSeconds}) order by seq limit 1),
           9223372036854775807)
@@ -213,7 +214,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
   let purgeFailing = false;
   const purgeTimer = setInterval(() => {
     // A missed purge is done by the next one; one log line per streak of failures.
-    asBackgroundWork(purge).then(
+    purge().then(
       () => (purgeFailing = false),
       (error: unknown) => {
         if (!purgeFailing) logger.warn({ err: error }, 'event outbox: purging old events failed; trying again later');

@@ -27,11 +27,3 @@ export function withDatabaseDeadline<T>(deadline: number, fn: () => T): T {
 export function currentDeadline(): number | undefined {
   return deadlines.getStore();
 }
-
-/**
- * Runs `fn` outside any request's deadline: background work that a request merely set off (a wake-up of a
- * reader) must not inherit it, nor pass it on to the timers it schedules. Its statements each get their own.
- */
-export function withoutDatabaseDeadline<T>(fn: () => T): T {
-  return deadlines.exit(fn);
-}

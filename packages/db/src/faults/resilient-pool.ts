@@ -89,6 +89,8 @@ export function createResilientPool(options: ResilientPoolOptions) {
     sql: guard.guardSql(switching),
     /** the pool with every statement bounded by `deadline` (a request's own view) */
     sqlUntil: (deadline: number) => guard.guardSql(switching, deadline),
+    /** the pool for background work: every statement its own deadline, never a request's */
+    sqlOfItsOwn: guard.guardSql(switching, 'own'),
     health,
     /** the client as it is now, unguarded (readiness ping) */
     current: () => current,

@@ -33,6 +33,9 @@ function cancelQuietly(query: PendingQuery<never[]>): void {
   Promise.resolve(canceller(query)).catch(() => undefined);
 }
 
+/** A view's deadline rule: a fixed time, `'own'` (each statement DATABASE_TIMEOUT from when it is sent), or undefined (the request's). */
+type Fixed = number | 'own' | undefined;
+
 export interface PoolStats {
   size: number;
   /** statements handed to a connection and not yet answered (at most the pool size) */
@@ -82,13 +85,17 @@ export function createStatementGuard(options: StatementGuardOptions) {
     return undefined;
   }
 
-  /** The deadline of a statement sent now: the one given, the request's (AsyncLocalStorage), or its own. */
-  function deadlineNow(now: number, fixed: number | undefined): number {
-    return fixed ?? currentDeadline() ?? now + timeoutMs;
+  /**
+   * The deadline of a statement sent now: the one given, its own (`'own'`: background work, never a request's),
+   * or the request's (AsyncLocalStorage), else its own.
+   */
+  function deadlineNow(now: number, fixed: Fixed): number {
+    if (typeof fixed === 'number') return fixed;
+    return (fixed === 'own' ? undefined : currentDeadline()) ?? now + timeoutMs;
   }
 
   /** Runs one promise-like database call under the deadline; `query` (when given) is cancelled on timeout. */
-  function bound<T>(fixed: number | undefined, start: () => PromiseLike<T>, query?: PendingQuery<never[]>): Promise<T> {
+  function bound<T>(fixed: Fixed, start: () => PromiseLike<T>, query?: PendingQuery<never[]>): Promise<T> {
     const refused = refusal();
     if (refused) return Promise.reject(refused);
     const now = performance.now();
@@ -126,7 +133,7 @@ export function createStatementGuard(options: StatementGuardOptions) {
   }
 
   /** A lazy postgres-js query made safe to await: what drizzle awaits (`unsafe(...)`, `unsafe(...).values()`). */
-  function guardQuery(query: PendingQuery<never[]>, fixed: number | undefined) {
+  function guardQuery(query: PendingQuery<never[]>, fixed: Fixed) {
     let promise: Promise<unknown> | undefined;
     const run = () => (promise ??= bound(fixed, () => query, query));
     const guarded = {
@@ -163,7 +170,7 @@ export function createStatementGuard(options: StatementGuardOptions) {
    * (listen, end, reserve, options) is the client's own. `fixed`: the deadline of every statement sent through
    * it (a request's own view of the pool); without it, the request's deadline from `withDatabaseDeadline`.
    */
-  function guardSql(sql: Sql, fixed?: number): Sql {
+  function guardSql(sql: Sql, fixed?: Fixed): Sql {
     return new Proxy(sql, {
       apply(target, thisArg, args: unknown[]) {
         const result = Reflect.apply(target, thisArg, args) as unknown;
