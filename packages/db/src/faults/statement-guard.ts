@@ -17,9 +17,14 @@ interface Pending {
   /** the statement (cancelled on timeout); undefined for a whole transaction */
   query: PendingQuery<never[]> | undefined;
   startedAt: number;
-  timer: NodeJS.Timeout;
+  deadline: number;
+  /** set only once the deadline is less than a sweep away, so the statement is given up on time, not a sweep late */
+  timer?: NodeJS.Timeout;
   reject(error: Error): void;
 }
+
+/** How often pending statements are looked at. */
+const SWEEP_MS = 25;
 
 /**
  * postgres-js's `query.cancel()` drops the promise of its cancel request, which rejects (unhandled, fatal for
@@ -60,24 +65,36 @@ export function createStatementGuard(options: StatementGuardOptions) {
   const pending = new Set<Pending>();
   let sweep: NodeJS.Timeout | undefined;
 
-  /** While statements are pending, look for one that waits suspiciously long (a black hole looks like this). */
-  function watch(): void {
-    if (sweep || pending.size === 0) return;
-    sweep = setInterval(() => {
-      if (pending.size === 0) {
-        clearInterval(sweep);
-        sweep = undefined;
-        return;
+  /** Gives up a statement past its deadline: a queued one is taken out of the queue, a running one gets a cancel request. */
+  function expire(entry: Pending): void {
+    if (!pending.delete(entry)) return;
+    if (entry.query) cancelQuietly(entry.query);
+    health.suspect();
+    entry.reject(new DatabaseTimeoutError());
+  }
+
+  /**
+   * One sweep for every pending statement (no timer per statement: on the hot path a timer each costs more than
+   * the rest of the guard). A statement whose deadline falls before the next sweep gets its own exact timer (the
+   * rare path), so none is given up late; one waiting suspiciously long (a black hole looks like this) makes the
+   * health monitor probe. Runs only while statements are pending.
+   */
+  function sweepPending(): void {
+    if (pending.size === 0) {
+      clearInterval(sweep);
+      sweep = undefined;
+      return;
+    }
+    const now = performance.now();
+    let suspicious = false;
+    for (const entry of pending) {
+      if (entry.deadline - now <= SWEEP_MS) {
+        entry.timer ??= setTimeout(expire, Math.max(0, entry.deadline - now), entry);
+      } else if (now - entry.startedAt >= suspectAfterMs) {
+        suspicious = true;
       }
-      const now = performance.now();
-      for (const entry of pending) {
-        if (now - entry.startedAt >= suspectAfterMs) {
-          health.suspect();
-          break;
-        }
-      }
-    }, Math.max(50, Math.min(250, suspectAfterMs / 2)));
-    sweep.unref();
+    }
+    if (suspicious) health.suspect();
   }
 
   function refusal(): Error | undefined {
@@ -95,36 +112,26 @@ export function createStatementGuard(options: StatementGuardOptions) {
   }
 
   /** Runs one promise-like database call under the deadline; `query` (when given) is cancelled on timeout. */
-  function bound<T>(fixed: Fixed, start: () => PromiseLike<T>, query?: PendingQuery<never[]>): Promise<T> {
+  function bound<T>(fixed: Fixed, started: PromiseLike<T> | (() => PromiseLike<T>), query?: PendingQuery<never[]>): Promise<T> {
     const refused = refusal();
     if (refused) return Promise.reject(refused);
     const now = performance.now();
     const deadline = deadlineNow(now, fixed);
     if (deadline <= now) return Promise.reject(new DatabaseTimeoutError());
     return new Promise<T>((resolve, reject) => {
-      const entry: Pending = {
-        query,
-        startedAt: now,
-        reject,
-        timer: setTimeout(() => {
-          pending.delete(entry);
-          // A queued statement is taken out of the queue; a running one gets a cancel request.
-          if (query) cancelQuietly(query);
-          health.suspect();
-          reject(new DatabaseTimeoutError());
-        }, deadline - now),
-      };
+      const entry: Pending = { query, startedAt: now, deadline, reject };
+      if (deadline - now <= SWEEP_MS) entry.timer = setTimeout(expire, deadline - now, entry);
       pending.add(entry);
-      watch();
-      start().then(
+      if (!sweep) (sweep = setInterval(sweepPending, SWEEP_MS)).unref();
+      (typeof started === 'function' ? started() : started).then(
         (value) => {
           if (!pending.delete(entry)) return;
-          clearTimeout(entry.timer);
+          if (entry.timer) clearTimeout(entry.timer);
           resolve(value);
         },
         (error: unknown) => {
           if (!pending.delete(entry)) return;
-          clearTimeout(entry.timer);
+          if (entry.timer) clearTimeout(entry.timer);
           if (isDatabaseUnavailable(error)) health.suspect();
           reject(error);
         },
@@ -135,7 +142,7 @@ export function createStatementGuard(options: StatementGuardOptions) {
   /** A lazy postgres-js query made safe to await: what drizzle awaits (`unsafe(...)`, `unsafe(...).values()`). */
   function guardQuery(query: PendingQuery<never[]>, fixed: Fixed) {
     let promise: Promise<unknown> | undefined;
-    const run = () => (promise ??= bound(fixed, () => query, query));
+    const run = () => (promise ??= bound(fixed, query, query));
     const guarded = {
       values() {
         query.values();
@@ -171,6 +178,19 @@ export function createStatementGuard(options: StatementGuardOptions) {
    * it (a request's own view of the pool); without it, the request's deadline from `withDatabaseDeadline`.
    */
   function guardSql(sql: Sql, fixed?: Fixed): Sql {
+    // Made once per client or view, not per statement.
+    const unsafe = (text: string, parameters?: never[], queryOptions?: object) => guardQuery(sql.unsafe(text, parameters, queryOptions as never) as PendingQuery<never[]>, fixed);
+    const begin = (...args: unknown[]) => {
+      const fn = args.pop() as (inner: Sql) => unknown;
+      const mode = (args[0] as string | undefined) ?? '';
+      const deadline = deadlineNow(performance.now(), fixed);
+      return bound(deadline, () => sql.begin(mode, guardBody(deadline, fn) as never));
+    };
+    const savepoint = (...args: unknown[]) => {
+      const fn = args.pop() as (inner: Sql) => unknown;
+      const deadline = deadlineNow(performance.now(), fixed);
+      return bound(deadline, () => (sql as unknown as { savepoint(...rest: unknown[]): Promise<unknown> }).savepoint(...args, guardBody(deadline, fn)));
+    };
     return new Proxy(sql, {
       apply(target, thisArg, args: unknown[]) {
         const result = Reflect.apply(target, thisArg, args) as unknown;
@@ -178,25 +198,9 @@ export function createStatementGuard(options: StatementGuardOptions) {
         return isTemplate ? guardQuery(result as PendingQuery<never[]>, fixed) : result;
       },
       get(target, property, receiver) {
-        if (property === 'unsafe') {
-          return (text: string, parameters?: never[], queryOptions?: object) => guardQuery(target.unsafe(text, parameters, queryOptions as never) as PendingQuery<never[]>, fixed);
-        }
-        if (property === 'begin') {
-          return (...args: unknown[]) => {
-            const fn = args.pop() as (sql: Sql) => unknown;
-            const mode = (args[0] as string | undefined) ?? '';
-            const deadline = deadlineNow(performance.now(), fixed);
-            return bound(deadline, () => target.begin(mode, guardBody(deadline, fn) as never));
-          };
-        }
-        if (property === 'savepoint') {
-          return (...args: unknown[]) => {
-            const fn = args.pop() as (sql: Sql) => unknown;
-            const savepoint = (target as unknown as { savepoint(...rest: unknown[]): Promise<unknown> }).savepoint.bind(target);
-            const deadline = deadlineNow(performance.now(), fixed);
-            return bound(deadline, () => savepoint(...args, guardBody(deadline, fn)));
-          };
-        }
+        if (property === 'unsafe') return unsafe;
+        if (property === 'begin') return begin;
+        if (property === 'savepoint') return savepoint;
         return Reflect.get(target, property, receiver) as unknown;
       },
     });
@@ -208,7 +212,7 @@ export function createStatementGuard(options: StatementGuardOptions) {
     rejectPending(): void {
       for (const entry of [...pending]) {
         pending.delete(entry);
-        clearTimeout(entry.timer);
+        if (entry.timer) clearTimeout(entry.timer);
         entry.reject(new DatabaseUnavailableError());
       }
     },
