@@ -73,6 +73,11 @@ const config: CodegenConfig = {
   schema: 'schema/*.graphql',
   emitLegacyCommonJSImports: false,
   generates: target === 'client' ? client : target === 'server' ? server : { ...server, ...client },
+  // After the server's files: which fields the mapped models serve by themselves, as the TypeScript checker
+  // finds them, the list start-up checks (apps/api/src/graphql/completeness.ts). It reads the models' types,
+  // so the workspace packages are built first (apps/api/turbo.json). `beforeDone` runs even when codegen
+  // left its outputs unchanged (a model may have changed, not the schema).
+  hooks: target === 'client' ? {} : { beforeDone: ['node apps/api/codegen/model-served.cjs'] },
 };
 
 export default config;

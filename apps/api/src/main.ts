@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
+import { SchemaGapError } from './graphql/schema.js';
 import { KeyMaterialError } from './keys/key-material.js';
 import { createLogger } from './logger.js';
 import { startService } from './service.js';
@@ -47,7 +48,7 @@ try {
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 } catch (error) {
-  if (error instanceof KeyMaterialError || error instanceof ConfigError) {
+  if (error instanceof KeyMaterialError || error instanceof ConfigError || error instanceof SchemaGapError) {
     process.stderr.write(`latchkey: ${error.message}\n`);
   } else {
     logger.fatal({ err: error }, 'start-up failed');

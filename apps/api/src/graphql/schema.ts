@@ -3,8 +3,9 @@ import { createSchema } from 'graphql-yoga';
 import { AccountPolicy, DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
 import { subjectOf } from './access.js';
-import type { Resolvers } from '../generated/resolvers.js';
+import { MODEL_SERVED_FIELDS } from '../generated/model-served.js';
 import { typeDefs } from '../generated/type-defs.js';
+import { resolverGaps, type CompletenessCheck } from './completeness.js';
 import type { GraphQLContext } from './context.js';
 import { applyStepUpRules } from './plugins/use-step-up.js';
 import { accountResolvers } from './resolvers/account.js';
@@ -15,7 +16,23 @@ import { statusDatabaseFree, statusResolvers } from './resolvers/status.js';
 import { subscriptionResolvers } from './resolvers/subscriptions.js';
 import { viewerDatabaseFree, viewerResolvers } from './resolvers/viewer.js';
 
-const resolvers: Resolvers[] = [{ DateTime }, statusResolvers, viewerResolvers, accountResolvers, documentResolvers, passkeyResolvers, subscriptionResolvers];
+/** The resolver maps, merged by the schema. */
+export const resolverMaps = [{ DateTime }, statusResolvers, viewerResolvers, accountResolvers, documentResolvers, passkeyResolvers, subscriptionResolvers] as const;
+
+/**
+ * Every schema field has a resolver above or a fitting property on its type's mapped model (codegen.ts
+ * `mappers`): otherwise this line fails typecheck, naming each `Type.field`. A resolver map must keep its own
+ * literal type for this (`satisfies Resolvers`, never `: Resolvers`).
+ */
+const resolverCompleteness: CompletenessCheck<typeof statusResolvers & typeof viewerResolvers & typeof accountResolvers & typeof documentResolvers & typeof passkeyResolvers & typeof subscriptionResolvers> = 'complete';
+
+/** A schema field nothing serves (a build made without typecheck): start-up stops, naming each. */
+export class SchemaGapError extends Error {
+  constructor(readonly fields: readonly string[]) {
+    super(`no resolver and no fitting model property for ${fields.join(', ')} (add a resolver, or the property to the type's model)`);
+    this.name = 'SchemaGapError';
+  }
+}
 
 /** The fields answered without the database; every other field needs it (and is refused during an outage). */
 export const DATABASE_FREE_FIELDS: ReadonlySet<string> = new Set([...statusDatabaseFree, ...viewerDatabaseFree]);
@@ -26,7 +43,11 @@ export const DATABASE_FREE_FIELDS: ReadonlySet<string> = new Set([...statusDatab
  * `@stepUp` marks are applied first, so they sit inside: checked after `@auth`/`@can`, before the resolver.
  */
 export function buildSchema() {
-  const schema = applyStepUpRules(createSchema<GraphQLContext>({ typeDefs, resolvers: resolvers as never }));
+  void resolverCompleteness;
+  const executable = createSchema<GraphQLContext>({ typeDefs, resolvers: resolverMaps as never });
+  const gaps = resolverGaps(executable, resolverMaps, MODEL_SERVED_FIELDS);
+  if (gaps.length > 0) throw new SchemaGapError(gaps);
+  const schema = applyStepUpRules(executable);
   return applyDirectiveRules<Subject, GraphQLContext>(schema, {
     subject: subjectOf,
     policies: [AccountPolicy, OrganizationPolicy, DocumentPolicy],

@@ -9,7 +9,7 @@ import { isUuid, requireSlug } from '../../domain/validate.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import { dbOf, domainRequest, loadersOf, subjectOf } from '../access.js';
 
-export const accountResolvers: Resolvers = {
+export const accountResolvers = {
   Query: {
     me: async (_source, _args, context) => {
       const id = context.caller?.subject;
@@ -47,4 +47,4 @@ export const accountResolvers: Resolvers = {
     changeMemberRole: async (_source, { input }, context) =>
       changeMemberRole(await domainRequest(context, 'Mutation.changeMemberRole'), input),
   },
-};
+} satisfies Resolvers;

@@ -5,7 +5,7 @@ import { DocumentPolicy } from '../../domain/policies.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import { domainRequest, loadersOf, subjectOf } from '../access.js';
 
-export const documentResolvers: Resolvers = {
+export const documentResolvers = {
   Query: {
     document: async (_source, { id }, context) => (await getDocument(await domainRequest(context, 'Query.document'), id)).document,
     // A @oneOf input: validation has made sure exactly one key is given.
@@ -44,4 +44,4 @@ export const documentResolvers: Resolvers = {
     setLegalHold: async (_source, { id, legalHold }, context) =>
       setLegalHold(await domainRequest(context, 'Mutation.setLegalHold'), id, legalHold),
   },
-};
+} satisfies Resolvers;

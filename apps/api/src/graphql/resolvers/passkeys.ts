@@ -20,7 +20,7 @@ const passkeyId = (id: string) => {
   return id;
 };
 
-export const passkeyResolvers: Resolvers = {
+export const passkeyResolvers = {
   User: {
     // Field level: one's own passkeys only.
     passkeys: async (user, _args, context) => {
@@ -46,4 +46,4 @@ export const passkeyResolvers: Resolvers = {
       return { removedPasskeyId: id, userErrors: [] };
     },
   },
-};
+} satisfies Resolvers;

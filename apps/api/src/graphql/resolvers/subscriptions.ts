@@ -4,7 +4,7 @@ import type { Resolvers } from '../../generated/resolvers.js';
 // The stream yields StreamItems; `resolve` turns each into the event (or throws the error that ends it).
 const resolve = (item: unknown) => resolveStreamItem(item as StreamItem);
 
-export const subscriptionResolvers: Resolvers = {
+export const subscriptionResolvers = {
   Subscription: {
     documentChanged: {
       subscribe: (_root, { organization }, context) => openDocumentStream(context, { organization }, 'Subscription.documentChanged') as never,
@@ -15,4 +15,4 @@ export const subscriptionResolvers: Resolvers = {
       resolve,
     },
   },
-};
+} satisfies Resolvers;

@@ -9,7 +9,7 @@ import { dbOf, subjectOf } from '../access.js';
 /** Fields these resolvers answer from the verified token alone, without the database (`user` reads it). */
 export const viewerDatabaseFree = ['Query.viewer', 'Viewer.subject', 'Viewer.amr', 'Viewer.acr', 'Viewer.authTime', 'Viewer.expiresAt', 'Viewer.scope'];
 
-export const viewerResolvers: Resolvers = {
+export const viewerResolvers = {
   Query: {
     // Route-level access already refused guests; a null here is unreachable but keeps the type honest.
     viewer: (_source, _args, { caller }) => caller,
@@ -30,4 +30,4 @@ export const viewerResolvers: Resolvers = {
       return row;
     },
   },
-};
+} satisfies Resolvers;
