@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { SchemaGapError } from './graphql/schema.js';
 import { KeyMaterialError } from './keys/key-material.js';
-import { createLogger } from './logger.js';
+import { createLogger, exitAfterFlush, logFatalAndExit } from './logger.js';
 import { startService } from './service.js';
 import { readVersion } from './version.js';
 
@@ -19,9 +19,12 @@ try {
   throw error;
 }
 
-const logger = createLogger(config.logLevel);
-/** Log lines are buffered: write them out before leaving. */
-const exit = (code: number) => logger.flush(() => process.exit(code));
+const logger = createLogger(config.logLevel, { env: config.env });
+// Whatever goes wrong, its line reaches the log before the process ends.
+process.on('uncaughtException', (error) => logFatalAndExit(logger, error, 'uncaught exception'));
+process.on('unhandledRejection', (reason) => logFatalAndExit(logger, reason, 'unhandled rejection'));
+/** Log lines may be buffered: write them out before leaving. */
+const exit = (code: number) => exitAfterFlush(logger, code);
 try {
   const service = await startService(config, logger);
   logger.info({ url: `${service.url}/graphql`, database: service.database.kind, env: config.env }, `Latchkey API listening on ${service.url}/graphql`);

@@ -99,7 +99,7 @@ function deliveryFor(config: Config, logger: Logger): DeliveryHandler {
 }
 
 /** Opens the database, applies migrations, loads keys, and listens. Used by `main` and by the tests alike. */
-export async function startService(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger = createLogger(config.logLevel, { env: config.env })): Promise<RunningService> {
   // Keys first: a bad key is a configuration error and must not wait for (or hide behind) the database.
   const keys = await loadKeyMaterial({
     signingKey: config.keys.signingKey,

@@ -99,7 +99,7 @@ describe('the event outbox on one database (issue 13 point 2)', () => {
 
   it('a malformed row is logged and skipped; the rows after it are delivered', async () => {
     const lines: Record<string, unknown>[] = [];
-    const logger = createLogger('warn', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = createLogger('warn', { destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
     const one = await reading(database, { pollIntervalMs: 50, logger });
     readers.push(one.reader);
     await database.db.insert(documentEvents).values({ event: { kind: 'EXPLODED' } });
@@ -204,7 +204,7 @@ describe.runIf(adminUrl)('the event outbox across connections and instances of P
     const proxy = await startTcpProxy(new URL(url).hostname, Number(new URL(url).port || 5432));
     closing.push(() => proxy.close());
     const lines: Record<string, unknown>[] = [];
-    const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = createLogger('info', { destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
     const cutOff = await open(proxy.routeUrl(url));
     const one = await reading(cutOff, { pollIntervalMs: 50, logger });
     closing.push(() => one.reader.close());

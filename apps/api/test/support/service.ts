@@ -78,7 +78,7 @@ export async function startTestService(env: Record<string, string | undefined> =
       done();
     },
   });
-  const service = await startService(config, createLogger(config.logLevel, sink));
+  const service = await startService(config, createLogger(config.logLevel, { destination: sink }));
   const signingKey = await parseSigningKey(JSON.stringify(privateJwk));
   return {
     ...service,

@@ -1,0 +1,115 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from './support/browser-session.js';
+
+// Issue 14 point 2: log lines reach stdout within a second in production and at once in development; error
+// and fatal lines at once; nothing is lost on exit, on SIGTERM, or on an uncaught exception.
+
+const MAIN = resolve(fileURLToPath(import.meta.url), '../../dist/src/main.js');
+const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const SIGNING_KEY = JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid: 'logs-test', alg: 'ES256', use: 'sig' });
+
+interface Server {
+  child: ChildProcessWithoutNullStreams;
+  base: string;
+  /** every JSON line written to stdout so far, with when it arrived */
+  lines: { at: number; line: Record<string, unknown> }[];
+  exited: Promise<number | null>;
+  /** stdout has ended: every line the process wrote is in `lines` */
+  drained: Promise<void>;
+}
+
+const cleanup: (() => void)[] = [];
+afterEach(() => {
+  for (const step of cleanup.splice(0)) step();
+});
+
+async function start(nodeEnv: 'production' | 'development', extraArgs: string[] = []): Promise<Server> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-logs-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [...extraArgs, MAIN], {
+    env: { PATH: process.env['PATH'], NODE_ENV: nodeEnv, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://localhost:${port}`, DATA_DIR: dataDir, SIGNING_KEY, LOG_LEVEL: 'info' },
+  });
+  const server: Server = {
+    child,
+    base: `http://127.0.0.1:${port}`,
+    lines: [],
+    exited: new Promise((done) => child.once('exit', (code) => done(code))),
+    drained: new Promise((done) => child.stdout.once('close', () => done())),
+  };
+  cleanup.push(() => {
+    child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  let pending = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    pending += chunk;
+    const complete = pending.split('\n');
+    pending = complete.pop()!;
+    for (const text of complete) if (text.trim()) server.lines.push({ at: performance.now(), line: JSON.parse(text) as Record<string, unknown> });
+  });
+  child.stderr.resume();
+  await waitFor(server, (line) => typeof line['msg'] === 'string' && line['msg'].startsWith('Latchkey API listening'), 60_000);
+  return server;
+}
+
+async function waitFor(server: Server, match: (line: Record<string, unknown>) => boolean, timeoutMs: number): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const found = server.lines.find(({ line }) => match(line));
+    if (found) return found.at;
+    if (performance.now() > deadline) throw new Error(`no such log line within ${timeoutMs} ms; got ${JSON.stringify(server.lines.map(({ line }) => line['msg']))}`);
+    await new Promise((done) => setTimeout(done, 10));
+  }
+}
+
+const requestLine = (path: string) => (line: Record<string, unknown>) => line['msg'] === 'request' && line['path'] === path;
+
+describe('issue 14 point 2: logs arrive on time and are never lost', () => {
+  it('production: a request line is on stdout within 1 s, with no other activity to push it out', async () => {
+    const server = await start('production');
+    const sentAt = performance.now();
+    expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
+    const arrivedAt = await waitFor(server, requestLine('/healthz'), 5000);
+    expect(arrivedAt - sentAt).toBeLessThan(1000);
+  }, 90_000);
+
+  it('development: a request line is on stdout at once', async () => {
+    const server = await start('development');
+    const sentAt = performance.now();
+    await fetch(`${server.base}/healthz`);
+    const arrivedAt = await waitFor(server, requestLine('/healthz'), 5000);
+    expect(arrivedAt - sentAt).toBeLessThan(250);
+  }, 90_000);
+
+  it('SIGTERM right after a request: its line and the last line are written before the process ends', async () => {
+    const server = await start('production');
+    await fetch(`${server.base}/readyz`);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    await server.drained;
+    expect(server.lines.some(({ line }) => requestLine('/readyz')(line))).toBe(true);
+    expect(server.lines.at(-1)?.line['msg']).toBe('stopped');
+  }, 90_000);
+
+  it('an uncaught exception: what was buffered and a fatal line with the error reach stdout, then exit 1', async () => {
+    // A preload that throws outside any request when told to (SIGUSR2): an uncaught exception in the real server.
+    const dir = mkdtempSync(join(tmpdir(), 'latchkey-logs-preload-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const preload = join(dir, 'throw-on-signal.mjs');
+    writeFileSync(preload, "process.on('SIGUSR2', () => setImmediate(() => { throw new Error('thrown by the test preload'); }));\n");
+    const server = await start('production', ['--import', preload]);
+    await fetch(`${server.base}/healthz`);
+    server.child.kill('SIGUSR2');
+    expect(await server.exited).toBe(1);
+    await server.drained;
+    expect(server.lines.some(({ line }) => requestLine('/healthz')(line))).toBe(true);
+    const fatal = server.lines.at(-1)!.line;
+    expect(fatal).toMatchObject({ level: 60, msg: 'uncaught exception', err: { message: 'thrown by the test preload' } });
+  }, 90_000);
+});
