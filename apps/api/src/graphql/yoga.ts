@@ -24,6 +24,7 @@ import { useStepUp } from './plugins/use-step-up.js';
 import { useStreamedConnection } from './plugins/use-streamed-connection.js';
 import { useStrictParams } from './plugins/use-strict-params.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
+import { GRAPHIQL_OPTIONS, type GraphiQLPage } from './graphiql-page.js';
 import { useOperationMetrics } from '../observability/use-operation-metrics.js';
 
 export interface GraphQLHandlerDeps {
@@ -48,6 +49,8 @@ export interface GraphQLHandlerDeps {
   metrics?: ServiceMetrics;
   /** the tracing plugin (OTEL_EXPORTER_OTLP_ENDPOINT); undefined: no spans */
   tracing?: Plugin;
+  /** the GraphiQL page (GRAPHIQL on); undefined: none is served */
+  graphiql?: GraphiQLPage;
 }
 
 const noop = () => {};
@@ -84,7 +87,7 @@ function domainErrorsUnmasked(error: unknown, message: string, isDev?: boolean):
   return maskError(error, message, isDev);
 }
 
-export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf, schema, health, persisted, clientAddress, metrics, tracing }: GraphQLHandlerDeps) {
+export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf, schema, health, persisted, clientAddress, metrics, tracing, graphiql }: GraphQLHandlerDeps) {
   const { limits } = config;
 
   const contextFor = (result: VerificationResult | undefined, requestId: string): RequestContext => ({
@@ -149,7 +152,8 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
     cors: false,
     // Only application/json bodies reach Yoga (CSRF rule); multipart is never parsed.
     multipart: false,
-    graphiql: config.graphiql ? { title: 'Latchkey GraphQL' } : false,
+    graphiql: graphiql ? GRAPHIQL_OPTIONS : false,
+    ...(graphiql ? { renderGraphiQL: graphiql.render } : {}),
     landingPage: false,
     maskedErrors: { isDev: false, errorMessage: 'Internal server error.', maskError: domainErrorsUnmasked },
     logging: yogaLogger(logger),

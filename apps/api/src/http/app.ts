@@ -6,6 +6,7 @@ import { ConfigError, type Config } from '../config.js';
 import { ErrorCode } from '../graphql/errors.js';
 import { createLoaderFactory } from '../domain/loaders.js';
 import { createSubjectLoader } from '../domain/subjects.js';
+import { createGraphiQLPage } from '../graphql/graphiql-page.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import { createPersistedOperations, importAllowlist } from '../graphql/persisted.js';
 import { buildSchema } from '../graphql/schema.js';
@@ -139,6 +140,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       throw error;
     }
   }
+  const graphiql = config.graphiql ? await createGraphiQLPage() : undefined;
   const yoga = createGraphQLHandler({
     config,
     logger,
@@ -151,6 +153,7 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     clientAddress,
     metrics,
     tracing,
+    graphiql,
   });
   // GraphQL over WebSocket (graphql-ws) on /graphql: the same rules, applied on a path Yoga's HTTP plugins never see.
   const webSocket = createGraphQLWebSocket({
@@ -341,6 +344,8 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
         'Accept must allow application/graphql-response+json or application/json.');
     }
     if (req.method === 'GET') {
+      // The GraphiQL page (a browser's GET): no script, style or request of any other origin.
+      if (graphiql && req.headers.accept?.includes('text/html')) res.setHeader('content-security-policy', graphiql.contentSecurityPolicy());
       void yoga(req, res);
       return;
     }
