@@ -50,7 +50,7 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     // Following the link in the same browser: the page fills the field, the user confirms.
     await page.goto(link);
     await expect.poll(() => page.url()).not.toContain('token=');
-    expect(await page.getByLabel('Sign-in code from your e-mail').inputValue()).toBe(new URL(link).searchParams.get('token'));
+    expect(await page.getByLabel('The 6-digit code from the message (or the token of its link)').inputValue()).toBe(new URL(link).searchParams.get('token'));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${base}/`);
     await expect.poll(() => page.locator('#who').textContent(), { timeout: 10_000 }).toBe('alice@acme.test');

@@ -136,8 +136,10 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     // The "check your messages" page offers the code form, and echoes nothing from the query string.
     const sent = await browser.request('/login/ott?sent=1&username=%3Cscript%3Ex%3C%2Fscript%3E');
     expect(sent.status).toBe(200);
-    expect(sent.text).toContain('name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}"');
-    expect(sent.text).toContain('name="username" type="email" autocomplete="username"');
+    // One field, labelled for what it takes: the message's code, or its link's token.
+    expect(sent.text).toContain('<label for="token">The 6-digit code from the message (or the token of its link)</label>');
+    expect(sent.text).toContain('name="token" autocomplete="one-time-code"');
+    expect(sent.text.match(/<input /g)).toHaveLength(1);
     expect(sent.text).not.toContain('<script>x');
 
     const signedIn = await browser.useCode('Alice@Acme.test', message.code);
@@ -171,11 +173,17 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     strangers[1]!.cookies.set('lk_code', randomBytes(32).toString('base64url'));
     const own = await ask(strangers[2]!, 'bob@acme.test');
     expect(strangers[2]!.cookies.get('lk_code')).not.toBe(ownerBinding);
-    for (const stranger of strangers) {
+    for (const [index, stranger] of strangers.entries()) {
       for (let i = 0; i < 6; i++) {
         const refused = await stranger.useCode('bob@acme.test', message.code);
-        expect(refused.status).toBe(401);
-        expect(refused.text).toContain('The sign-in link or code is invalid or has expired.');
+        if (index === 0) {
+          // No binding at all: nothing is looked up, so nothing was compared (a form error, not a wrong try).
+          expect(refused.status).toBe(400);
+          expect(refused.text).toContain('A code works only in the browser that asked for it.');
+        } else {
+          expect(refused.status).toBe(401);
+          expect(refused.text).toContain('The sign-in link or code is invalid or has expired.');
+        }
       }
     }
     expect(await storedRow(owner)).toMatchObject({ codeAttempts: 0 });
@@ -285,6 +293,33 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     expect((await browser.useCode('alice@acme.test', message.code, source)).status).toBe(303);
   });
 
+  it('issue 14 point 7: the page\'s one field takes the code (this browser\'s codes only) as well as the link\'s token', async () => {
+    const browser = new Browser();
+    const interaction = await startAuthorization(browser);
+    const message = await ask(browser, 'alice@acme.test');
+    const signedIn = await browser.request('/login/ott', { form: { token: message.code } });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.location).toBe(interaction);
+    // The same field with a link's token (another message) signs in too, in any browser.
+    const other = await ask(new Browser(), 'bob@acme.test');
+    expect((await new Browser().request('/login/ott', { form: { token: new URL(other.magicLink).searchParams.get('token')! } })).status).toBe(303);
+  });
+
+  it('issue 14 point 7: a code typed without this browser\'s binding is a form error that counts nothing; with it, a wrong code counts', async () => {
+    const owner = new Browser();
+    const message = await ask(owner, 'carol@globex.test');
+    const source = freshAddress();
+    // A browser without the binding: nothing compared, however often (a wrong try would have paused the source).
+    for (let i = 0; i < 8; i++) {
+      const refused = await new Browser().request('/login/ott', { form: { token: wrong(message.code) }, from: source });
+      expect(refused.status).toBe(400);
+    }
+    expect(await storedRow(owner)).toMatchObject({ codeAttempts: 0 });
+    // The asking browser's wrong code is compared, and counts against its code's budget.
+    expect((await owner.request('/login/ott', { form: { token: wrong(message.code) }, from: source })).status).toBe(401);
+    expect(await storedRow(owner)).toMatchObject({ codeAttempts: 1 });
+  });
+
   it('no code ever appears in a response or in the service log', () => {
     expect(codes.length).toBeGreaterThanOrEqual(8);
     const everything = `${answers.join('\n')}\n${service.logText()}`;
@@ -307,9 +342,8 @@ describe.runIf(hasChromium)('in Chromium: the code typed into the page of the br
       });
       const message = await nextMessage(before, 'bob@acme.test');
       await page.goto(`${base}/login/ott?sent=1`);
-      expect(await page.getByLabel('E-mail address').inputValue()).toBe('bob@acme.test');
-      await page.getByLabel('6-digit code').fill(message.code);
-      const [answer] = await Promise.all([page.waitForResponse((response) => response.url() === `${base}/login/ott` && response.request().method() === 'POST'), page.getByRole('button', { name: 'Use the code' }).click()]);
+      await page.getByLabel('The 6-digit code from the message').fill(message.code);
+      const [answer] = await Promise.all([page.waitForResponse((response) => response.url() === `${base}/login/ott` && response.request().method() === 'POST'), page.getByRole('button', { name: 'Sign in' }).click()]);
       expect(answer.status()).toBe(303);
       const location = answer.headers()['location'];
       expect(location).toBeDefined();

@@ -139,31 +139,23 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
   }
 
   /**
-   * The token page: the browser fills the token field from the link; the server never echoes the token, or
-   * anything else from the query string. The second form takes the short code, typed in the browser that asked
-   * for it; its address field is prefilled from this tab's sign-in form, if any.
+   * The "check your messages" page: one field for what the message holds, the 6-digit code (typed in the browser
+   * that asked for it) or the link's token (the browser fills it from the link). The server never echoes the
+   * token, or anything else from the query string.
    */
   function tokenPage(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', publicUrl);
     const notice = url.searchParams.has('sent') ? `<p role="status">${escapeHtml(GENERATED)}</p>` : '';
     const body = `${notice}
 <form method="post" action="/login/ott">
-<label for="token">Sign-in code from your e-mail</label>
-<input id="token" name="token" autocomplete="off" required>
+<label for="token">The 6-digit code from the message (or the token of its link)</label>
+<input id="token" name="token" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" required>
 <button type="submit">Sign in</button>
 </form>
-<p>or type the 6-digit code from the message, in this browser:</p>
-<form id="by-code" method="post" action="/login/ott">
-<label for="code-username">E-mail address</label>
-<input id="code-username" name="username" type="email" autocomplete="username" required>
-<label for="code">6-digit code</label>
-<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" minlength="6" maxlength="6" required>
-<button type="submit">Use the code</button>
-</form>`;
+<p>A code works only in this browser, the one that asked for it; the link in the message works in any browser.</p>`;
     // Take the token from the link into the form, then drop it from the address bar and history.
-    const script = `(function(){var p=new URLSearchParams(location.search),t=p.get('token');if(t){document.getElementById('token').value=t;history.replaceState(null,'',location.pathname);}
-try{var u=sessionStorage.getItem('latchkey:username');if(u)document.getElementById('code-username').value=u;}catch(e){}})();`;
-    html(res, 200, page('Sign in with your link', body, script));
+    const script = `(function(){var p=new URLSearchParams(location.search),t=p.get('token');if(t){document.getElementById('token').value=t;history.replaceState(null,'',location.pathname);}})();`;
+    html(res, 200, page('Sign in with your code', body, script));
   }
 
   /** A wrong, used or expired token or code: counts against its source (never against the account). */
@@ -180,29 +172,34 @@ try{var u=sessionStorage.getItem('latchkey:username');if(u)document.getElementBy
   async function consume(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const fields = await formOf(req, res);
     if (!fields) return;
-    const token = (fields['token'] ?? '').trim();
-    const code = fields['code']?.trim();
+    let token = (fields['token'] ?? '').trim();
+    let code = fields['code']?.trim();
+    let username: string | undefined;
     if (code !== undefined && token) return refuse(req, res, 400, 'Send either a token or a code, not both.');
     if (code === undefined && !token) return refuse(req, res, 400, 'token or code is required.');
-    const username = normalizeUsername(fields['username'] ?? '');
     if (code !== undefined) {
       if (!isShortCodeShaped(code)) return refuse(req, res, 400, 'code must be 6 digits.');
+      username = normalizeUsername(fields['username'] ?? '');
       if (!USERNAME.test(username)) return refuse(req, res, 400, 'username must be an e-mail address.');
+    } else if (isShortCodeShaped(token)) {
+      // The page's one field: six digits are the message's code (a link's token is 43 characters, never digits
+      // alone), looked up among this browser's codes only.
+      code = token;
+      token = '';
+    }
+    const binding = codeBindingOf(req);
+    // Without this browser's binding no code is looked up, so nothing was compared: an error, not a wrong try.
+    if (code !== undefined && !binding) {
+      return refuse(req, res, 400, 'A code works only in the browser that asked for it. Open the link in the message instead.');
     }
     const ip = clientIp(req);
-    const binding = codeBindingOf(req);
     const decision = await decide(limits.consumeAttempt(ip));
     if (decision === 'unavailable') return unavailableNow(res);
     if (!decision.allowed) {
       if (binding) await revokeShortCodes(db, binding).catch((error: unknown) => logger.error({ err: error }, 'revoking short codes failed'));
       return tooMany(req, res, decision);
     }
-    const consumed =
-      code === undefined
-        ? await consumeOneTimeToken(db, token)
-        : binding
-          ? await consumeShortCode(db, { username, code, binding })
-          : null;
+    const consumed = code === undefined ? await consumeOneTimeToken(db, token) : await consumeShortCode(db, { username, code, binding: binding! });
     const userId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
     // Wrong tokens and codes slow down, then stop, the source that sends them; the account itself is never locked.
     if (!consumed || !userId) return refuseCredential(req, res, ip);

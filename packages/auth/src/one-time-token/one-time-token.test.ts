@@ -121,6 +121,14 @@ describe('short codes: a second way of presenting a token, typed in the browser 
     await expect(generateOneTimeTokenWithCode(database.db, { username: alice }, 'not a binding')).rejects.toThrow(TypeError);
   });
 
+  it('without a username the code is looked up among this browser\'s codes only, whatever address they were sent to', async () => {
+    const binding = newCodeBinding();
+    const mine = await withCode(binding);
+    expect(await consumeShortCode(database.db, { code: mine.code, binding: newCodeBinding() })).toBeNull();
+    expect(await consumeShortCode(database.db, { code: mine.code, binding })).toEqual({ username: alice });
+    expect(await consumeShortCode(database.db, { code: mine.code, binding })).toBeNull();
+  });
+
   it('the right code from the right browser signs in once; the link of the same row dies with it, and vice versa', async () => {
     const binding = newCodeBinding();
     const first = await withCode(binding);

@@ -49,7 +49,8 @@ export function hashShortCode(binding: string, tokenHash: string, username: stri
 
 /**
  * Uses a token up through its short code, presented by the browser the code is bound to. Each call is one guess
- * at every live code of this username and browser: one UPDATE counts it before anything is compared, and only
+ * at every live code of this username and browser (without a username: of this browser, whatever address it
+ * asked for; the page's one field sends no address): one UPDATE counts it before anything is compared, and only
  * rows still under SHORT_CODE_ATTEMPTS take part, so no number of concurrent guesses gets past the budget. A
  * matching row is then deleted (the link dies with it); of concurrent right guesses exactly one deletes it. A row
  * whose budget this guess used up has its code nulled: the code dies, the magic link of the same row does not,
@@ -58,28 +59,28 @@ export function hashShortCode(binding: string, tokenHash: string, username: stri
  */
 export async function consumeShortCode(
   db: Database,
-  presented: { username: string; code: string; binding: string },
+  presented: { username?: string; code: string; binding: string },
   now = new Date(),
 ): Promise<ConsumedOneTimeToken | null> {
   if (!isShortCodeShaped(presented.code) || !isCodeBindingShaped(presented.binding)) return null;
-  const username = normalizeUsername(presented.username);
+  const username = presented.username === undefined ? undefined : normalizeUsername(presented.username);
   const candidates = await db
     .update(oneTimeTokens)
     .set({ codeAttempts: sql`${oneTimeTokens.codeAttempts} + 1` })
     .where(
       and(
-        eq(oneTimeTokens.username, username),
+        username === undefined ? undefined : eq(oneTimeTokens.username, username),
         eq(oneTimeTokens.bindingHash, hashBinding(presented.binding)),
         isNotNull(oneTimeTokens.codeHash),
         lt(oneTimeTokens.codeAttempts, SHORT_CODE_ATTEMPTS),
         gt(oneTimeTokens.expiresAt, now),
       ),
     )
-    .returning({ tokenHash: oneTimeTokens.tokenHash, codeHash: oneTimeTokens.codeHash, codeAttempts: oneTimeTokens.codeAttempts });
+    .returning({ tokenHash: oneTimeTokens.tokenHash, username: oneTimeTokens.username, codeHash: oneTimeTokens.codeHash, codeAttempts: oneTimeTokens.codeAttempts });
   let consumed: ConsumedOneTimeToken | null = null;
   const spent: string[] = [];
   for (const candidate of candidates) {
-    const expected = Buffer.from(hashShortCode(presented.binding, candidate.tokenHash, username, presented.code));
+    const expected = Buffer.from(hashShortCode(presented.binding, candidate.tokenHash, candidate.username, presented.code));
     const stored = Buffer.from(candidate.codeHash ?? '');
     if (!consumed && stored.length === expected.length && timingSafeEqual(stored, expected)) {
       const [row] = await db.delete(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, candidate.tokenHash)).returning({ username: oneTimeTokens.username });
