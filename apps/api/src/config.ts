@@ -1,10 +1,10 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import path from 'node:path';
-import { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES, type Factor, type SignInPolicy } from '@latchkey/auth';
+import { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES, type Factor, type SignInPolicy } from '@latchkey/auth/configuration';
 import ipaddr from 'ipaddr.js';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
-import { normalizeFingerprint, parseDistinguishedName, subjectKey, type ClientCertificateUsers } from './login/client-certificate.js';
+import { normalizeFingerprint, parseDistinguishedName, subjectKey, type ClientCertificateUsers } from './login/certificate-subjects.js';
 import { loadSignInPolicy, SignInPolicyError } from './sign-in-policy-config.js';
 
 /**

@@ -1,4 +1,4 @@
-import { DEFAULT_ACR_LEVELS, FACTORS, FactorRuleError, validateRules, type Factor, type SignInPolicy } from '@latchkey/auth';
+import { DEFAULT_ACR_LEVELS, FACTORS, FactorRuleError, validateRules, type Factor, type SignInPolicy } from '@latchkey/auth/configuration';
 import { z } from 'zod';
 
 const factor = z.enum(FACTORS);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, statSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -297,6 +297,26 @@ describe('operator CLI (dist/src/cli.js)', () => {
     expect(jwk.kid).toBe(await calculateJwkThumbprint({ kty: 'RSA', n: jwk.n!, e: jwk.e! }));
     const parsed = await parseSigningKey(result.stdout);
     expect(parsed).toMatchObject({ alg: 'RS256', kid: jwk.kid });
+  });
+
+  it('issue 14 point 8: an option a command does not know is refused (exit 2, usage), never ignored', async () => {
+    for (const args of [['seed', '--bench'], ['migrate', '--force'], ['keygen', '--rsa'], ['token', '--sub', 'x', '--bench']]) {
+      const result = await cli(...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stdout, args.join(' ')).toBe('');
+      expect(result.stderr, args.join(' ')).toMatch(/Unknown option '--\w+'/);
+      expect(result.stderr).not.toMatch(STACK_TRACE);
+    }
+  });
+
+  it('issue 14 point 8: `pnpm latchkey` on an up-to-date build prints only the command\'s own output', async () => {
+    const launcher = fileURLToPath(new URL('../../../scripts/latchkey.mjs', import.meta.url));
+    const builtAt = statSync(CLI).mtimeMs;
+    const result = await run(launcher, ['token', '--sub', 'launcher-user'], env, workDir);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toMatch(JWT);
+    expect(result.stderr).toBe('');
+    expect(statSync(CLI).mtimeMs, 'no build ran').toBe(builtAt);
   });
 
   it('an unknown command: exit 2 with usage on stderr', async () => {

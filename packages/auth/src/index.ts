@@ -27,7 +27,8 @@ export { createDevOutbox, createSmtpDelivery, createWebhookDelivery, OutboxRefus
 export type { DeliveryHandler, DevOutboxOptions, OneTimeTokenMessage, SmtpDeliveryOptions, WebhookDeliveryOptions } from './delivery/index.js';
 
 // OpenID provider
-export { createAuthorizationServer, API_SCOPES, FACTORS_REQUIRED, INTERACTION_PATH, OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES, OIDC_ROUTES } from './oidc/provider.js';
+export { createAuthorizationServer, API_SCOPES, FACTORS_REQUIRED, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
+export { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './oidc/offered.js';
 export type { AuthorizationServerOptions, SessionStandingQuery } from './oidc/provider.js';
 export type { default as Provider, ClientMetadata } from 'oidc-provider';
 export { findAccount, findUserIdByEmail } from './oidc/account.js';

@@ -1,3 +1,4 @@
+import { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './offered.js';
 import type { Database } from '@latchkey/db';
 import type Provider from 'oidc-provider';
 import type { AsymmetricSigningAlgorithm, ClientMetadata, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
@@ -76,10 +77,6 @@ export interface SessionStandingQuery {
   cookieHeader: string | undefined;
 }
 
-/** The only response type offered (authorization code with PKCE, RFC 9700); OIDC_CLIENTS may ask for no other. */
-export const OFFERED_RESPONSE_TYPES = ['code'] as const;
-/** The grant types that go with it: the code itself and refresh-token rotation. */
-export const OFFERED_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 
 /** Scopes an access token for the API may carry. */
 export const API_SCOPES = 'api';
