@@ -11,6 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Tests skipped for a missing tool (Chromium, nginx, Redis) are listed once, at the end.
+    globalSetup: [require.resolve('@latchkey/db/testing/skip-report')],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 90_000,

@@ -1,5 +1,14 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
-  test: { include: ['src/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 },
+  test: {
+    include: ['src/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Tests skipped for a missing tool (Chromium, Redis) are listed once, at the end.
+    globalSetup: [require.resolve('@latchkey/db/testing/skip-report')],
+  },
 });

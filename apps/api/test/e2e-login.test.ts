@@ -11,7 +11,6 @@ import { startSmtpSink } from './support/smtp-sink.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 
-if (!hasChromium) process.stdout.write('[latchkey tests] browser end-to-end tests skipped: /usr/bin/chromium is missing (apt-get install chromium)\n');
 
 describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in with a magic link, then with a passkey', () => {
   let service: TestService;

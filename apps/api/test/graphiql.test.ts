@@ -6,7 +6,6 @@ import { startLocalhostService, type TestService } from './support/service.js';
 // Issue 14 point 3: GraphiQL is served from the installed packages, under a content security policy that allows
 // no other origin, and works in a browser that can reach nothing but the server.
 
-if (!hasChromium) process.stdout.write('[latchkey tests] GraphiQL browser test skipped: /usr/bin/chromium is missing (apt-get install chromium)\n');
 
 describe('GraphiQL from the installed packages (development)', () => {
   let service: TestService;

@@ -23,7 +23,6 @@ import { startTcpProxy } from '@latchkey/db/testing';
 // Sign-in refusals count against the source address's failure budget (two in a row impose a pause), so
 // every refused sign-in below is followed by a successful one before the next refusal.
 
-if (!hasChromium) process.stdout.write('[latchkey tests] passkey refusal tests skipped: /usr/bin/chromium is missing (apt-get install chromium)\n');
 
 /** A relying party: the real service at PUBLIC_URL http://localhost:<its port>, with the demo data. */
 interface RelyingParty {

@@ -20,7 +20,6 @@ import { startTcpProxy } from '@latchkey/db/testing';
 // Chromium, on a page of the service's public origin, is the authenticator (CDP virtual authenticator, CTAP2,
 // platform, user verification) that signs the challenges those instances handed out.
 
-if (!hasChromium) process.stdout.write('[latchkey tests] passkey restart / scale-out tests skipped: /usr/bin/chromium is missing (apt-get install chromium)\n');
 
 /** One signing key for every life and every instance of the service, as an operator configures it. */
 async function sharedKey(): Promise<{ jwk: JWK; key: SigningKey }> {

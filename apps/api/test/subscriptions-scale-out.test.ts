@@ -1,3 +1,4 @@
+import { needsTool } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { postGraphQL, databaseKind } from './support/service.js';
@@ -8,7 +9,7 @@ const CHANGED = 'subscription { documentChanged(organization: "acme") { kind doc
 
 const buses = [
   ['PostgreSQL LISTEN/NOTIFY', {}],
-  ...(redisUrl ? [['Redis pub/sub', { REDIS_URL: redisUrl }] as const] : []),
+  ...(needsTool('redis', redisUrl !== undefined, 'the Redis event-bus tests (TEST_REDIS_URL=redis://127.0.0.1:6379)') ? [['Redis pub/sub', { REDIS_URL: redisUrl! }] as const] : []),
 ] as const;
 
 describe.runIf(databaseKind === 'postgres').each(buses)('fan-out across two api processes on one PostgreSQL (%s)', (_bus, env) => {

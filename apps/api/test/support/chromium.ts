@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
+import { needsTool } from '@latchkey/db/testing';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import type { outboxOf } from './outbox.js';
 
 /** Debian's Chromium (never a downloaded browser); CI installs it when missing. */
 export const CHROMIUM = '/usr/bin/chromium';
-export const hasChromium = existsSync(CHROMIUM);
+export const hasChromium = needsTool('chromium', existsSync(CHROMIUM), 'the browser tests (passkeys, the demo, GraphiQL; apt-get install chromium)');
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({

@@ -1,3 +1,4 @@
+import { needsTool } from '@latchkey/db/testing';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -30,9 +31,8 @@ import { openOwnDatabase } from '../test-support/own-database.js';
 // authenticator attached over CDP, on a page served from 127.0.0.1 and opened as http://localhost:PORT
 // (an IP address is not a valid RP ID; http://localhost is a secure context).
 const CHROMIUM = '/usr/bin/chromium';
-// Real ceremonies need Debian's Chromium; CI installs it. Elsewhere the suite says why it is skipped.
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) process.stdout.write(`[latchkey tests] passkey ceremonies skipped: ${CHROMIUM} is missing (apt-get install -y chromium)\n`);
+// Real ceremonies need Debian's Chromium; CI installs it (and fails without it). Elsewhere the run lists the skip.
+const hasChromium = needsTool('chromium', existsSync(CHROMIUM), 'the passkey ceremonies of packages/auth (apt-get install chromium)');
 const BROWSER_BUNDLE = fileURLToPath(new URL('../../node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js', import.meta.url));
 const PAGE = `<!doctype html><meta charset="utf-8"><title>passkeys</title><script src="/simplewebauthn-browser.js"></script>`;
 

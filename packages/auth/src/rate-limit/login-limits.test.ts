@@ -1,3 +1,4 @@
+import { needsTool } from '@latchkey/db/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,18 +59,18 @@ if (adminUrl) {
   ]);
 }
 
-const redisUrl = process.env['REDIS_URL'];
+const redisUrl = process.env['TEST_REDIS_URL'] ?? process.env['REDIS_URL'];
 // Every key of this run starts with this prefix (tests add a suffix); all of them are deleted afterwards.
 const redisRunPrefix = `latchkey-test-${randomBytes(6).toString('hex')}`;
-if (redisUrl) {
+if (needsTool('redis', redisUrl !== undefined, 'the Redis rate-limit store tests (TEST_REDIS_URL=redis://127.0.0.1:6379)')) {
   fixtures.push([
     'redis',
     {
-      store: { kind: 'redis', url: redisUrl },
+      store: { kind: 'redis', url: redisUrl! },
       shared: true,
       setup: async () => undefined,
       teardown: async () => {
-        const client = new Redis(redisUrl);
+        const client = new Redis(redisUrl!);
         try {
           const keys = await client.keys(`${redisRunPrefix}*`);
           if (keys.length > 0) await client.del(...keys);
