@@ -27,7 +27,12 @@ process.on('unhandledRejection', (reason) => logFatalAndExit(logger, reason, 'un
 const exit = (code: number) => exitAfterFlush(logger, code);
 try {
   const service = await startService(config, logger);
-  logger.info({ url: `${service.url}/graphql`, database: service.database.kind, env: config.env }, `Latchkey API listening on ${service.url}/graphql`);
+  const { publicUrl } = config.http;
+  const demo = config.auth.demoClientId ? `${publicUrl}/` : undefined;
+  logger.info(
+    { url: `${service.url}/graphql`, publicUrl, demo, database: service.database.kind, env: config.env },
+    `Latchkey API listening on ${service.url}/graphql; public URL ${publicUrl}${demo ? `, the demo at ${demo} (sign-in links: pnpm latchkey outbox)` : ''}`,
+  );
   logger.flush();
   const stop = (signal: string) => {
     logger.info({ signal, ...config!.shutdown }, 'shutting down');

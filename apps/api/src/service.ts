@@ -112,12 +112,12 @@ export async function startService(config: Config, logger: Logger = createLogger
   const resources: (() => Promise<void>)[] = [];
   try {
     await runMigrations(database);
-    // `pnpm start` on a fresh development database comes up with the demo data of DESIGN.md.
+    // `pnpm start` on a fresh development database comes up with the demo data of README.
     if (config.env === 'development' && (await isEmpty(database))) {
       const seeded = await seedDemoData(database);
       logger.info({ ...seeded }, 'seeded demo data into the empty development database');
     }
-    // Shared counters whenever instances can share them (DESIGN.md Scale-out): Redis, else PostgreSQL, else memory.
+    // Shared counters whenever instances can share them (several instances must share their counters): Redis, else PostgreSQL, else memory.
     const limits = await createLoginLimits({
       store: config.redisUrl
         ? { kind: 'redis', url: config.redisUrl, timeoutMs: config.database.timeoutMs }

@@ -35,7 +35,7 @@ const ROLE = `mutation ($input: ChangeMemberRoleInput!) {
 }`;
 
 // ---------------------------------------------------------------------------------------------------------
-// Seed (DESIGN.md)
+// Seed (README)
 
 const QUARTERLY = 'Quarterly plan'; // acme, PUBLISHED, alice
 const ROADMAP = 'Draft roadmap'; // acme, DRAFT, erin

@@ -79,8 +79,12 @@ describe('issue 14 point 2: logs arrive on time and are never lost', () => {
     expect(arrivedAt - sentAt).toBeLessThan(1000);
   }, 90_000);
 
-  it('development: a request line is on stdout at once', async () => {
+  it('development: the start line names PUBLIC_URL and the demo; a request line is on stdout at once', async () => {
     const server = await start('development');
+    const started = server.lines.find(({ line }) => String(line['msg']).startsWith('Latchkey API listening'))!.line;
+    expect(started['publicUrl']).toMatch(/^http:\/\/localhost:\d+$/);
+    expect(started['demo']).toBe(`${String(started['publicUrl'])}/`);
+    expect(started['msg']).toContain(`the demo at ${String(started['demo'])}`);
     const sentAt = performance.now();
     await fetch(`${server.base}/healthz`);
     const arrivedAt = await waitFor(server, requestLine('/healthz'), 5000);

@@ -498,6 +498,17 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     },
   };
 
+  // In development a page opened at another host than PUBLIC_URL's (127.0.0.1 for localhost, say) moves there
+  // first: cookies, passkeys (the relying party) and the links in messages all belong to PUBLIC_URL, so a sign-in
+  // started elsewhere would end on the wrong host.
+  const redirectPagesToPublicUrl = config.env === 'development';
+  const publicHost = new URL(config.http.publicUrl).host;
+  const isPage = (path: string) => path === '/' || path === '/account' || path === '/login' || path.startsWith('/login/');
+  function redirectToPublicUrl(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(307, { location: `${config.http.publicUrl}${req.url ?? '/'}`, 'content-length': 0 });
+    res.end();
+  }
+
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -512,6 +523,9 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     if (metrics) res.on('close', observeRequest);
     if (path === '/graphql') return graphql(req, res);
     if (path.startsWith('/api/')) return api(req, res, path);
+    if (redirectPagesToPublicUrl && isPage(path) && req.headers.host !== publicHost && (req.method === 'GET' || req.method === 'HEAD')) {
+      return redirectToPublicUrl(req, res);
+    }
     // Every route below may reach the provider (its endpoints, its session and interactions): it sees only the
     // forwarded headers a trusted proxy's word allows, rewritten (X-Forwarded-Host never).
     clientAddresses.forProvider(req);

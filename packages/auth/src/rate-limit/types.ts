@@ -78,7 +78,7 @@ export interface LoginLimitPolicy {
 export type LoginLimitPolicyOverrides = { [K in keyof LoginLimitPolicy]?: Partial<LoginLimitPolicy[K]> };
 
 /**
- * Where the counters live (DESIGN.md "Scale-out"): memory only for the embedded single-instance default and
+ * Where the counters live (several instances must share their counters): memory only for the embedded single-instance default and
  * tests; PostgreSQL or Redis whenever more than one instance runs, so all instances share one count.
  */
 export type LoginLimitStore =
