@@ -176,3 +176,22 @@ describe.skipIf(!serverUrl)('ping() across an outage (PostgreSQL only)', () => {
     await expect.poll(() => handle.ping(500), { timeout: 10_000, interval: 250 }).toBe(true);
   });
 });
+
+describe.skipIf(!serverUrl)('postgres-js, as patched here (patches/postgres@3.4.9.patch)', () => {
+  it('a connection whose array-types query fails (cancelled by statement_timeout) rejects its query; nothing escapes as an unhandled rejection that would end the process', async () => {
+    const escaped: unknown[] = [];
+    const record = (reason: unknown) => void escaped.push(reason);
+    process.on('unhandledRejection', record);
+    const { default: postgres } = await import('postgres');
+    // The types query is the first statement of every new connection: a 1 ms statement_timeout cancels it.
+    const client = postgres(serverUrl!, { max: 1, connection: { statement_timeout: 1 }, onnotice: () => undefined });
+    try {
+      await client`select pg_sleep(0.05)`.catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(escaped).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+      await client.end({ timeout: 1 });
+    }
+  });
+});
