@@ -112,7 +112,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   const resources: (() => Promise<void>)[] = [];
   try {
     await runMigrations(database);
-    // `pnpm start` on a fresh development database comes up with the demo data of README.
+    // `pnpm start` on a fresh development database comes up with the demo data (docs/endpoints.md).
     if (config.env === 'development' && (await isEmpty(database))) {
       const seeded = await seedDemoData(database);
       logger.info({ ...seeded }, 'seeded demo data into the empty development database');

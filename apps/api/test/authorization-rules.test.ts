@@ -35,7 +35,7 @@ const ROLE = `mutation ($input: ChangeMemberRoleInput!) {
 }`;
 
 // ---------------------------------------------------------------------------------------------------------
-// Seed (README)
+// Seed (docs/endpoints.md, "Demo data")
 
 const QUARTERLY = 'Quarterly plan'; // acme, PUBLISHED, alice
 const ROADMAP = 'Draft roadmap'; // acme, DRAFT, erin

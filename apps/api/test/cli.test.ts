@@ -201,7 +201,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
     }
   });
 
-  it('seed: adds the demo data of README once (idempotent); token --email then works for a seeded user', async () => {
+  it('seed: adds the demo data (docs/endpoints.md) once (idempotent); token --email then works for a seeded user', async () => {
     const first = await cli('seed');
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toBe('');

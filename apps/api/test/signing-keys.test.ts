@@ -7,7 +7,7 @@ import { demoAuthorization } from './support/oidc.js';
 import { outboxOf, tokenOf } from './support/outbox.js';
 import { postGraphQL, startLocalhostService } from './support/service.js';
 
-/** A PKCS#8 PEM private key of each kind README promises for SIGNING_KEY, and the algorithm it signs with. */
+/** A PKCS#8 PEM private key of each kind docs/configuration.md promises for SIGNING_KEY, and the algorithm it signs with. */
 const KEY_KINDS = [
   { kind: 'RSA 2048', alg: 'RS256', pem: () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey },
   { kind: 'EC P-256', alg: 'ES256', pem: () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey },
@@ -16,7 +16,7 @@ const KEY_KINDS = [
   { kind: 'Ed25519', alg: 'EdDSA', pem: () => generateKeyPairSync('ed25519').privateKey },
 ].map(({ pem, ...rest }) => ({ ...rest, pem: () => pem().export({ format: 'pem', type: 'pkcs8' }).toString() }));
 
-describe('issue 13 point 6: every signing key type README promises completes a whole sign-in', () => {
+describe('issue 13 point 6: every signing key type docs/configuration.md promises completes a whole sign-in', () => {
   it.each(KEY_KINDS)('a $kind PKCS#8 SIGNING_KEY: code + PKCE sign-in, ID token and access token signed $alg, the API accepts the token, refresh works', async ({ alg, pem }) => {
     const { service, base } = await startLocalhostService({ NODE_ENV: 'development', SIGNING_KEY: pem() });
     try {

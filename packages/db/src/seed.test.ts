@@ -20,7 +20,7 @@ async function freshDatabase(): Promise<DatabaseHandle> {
   return handle;
 }
 
-describe(`demo data of README (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
+describe(`demo data (docs/endpoints.md) (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('seeds the organizations, users, roles and documents once; a second run changes nothing', async () => {
     const database = await freshDatabase();
     expect(await isEmpty(database)).toBe(true);

@@ -2,7 +2,7 @@ import { inArray } from 'drizzle-orm';
 import type { DatabaseHandle } from './client.js';
 import { documents, memberships, organizations, users, type DocumentStatus, type Plan, type Role } from './schema.js';
 
-/** The demo data of README ("Demo data created by seed"). */
+/** The demo data (docs/endpoints.md, "Demo data"). */
 const ORGANIZATIONS: { slug: string; name: string; plan: Plan; billingEmail: string }[] = [
   { slug: 'acme', name: 'Acme Corporation', plan: 'PRO', billingEmail: 'billing@acme.test' },
   { slug: 'globex', name: 'Globex', plan: 'FREE', billingEmail: 'accounts@globex.test' },

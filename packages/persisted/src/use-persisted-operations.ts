@@ -22,7 +22,7 @@ const ALLOWED: RegistrationDecision = Object.freeze({ allowed: true });
 
 /**
  * Persisted operations for Yoga: automatic persisted queries or trusted documents (spec "Persisted-query
- * extension", README "Persisted operations"). A known operation skips parsing, and validation against the schema it
+ * extension", docs/graphql.md "Persisted operations"). A known operation skips parsing, and validation against the schema it
  * already passed; nothing else is skipped: the GET-mutation guard (an after-parse hook), the per-request cost
  * limit and every check that depends on the caller run at execution as for query text. Registration happens
  * only for a document that parsed and validated (it is written before the operation executes).

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AccountPolicy, DocumentPolicy, OrganizationPolicy } from './policies.js';
 import type { Subject } from './subject.js';
 
-// The seed personas of README, as the policies see them.
+// The seed personas (docs/endpoints.md, "Demo data"), as the policies see them.
 const ACME = { id: 'org-acme', plan: 'PRO' as const };
 const GLOBEX = { id: 'org-globex', plan: 'FREE' as const };
 const person = (id: string, memberships: [string, Role][], extra: Partial<Subject> = {}): Subject => ({

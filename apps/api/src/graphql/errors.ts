@@ -2,7 +2,7 @@ import { RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { GraphQLError, type ASTNode } from 'graphql';
 import { stepUpChallengeHeader, stepUpDescription, stepUpParameters, type StepUpRequirement } from '../principal/step-up.js';
 
-/** The one error vocabulary of README, kept as data. */
+/** The one error vocabulary of the service (its codes in docs/), kept as data. */
 export const ErrorCode = {
   GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
   GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',

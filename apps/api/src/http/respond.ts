@@ -33,7 +33,7 @@ export function sendGraphQLRequestError(
   res.end(body);
 }
 
-/** JSON bodies of the non-GraphQL routes: `{statusCode, message, error}` (README). */
+/** JSON bodies of the non-GraphQL routes: `{statusCode, message, error}` (docs/endpoints.md). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {

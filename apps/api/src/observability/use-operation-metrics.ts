@@ -27,7 +27,7 @@ function countOperation(count: OperationMetricsOptions['count'], args: { documen
  * Counts GraphQL operations (HTTP, SSE and WebSocket) by allowlisted name and type, in the execute and subscribe
  * hooks and nothing else: no per-request state, no timing. (@graphql-yoga/plugin-prometheus did this at first:
  * even with only its counters, its per-request label bookkeeping cost about 6 us per operation, 10% of a small
- * request, against about 0.5 us here; see README "Metrics and traces".)
+ * request, against about 0.5 us here; see docs/operations.md, "Metrics and traces".)
  */
 export function useOperationMetrics({ count }: OperationMetricsOptions): Plugin {
   return {

@@ -74,7 +74,7 @@ const REASONS: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-/** The error body of README: `{ statusCode, message, error }`, plus any extra fields given. */
+/** The error body of docs/endpoints.md: `{ statusCode, message, error }`, plus any extra fields given. */
 export function restError(status: number, message: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>): RestResponse {
   return { status, body: { statusCode: status, message, error: REASONS[status] ?? 'Error', ...extra }, headers };
 }

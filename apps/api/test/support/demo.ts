@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { MintAccessTokenInput } from '../../src/principal/mint-access-token.js';
 import type { TestService } from './service.js';
 
-/** The seeded personas of README, by e-mail. */
+/** The seeded personas (docs/endpoints.md, "Demo data"), by e-mail. */
 export const PERSONAS = {
   alice: 'alice@acme.test', // OWNER of acme (PRO), e-mail verified
   bob: 'bob@acme.test', // VIEWER of acme

@@ -24,6 +24,6 @@ export default function skipReport(): () => void {
     for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1);
     process.stdout.write(`\n[latchkey tests] skipped for a missing tool (${lines.length} test files or groups):\n`);
     for (const [line, count] of counts) process.stdout.write(`  - ${line}${count > 1 ? ` (x${count})` : ''}\n`);
-    process.stdout.write('  Install them to run everything (README, "Tests"): apt-get install chromium nginx redis-server\n');
+    process.stdout.write('  Install them to run everything (README, "Quick start"): apt-get install chromium nginx redis-server\n');
   };
 }

@@ -2,7 +2,7 @@ import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ErrorCode } from '../errors.js';
 
-/** Yoga's own request errors use its codes; these are renamed into README's error codes. */
+/** Yoga's own request errors use its codes; these are renamed into the service's error codes (docs/graphql.md, docs/choices.md). */
 const BY_STATUS: Record<number, ErrorCode> = {
   405: ErrorCode.METHOD_NOT_ALLOWED,
   413: ErrorCode.PAYLOAD_TOO_LARGE,
