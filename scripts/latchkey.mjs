@@ -12,8 +12,19 @@ const cli = join(root, 'apps/api/dist/src/cli.js');
 const stamp = join(root, 'apps/api/dist/.latchkey-built');
 
 /** What a build reads: the schema, the code generator's configuration, every workspace's sources and settings. */
-const INPUTS = ['schema', 'codegen.ts', 'package.json', 'tsconfig.base.json', 'apps/api/src', 'apps/api/codegen', 'apps/api/package.json', 'apps/api/tsconfig.json', 'apps/api/tsconfig.build.json'];
-for (const name of readdirSync(join(root, 'packages'))) INPUTS.push(`packages/${name}/src`, `packages/${name}/package.json`, `packages/${name}/tsconfig.build.json`);
+const INPUTS = [
+  'schema',
+  'codegen.ts',
+  'package.json',
+  'tsconfig.base.json',
+  'apps/api/src',
+  'apps/api/codegen',
+  'apps/api/package.json',
+  'apps/api/tsconfig.json',
+  'apps/api/tsconfig.build.json',
+];
+for (const name of readdirSync(join(root, 'packages')))
+  INPUTS.push(`packages/${name}/src`, `packages/${name}/package.json`, `packages/${name}/tsconfig.build.json`);
 
 /** The newest modification time under `path` (0 when it does not exist); test files do not go into the build. */
 function newest(path) {

@@ -34,7 +34,8 @@ const ROUNDS = intEnv('BENCH_ROUNDS', 5);
 const WARMUP_S = intEnv('BENCH_WARMUP', 10);
 const READY_TIMEOUT_MS = 60_000;
 const COMPARE_METRICS = process.env.BENCH_METRICS === 'compare';
-if (process.env.BENCH_METRICS !== undefined && !COMPARE_METRICS) throw new Error(`BENCH_METRICS: only "compare" is known, got "${process.env.BENCH_METRICS}"`);
+if (process.env.BENCH_METRICS !== undefined && !COMPARE_METRICS)
+  throw new Error(`BENCH_METRICS: only "compare" is known, got "${process.env.BENCH_METRICS}"`);
 
 const SERVER_NAMES = ['latchkey', 'stock-yoga', 'raw-node'] as const;
 type ServerName = (typeof SERVER_NAMES)[number];
@@ -180,7 +181,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function waitForListening(name: string, child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let buffered = '';
-    const timer = setTimeout(() => fail(new Error(`${name}: no "listening <url>" line within ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`${name}: no "listening <url>" line within ${READY_TIMEOUT_MS / 1000} s`)),
+      READY_TIMEOUT_MS,
+    );
     const onExit = (code: number | null) => fail(new Error(`${name}: exited with code ${code} before listening`));
     const onData = (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
@@ -247,7 +251,8 @@ async function createDocuments(graphqlUrl: string, token: string): Promise<void>
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({
-        query: 'mutation ($title: String!) { createDocument(input: { organization: "acme", title: $title, body: "Benchmark." }) { document { id } } }',
+        query:
+          'mutation ($title: String!) { createDocument(input: { organization: "acme", title: $title, body: "Benchmark." }) { document { id } } }',
         variables: { title: `Benchmark document ${i}` },
       }),
     });
@@ -286,7 +291,10 @@ function parseAndValidateMicros(iterations = 2000): { parse: number; validate: n
   return { parse: parseMicros, validate: validateMicros };
 }
 
-async function startLatchkey(name = 'latchkey', extraEnv: Record<string, string> = {}): Promise<{ server: Server; token: string; aliceToken: string; pinnedId: string; metricsUrl?: string }> {
+async function startLatchkey(
+  name = 'latchkey',
+  extraEnv: Record<string, string> = {},
+): Promise<{ server: Server; token: string; aliceToken: string; pinnedId: string; metricsUrl?: string }> {
   const main = fileURLToPath(new URL('../src/main.js', import.meta.url));
   if (!existsSync(main)) throw new Error(`latchkey: ${main} not found; build the app first (pnpm build)`);
 
@@ -336,9 +344,14 @@ async function startLatchkey(name = 'latchkey', extraEnv: Record<string, string>
   const registration = await fetch(`${publicUrl}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${aliceToken}` },
-    body: JSON.stringify({ query: DASHBOARD_QUERY, variables: { organization: 'acme', pinned: pinnedId }, extensions: { persistedQuery: { version: 1, sha256Hash: DASHBOARD_HASH } } }),
+    body: JSON.stringify({
+      query: DASHBOARD_QUERY,
+      variables: { organization: 'acme', pinned: pinnedId },
+      extensions: { persistedQuery: { version: 1, sha256Hash: DASHBOARD_HASH } },
+    }),
   });
-  if (registration.status !== 200) throw new Error(`latchkey: registering the dashboard answered ${registration.status}: ${await registration.text()}`);
+  if (registration.status !== 200)
+    throw new Error(`latchkey: registering the dashboard answered ${registration.status}: ${await registration.text()}`);
   const metricsUrl = extraEnv.METRICS_PORT ? `http://127.0.0.1:${extraEnv.METRICS_PORT}/metrics` : undefined;
   return { server: { name, url: `${publicUrl}/graphql`, child }, token, aliceToken, pinnedId, metricsUrl };
 }
@@ -440,7 +453,10 @@ async function main(): Promise<void> {
   if (COMPARE_METRICS) {
     // The same server twice, without and with METRICS_PORT: what collecting metrics costs, alternated in one run.
     for (const setting of ['off', 'on'] as const) {
-      const started = await startLatchkey(`latchkey (metrics ${setting})`, setting === 'on' ? { METRICS_PORT: String(await freePort()) } : {});
+      const started = await startLatchkey(
+        `latchkey (metrics ${setting})`,
+        setting === 'on' ? { METRICS_PORT: String(await freePort()) } : {},
+      );
       servers.push(started.server);
       metricsUrl ??= started.metricsUrl;
       scenarios.push(
@@ -457,8 +473,18 @@ async function main(): Promise<void> {
       scenario('latchkey status', server, STATUS_QUERY),
       scenario('latchkey viewer', server, VIEWER_QUERY, token),
       scenario('latchkey documents(first: 20)', server, DOCUMENTS_QUERY, aliceToken),
-      scenarioWithBody(`latchkey dashboard text (${(DASHBOARD_QUERY.length / 1024).toFixed(1)} KB)`, server, { query: DASHBOARD_QUERY, variables }, aliceToken),
-      scenarioWithBody('latchkey dashboard persisted (hash)', server, { variables, extensions: { persistedQuery: { version: 1, sha256Hash: DASHBOARD_HASH } } }, aliceToken),
+      scenarioWithBody(
+        `latchkey dashboard text (${(DASHBOARD_QUERY.length / 1024).toFixed(1)} KB)`,
+        server,
+        { query: DASHBOARD_QUERY, variables },
+        aliceToken,
+      ),
+      scenarioWithBody(
+        'latchkey dashboard persisted (hash)',
+        server,
+        { variables, extensions: { persistedQuery: { version: 1, sha256Hash: DASHBOARD_HASH } } },
+        aliceToken,
+      ),
     );
   }
   for (const name of ['stock-yoga', 'raw-node'] as const) {
@@ -474,7 +500,11 @@ async function main(): Promise<void> {
   // Warm-up: let the JIT and caches settle so round 1 is not an outlier.
   for (const server of servers) {
     log(`warm-up ${server.name} (${WARMUP_S} s)`);
-    await load(server, scenarios.filter((s) => s.server === server), WARMUP_S);
+    await load(
+      server,
+      scenarios.filter((s) => s.server === server),
+      WARMUP_S,
+    );
   }
 
   // Round-robin: every round runs each scenario once, so slow drift (thermal,
@@ -535,15 +565,20 @@ async function main(): Promise<void> {
   lines.push('');
   const fmtRatio = (r: number | null) => (r === null ? 'n/a' : `${r.toFixed(2)}x`);
   if (metricsCost) {
-    for (const { scenario: name, ratio: onOff } of metricsCost.ratios) lines.push(`${name}: metrics on / off = ${fmtRatio(onOff)} (target >= 0.95x)`);
+    for (const { scenario: name, ratio: onOff } of metricsCost.ratios)
+      lines.push(`${name}: metrics on / off = ${fmtRatio(onOff)} (target >= 0.95x)`);
     lines.push(`the metrics server counted ${metricsCost.requestsCounted} HTTP requests (latchkey_http_request_duration_seconds_count)`);
   } else {
     lines.push(`latchkey status / stock-yoga = ${fmtRatio(ratios.latchkeyStatusVsStockYoga)} (target >= 3x)`);
     lines.push(`latchkey viewer / latchkey status = ${fmtRatio(ratios.latchkeyViewerVsLatchkeyStatus)} (target >= 0.9x)`);
-    lines.push(`latchkey dashboard persisted / text = ${fmtRatio(ratios.dashboardPersistedVsText)} (${DASHBOARD_QUERY.length} bytes of text)`);
+    lines.push(
+      `latchkey dashboard persisted / text = ${fmtRatio(ratios.dashboardPersistedVsText)} (${DASHBOARD_QUERY.length} bytes of text)`,
+    );
   }
   if (micro) {
-    lines.push(`dashboard parse ${fmt(micro.parse)} us + validate ${fmt(micro.validate)} us per request on a cold cache: what a known persisted id skips`);
+    lines.push(
+      `dashboard parse ${fmt(micro.parse)} us + validate ${fmt(micro.validate)} us per request on a cold cache: what a known persisted id skips`,
+    );
   }
   process.stdout.write(`\n${lines.join('\n')}\n`);
 
@@ -569,7 +604,10 @@ async function main(): Promise<void> {
  * BENCH_METRICS=compare: on/off per scenario (medians of the alternated rounds), and a scrape of the metrics
  * server, so a run that measured nothing (metrics not actually collected) shows.
  */
-async function compareMetrics(summaries: Summary[], metricsUrl: string): Promise<{ ratios: { scenario: string; ratio: number | null }[]; requestsCounted: number }> {
+async function compareMetrics(
+  summaries: Summary[],
+  metricsUrl: string,
+): Promise<{ ratios: { scenario: string; ratio: number | null }[]; requestsCounted: number }> {
   const ratios = summaries
     .filter((s) => s.scenario.endsWith(', metrics on'))
     .map((on) => {
@@ -578,7 +616,10 @@ async function compareMetrics(summaries: Summary[], metricsUrl: string): Promise
       return { scenario: name, ratio: off && off.reqPerSec > 0 ? on.reqPerSec / off.reqPerSec : null };
     });
   const text = await (await fetch(metricsUrl)).text();
-  const requestsCounted = [...text.matchAll(/^latchkey_http_request_duration_seconds_count\{[^}]*\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+  const requestsCounted = [...text.matchAll(/^latchkey_http_request_duration_seconds_count\{[^}]*\} (\d+)/gm)].reduce(
+    (sum, match) => sum + Number(match[1]),
+    0,
+  );
   return { ratios, requestsCounted };
 }
 
@@ -595,7 +636,10 @@ function intEnv(name: string, fallback: number): number {
 function selectedServers(): Set<ServerName> {
   const raw = process.env.BENCH_ONLY?.trim();
   if (!raw) return new Set(SERVER_NAMES);
-  const names = raw.split(',').map((n) => n.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(SERVER_NAMES as readonly string[]).includes(n));
   if (unknown.length) throw new Error(`BENCH_ONLY: unknown server(s) ${unknown.join(', ')}; expected ${SERVER_NAMES.join(', ')}`);
   return new Set(names as ServerName[]);

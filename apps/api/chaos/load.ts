@@ -68,14 +68,25 @@ export async function runLoad(clients: number, next: (client: number) => Probe |
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function graphqlProbe(kind: string, url: string, query: string, token?: string, variables?: Record<string, unknown>, note?: string): Probe {
+export function graphqlProbe(
+  kind: string,
+  url: string,
+  query: string,
+  token?: string,
+  variables?: Record<string, unknown>,
+  note?: string,
+): Probe {
   return {
     kind,
     note,
     send: () =>
       fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/graphql-response+json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
         body: JSON.stringify({ query, variables }),
       }),
   };

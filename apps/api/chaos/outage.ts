@@ -32,7 +32,11 @@ export interface OutageFigures {
 export async function outageScenario(kind: 'drop' | 'blackhole', outageSeconds: number): Promise<OutageFigures> {
   const target = new URL(process.env['DATABASE_URL']!);
   const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-  const processes = await startServiceProcesses(1, (url) => ({ NODE_ENV: 'production', LOG_LEVEL: 'error', DATABASE_URL: proxy.routeUrl(url) }));
+  const processes = await startServiceProcesses(1, (url) => ({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'error',
+    DATABASE_URL: proxy.routeUrl(url),
+  }));
   const databaseTimeoutMs = 5000;
   try {
     const [base] = processes.urls as [string];
@@ -44,7 +48,11 @@ export async function outageScenario(kind: 'drop' | 'blackhole', outageSeconds: 
     ];
     let turn = 0;
     let running = true;
-    const load = runLoad(16, () => probes[turn++ % probes.length], () => running);
+    const load = runLoad(
+      16,
+      () => probes[turn++ % probes.length],
+      () => running,
+    );
     await sleep(2000);
     const outageAt = performance.now();
     if (kind === 'drop') await proxy.drop();
@@ -54,7 +62,11 @@ export async function outageScenario(kind: 'drop' | 'blackhole', outageSeconds: 
     const restoredAt = performance.now();
     let recoveredAt: number | undefined;
     while (recoveredAt === undefined && performance.now() - restoredAt < 30_000) {
-      const answer = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{"query":"{ me { email } }"}' });
+      const answer = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: '{"query":"{ me { email } }"}',
+      });
       const body = (await answer.json()) as { data?: { me?: { email?: string } } };
       if (body.data?.me?.email) recoveredAt = performance.now();
       else await sleep(50);
@@ -75,7 +87,8 @@ export async function outageScenario(kind: 'drop' | 'blackhole', outageSeconds: 
       serviceUnavailable: unavailable.length,
       refusedWithin100ms: unavailable.filter((o) => o.endedAt - o.startedAt < 100).length,
       statusAnswered: `${statusDuring.filter((o) => o.status === 200).length}/${statusDuring.length}`,
-      serverErrors: outcomes.filter((o) => (o.status >= 500 && o.status !== 503) || o.code === 'INTERNAL_SERVER_ERROR' || o.status === 0).length,
+      serverErrors: outcomes.filter((o) => (o.status >= 500 && o.status !== 503) || o.code === 'INTERNAL_SERVER_ERROR' || o.status === 0)
+        .length,
       secondsToRecovery: recoveredAt === undefined ? Number.NaN : Math.round((recoveredAt - restoredAt) / 10) / 100,
     };
   } finally {

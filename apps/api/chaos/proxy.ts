@@ -28,13 +28,29 @@ export async function proxyScenario(): Promise<ProxyFigures> {
   const certificate = pki.issue('proxy', authority, '/CN=localhost', ['DNS:localhost', 'IP:127.0.0.1']);
   const tlsPort = await freePort();
   const publicUrl = `https://localhost:${tlsPort}`;
-  const processes = await startServiceProcesses(2, { NODE_ENV: 'production', LOG_LEVEL: 'error', PUBLIC_URL: publicUrl, TRUST_PROXY: '127.0.0.1' });
+  const processes = await startServiceProcesses(2, {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'error',
+    PUBLIC_URL: publicUrl,
+    TRUST_PROXY: '127.0.0.1',
+  });
   const upstreams = processes.urls.map((url) => new URL(url).host) as [string, string];
-  const nginx = await startNginx({ tlsPort, httpPort: await freePort(), serverName: 'localhost', certFile: certificate.certFile, keyFile: certificate.keyFile, upstreams });
+  const nginx = await startNginx({
+    tlsPort,
+    httpPort: await freePort(),
+    serverName: 'localhost',
+    certFile: certificate.certFile,
+    keyFile: certificate.keyFile,
+    upstreams,
+  });
   try {
-    const browserAt = (from: string) => new NodeBrowser(publicUrl, { connectTo: { host: '127.0.0.1', port: tlsPort }, from, ca: authority.cert });
+    const browserAt = (from: string) =>
+      new NodeBrowser(publicUrl, { connectTo: { host: '127.0.0.1', port: tlsPort }, from, ca: authority.cert });
     const wrongToken = (browser: NodeBrowser, forged?: string) =>
-      browser.request('/login/ott', { form: { token: 'A'.repeat(43) }, headers: { accept: 'application/json', ...(forged ? { 'x-forwarded-for': forged } : {}) } });
+      browser.request('/login/ott', {
+        form: { token: 'A'.repeat(43) },
+        headers: { accept: 'application/json', ...(forged ? { 'x-forwarded-for': forged } : {}) },
+      });
     const attacker = browserAt('127.0.0.2');
     const served = new Set<string>();
     let attempts = 0;
@@ -44,8 +60,11 @@ export async function proxyScenario(): Promise<ProxyFigures> {
       if (answer.status === 429) break;
     }
     let neighboursLockedOut = 0;
-    for (const neighbour of ['127.0.0.3', '127.0.0.4', '127.0.0.5']) if ((await wrongToken(browserAt(neighbour))).status === 429) neighboursLockedOut++;
-    const discovery = await browserAt('127.0.0.6').request('/.well-known/openid-configuration', { headers: { 'x-forwarded-host': 'evil.test', host: 'evil.test' } });
+    for (const neighbour of ['127.0.0.3', '127.0.0.4', '127.0.0.5'])
+      if ((await wrongToken(browserAt(neighbour))).status === 429) neighboursLockedOut++;
+    const discovery = await browserAt('127.0.0.6').request('/.well-known/openid-configuration', {
+      headers: { 'x-forwarded-host': 'evil.test', host: 'evil.test' },
+    });
     return {
       scenario: 'proxy: two instances behind nginx',
       attackerRefusedAfter: attempts,

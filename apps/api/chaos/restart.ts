@@ -27,7 +27,11 @@ export interface RestartFigures {
 export async function restartScenario(seconds: number): Promise<RestartFigures> {
   const target = new URL(process.env['DATABASE_URL']!);
   const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-  const processes = await startServiceProcesses(2, (url) => ({ NODE_ENV: 'production', LOG_LEVEL: 'error', DATABASE_URL: proxy.routeUrl(url) }));
+  const processes = await startServiceProcesses(2, (url) => ({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'error',
+    DATABASE_URL: proxy.routeUrl(url),
+  }));
   const [a, b] = processes.urls as [string, string];
   const token = await processes.token(await processes.userIdOf('alice@acme.test'));
   const client = wsClient(`${b}/graphql`, token);
@@ -35,7 +39,8 @@ export async function restartScenario(seconds: number): Promise<RestartFigures> 
     const received = overWebSocket(client, { query: 'subscription { documentChanged(organization: "acme") { kind document { title } } }' });
     await sleep(500);
     const prefix = `restart-${Date.now()}`;
-    const mutation = 'mutation ($t: String!) { createDocument(input: { organization: "acme", title: $t }) { document { id } userErrors { code } } }';
+    const mutation =
+      'mutation ($t: String!) { createDocument(input: { organization: "acme", title: $t }) { document { id } userErrors { code } } }';
     let writing = true;
     let sequence = 0;
     /** One writer on A: each title until it is committed (or taken: an earlier try committed). */
@@ -61,11 +66,18 @@ export async function restartScenario(seconds: number): Promise<RestartFigures> 
     const database = await createDatabase({ url: processes.databaseUrl, dataDir: processes.dataDir, poolSize: 2 });
     let committed: string[];
     try {
-      committed = (await database.db.select({ title: documents.title }).from(documents).where(like(documents.title, `${prefix}-%`))).map((row) => row.title);
+      committed = (
+        await database.db
+          .select({ title: documents.title })
+          .from(documents)
+          .where(like(documents.title, `${prefix}-%`))
+      ).map((row) => row.title);
     } finally {
       await database.close();
     }
-    const titles = received.results.map((result) => result.data?.documentChanged?.document?.title as string | undefined).filter((title) => title?.startsWith(prefix));
+    const titles = received.results
+      .map((result) => result.data?.documentChanged?.document?.title as string | undefined)
+      .filter((title) => title?.startsWith(prefix));
     const seen = new Set(titles);
     return {
       scenario: 'restart: events across a database restart',

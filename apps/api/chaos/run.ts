@@ -23,7 +23,10 @@ const SCENARIOS: Record<string, () => Promise<object>> = {
   proxy: proxyScenario,
 };
 
-const only = (process.env['CHAOS_ONLY'] ?? Object.keys(SCENARIOS).join(',')).split(',').map((name) => name.trim()).filter(Boolean);
+const only = (process.env['CHAOS_ONLY'] ?? Object.keys(SCENARIOS).join(','))
+  .split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 const unknown = only.filter((name) => !(name in SCENARIOS));
 if (unknown.length > 0) {
   process.stderr.write(`chaos: unknown scenario ${unknown.join(', ')} (known: ${Object.keys(SCENARIOS).join(', ')})\n`);
@@ -37,8 +40,12 @@ for (const name of only) {
   for (const entry of [figures].flat()) {
     results.push(entry);
     process.stdout.write(`\n${(entry as { scenario: string }).scenario}\n`);
-    for (const [key, value] of Object.entries(entry)) if (key !== 'scenario') process.stdout.write(`  ${key.padEnd(24)} ${String(value)}\n`);
+    for (const [key, value] of Object.entries(entry))
+      if (key !== 'scenario') process.stdout.write(`  ${key.padEnd(24)} ${String(value)}\n`);
   }
 }
 await mkdir('chaos-results', { recursive: true });
-await writeFile('chaos-results/latest.json', `${JSON.stringify({ at: new Date().toISOString(), node: process.version, results }, null, 2)}\n`);
+await writeFile(
+  'chaos-results/latest.json',
+  `${JSON.stringify({ at: new Date().toISOString(), node: process.version, results }, null, 2)}\n`,
+);

@@ -25,7 +25,12 @@ export interface ShutdownFigures {
  */
 export async function shutdownScenario(balancer: boolean): Promise<ShutdownFigures> {
   const shutdownDelayMs = 2000;
-  const processes = await startServiceProcesses(1, { NODE_ENV: 'production', LOG_LEVEL: 'error', SHUTDOWN_DELAY: `${shutdownDelayMs}ms`, SHUTDOWN_TIMEOUT: '10s' });
+  const processes = await startServiceProcesses(1, {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'error',
+    SHUTDOWN_DELAY: `${shutdownDelayMs}ms`,
+    SHUTDOWN_TIMEOUT: '10s',
+  });
   try {
     const [base] = processes.urls as [string];
     const token = await processes.token(await processes.userIdOf('alice@acme.test'));
@@ -55,7 +60,12 @@ export async function shutdownScenario(balancer: boolean): Promise<ShutdownFigur
     const database = await createDatabase({ url: processes.databaseUrl || undefined, dataDir: processes.dataDir, poolSize: 2 });
     let committed: string[];
     try {
-      committed = (await database.db.select({ title: documents.title }).from(documents).where(like(documents.title, `${prefix}-%`))).map((row) => row.title);
+      committed = (
+        await database.db
+          .select({ title: documents.title })
+          .from(documents)
+          .where(like(documents.title, `${prefix}-%`))
+      ).map((row) => row.title);
     } finally {
       await database.close();
     }

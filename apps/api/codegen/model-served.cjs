@@ -34,7 +34,9 @@ function createOverlayProgram(rootNames, overlay = new Map()) {
   const readFile = host.readFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, ...rest) => {
     const text = overlay.get(path.resolve(fileName));
-    return text === undefined ? getSourceFile(fileName, languageVersion, ...rest) : ts.createSourceFile(fileName, text, languageVersion, true);
+    return text === undefined
+      ? getSourceFile(fileName, languageVersion, ...rest)
+      : ts.createSourceFile(fileName, text, languageVersion, true);
   };
   host.fileExists = (fileName) => overlay.has(path.resolve(fileName)) || fileExists(fileName);
   host.readFile = (fileName) => overlay.get(path.resolve(fileName)) ?? readFile(fileName);
@@ -55,7 +57,8 @@ function modelServedFields(overlay = new Map()) {
     });
   };
   const unresolved = literals('unresolved');
-  if (unresolved.length > 0) throw new ModelServedError(`the models of ${unresolved.join(', ')} do not resolve (build the workspace packages first)`);
+  if (unresolved.length > 0)
+    throw new ModelServedError(`the models of ${unresolved.join(', ')} do not resolve (build the workspace packages first)`);
   return literals('served').sort();
 }
 

@@ -14,7 +14,8 @@ import { readVersion } from './version.js';
 function amrValues(list: string): string[] {
   const values = list.split(',').map((value) => value.trim());
   const wrong = values.find((value) => !ISSUED_AMR_VALUES.includes(value));
-  if (wrong !== undefined) throw new UsageError(`token: --amr ${JSON.stringify(wrong)} is not a method this server issues (${ISSUED_AMR_VALUES.join(', ')})`);
+  if (wrong !== undefined)
+    throw new UsageError(`token: --amr ${JSON.stringify(wrong)} is not a method this server issues (${ISSUED_AMR_VALUES.join(', ')})`);
   const twice = values.find((value, index) => values.indexOf(value) !== index);
   if (twice !== undefined) throw new UsageError(`token: --amr names ${twice} twice (each of ${ISSUED_AMR_VALUES.join(', ')} at most once)`);
   return values;
@@ -68,7 +69,11 @@ async function token(config: Config, args: string[]): Promise<void> {
 }
 
 /** A command that opens the database, loaded with it. */
-async function databaseCommand(name: 'migrateCommand' | 'seedCommand' | 'outboxCommand' | 'documentsCommand' | 'deleteDocumentCommand' | 'persistedCommand', config: Config, args: string[]): Promise<void> {
+async function databaseCommand(
+  name: 'migrateCommand' | 'seedCommand' | 'outboxCommand' | 'documentsCommand' | 'deleteDocumentCommand' | 'persistedCommand',
+  config: Config,
+  args: string[],
+): Promise<void> {
   const commands = await import('./cli/database-commands.js');
   await commands[name](config, args);
 }

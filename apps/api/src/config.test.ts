@@ -76,7 +76,9 @@ describe('loadConfig defaults', () => {
 
   it('PUBLIC_URL sets the issuer (trailing slash dropped); JWT_ISSUER overrides it', () => {
     expect(load({ PUBLIC_URL: 'https://api.example.com/' }).tokens.issuer).toBe('https://api.example.com');
-    expect(load({ PUBLIC_URL: 'https://api.example.com', JWT_ISSUER: 'https://id.example.com' }).tokens.issuer).toBe('https://id.example.com');
+    expect(load({ PUBLIC_URL: 'https://api.example.com', JWT_ISSUER: 'https://id.example.com' }).tokens.issuer).toBe(
+      'https://id.example.com',
+    );
   });
 });
 
@@ -237,21 +239,30 @@ describe('issue 13 point 4: TRUST_PROXY names the reverse proxies whose forwarde
   });
 
   it('addresses, CIDRs and loopback; X-Forwarded-For by default, RFC 7239 Forwarded on request', () => {
-    expect(load({ TRUST_PROXY: 'loopback, 10.0.0.0/8,192.168.1.7, ::1, fd00::/8, 172.16.0.0/255.240.0.0, ::ffff:10.1.2.3, uniquelocal' }).http.trustProxy).toEqual({
+    expect(
+      load({ TRUST_PROXY: 'loopback, 10.0.0.0/8,192.168.1.7, ::1, fd00::/8, 172.16.0.0/255.240.0.0, ::ffff:10.1.2.3, uniquelocal' }).http
+        .trustProxy,
+    ).toEqual({
       addresses: ['loopback', '10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8', '172.16.0.0/255.240.0.0', '::ffff:10.1.2.3', 'uniquelocal'],
       header: 'x-forwarded',
     });
     expect(load({ TRUST_PROXY: 'loopback', TRUST_PROXY_HEADER: 'forwarded' }).http.trustProxy?.header).toBe('forwarded');
   });
 
-  it.each(['*', '0.0.0.0/0', '::/0', '10.0.0.1, 0.0.0.0/0', '0.0.0.0/0.0.0.0', '::ffff:0:0/96', '::ffff:0.0.0.0/96'])('"%s" trusts every client: start-up stops', (value) => {
-    const error = expectConfigError({ TRUST_PROXY: value }, 'TRUST_PROXY');
-    expect(error.message).toContain('would believe every client');
-  });
+  it.each(['*', '0.0.0.0/0', '::/0', '10.0.0.1, 0.0.0.0/0', '0.0.0.0/0.0.0.0', '::ffff:0:0/96', '::ffff:0.0.0.0/96'])(
+    '"%s" trusts every client: start-up stops',
+    (value) => {
+      const error = expectConfigError({ TRUST_PROXY: value }, 'TRUST_PROXY');
+      expect(error.message).toContain('would believe every client');
+    },
+  );
 
-  it.each(['proxy.internal', '10.0.0.0/33', '300.1.2.3', '10.0.0.1:80', 'loopback, nonsense', ', ,'])('"%s" is refused, naming the variable', (value) => {
-    expectConfigError({ TRUST_PROXY: value }, 'TRUST_PROXY');
-  });
+  it.each(['proxy.internal', '10.0.0.0/33', '300.1.2.3', '10.0.0.1:80', 'loopback, nonsense', ', ,'])(
+    '"%s" is refused, naming the variable',
+    (value) => {
+      expectConfigError({ TRUST_PROXY: value }, 'TRUST_PROXY');
+    },
+  );
 
   it('TRUST_PROXY_HEADER takes x-forwarded or forwarded, and only with TRUST_PROXY', () => {
     expectConfigError({ TRUST_PROXY: 'loopback', TRUST_PROXY_HEADER: 'x-real-ip' }, 'TRUST_PROXY_HEADER');
@@ -260,22 +271,32 @@ describe('issue 13 point 4: TRUST_PROXY names the reverse proxies whose forwarde
 });
 
 describe('issue 13 point 6: OIDC_CLIENTS may ask only for what is offered (authorization code with PKCE, RFC 9700)', () => {
-  const client = (extra: Record<string, unknown>) => JSON.stringify([{ client_id: 'app', redirect_uris: ['https://app.test/cb'], ...extra }]);
+  const client = (extra: Record<string, unknown>) =>
+    JSON.stringify([{ client_id: 'app', redirect_uris: ['https://app.test/cb'], ...extra }]);
 
   it('response type code and grant types authorization_code and refresh_token are accepted', () => {
     const config = load({ OIDC_CLIENTS: client({ response_types: ['code'], grant_types: ['authorization_code', 'refresh_token'] }) });
     expect(config.auth.clients[0]).toMatchObject({ response_types: ['code'], grant_types: ['authorization_code', 'refresh_token'] });
   });
 
-  it.each([['id_token'], ['code id_token'], ['token'], ['none']])('response type %j stops start-up, naming what is offered', (responseType) => {
-    const error = expectConfigError({ OIDC_CLIENTS: client({ response_types: ['code', responseType] }) }, 'OIDC_CLIENTS.0.response_types.1');
-    expect(error.message).toContain('"code"');
-  });
+  it.each([['id_token'], ['code id_token'], ['token'], ['none']])(
+    'response type %j stops start-up, naming what is offered',
+    (responseType) => {
+      const error = expectConfigError(
+        { OIDC_CLIENTS: client({ response_types: ['code', responseType] }) },
+        'OIDC_CLIENTS.0.response_types.1',
+      );
+      expect(error.message).toContain('"code"');
+    },
+  );
 
-  it.each([['implicit'], ['client_credentials'], ['password'], ['urn:ietf:params:oauth:grant-type:device_code']])('grant type %j stops start-up, naming what is offered', (grantType) => {
-    const error = expectConfigError({ OIDC_CLIENTS: client({ grant_types: [grantType] }) }, 'OIDC_CLIENTS.0.grant_types.0');
-    expect(error.message).toContain('"authorization_code"');
-  });
+  it.each([['implicit'], ['client_credentials'], ['password'], ['urn:ietf:params:oauth:grant-type:device_code']])(
+    'grant type %j stops start-up, naming what is offered',
+    (grantType) => {
+      const error = expectConfigError({ OIDC_CLIENTS: client({ grant_types: [grantType] }) }, 'OIDC_CLIENTS.0.grant_types.0');
+      expect(error.message).toContain('"authorization_code"');
+    },
+  );
 });
 
 describe('issue 13 point 5: METRICS_PORT and OTEL_EXPORTER_OTLP_ENDPOINT', () => {
@@ -292,8 +313,13 @@ describe('issue 13 point 5: METRICS_PORT and OTEL_EXPORTER_OTLP_ENDPOINT', () =>
   });
 
   it('OTEL_EXPORTER_OTLP_ENDPOINT is the collector base URL: traces go to /v1/traces; OTEL_SERVICE_NAME defaults to latchkey', () => {
-    expect(load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).observability.tracing).toEqual({ tracesUrl: 'http://collector:4318/v1/traces', serviceName: 'latchkey' });
-    expect(load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/base/', OTEL_SERVICE_NAME: 'auth-eu' }).observability.tracing).toEqual({ tracesUrl: 'https://otel.example.com/base/v1/traces', serviceName: 'auth-eu' });
+    expect(load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).observability.tracing).toEqual({
+      tracesUrl: 'http://collector:4318/v1/traces',
+      serviceName: 'latchkey',
+    });
+    expect(
+      load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/base/', OTEL_SERVICE_NAME: 'auth-eu' }).observability.tracing,
+    ).toEqual({ tracesUrl: 'https://otel.example.com/base/v1/traces', serviceName: 'auth-eu' });
     expectConfigError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT');
     expectConfigError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317' }, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   });

@@ -16,9 +16,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
-  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((v) => ['true', '1', 'yes', 'on'].includes(v));
 
 const positiveInt = (max: number) => z.coerce.number().int().positive().max(max);
 
@@ -68,11 +66,17 @@ const envSchema = z.object({
   /** which forwarded headers those proxies send: X-Forwarded-For/-Proto, or RFC 7239 Forwarded */
   TRUST_PROXY_HEADER: z.enum(['x-forwarded', 'forwarded']).optional(),
   DATA_DIR: z.string().min(1).default('.data'),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
   /** one deadline per request for everything it asks the database (pool wait and every statement) */
   DATABASE_TIMEOUT: durationMs.pipe(z.number().min(100, 'must be at least 100ms').max(600_000, 'must be at most 10m')).default(5000),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
   /** JSON array of OpenID client metadata (client_id, redirect_uris, token_endpoint_auth_method, ...) */
@@ -80,7 +84,10 @@ const envSchema = z.object({
   /** the first-party public client of the demo page at / (default: on outside production) */
   OIDC_DEMO_CLIENT: bool.optional(),
   /** smtp:// or smtps:// URL of the mail server that delivers sign-in links */
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
   MAIL_FROM: z.string().min(3).max(200).default('Latchkey <login@localhost>'),
   /** sign-in messages POSTed as signed JSON (SMS gateways and other channels), when SMTP_URL is unset */
   DELIVERY_WEBHOOK_URL: z.url().optional(),
@@ -90,7 +97,10 @@ const envSchema = z.object({
   /** passwords as an optional second step (set on the account page, asked on the factor pages) */
   PASSWORDS: bool.default(true),
   /** WebAuthn relying party: its ID (registrable domain; `localhost` locally, never an IP), name, origins */
-  RP_ID: z.string().regex(/^[a-z0-9.-]+$/i, 'must be a domain name such as example.com or localhost').optional(),
+  RP_ID: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/i, 'must be a domain name such as example.com or localhost')
+    .optional(),
   RP_NAME: z.string().min(1).max(100).default('Latchkey'),
   WEBAUTHN_ORIGINS: z.string().optional(),
   AUTH_POLICY_FILE: z.string().optional(),
@@ -289,8 +299,16 @@ const oidcClients = z.array(
       redirect_uris: z.array(z.url()).min(1),
       post_logout_redirect_uris: z.array(z.url()).optional(),
       // Only authorization code with PKCE is offered (RFC 9700): asking for anything else stops start-up.
-      grant_types: z.array(z.enum(OFFERED_GRANT_TYPES, { error: `only ${OFFERED_GRANT_TYPES.map((type) => `"${type}"`).join(' and ')} are offered` })).optional(),
-      response_types: z.array(z.enum(OFFERED_RESPONSE_TYPES, { error: `only ${OFFERED_RESPONSE_TYPES.map((type) => `"${type}"`).join(', ')} is offered (authorization code with PKCE)` })).optional(),
+      grant_types: z
+        .array(z.enum(OFFERED_GRANT_TYPES, { error: `only ${OFFERED_GRANT_TYPES.map((type) => `"${type}"`).join(' and ')} are offered` }))
+        .optional(),
+      response_types: z
+        .array(
+          z.enum(OFFERED_RESPONSE_TYPES, {
+            error: `only ${OFFERED_RESPONSE_TYPES.map((type) => `"${type}"`).join(', ')} is offered (authorization code with PKCE)`,
+          }),
+        )
+        .optional(),
       token_endpoint_auth_method: z.string().optional(),
       first_party: z.boolean().optional(),
     })
@@ -352,7 +370,10 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
 
   const corsOrigins = new Set<string>();
   const rawOrigins = e.CORS_ORIGINS ?? (production ? '' : new URL(publicUrl).origin);
-  for (const item of rawOrigins.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of rawOrigins
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const result = origin.safeParse(item);
     if (!result.success) throw new ConfigError(`invalid configuration:\n  CORS_ORIGINS: ${result.error.issues[0]?.message}`);
     corsOrigins.add(result.data);
@@ -361,7 +382,12 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
   const relyingParty = relyingPartyConfig(e.RP_ID, e.RP_NAME, e.WEBAUTHN_ORIGINS, publicUrl);
   const { tls, clientCertificates } = tlsConfig(e, readFile);
   const upstream = upstreamConfig(e);
-  const signInPolicy = signInPolicyConfig(e.AUTH_POLICY_FILE, readFile, { passkeys: relyingParty !== undefined, clientCertificates: clientCertificates !== undefined, upstream: upstream !== undefined, passwords: e.PASSWORDS });
+  const signInPolicy = signInPolicyConfig(e.AUTH_POLICY_FILE, readFile, {
+    passkeys: relyingParty !== undefined,
+    clientCertificates: clientCertificates !== undefined,
+    upstream: upstream !== undefined,
+    passwords: e.PASSWORDS,
+  });
 
   return {
     env: e.NODE_ENV,
@@ -394,7 +420,9 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
     graphiql: e.GRAPHIQL ?? !production,
     persisted: {
       mode: e.PERSISTED_MODE,
-      allowlist: e.PERSISTED_ALLOWLIST_FILE ? { file: e.PERSISTED_ALLOWLIST_FILE, text: readConfigFile('PERSISTED_ALLOWLIST_FILE', e.PERSISTED_ALLOWLIST_FILE, readFile) } : undefined,
+      allowlist: e.PERSISTED_ALLOWLIST_FILE
+        ? { file: e.PERSISTED_ALLOWLIST_FILE, text: readConfigFile('PERSISTED_ALLOWLIST_FILE', e.PERSISTED_ALLOWLIST_FILE, readFile) }
+        : undefined,
       cacheSize: e.PERSISTED_CACHE_SIZE,
       maxRegistrations: e.PERSISTED_MAX_REGISTRATIONS,
       registrationsPerMinute: e.PERSISTED_REGISTRATIONS_PER_MINUTE,
@@ -467,7 +495,12 @@ function signInPolicyConfig(file: string | undefined, readFile: ConfigSources['r
   }
 }
 
-function relyingPartyConfig(id: string | undefined, name: string, rawOrigins: string | undefined, publicUrl: string): Config['auth']['relyingParty'] {
+function relyingPartyConfig(
+  id: string | undefined,
+  name: string,
+  rawOrigins: string | undefined,
+  publicUrl: string,
+): Config['auth']['relyingParty'] {
   const rpId = (id ?? new URL(publicUrl).hostname).toLowerCase();
   const isIp = /^\d+\.\d+\.\d+\.\d+$/.test(rpId) || rpId.includes(':') || rpId.startsWith('[');
   // Derived from an IP-address PUBLIC_URL: passkeys are simply unavailable; named explicitly: a mistake.
@@ -476,7 +509,10 @@ function relyingPartyConfig(id: string | undefined, name: string, rawOrigins: st
     throw new ConfigError('invalid configuration:\n  RP_ID: an IP address is not a valid WebAuthn RP ID (use localhost or a domain name)');
   }
   const origins = new Set<string>();
-  for (const item of (rawOrigins ?? new URL(publicUrl).origin).split(',').map((value) => value.trim()).filter(Boolean)) {
+  for (const item of (rawOrigins ?? new URL(publicUrl).origin)
+    .split(',')
+    .map((value) => value.trim())
+    .filter(Boolean)) {
     const result = origin.safeParse(item);
     if (!result.success) throw new ConfigError(`invalid configuration:\n  WEBAUTHN_ORIGINS: ${result.error.issues[0]?.message}`);
     const host = new URL(result.data).hostname;
@@ -490,7 +526,10 @@ function relyingPartyConfig(id: string | undefined, name: string, rawOrigins: st
 
 function shutdownConfig(delayMs: number, timeoutMs: number): Config['shutdown'] {
   // The delay is spent still serving; in-flight requests and idle connections need time after it.
-  if (delayMs >= timeoutMs) throw new ConfigError('invalid configuration:\n  SHUTDOWN_DELAY: must be shorter than SHUTDOWN_TIMEOUT (requests in flight need time after the delay)');
+  if (delayMs >= timeoutMs)
+    throw new ConfigError(
+      'invalid configuration:\n  SHUTDOWN_DELAY: must be shorter than SHUTDOWN_TIMEOUT (requests in flight need time after the delay)',
+    );
   return { delayMs, timeoutMs };
 }
 
@@ -525,11 +564,16 @@ function trustProxyConfig(raw: string | undefined, header: TrustProxy['header'] 
     if (header !== undefined) throw invalid('TRUST_PROXY_HEADER: only used with TRUST_PROXY, which is unset');
     return undefined;
   }
-  const addresses = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const addresses = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   if (addresses.length === 0) throw invalid('TRUST_PROXY: list the addresses or CIDRs of your reverse proxies (or loopback)');
   for (const entry of addresses) {
     if (trustsEveryone(entry)) {
-      throw invalid(`TRUST_PROXY: "${entry}" would believe every client's forwarded headers; list only your reverse proxies' addresses or CIDRs`);
+      throw invalid(
+        `TRUST_PROXY: "${entry}" would believe every client's forwarded headers; list only your reverse proxies' addresses or CIDRs`,
+      );
     }
     if (PROXY_RANGE_NAMES.has(entry)) continue;
     try {
@@ -567,7 +611,11 @@ const x509UsersFile = z
           .object({
             fingerprint256: z.string().optional(),
             subject: z.string().optional(),
-            email: z.string().trim().toLowerCase().regex(/^[^\s@]{1,64}@[^\s@]{1,190}$/, 'must be an e-mail address'),
+            email: z
+              .string()
+              .trim()
+              .toLowerCase()
+              .regex(/^[^\s@]{1,64}@[^\s@]{1,190}$/, 'must be an e-mail address'),
           })
           .strict(),
       )
@@ -577,7 +625,8 @@ const x509UsersFile = z
 
 /** X509_USERS_FILE: `{ "users": [{ "fingerprint256": "AB:CD:..." | "subject": "CN=alice,O=Acme", "email": "..." }] }`. */
 function parseClientCertificateUsers(text: string): ClientCertificateUsers {
-  const fail = (lines: string[]) => new ConfigError(`invalid configuration:\n${lines.map((line) => `  X509_USERS_FILE: ${line}`).join('\n')}`);
+  const fail = (lines: string[]) =>
+    new ConfigError(`invalid configuration:\n${lines.map((line) => `  X509_USERS_FILE: ${line}`).join('\n')}`);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -590,7 +639,8 @@ function parseClientCertificateUsers(text: string): ClientCertificateUsers {
   const bySubject = new Map<string, string>();
   for (const [index, entry] of parsed.data.users.entries()) {
     const at = `users.${index}`;
-    if ((entry.fingerprint256 === undefined) === (entry.subject === undefined)) throw fail([`${at}: give either fingerprint256 or subject`]);
+    if ((entry.fingerprint256 === undefined) === (entry.subject === undefined))
+      throw fail([`${at}: give either fingerprint256 or subject`]);
     if (entry.fingerprint256 !== undefined) {
       const fingerprint = normalizeFingerprint(entry.fingerprint256);
       if (!fingerprint) throw fail([`${at}.fingerprint256: must be a SHA-256 fingerprint (64 hex digits, colons optional)`]);
@@ -611,14 +661,20 @@ function parseClientCertificateUsers(text: string): ClientCertificateUsers {
  * The HTTPS listener (TLS_PORT with TLS_CERT_FILE and TLS_KEY_FILE) and its client certificates
  * (TLS_CLIENT_CA_FILE with X509_USERS_FILE). Files are checked here, so a bad one stops start-up clearly.
  */
-function tlsConfig(e: Env, readFile: ConfigSources['readFile']): { tls: Config['http']['tls']; clientCertificates: ClientCertificateUsers | undefined } {
+function tlsConfig(
+  e: Env,
+  readFile: ConfigSources['readFile'],
+): { tls: Config['http']['tls']; clientCertificates: ClientCertificateUsers | undefined } {
   const invalid = (line: string) => new ConfigError(`invalid configuration:\n  ${line}`);
   if (e.TLS_PORT === undefined) {
-    const stray = (['TLS_CERT_FILE', 'TLS_KEY_FILE', 'TLS_CLIENT_CA_FILE', 'X509_USERS_FILE'] as const).filter((name) => e[name] !== undefined);
+    const stray = (['TLS_CERT_FILE', 'TLS_KEY_FILE', 'TLS_CLIENT_CA_FILE', 'X509_USERS_FILE'] as const).filter(
+      (name) => e[name] !== undefined,
+    );
     if (stray.length > 0) throw invalid(`${stray.join(', ')}: only used with TLS_PORT (the HTTPS listener), which is unset`);
     return { tls: undefined, clientCertificates: undefined };
   }
-  if (!e.TLS_CERT_FILE || !e.TLS_KEY_FILE) throw invalid('TLS_PORT: needs TLS_CERT_FILE and TLS_KEY_FILE (the listener\'s certificate chain and private key, PEM)');
+  if (!e.TLS_CERT_FILE || !e.TLS_KEY_FILE)
+    throw invalid("TLS_PORT: needs TLS_CERT_FILE and TLS_KEY_FILE (the listener's certificate chain and private key, PEM)");
   if (e.TLS_PORT !== 0 && e.TLS_PORT === e.PORT) throw invalid('TLS_PORT: must differ from PORT');
   if ((e.TLS_CLIENT_CA_FILE === undefined) !== (e.X509_USERS_FILE === undefined)) {
     throw invalid('TLS_CLIENT_CA_FILE and X509_USERS_FILE go together (whose client certificates are accepted, and whom they sign in)');
@@ -663,7 +719,9 @@ function tlsConfig(e: Env, readFile: ConfigSources['readFile']): { tls: Config['
  */
 function observabilityConfig(e: Env): Config['observability'] {
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && (e.METRICS_PORT === e.PORT || e.METRICS_PORT === e.TLS_PORT)) {
-    throw new ConfigError('invalid configuration:\n  METRICS_PORT: must differ from PORT and TLS_PORT (metrics have a listener of their own)');
+    throw new ConfigError(
+      'invalid configuration:\n  METRICS_PORT: must differ from PORT and TLS_PORT (metrics have a listener of their own)',
+    );
   }
   const endpoint = e.OTEL_EXPORTER_OTLP_ENDPOINT;
   return {
@@ -683,7 +741,10 @@ function upstreamConfig(e: Env): Config['auth']['upstream'] {
     if (name) throw invalid('UPSTREAM_NAME: only used with UPSTREAM_ISSUER, which is unset');
     return undefined;
   }
-  if (!issuer || !clientId || !clientSecret) throw invalid('UPSTREAM_ISSUER, UPSTREAM_CLIENT_ID and UPSTREAM_CLIENT_SECRET go together (the provider, and this server\'s client there)');
+  if (!issuer || !clientId || !clientSecret)
+    throw invalid(
+      "UPSTREAM_ISSUER, UPSTREAM_CLIENT_ID and UPSTREAM_CLIENT_SECRET go together (the provider, and this server's client there)",
+    );
   let url: URL;
   try {
     url = new URL(issuer);
@@ -691,12 +752,21 @@ function upstreamConfig(e: Env): Config['auth']['upstream'] {
     throw invalid(`UPSTREAM_ISSUER: "${issuer}" is not a URL such as https://accounts.example.com`);
   }
   const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw invalid('UPSTREAM_ISSUER: must be an https URL (plain http only on localhost or 127.0.0.1)');
-  if (url.search || url.hash || url.username || url.password) throw invalid('UPSTREAM_ISSUER: must have no query, fragment or credentials (it is the issuer identifier)');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+    throw invalid('UPSTREAM_ISSUER: must be an https URL (plain http only on localhost or 127.0.0.1)');
+  if (url.search || url.hash || url.username || url.password)
+    throw invalid('UPSTREAM_ISSUER: must have no query, fragment or credentials (it is the issuer identifier)');
   return { issuer, clientId, clientSecret, name: name ?? url.hostname };
 }
 
-function authConfig(configured: OidcClient[], demo: boolean, publicUrl: string): Omit<Config['auth'], 'smtpUrl' | 'mailFrom' | 'webhook' | 'selfSignup' | 'passwords' | 'relyingParty' | 'signInPolicy' | 'clientCertificates' | 'upstream'> {
+function authConfig(
+  configured: OidcClient[],
+  demo: boolean,
+  publicUrl: string,
+): Omit<
+  Config['auth'],
+  'smtpUrl' | 'mailFrom' | 'webhook' | 'selfSignup' | 'passwords' | 'relyingParty' | 'signInPolicy' | 'clientCertificates' | 'upstream'
+> {
   const clients = [...configured];
   if (demo && !clients.some((client) => client.client_id === DEMO_CLIENT_ID)) {
     // A public client (no secret, PKCE) for the demo page served at PUBLIC_URL.

@@ -99,7 +99,10 @@ function deliveryFor(config: Config, logger: Logger): DeliveryHandler {
 }
 
 /** Opens the database, applies migrations, loads keys, and listens. Used by `main` and by the tests alike. */
-export async function startService(config: Config, logger: Logger = createLogger(config.logLevel, { env: config.env })): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel, { env: config.env }),
+): Promise<RunningService> {
   // Keys first: a bad key is a configuration error and must not wait for (or hide behind) the database.
   const keys = await loadKeyMaterial({
     signingKey: config.keys.signingKey,
@@ -107,7 +110,12 @@ export async function startService(config: Config, logger: Logger = createLogger
     dataDir: config.dataDir,
     production: config.env === 'production',
   });
-  const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: config.database.poolSize, timeoutMs: config.database.timeoutMs });
+  const database = await createDatabase({
+    url: config.database.url,
+    dataDir: config.dataDir,
+    poolSize: config.database.poolSize,
+    timeoutMs: config.database.timeoutMs,
+  });
   /** what else holds connections, released before the database on close */
   const resources: (() => Promise<void>)[] = [];
   try {
@@ -133,9 +141,7 @@ export async function startService(config: Config, logger: Logger = createLogger
         purgeExpiredOidcModels(database.db),
         purgeExpiredSignInProgress(database.db),
         purgeExpiredSessionFactors(database.db),
-      ]).catch((error: unknown) =>
-        logger.warn({ err: error }, 'purging expired login records failed'),
-      );
+      ]).catch((error: unknown) => logger.warn({ err: error }, 'purging expired login records failed'));
     }, 10 * 60_000);
     purge.unref();
     resources.push(async () => clearInterval(purge));
@@ -155,16 +161,37 @@ export async function startService(config: Config, logger: Logger = createLogger
     // reads the table (woken by NOTIFY or Redis, or by its poll) and delivers to its own subscribers.
     const wake = await createWakeChannel(config, database, logger, { listen: true });
     resources.push(() => wake.close());
-    const outbox = await startOutboxReader({ database, wake, retentionSeconds: config.subscriptions.eventRetentionSeconds, logger, onDelivered: metrics?.eventDelivered });
+    const outbox = await startOutboxReader({
+      database,
+      wake,
+      retentionSeconds: config.subscriptions.eventRetentionSeconds,
+      logger,
+      onDelivered: metrics?.eventDelivered,
+    });
     resources.push(() => outbox.close());
     const events = createEventRecorder(wake, outbox.wake);
-    const subscriptions = createSubscriptionHub({ source: outbox, maxPerUser: config.subscriptions.perUser, maxQueuedEvents: config.subscriptions.queueSize });
+    const subscriptions = createSubscriptionHub({
+      source: outbox,
+      maxPerUser: config.subscriptions.perUser,
+      maxQueuedEvents: config.subscriptions.queueSize,
+    });
     resources.push(() => subscriptions.close());
     openSubscriptions = () => subscriptions.size();
     // Traces (OTEL_EXPORTER_OTLP_ENDPOINT): flushed after everything else has closed.
     const tracing = config.observability.tracing ? startTracing(config.observability.tracing, logger) : undefined;
     if (tracing) resources.unshift(() => tracing.shutdown());
-    const app = await createHttpApp({ config, logger, database, keys, delivery: deliveryFor(config, logger), loginLimits: limits, subscriptions, events, metrics, tracing: tracing?.plugin });
+    const app = await createHttpApp({
+      config,
+      logger,
+      database,
+      keys,
+      delivery: deliveryFor(config, logger),
+      loginLimits: limits,
+      subscriptions,
+      events,
+      metrics,
+      tracing: tracing?.plugin,
+    });
     webSocketConnections = app.webSocketClients;
     const timeouts = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 };
     const server = createServer(timeouts, app.handle);
@@ -205,7 +232,11 @@ export async function startService(config: Config, logger: Logger = createLogger
     let metricsServer: Server | undefined;
     let metricsUrl: string | undefined;
     if (metrics) {
-      const handle = createMetricsHandler({ registry: metrics.registry, probes: app.probes, onError: (error) => logger.error({ err: error }, 'collecting metrics failed') });
+      const handle = createMetricsHandler({
+        registry: metrics.registry,
+        probes: app.probes,
+        onError: (error) => logger.error({ err: error }, 'collecting metrics failed'),
+      });
       metricsServer = createServer(timeouts, handle);
       metricsServer.on('clientError', answerClientError);
       try {
@@ -243,14 +274,20 @@ export async function startService(config: Config, logger: Logger = createLogger
         await app.closeWebSockets();
         // As the deadline nears: idle connections first, then whatever is left (and sockets deaf to 1001).
         let cut = false;
-        const nearing = setTimeout(() => {
-          for (const listener of listeners) listener.closeIdleConnections();
-        }, at(timeoutMs - Math.min(2000, timeoutMs / 4)));
-        const last = setTimeout(() => {
-          cut = true;
-          app.terminateWebSockets();
-          for (const listener of listeners) listener.closeAllConnections();
-        }, at(timeoutMs - Math.min(1000, timeoutMs / 8)));
+        const nearing = setTimeout(
+          () => {
+            for (const listener of listeners) listener.closeIdleConnections();
+          },
+          at(timeoutMs - Math.min(2000, timeoutMs / 4)),
+        );
+        const last = setTimeout(
+          () => {
+            cut = true;
+            app.terminateWebSockets();
+            for (const listener of listeners) listener.closeAllConnections();
+          },
+          at(timeoutMs - Math.min(1000, timeoutMs / 8)),
+        );
         await drained;
         clearTimeout(nearing);
         clearTimeout(last);
@@ -258,10 +295,24 @@ export async function startService(config: Config, logger: Logger = createLogger
         if (metricsServer) await stopListening(metricsServer);
         // What is left of the budget bounds the release (a pool that lost its server may not end by itself).
         // (main's backstop exits at the deadline itself: leave it a moment to exit cleanly first.)
-        const released = await Promise.race([releaseAll().then(() => true), new Promise<false>((resolve) => setTimeout(resolve, at(timeoutMs - 250), false))]);
+        const released = await Promise.race([
+          releaseAll().then(() => true),
+          new Promise<false>((resolve) => setTimeout(resolve, at(timeoutMs - 250), false)),
+        ]);
         return !cut && released;
       })()) as Promise<boolean>;
-    return { url, server, ...(tlsServer ? { tlsUrl, tlsServer } : {}), ...(metricsServer ? { metricsUrl, metricsServer } : {}), app, subscriptions, database, logger, shutdown, close };
+    return {
+      url,
+      server,
+      ...(tlsServer ? { tlsUrl, tlsServer } : {}),
+      ...(metricsServer ? { metricsUrl, metricsServer } : {}),
+      app,
+      subscriptions,
+      database,
+      logger,
+      shutdown,
+      close,
+    };
   } catch (error) {
     for (const release of resources.reverse()) await release().catch(() => undefined);
     await database.close();

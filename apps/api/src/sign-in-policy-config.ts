@@ -20,7 +20,15 @@ const policyFile = z
                 everyone: z.boolean().optional(),
                 roles: z.array(z.enum(['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'])).optional(),
                 superAdmins: z.boolean().optional(),
-                users: z.array(z.string().min(3).max(254).transform((email) => email.toLowerCase())).optional(),
+                users: z
+                  .array(
+                    z
+                      .string()
+                      .min(3)
+                      .max(254)
+                      .transform((email) => email.toLowerCase()),
+                  )
+                  .optional(),
               })
               .strict(),
             anyOf: z.array(z.array(z.object({ factor, maxAgeSeconds: z.number().int().positive().optional() }).strict()).min(1)).min(1),
@@ -51,7 +59,9 @@ export function loadSignInPolicy(text: string | undefined, contributed: Readonly
   }
   const parsed = policyFile.safeParse(json);
   if (!parsed.success) {
-    throw new SignInPolicyError(`${source}:\n${parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n')}`);
+    throw new SignInPolicyError(
+      `${source}:\n${parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n')}`,
+    );
   }
   const acrLevels = parsed.data.acrLevels ?? DEFAULT_ACR_LEVELS;
   // The API's step-up marks (@stepUp, the OWNER rule) name the built-in levels and rank them in this order:
@@ -59,12 +69,15 @@ export function loadSignInPolicy(text: string | undefined, contributed: Readonly
   const values = acrLevels.map((level) => level.value);
   const builtIn = DEFAULT_ACR_LEVELS.map((level) => level.value);
   if (values.join(' ') !== builtIn.join(' ')) {
-    throw new SignInPolicyError(`${source}: acrLevels must be, in this order, ${builtIn.join(', ')} (the API's step-up requirements name them); configure which factors reach each`);
+    throw new SignInPolicyError(
+      `${source}: acrLevels must be, in this order, ${builtIn.join(', ')} (the API's step-up requirements name them); configure which factors reach each`,
+    );
   }
   for (const level of parsed.data.acrLevels ?? []) {
     for (const set of level.anyOf) {
       const missing = set.find((factor) => !contributed.has(factor));
-      if (missing) throw new SignInPolicyError(`${source}: acr level ${level.value} lists ${missing}, which nothing on this server contributes`);
+      if (missing)
+        throw new SignInPolicyError(`${source}: acr level ${level.value} lists ${missing}, which nothing on this server contributes`);
     }
   }
   try {

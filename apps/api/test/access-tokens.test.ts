@@ -62,7 +62,8 @@ describe('Authentication > Credentials presented to the API', () => {
     const payload: Record<string, unknown> = { iss: issuer, aud: audience, sub: 'forged-user', iat, exp: iat + 600, ...claims };
     for (const name of omit) delete payload[name];
     const protectedHeader = { alg: 'RS256', kid: service.signingKey.kid, typ: 'at+jwt', ...header };
-    for (const [name, value] of Object.entries(protectedHeader)) if (value === undefined) delete (protectedHeader as Record<string, unknown>)[name];
+    for (const [name, value] of Object.entries(protectedHeader))
+      if (value === undefined) delete (protectedHeader as Record<string, unknown>)[name];
     return new SignJWT(payload).setProtectedHeader(protectedHeader as { alg: string }).sign(key);
   }
 
@@ -195,7 +196,10 @@ describe('Authentication > Credentials presented to the API', () => {
     });
 
     it('issue 13 point 6: a token bound to a key (cnf: DPoP jkt or certificate x5t#S256) is refused, on GraphQL and REST alike', async () => {
-      for (const cnf of [{ jkt: 'q3Z0TtA9JcN-7bOwRoVjX2YjLhQXRp8DFYQGjY-0tXk' }, { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' }]) {
+      for (const cnf of [
+        { jkt: 'q3Z0TtA9JcN-7bOwRoVjX2YjLhQXRp8DFYQGjY-0tXk' },
+        { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' },
+      ]) {
         const token = await forge({ claims: { cnf } });
         expectRefused(await ask(service, VIEWER, `Bearer ${token}`));
         const rest = await fetch(`${service.url}/api/documents`, { headers: { authorization: `Bearer ${token}` } });

@@ -28,7 +28,11 @@ async function signedInBrowser(email: string): Promise<BrowserSession> {
 /** A fingerprint of every stored second factor. */
 const stored = async () => {
   const db = service.database.db;
-  const rows = [await db.select().from(totpCredentials).orderBy(totpCredentials.userId), await db.select().from(recoveryCodes).orderBy(recoveryCodes.codeHash), await db.select().from(rememberedDevices).orderBy(rememberedDevices.id)];
+  const rows = [
+    await db.select().from(totpCredentials).orderBy(totpCredentials.userId),
+    await db.select().from(recoveryCodes).orderBy(recoveryCodes.codeHash),
+    await db.select().from(rememberedDevices).orderBy(rememberedDevices.id),
+  ];
   return createHash('sha256').update(JSON.stringify(rows)).digest('hex');
 };
 
@@ -44,7 +48,9 @@ describe('second factors on the account page (issue 5: TOTP enrolment, recovery 
     // The secret is stored sealed, never in clear.
     expect(JSON.stringify(await service.database.db.select().from(totpCredentials))).not.toContain(secret);
 
-    const wrong = await browser.request('/account/totp/confirm', { form: { code: String((Number(await generate({ secret })) + 1) % 1_000_000).padStart(6, '0') } });
+    const wrong = await browser.request('/account/totp/confirm', {
+      form: { code: String((Number(await generate({ secret })) + 1) % 1_000_000).padStart(6, '0') },
+    });
     expect(wrong.status).toBe(400);
     expect((await browser.request('/account')).text).toContain('No authenticator app is set up.');
     const confirmed = await browser.request('/account/totp/confirm', { form: { code: await generate({ secret }) } });
@@ -69,7 +75,7 @@ describe('second factors on the account page (issue 5: TOTP enrolment, recovery 
     expect(page.text).not.toContain(codes[0]!);
   });
 
-  it('bad input on the account\'s credential forms: 4xx, a clear message, nothing stored', async () => {
+  it("bad input on the account's credential forms: 4xx, a clear message, nothing stored", async () => {
     const browser = await signedInBrowser('alice@acme.test');
     const before = await stored();
     const origin = new URL(base).origin;
@@ -90,7 +96,9 @@ describe('second factors on the account page (issue 5: TOTP enrolment, recovery 
       expect(answer.text).toContain(message);
     }
     // A sign-in older than 5 minutes changes no credential.
-    await service.database.db.execute(sql`update oidc_models set payload = jsonb_set(payload, '{loginTs}', to_jsonb((payload->>'loginTs')::bigint - 600)) where model = 'Session'`);
+    await service.database.db.execute(
+      sql`update oidc_models set payload = jsonb_set(payload, '{loginTs}', to_jsonb((payload->>'loginTs')::bigint - 600)) where model = 'Session'`,
+    );
     for (const target of ['/account/totp/setup', '/account/recovery-codes', '/account/devices/forget']) {
       const stale = await browser.request(target, { form: { id: '00000000-0000-4000-8000-000000000000' } });
       expect({ target, status: stale.status }).toEqual({ target, status: 401 });

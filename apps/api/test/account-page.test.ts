@@ -49,8 +49,12 @@ async function storedPasskey(email: string, label: string | null): Promise<strin
   return id;
 }
 
-const labelOf = async (id: string) => (await service.database.db.select({ label: passkeys.label }).from(passkeys).where(eq(passkeys.id, id)))[0]?.label;
-const fingerprint = async () => createHash('sha256').update(JSON.stringify(await service.database.db.select().from(passkeys).orderBy(passkeys.id))).digest('hex');
+const labelOf = async (id: string) =>
+  (await service.database.db.select({ label: passkeys.label }).from(passkeys).where(eq(passkeys.id, id)))[0]?.label;
+const fingerprint = async () =>
+  createHash('sha256')
+    .update(JSON.stringify(await service.database.db.select().from(passkeys).orderBy(passkeys.id)))
+    .digest('hex');
 
 describe('the account page on the provider session (passkey management, sign-out)', () => {
   it('default deny for pages: without a provider session /account sends to sign in and the account forms answer 401', async () => {
@@ -146,7 +150,7 @@ describe('the account page on the provider session (passkey management, sign-out
     expect(await fingerprint()).toBe(before);
   });
 
-  it('signing in as someone else in the same browser ends the first person\'s session', async () => {
+  it("signing in as someone else in the same browser ends the first person's session", async () => {
     const browser = await signedInBrowser('alice@acme.test');
     const aliceSession = browser.cookies.get('_session');
     const aliceSignature = browser.cookies.get('_session.sig');
@@ -203,7 +207,10 @@ describe('the account page on the provider session (passkey management, sign-out
     expect(refused.status).toBe(401);
     expect(refused.text).toContain('needs a sign-in from the last 5 minutes');
     expect(await labelOf(own)).toBe('Old sign-in');
-    const options = await browser.request('/webauthn/register/options', { json: {}, headers: { origin: new URL(base).origin, accept: 'application/json' } });
+    const options = await browser.request('/webauthn/register/options', {
+      json: {},
+      headers: { origin: new URL(base).origin, accept: 'application/json' },
+    });
     expect(options.status).toBe(401);
     expect(options.headers.get('www-authenticate')).toContain('max_age=300');
     // The page itself still shows (reading is no credential change).
@@ -216,9 +223,15 @@ describe('the account page on the provider session (passkey management, sign-out
     const options = await browser.request('/webauthn/register/options', { json: {}, headers: { origin, accept: 'application/json' } });
     expect(options.status).toBe(200);
     expect((JSON.parse(options.text) as { user: { name: string } }).user.name).toBe('alice@acme.test');
-    const crossSite = await browser.request('/webauthn/register/options', { json: {}, headers: { origin: 'https://evil.test', accept: 'application/json' } });
+    const crossSite = await browser.request('/webauthn/register/options', {
+      json: {},
+      headers: { origin: 'https://evil.test', accept: 'application/json' },
+    });
     expect(crossSite.status).toBe(403);
-    const guest = await new BrowserSession(base).request('/webauthn/register/options', { json: {}, headers: { origin, accept: 'application/json' } });
+    const guest = await new BrowserSession(base).request('/webauthn/register/options', {
+      json: {},
+      headers: { origin, accept: 'application/json' },
+    });
     expect(guest.status).toBe(401);
   });
 });

@@ -8,8 +8,7 @@ import { postGraphQL, startTestService, type TestService } from './support/servi
 const ME = '{ me { email emailVerified memberships { role organization { slug plan billingEmail } } } }';
 
 let service: TestService;
-const idOf = async (email: string) =>
-  (await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
+const idOf = async (email: string) => (await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
 
 beforeAll(async () => {
   service = await startTestService();
@@ -81,7 +80,7 @@ describe('me: the account behind the token, read at request time', () => {
   });
 });
 
-describe('organization(slug): spec Authorization 6, existence of another tenant\'s record is not revealed', () => {
+describe("organization(slug): spec Authorization 6, existence of another tenant's record is not revealed", () => {
   const ORG = 'query ($slug: String!) { organization(slug: $slug) { slug plan } }';
   const ask = async (email: string | null, slug: string) =>
     postGraphQL(service.graphqlUrl, { query: ORG, variables: { slug } }, email ? { token: await service.token(await idOf(email)) } : {});
@@ -90,14 +89,21 @@ describe('organization(slug): spec Authorization 6, existence of another tenant\
     expect((await ask('alice@acme.test', 'acme')).json).toEqual({ data: { organization: { slug: 'acme', plan: 'PRO' } } });
   });
 
-  it('another tenant\'s organization answers exactly like a missing one: null + NOT_FOUND, 200', async () => {
+  it("another tenant's organization answers exactly like a missing one: null + NOT_FOUND, 200", async () => {
     const foreign = await ask('carol@globex.test', 'acme');
     const missing = await ask('carol@globex.test', 'no-such-org');
     expect(foreign.status).toBe(200);
     expect(foreign.json).toEqual(missing.json);
     expect(foreign.json).toEqual({
       data: { organization: null },
-      errors: [{ message: 'The requested record was not found.', locations: [{ line: 1, column: 26 }], path: ['organization'], extensions: { code: 'NOT_FOUND' } }],
+      errors: [
+        {
+          message: 'The requested record was not found.',
+          locations: [{ line: 1, column: 26 }],
+          path: ['organization'],
+          extensions: { code: 'NOT_FOUND' },
+        },
+      ],
     });
   });
 
@@ -111,7 +117,13 @@ describe('organization(slug): spec Authorization 6, existence of another tenant\
     }
     // The server runs in this process: the stream is the same one.
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ type: 'denied', policy: 'OrganizationPolicy', ability: 'view', reason: 'forbidden', handler: 'Query.organization' });
+    expect(seen[0]).toMatchObject({
+      type: 'denied',
+      policy: 'OrganizationPolicy',
+      ability: 'view',
+      reason: 'forbidden',
+      handler: 'Query.organization',
+    });
   });
 
   it('the platform super-admin passes the before hook', async () => {

@@ -56,7 +56,8 @@ const MESSAGES: Record<Code, string> = {
   UNAUTHENTICATED: 'Authentication is required.',
 };
 /** Names that exist only inside the policy layer: no response body may contain them (spec Events 3). */
-const POLICY_NAMES = /DocumentPolicy|AccountPolicy|OrganizationPolicy|RoutePolicy|holdsRole|viewEmail|viewInternalNotes|viewBilling|changeRole|AUTHORIZATION_DENIED|AuthorizationDenied/;
+const POLICY_NAMES =
+  /DocumentPolicy|AccountPolicy|OrganizationPolicy|RoutePolicy|holdsRole|viewEmail|viewInternalNotes|viewBilling|changeRole|AUTHORIZATION_DENIED|AuthorizationDenied/;
 
 let service: TestService;
 let demo: Demo;
@@ -73,7 +74,10 @@ beforeEach(async () => {
   const personas: Persona[] = ['alice', 'bob', 'erin', 'carol', 'root'];
   // Tokens that meet every step-up (spec Multi-factor rules 6): these rules hold for them; step-up.test.ts proves
   // what a weaker token gets.
-  tokens = Object.fromEntries(await Promise.all(personas.map(async (p) => [p, await demo.token(p, STEPPED_UP)] as const))) as Record<Persona, string>;
+  tokens = Object.fromEntries(await Promise.all(personas.map(async (p) => [p, await demo.token(p, STEPPED_UP)] as const))) as Record<
+    Persona,
+    string
+  >;
 });
 
 const idOf = (title: string) => {
@@ -86,10 +90,19 @@ const gql = (who: Who, query: string, variables?: Record<string, unknown>) =>
 const rest = (who: Who, method: string, path: string, body?: unknown) =>
   callRest(service, method, path, { token: who === 'guest' ? undefined : tokens[who], body });
 const rowOf = async (title: string) =>
-  (await service.database.db.select().from(documents).where(eq(documents.id, idOf(title))))[0];
+  (
+    await service.database.db
+      .select()
+      .from(documents)
+      .where(eq(documents.id, idOf(title)))
+  )[0];
 const roleOf = async (persona: Persona, organizationId: string) =>
-  (await service.database.db.select({ role: memberships.role }).from(memberships)
-    .where(and(eq(memberships.userId, demo.userId[persona]), eq(memberships.organizationId, organizationId))))[0]?.role;
+  (
+    await service.database.db
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.userId, demo.userId[persona]), eq(memberships.organizationId, organizationId)))
+  )[0]?.role;
 
 type Response = Awaited<ReturnType<typeof gql>>;
 
@@ -106,7 +119,11 @@ function expectGraphQLRefusal(res: Response, field: string, code: Code) {
 /** The REST twin: the status of the code and a `{statusCode, message, error}` body. */
 function expectRestRefusal(res: Response, code: Code) {
   expect(res.status, res.text).toBe(HTTP_STATUS[code]);
-  expect(res.json).toMatchObject({ statusCode: HTTP_STATUS[code], message: code === 'UNAUTHENTICATED' ? expect.any(String) : MESSAGES[code], error: expect.any(String) });
+  expect(res.json).toMatchObject({
+    statusCode: HTTP_STATUS[code],
+    message: code === 'UNAUTHENTICATED' ? expect.any(String) : MESSAGES[code],
+    error: expect.any(String),
+  });
   if (code === 'UNAUTHENTICATED') expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
   expect(res.text).not.toMatch(POLICY_NAMES);
 }
@@ -132,7 +149,12 @@ function expectUserError(graphql: Response, field: string, restResponse: Respons
   expect(graphql.json.data[field].userErrors).toHaveLength(1);
   if (restResponse) {
     expect(restResponse.status, restResponse.text).toBe(409);
-    expect(restResponse.json).toMatchObject({ statusCode: 409, error: 'Conflict', code, message: graphql.json.data[field].userErrors[0].message });
+    expect(restResponse.json).toMatchObject({
+      statusCode: 409,
+      error: 'Conflict',
+      code,
+      message: graphql.json.data[field].userErrors[0].message,
+    });
   }
 }
 
@@ -244,14 +266,30 @@ describe('guests (spec Authorization 4, 5, 7)', () => {
     expect(result.graphql.status).toBe(200);
     expect(result.graphql.json.data).toBeNull();
     expect(result.graphql.json.errors).toEqual([
-      { message: MESSAGES.UNAUTHENTICATED, locations: [{ line: 2, column: 3 }], path: ['documents'], extensions: { code: 'UNAUTHENTICATED' } },
+      {
+        message: MESSAGES.UNAUTHENTICATED,
+        locations: [{ line: 2, column: 3 }],
+        path: ['documents'],
+        extensions: { code: 'UNAUTHENTICATED' },
+      },
     ]);
     expectRestRefusal(result.rest, 'UNAUTHENTICATED');
     expect(result.rest.json).toEqual({ statusCode: 401, message: MESSAGES.UNAUTHENTICATED, error: 'Unauthorized' });
     // spec Events 2: a guest's denial carries user null.
     expect(events).toHaveLength(2);
-    for (const [event, handler] of [[events[0]!, 'Query.documents'], [events[1]!, 'GET /api/documents']] as const) {
-      expect(event).toEqual({ type: 'denied', policy: 'DocumentPolicy', ability: 'list', reason: 'unauthenticated', user: null, args: [], handler });
+    for (const [event, handler] of [
+      [events[0]!, 'Query.documents'],
+      [events[1]!, 'GET /api/documents'],
+    ] as const) {
+      expect(event).toEqual({
+        type: 'denied',
+        policy: 'DocumentPolicy',
+        ability: 'list',
+        reason: 'unauthenticated',
+        user: null,
+        args: [],
+        handler,
+      });
     }
   });
 });
@@ -260,11 +298,16 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
   it('Authorization 1, 2: createDocument — VIEWER 403, EDITOR/OWNER/super-admin create, another tenant 404 like a missing organization', async () => {
     // bob (VIEWER): refused at the route (@auth EDITOR) in GraphQL, by DocumentPolicy.create in REST.
     expectSameRefusal(
-      await gql('bob', CREATE, { input: { organization: 'acme', title: 'By bob' } }), 'createDocument',
-      await rest('bob', 'POST', '/api/documents', { organization: 'acme', title: 'By bob' }), 'FORBIDDEN',
+      await gql('bob', CREATE, { input: { organization: 'acme', title: 'By bob' } }),
+      'createDocument',
+      await rest('bob', 'POST', '/api/documents', { organization: 'acme', title: 'By bob' }),
+      'FORBIDDEN',
     );
     // erin (EDITOR of acme) into globex, carol (ADMIN of globex) into acme: exactly like an unknown organization.
-    for (const [who, slug] of [['erin', 'globex'], ['carol', 'acme']] as const) {
+    for (const [who, slug] of [
+      ['erin', 'globex'],
+      ['carol', 'acme'],
+    ] as const) {
       const foreign = await gql(who, CREATE, { input: { organization: slug, title: 'Sneaky' } });
       const missing = await gql(who, CREATE, { input: { organization: 'no-such-org', title: 'Sneaky' } });
       expectGraphQLRefusal(foreign, 'createDocument', 'NOT_FOUND');
@@ -275,19 +318,42 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
       expect(foreignRest.json).toEqual(missingRest.json);
     }
     // Allowed: EDITOR, OWNER in acme; ADMIN in globex; the super-admin anywhere (before hook).
-    for (const [who, slug] of [['erin', 'acme'], ['alice', 'acme'], ['carol', 'globex'], ['root', 'globex']] as const) {
+    for (const [who, slug] of [
+      ['erin', 'acme'],
+      ['alice', 'acme'],
+      ['carol', 'globex'],
+      ['root', 'globex'],
+    ] as const) {
       const created = await gql(who, CREATE, { input: { organization: slug, title: `GraphQL by ${who}` } });
       expect(created.json, who).toEqual({
-        data: { createDocument: { document: { id: expect.any(String), title: `GraphQL by ${who}`, status: 'DRAFT', organization: { slug }, owner: { id: demo.userId[who] } }, userErrors: [] } },
+        data: {
+          createDocument: {
+            document: {
+              id: expect.any(String),
+              title: `GraphQL by ${who}`,
+              status: 'DRAFT',
+              organization: { slug },
+              owner: { id: demo.userId[who] },
+            },
+            userErrors: [],
+          },
+        },
       });
       const viaRest = await rest(who, 'POST', '/api/documents', { organization: slug, title: `REST by ${who}` });
       expect(viaRest.status, viaRest.text).toBe(201);
-      expect(viaRest.json).toMatchObject({ title: `REST by ${who}`, status: 'DRAFT', organization: { slug }, owner: { id: demo.userId[who] } });
+      expect(viaRest.json).toMatchObject({
+        title: `REST by ${who}`,
+        status: 'DRAFT',
+        organization: { slug },
+        owner: { id: demo.userId[who] },
+      });
     }
     // A business failure is data (GraphQL) / 409 (REST), never an authorization error.
     expectUserError(
-      await gql('erin', CREATE, { input: { organization: 'acme', title: QUARTERLY } }), 'createDocument',
-      await rest('erin', 'POST', '/api/documents', { organization: 'acme', title: QUARTERLY }), 'TITLE_TAKEN',
+      await gql('erin', CREATE, { input: { organization: 'acme', title: QUARTERLY } }),
+      'createDocument',
+      await rest('erin', 'POST', '/api/documents', { organization: 'acme', title: QUARTERLY }),
+      'TITLE_TAKEN',
     );
     expect(await service.database.db.select().from(documents)).toHaveLength(7 + 8);
   });
@@ -295,8 +361,10 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
   it('Authorization 1, 6: updateDocument — VIEWER 403 even on a document he can read, EDITOR/OWNER/super-admin update, another tenant 404 like a missing id, archived is INVALID_STATE', async () => {
     const quarterly = idOf(QUARTERLY);
     expectSameRefusal(
-      await gql('bob', UPDATE, { input: { id: quarterly, title: 'By bob' } }), 'updateDocument',
-      await rest('bob', 'PATCH', `/api/documents/${quarterly}`, { title: 'By bob' }), 'FORBIDDEN',
+      await gql('bob', UPDATE, { input: { id: quarterly, title: 'By bob' } }),
+      'updateDocument',
+      await rest('bob', 'PATCH', `/api/documents/${quarterly}`, { title: 'By bob' }),
+      'FORBIDDEN',
     );
     expectRestRefusal(await rest('bob', 'PUT', `/api/documents/${quarterly}`, { title: 'By bob' }), 'FORBIDDEN');
     // The route check runs before the resolver: bob's answer is the same whatever the id (nothing is revealed).
@@ -321,28 +389,52 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
 
     for (const who of ['erin', 'alice', 'root'] as const) {
       const graphql = await gql(who, UPDATE, { input: { id: quarterly, body: `GraphQL body by ${who}` } });
-      expect(graphql.json, who).toEqual({ data: { updateDocument: { document: { id: quarterly, title: QUARTERLY, body: `GraphQL body by ${who}` }, userErrors: [] } } });
+      expect(graphql.json, who).toEqual({
+        data: { updateDocument: { document: { id: quarterly, title: QUARTERLY, body: `GraphQL body by ${who}` }, userErrors: [] } },
+      });
       const viaRest = await rest(who, 'PATCH', `/api/documents/${quarterly}`, { body: `REST body by ${who}` });
       expect(viaRest.status, viaRest.text).toBe(200);
       expect(viaRest.json).toMatchObject({ id: quarterly, body: `REST body by ${who}` });
     }
     expectUserError(
-      await gql('erin', UPDATE, { input: { id: idOf(PRICING), body: 'x' } }), 'updateDocument',
-      await rest('erin', 'PATCH', `/api/documents/${idOf(PRICING)}`, { body: 'x' }), 'INVALID_STATE',
+      await gql('erin', UPDATE, { input: { id: idOf(PRICING), body: 'x' } }),
+      'updateDocument',
+      await rest('erin', 'PATCH', `/api/documents/${idOf(PRICING)}`, { body: 'x' }),
+      'INVALID_STATE',
     );
   });
 
   it('Authorization 11: publishDocument — unverified EDITOR 403, FREE plan 403, VIEWER 403 / 404 on a draft, OWNER publishes, archived is INVALID_STATE', async () => {
     const roadmap = idOf(ROADMAP);
     // erin: unverified e-mail (refused at the route in GraphQL, by DocumentPolicy.publish in REST).
-    expectSameRefusal(await gql('erin', PUBLISH, { id: roadmap }), 'publishDocument', await rest('erin', 'POST', `/api/documents/${roadmap}/publish`), 'FORBIDDEN');
+    expectSameRefusal(
+      await gql('erin', PUBLISH, { id: roadmap }),
+      'publishDocument',
+      await rest('erin', 'POST', `/api/documents/${roadmap}/publish`),
+      'FORBIDDEN',
+    );
     // carol: ADMIN with a verified e-mail, but globex is on the FREE plan.
     const merger = idOf(MERGER);
-    expectSameRefusal(await gql('carol', PUBLISH, { id: merger }), 'publishDocument', await rest('carol', 'POST', `/api/documents/${merger}/publish`), 'FORBIDDEN');
+    expectSameRefusal(
+      await gql('carol', PUBLISH, { id: merger }),
+      'publishDocument',
+      await rest('carol', 'POST', `/api/documents/${merger}/publish`),
+      'FORBIDDEN',
+    );
     // bob: a VIEWER cannot publish what he sees, and a draft is hidden from him.
     const quarterly = idOf(QUARTERLY);
-    expectSameRefusal(await gql('bob', PUBLISH, { id: quarterly }), 'publishDocument', await rest('bob', 'POST', `/api/documents/${quarterly}/publish`), 'FORBIDDEN');
-    expectSameRefusal(await gql('bob', PUBLISH, { id: roadmap }), 'publishDocument', await rest('bob', 'POST', `/api/documents/${roadmap}/publish`), 'NOT_FOUND');
+    expectSameRefusal(
+      await gql('bob', PUBLISH, { id: quarterly }),
+      'publishDocument',
+      await rest('bob', 'POST', `/api/documents/${quarterly}/publish`),
+      'FORBIDDEN',
+    );
+    expectSameRefusal(
+      await gql('bob', PUBLISH, { id: roadmap }),
+      'publishDocument',
+      await rest('bob', 'POST', `/api/documents/${roadmap}/publish`),
+      'NOT_FOUND',
+    );
     // carol on an acme draft: like a missing id.
     const foreign = await gql('carol', PUBLISH, { id: roadmap });
     expectGraphQLRefusal(foreign, 'publishDocument', 'NOT_FOUND');
@@ -351,7 +443,9 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
     expect((await rowOf(MERGER))!.status).toBe('DRAFT');
 
     // alice: OWNER, verified, PRO organization.
-    expect((await gql('alice', PUBLISH, { id: roadmap })).json).toEqual({ data: { publishDocument: { document: { id: roadmap, status: 'PUBLISHED' }, userErrors: [] } } });
+    expect((await gql('alice', PUBLISH, { id: roadmap })).json).toEqual({
+      data: { publishDocument: { document: { id: roadmap, status: 'PUBLISHED' }, userErrors: [] } },
+    });
     await service.database.db.update(documents).set({ status: 'DRAFT' }).where(eq(documents.id, roadmap));
     const viaRest = await rest('alice', 'POST', `/api/documents/${roadmap}/publish`);
     expect(viaRest.status, viaRest.text).toBe(200);
@@ -360,18 +454,33 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
     // Only drafts: an archived (or already published) document is a business failure, not an error.
     for (const title of [PRICING, QUARTERLY]) {
       const graphql = await gql('alice', PUBLISH, { id: idOf(title) });
-      expect(graphql.json).toEqual({ data: { publishDocument: { document: null, userErrors: [{ field: null, message: 'Only drafts can be published.', code: 'INVALID_STATE' }] } } });
+      expect(graphql.json).toEqual({
+        data: {
+          publishDocument: {
+            document: null,
+            userErrors: [{ field: null, message: 'Only drafts can be published.', code: 'INVALID_STATE' }],
+          },
+        },
+      });
       expectUserError(graphql, 'publishDocument', await rest('alice', 'POST', `/api/documents/${idOf(title)}/publish`), 'INVALID_STATE');
     }
     expect((await rowOf(PRICING))!.status).toBe('ARCHIVED');
 
     // The super-admin passes the before hook, FREE plan or not.
-    expect((await gql('root', PUBLISH, { id: merger })).json.data.publishDocument).toEqual({ document: { id: merger, status: 'PUBLISHED' }, userErrors: [] });
+    expect((await gql('root', PUBLISH, { id: merger })).json.data.publishDocument).toEqual({
+      document: { id: merger, status: 'PUBLISHED' },
+      userErrors: [],
+    });
   });
 
   it('Authorization 1, 6: archiveDocument — VIEWER 403, EDITOR/OWNER/super-admin archive, another tenant 404, already archived is INVALID_STATE', async () => {
     const quarterly = idOf(QUARTERLY);
-    expectSameRefusal(await gql('bob', ARCHIVE, { id: quarterly }), 'archiveDocument', await rest('bob', 'POST', `/api/documents/${quarterly}/archive`), 'FORBIDDEN');
+    expectSameRefusal(
+      await gql('bob', ARCHIVE, { id: quarterly }),
+      'archiveDocument',
+      await rest('bob', 'POST', `/api/documents/${quarterly}/archive`),
+      'FORBIDDEN',
+    );
     const foreign = await gql('carol', ARCHIVE, { id: quarterly });
     expectGraphQLRefusal(foreign, 'archiveDocument', 'NOT_FOUND');
     expect(foreign.json).toEqual((await gql('carol', ARCHIVE, { id: randomUUID() })).json);
@@ -380,21 +489,42 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
     expect(foreignRest.json).toEqual((await rest('carol', 'POST', `/api/documents/${randomUUID()}/archive`)).json);
     expect((await rowOf(QUARTERLY))!.status).toBe('PUBLISHED');
 
-    const cases = [['erin', ROADMAP, QUARTERLY], ['alice', LAUNCH, LITIGATION], ['root', HANDBOOK, MERGER]] as const;
+    const cases = [
+      ['erin', ROADMAP, QUARTERLY],
+      ['alice', LAUNCH, LITIGATION],
+      ['root', HANDBOOK, MERGER],
+    ] as const;
     for (const [who, viaGraphQL, viaRest] of cases) {
-      expect((await gql(who, ARCHIVE, { id: idOf(viaGraphQL) })).json, who).toEqual({ data: { archiveDocument: { document: { id: idOf(viaGraphQL), status: 'ARCHIVED' }, userErrors: [] } } });
+      expect((await gql(who, ARCHIVE, { id: idOf(viaGraphQL) })).json, who).toEqual({
+        data: { archiveDocument: { document: { id: idOf(viaGraphQL), status: 'ARCHIVED' }, userErrors: [] } },
+      });
       const res = await rest(who, 'POST', `/api/documents/${idOf(viaRest)}/archive`);
       expect(res.status, res.text).toBe(200);
       expect(res.json).toMatchObject({ id: idOf(viaRest), status: 'ARCHIVED' });
     }
-    expectUserError(await gql('erin', ARCHIVE, { id: idOf(PRICING) }), 'archiveDocument', await rest('erin', 'POST', `/api/documents/${idOf(PRICING)}/archive`), 'INVALID_STATE');
+    expectUserError(
+      await gql('erin', ARCHIVE, { id: idOf(PRICING) }),
+      'archiveDocument',
+      await rest('erin', 'POST', `/api/documents/${idOf(PRICING)}/archive`),
+      'INVALID_STATE',
+    );
   });
 
   it('Authorization 1, 6, 8: deleteDocument — VIEWER 403, EDITOR only own, ADMIN/OWNER any, another tenant 404 like a missing id', async () => {
     const quarterly = idOf(QUARTERLY);
-    expectSameRefusal(await gql('bob', DELETE, { id: quarterly }), 'deleteDocument', await rest('bob', 'DELETE', `/api/documents/${quarterly}`), 'FORBIDDEN');
+    expectSameRefusal(
+      await gql('bob', DELETE, { id: quarterly }),
+      'deleteDocument',
+      await rest('bob', 'DELETE', `/api/documents/${quarterly}`),
+      'FORBIDDEN',
+    );
     // erin is an EDITOR: not alice's document ...
-    expectSameRefusal(await gql('erin', DELETE, { id: quarterly }), 'deleteDocument', await rest('erin', 'DELETE', `/api/documents/${quarterly}`), 'FORBIDDEN');
+    expectSameRefusal(
+      await gql('erin', DELETE, { id: quarterly }),
+      'deleteDocument',
+      await rest('erin', 'DELETE', `/api/documents/${quarterly}`),
+      'FORBIDDEN',
+    );
     // carol on acme: NOT_FOUND, byte for byte like a random id.
     const foreign = await gql('carol', DELETE, { id: quarterly });
     expectGraphQLRefusal(foreign, 'deleteDocument', 'NOT_FOUND');
@@ -405,9 +535,15 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
     expect(await rowOf(QUARTERLY)).toBeDefined();
 
     // ... but her own; the OWNER any; the super-admin anywhere.
-    const cases = [['erin', ROADMAP, PRICING], ['alice', QUARTERLY, LAUNCH], ['root', HANDBOOK, MERGER]] as const;
+    const cases = [
+      ['erin', ROADMAP, PRICING],
+      ['alice', QUARTERLY, LAUNCH],
+      ['root', HANDBOOK, MERGER],
+    ] as const;
     for (const [who, viaGraphQL, viaRest] of cases) {
-      expect((await gql(who, DELETE, { id: idOf(viaGraphQL) })).json, who).toEqual({ data: { deleteDocument: { deletedDocumentId: idOf(viaGraphQL), userErrors: [] } } });
+      expect((await gql(who, DELETE, { id: idOf(viaGraphQL) })).json, who).toEqual({
+        data: { deleteDocument: { deletedDocumentId: idOf(viaGraphQL), userErrors: [] } },
+      });
       const res = await rest(who, 'DELETE', `/api/documents/${idOf(viaRest)}`);
       expect(res.status, res.text).toBe(204);
       expect(res.text).toBe('');
@@ -415,7 +551,12 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
       expect(await rowOf(viaRest)).toBeUndefined();
     }
     // Deleted is missing: the next attempt is 404 on both surfaces.
-    expectSameRefusal(await gql('alice', DELETE, { id: idOf(QUARTERLY) }), 'deleteDocument', await rest('alice', 'DELETE', `/api/documents/${idOf(QUARTERLY)}`), 'NOT_FOUND');
+    expectSameRefusal(
+      await gql('alice', DELETE, { id: idOf(QUARTERLY) }),
+      'deleteDocument',
+      await rest('alice', 'DELETE', `/api/documents/${idOf(QUARTERLY)}`),
+      'NOT_FOUND',
+    );
   });
 
   it('Authorization 7, 8: setLegalHold — VIEWER and EDITOR 403 (route needs ADMIN), another tenant 404, OWNER and super-admin allowed; lifting the hold makes the memo deletable', async () => {
@@ -431,15 +572,23 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
     expect(foreign.json).toEqual((await gql('carol', HOLD, { id: randomUUID(), hold: false })).json);
     expect((await rowOf(LITIGATION))!.legalHold).toBe(true);
 
-    expect((await gql('carol', HOLD, { id: idOf(HANDBOOK), hold: true })).json).toEqual({ data: { setLegalHold: { document: { id: idOf(HANDBOOK), legalHold: true }, userErrors: [] } } });
-    expect((await gql('root', HOLD, { id: idOf(QUARTERLY), hold: true })).json).toEqual({ data: { setLegalHold: { document: { id: idOf(QUARTERLY), legalHold: true }, userErrors: [] } } });
+    expect((await gql('carol', HOLD, { id: idOf(HANDBOOK), hold: true })).json).toEqual({
+      data: { setLegalHold: { document: { id: idOf(HANDBOOK), legalHold: true }, userErrors: [] } },
+    });
+    expect((await gql('root', HOLD, { id: idOf(QUARTERLY), hold: true })).json).toEqual({
+      data: { setLegalHold: { document: { id: idOf(QUARTERLY), legalHold: true }, userErrors: [] } },
+    });
     // The hold, not the role, is what stops alice deleting the memo.
     expectGraphQLRefusal(await gql('alice', DELETE, { id: litigation }), 'deleteDocument', 'FORBIDDEN');
-    expect((await gql('alice', HOLD, { id: litigation, hold: false })).json).toEqual({ data: { setLegalHold: { document: { id: litigation, legalHold: false }, userErrors: [] } } });
-    expect((await gql('alice', DELETE, { id: litigation })).json).toEqual({ data: { deleteDocument: { deletedDocumentId: litigation, userErrors: [] } } });
+    expect((await gql('alice', HOLD, { id: litigation, hold: false })).json).toEqual({
+      data: { setLegalHold: { document: { id: litigation, legalHold: false }, userErrors: [] } },
+    });
+    expect((await gql('alice', DELETE, { id: litigation })).json).toEqual({
+      data: { deleteDocument: { deletedDocumentId: litigation, userErrors: [] } },
+    });
   });
 
-  it('Authorization 7: changeMemberRole — VIEWER/EDITOR 403, another tenant 404, never to or from a role above one\'s own, the last OWNER stays', async () => {
+  it("Authorization 7: changeMemberRole — VIEWER/EDITOR 403, another tenant 404, never to or from a role above one's own, the last OWNER stays", async () => {
     const acme = (await rowOf(QUARTERLY))!.organizationId;
     const input = (userId: string, role: string, organization = 'acme') => ({ input: { organization, userId, role } });
     for (const who of ['bob', 'erin'] as const) {
@@ -456,7 +605,9 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
 
     // alice (OWNER) makes bob an ADMIN; bob's existing token now carries the new role (read at decision time).
     expect((await gql('alice', ROLE, input(demo.userId.bob, 'ADMIN'))).json).toEqual({
-      data: { changeMemberRole: { membership: { role: 'ADMIN', user: { id: demo.userId.bob }, organization: { slug: 'acme' } }, userErrors: [] } },
+      data: {
+        changeMemberRole: { membership: { role: 'ADMIN', user: { id: demo.userId.bob }, organization: { slug: 'acme' } }, userErrors: [] },
+      },
     });
     // An ADMIN may not make anyone an OWNER, nor touch an OWNER.
     expectGraphQLRefusal(await gql('bob', ROLE, input(demo.userId.erin, 'OWNER')), 'changeMemberRole', 'FORBIDDEN');
@@ -466,19 +617,30 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
     expect(await roleOf('alice', acme)).toBe('OWNER');
     expect(await roleOf('bob', acme)).toBe('ADMIN');
     // ... but may move roles up to his own.
-    expect((await gql('bob', ROLE, input(demo.userId.erin, 'ADMIN'))).json.data.changeMemberRole).toMatchObject({ membership: { role: 'ADMIN' }, userErrors: [] });
+    expect((await gql('bob', ROLE, input(demo.userId.erin, 'ADMIN'))).json.data.changeMemberRole).toMatchObject({
+      membership: { role: 'ADMIN' },
+      userErrors: [],
+    });
     expect(await roleOf('erin', acme)).toBe('ADMIN');
 
     // Demoting the last OWNER is a business failure, reported as data.
     for (const who of ['alice', 'root'] as const) {
       const res = await gql(who, ROLE, input(demo.userId.alice, 'ADMIN'));
       expect(res.json).toEqual({
-        data: { changeMemberRole: { membership: null, userErrors: [{ field: ['input', 'role'], message: 'The organization must keep at least one OWNER.', code: 'LAST_OWNER' }] } },
+        data: {
+          changeMemberRole: {
+            membership: null,
+            userErrors: [{ field: ['input', 'role'], message: 'The organization must keep at least one OWNER.', code: 'LAST_OWNER' }],
+          },
+        },
       });
     }
     expect(await roleOf('alice', acme)).toBe('OWNER');
     // The super-admin passes the before hook.
-    expect((await gql('root', ROLE, input(demo.userId.bob, 'OWNER'))).json.data.changeMemberRole).toMatchObject({ membership: { role: 'OWNER' }, userErrors: [] });
+    expect((await gql('root', ROLE, input(demo.userId.bob, 'OWNER'))).json.data.changeMemberRole).toMatchObject({
+      membership: { role: 'OWNER' },
+      userErrors: [],
+    });
   });
 });
 
@@ -491,8 +653,24 @@ describe('record, field and environment rules', () => {
     expectSameRefusal(result.graphql, 'updateDocument', result.rest, 'FORBIDDEN');
     const bob = expect.objectContaining({ id: demo.userId.bob });
     expect(events).toEqual([
-      { type: 'denied', policy: 'AccountPolicy', ability: 'holdsRole', reason: 'forbidden', user: bob, args: ['EDITOR'], handler: 'Mutation.updateDocument' },
-      { type: 'denied', policy: 'AccountPolicy', ability: 'holdsRole', reason: 'forbidden', user: bob, args: ['EDITOR'], handler: 'PATCH /api/documents/:id' },
+      {
+        type: 'denied',
+        policy: 'AccountPolicy',
+        ability: 'holdsRole',
+        reason: 'forbidden',
+        user: bob,
+        args: ['EDITOR'],
+        handler: 'Mutation.updateDocument',
+      },
+      {
+        type: 'denied',
+        policy: 'AccountPolicy',
+        ability: 'holdsRole',
+        reason: 'forbidden',
+        user: bob,
+        args: ['EDITOR'],
+        handler: 'PATCH /api/documents/:id',
+      },
     ]);
   });
 
@@ -527,13 +705,24 @@ describe('record, field and environment rules', () => {
     // alice is OWNER (ADMIN and above) of acme: her colleagues' e-mails are hers to see.
     const alice = await gql('alice', query);
     expect(alice.json.errors).toBeUndefined();
-    const owners = new Map((alice.json.data.documents.edges as { node: { owner: { displayName: string; email: string } } }[]).map((e) => [e.node.owner.displayName, e.node.owner.email]));
+    const owners = new Map(
+      (alice.json.data.documents.edges as { node: { owner: { displayName: string; email: string } } }[]).map((e) => [
+        e.node.owner.displayName,
+        e.node.owner.email,
+      ]),
+    );
     expect(Object.fromEntries(owners)).toEqual({ Alice: 'alice@acme.test', Erin: 'erin@acme.test' });
 
     // Everybody sees their own.
     for (const who of ['alice', 'bob', 'erin', 'carol', 'root'] as const) {
       const me = await gql(who, '{ me { email } }');
-      expect(me.json, who).toEqual({ data: { me: { email: (await service.database.db.select({ email: users.email }).from(users).where(eq(users.id, demo.userId[who])))[0]!.email } } });
+      expect(me.json, who).toEqual({
+        data: {
+          me: {
+            email: (await service.database.db.select({ email: users.email }).from(users).where(eq(users.id, demo.userId[who])))[0]!.email,
+          },
+        },
+      });
     }
     // Field level on documents too: internalNotes for the VIEWER is null + FORBIDDEN, the rest of the document intact.
     const notes = await gql('bob', `query ($id: ID!) { document(id: $id) { title internalNotes } }`, { id: idOf(QUARTERLY) });
@@ -545,13 +734,23 @@ describe('record, field and environment rules', () => {
     const quarterly = idOf(QUARTERLY);
     expectGuestRefused(await gql('guest', ARCHIVE, { id: quarterly }));
     expectRestRefusal(await rest('guest', 'POST', `/api/documents/${quarterly}/archive`), 'UNAUTHENTICATED');
-    expectSameRefusal(await gql('bob', ARCHIVE, { id: quarterly }), 'archiveDocument', await rest('bob', 'POST', `/api/documents/${quarterly}/archive`), 'FORBIDDEN');
+    expectSameRefusal(
+      await gql('bob', ARCHIVE, { id: quarterly }),
+      'archiveDocument',
+      await rest('bob', 'POST', `/api/documents/${quarterly}/archive`),
+      'FORBIDDEN',
+    );
   });
 
-  it('Authorization 6: another tenant\'s document answers exactly like a missing one (read, update, delete; whole bodies compared)', async () => {
+  it("Authorization 6: another tenant's document answers exactly like a missing one (read, update, delete; whole bodies compared)", async () => {
     const acmeDoc = idOf(QUARTERLY);
     const globexDoc = idOf(HANDBOOK);
-    for (const [who, foreignId] of [['carol', acmeDoc], ['alice', globexDoc], ['bob', globexDoc], ['erin', globexDoc]] as const) {
+    for (const [who, foreignId] of [
+      ['carol', acmeDoc],
+      ['alice', globexDoc],
+      ['bob', globexDoc],
+      ['erin', globexDoc],
+    ] as const) {
       const missingId = randomUUID();
       const pairs: [string, Record<string, unknown>, Record<string, unknown>, string][] = [
         [DOCUMENT, { id: foreignId }, { id: missingId }, 'document'],
@@ -566,14 +765,19 @@ describe('record, field and environment rules', () => {
         expectGraphQLRefusal(foreign, field, routeRefused ? 'FORBIDDEN' : 'NOT_FOUND');
         expect(foreign.json, `${who} ${field}`).toEqual(missing.json);
       }
-      for (const [method, body] of [['GET', undefined], ['PATCH', { title: 'x' }], ['DELETE', undefined]] as const) {
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PATCH', { title: 'x' }],
+        ['DELETE', undefined],
+      ] as const) {
         const foreign = await rest(who, method, `/api/documents/${foreignId}`, body);
         const missing = await rest(who, method, `/api/documents/${missingId}`, body);
         // The REST routes carry the same route-level marks: bob's PATCH/DELETE are refused before any record is read.
         const routeRefused = who === 'bob' && method !== 'GET';
         expectRestRefusal(foreign, routeRefused ? 'FORBIDDEN' : 'NOT_FOUND');
         expect(foreign.json, `${who} ${method}`).toEqual(missing.json);
-        if (!routeRefused) expect(foreign.json).toEqual({ statusCode: 404, message: MESSAGES.NOT_FOUND, error: 'Not Found', code: 'NOT_FOUND' });
+        if (!routeRefused)
+          expect(foreign.json).toEqual({ statusCode: 404, message: MESSAGES.NOT_FOUND, error: 'Not Found', code: 'NOT_FOUND' });
       }
     }
     // Nothing was changed.
@@ -587,8 +791,12 @@ describe('record, field and environment rules', () => {
   it('Authorization 7: a role grants itself and every role below it (OWNER passes @auth(role: ADMIN) and EDITOR; ADMIN passes EDITOR)', async () => {
     // alice holds only OWNER, carol only ADMIN: both pass the EDITOR and ADMIN route checks.
     expect((await gql('alice', HOLD, { id: idOf(QUARTERLY), hold: true })).json.data.setLegalHold.document.legalHold).toBe(true);
-    expect((await gql('alice', UPDATE, { input: { id: idOf(QUARTERLY), body: 'by the OWNER' } })).json.data.updateDocument.userErrors).toEqual([]);
-    expect((await gql('carol', UPDATE, { input: { id: idOf(HANDBOOK), body: 'by the ADMIN' } })).json.data.updateDocument.userErrors).toEqual([]);
+    expect(
+      (await gql('alice', UPDATE, { input: { id: idOf(QUARTERLY), body: 'by the OWNER' } })).json.data.updateDocument.userErrors,
+    ).toEqual([]);
+    expect(
+      (await gql('carol', UPDATE, { input: { id: idOf(HANDBOOK), body: 'by the ADMIN' } })).json.data.updateDocument.userErrors,
+    ).toEqual([]);
     expect((await gql('carol', HOLD, { id: idOf(HANDBOOK), hold: true })).json.data.setLegalHold.document.legalHold).toBe(true);
     // erin (EDITOR) does not reach ADMIN; bob (VIEWER) does not reach EDITOR.
     expectGraphQLRefusal(await gql('erin', HOLD, { id: idOf(QUARTERLY), hold: false }), 'setLegalHold', 'FORBIDDEN');
@@ -606,7 +814,12 @@ describe('record, field and environment rules', () => {
     expect(events.map((e) => `${e.policy}.${e.ability}`)).toEqual(['DocumentPolicy.delete', 'DocumentPolicy.delete']);
     expect(await rowOf(LITIGATION)).toMatchObject({ id: litigation, legalHold: true });
     // The OWNER neither; and viewerCan agrees for both.
-    expectSameRefusal(await gql('alice', DELETE, { id: litigation }), 'deleteDocument', await rest('alice', 'DELETE', `/api/documents/${litigation}`), 'FORBIDDEN');
+    expectSameRefusal(
+      await gql('alice', DELETE, { id: litigation }),
+      'deleteDocument',
+      await rest('alice', 'DELETE', `/api/documents/${litigation}`),
+      'FORBIDDEN',
+    );
     for (const who of ['root', 'alice'] as const) {
       expect((await gql(who, DOCUMENT_CAN, { id: litigation })).json.data.document.viewerCan.delete).toBe(false);
       expect((await rest(who, 'GET', `/api/documents/${litigation}`)).json.viewerCan.delete).toBe(false);
@@ -712,7 +925,13 @@ describe('record, field and environment rules', () => {
     });
     expect(none).toEqual([]);
     // ... and the endpoints agree with what viewerCan said.
-    expect((await gql('erin', DOCUMENT_CAN, { id: idOf(ROADMAP) })).json.data.document.viewerCan).toEqual({ update: true, publish: false, archive: true, delete: true, setLegalHold: false });
+    expect((await gql('erin', DOCUMENT_CAN, { id: idOf(ROADMAP) })).json.data.document.viewerCan).toEqual({
+      update: true,
+      publish: false,
+      archive: true,
+      delete: true,
+      setLegalHold: false,
+    });
     expectGraphQLRefusal(await gql('erin', PUBLISH, { id: idOf(ROADMAP) }), 'publishDocument', 'FORBIDDEN');
     expectGraphQLRefusal(await gql('erin', HOLD, { id: idOf(ROADMAP), hold: true }), 'setLegalHold', 'FORBIDDEN');
     expect((await gql('erin', ARCHIVE, { id: idOf(ROADMAP) })).json.data.archiveDocument.userErrors).toEqual([]);
@@ -724,7 +943,12 @@ describe('record, field and environment rules', () => {
     const until = new Date(Date.now() + 4000);
     await service.database.db.update(documents).set({ embargoUntil: until }).where(eq(documents.id, quarterly));
 
-    expectSameRefusal(await gql('bob', DOCUMENT, { id: quarterly }), 'document', await rest('bob', 'GET', `/api/documents/${quarterly}`), 'NOT_FOUND');
+    expectSameRefusal(
+      await gql('bob', DOCUMENT, { id: quarterly }),
+      'document',
+      await rest('bob', 'GET', `/api/documents/${quarterly}`),
+      'NOT_FOUND',
+    );
     expect(titlesOf(await gql('bob', LIST))).toEqual([LITIGATION]);
     expect(restTitlesOf(await rest('bob', 'GET', '/api/documents'))).toEqual([LITIGATION]);
     expect((await gql('erin', DOCUMENT, { id: quarterly })).json.data.document.title).toBe(QUARTERLY);
@@ -732,7 +956,9 @@ describe('record, field and environment rules', () => {
 
     const wait = until.getTime() - Date.now() + 50;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    expect((await gql('bob', DOCUMENT, { id: quarterly })).json).toEqual({ data: { document: { id: quarterly, title: QUARTERLY, status: 'PUBLISHED' } } });
+    expect((await gql('bob', DOCUMENT, { id: quarterly })).json).toEqual({
+      data: { document: { id: quarterly, title: QUARTERLY, status: 'PUBLISHED' } },
+    });
     expect((await rest('bob', 'GET', `/api/documents/${quarterly}`)).status).toBe(200);
     expect(titlesOf(await gql('bob', LIST))).toEqual([LITIGATION, QUARTERLY].sort());
     expect(restTitlesOf(await rest('bob', 'GET', '/api/documents'))).toEqual([LITIGATION, QUARTERLY].sort());
@@ -747,8 +973,10 @@ describe('record, field and environment rules', () => {
       await rest('bob', 'GET', `/api/documents/${idOf(ROADMAP)}`), // 404
       await rest('bob', 'DELETE', `/api/documents/${idOf(QUARTERLY)}`), // 403
     ];
-    for (const res of responses) expect(res.headers.get('vary') ?? '', `${res.status} ${res.text.slice(0, 80)}`).toMatch(/\bAuthorization\b/i);
-    for (const res of responses) expect(res.headers.get('cache-control'), `${res.status} ${res.text.slice(0, 80)}`).toBe('private, no-store');
+    for (const res of responses)
+      expect(res.headers.get('vary') ?? '', `${res.status} ${res.text.slice(0, 80)}`).toMatch(/\bAuthorization\b/i);
+    for (const res of responses)
+      expect(res.headers.get('cache-control'), `${res.status} ${res.text.slice(0, 80)}`).toBe('private, no-store');
     // Guests' answers are not stored either.
     expect((await gql('guest', '{ status { service } }')).headers.get('cache-control')).toMatch(/no-store/);
     expect((await rest('guest', 'GET', '/api/documents')).headers.get('cache-control')).toMatch(/no-store/);
@@ -796,13 +1024,22 @@ describe('denial events (spec Events 2, 3)', () => {
     }
     expect(events).toHaveLength(2);
     expect(streamed).toEqual(events);
-    for (const [event, handler] of [[events[0]!, 'Mutation.deleteDocument'], [events[1]!, 'DELETE /api/documents/:id']] as const) {
+    for (const [event, handler] of [
+      [events[0]!, 'Mutation.deleteDocument'],
+      [events[1]!, 'DELETE /api/documents/:id'],
+    ] as const) {
       expect(Object.keys(event).sort()).toEqual(['ability', 'args', 'handler', 'policy', 'reason', 'type', 'user']);
       expect(event).toMatchObject({ type: 'denied', policy: 'DocumentPolicy', ability: 'delete', reason: 'forbidden', handler });
       expect(event.user).toMatchObject({ id: demo.userId.erin, superAdmin: false, suspended: false, emailVerified: false });
       expect(Array.isArray(event.args)).toBe(true);
       expect(event.args).toHaveLength(1);
-      expect(event.args[0]).toMatchObject({ id: quarterly, title: QUARTERLY, ownerId: demo.userId.alice, legalHold: false, status: 'PUBLISHED' });
+      expect(event.args[0]).toMatchObject({
+        id: quarterly,
+        title: QUARTERLY,
+        ownerId: demo.userId.alice,
+        legalHold: false,
+        status: 'PUBLISHED',
+      });
     }
   });
 
@@ -834,7 +1071,18 @@ describe('denial events (spec Events 2, 3)', () => {
     ]);
     // The events name them (so the test is not vacuous) ...
     const named = new Set(events.flatMap((e) => [e.policy, e.ability]));
-    for (const name of ['DocumentPolicy', 'AccountPolicy', 'OrganizationPolicy', 'delete', 'holdsRole', 'publish', 'viewInternalNotes', 'viewEmail', 'viewBilling', 'view']) {
+    for (const name of [
+      'DocumentPolicy',
+      'AccountPolicy',
+      'OrganizationPolicy',
+      'delete',
+      'holdsRole',
+      'publish',
+      'viewInternalNotes',
+      'viewEmail',
+      'viewBilling',
+      'view',
+    ]) {
       expect(named, name).toContain(name);
     }
     // ... the responses never do.

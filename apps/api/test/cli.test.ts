@@ -219,7 +219,10 @@ describe('operator CLI (dist/src/cli.js)', () => {
     const list = async (email: string) => {
       const result = await cli('documents', '--as', email, '--first', '100');
       expect(result.code, result.stderr).toBe(0);
-      const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = result.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines.at(-1)).toMatchObject({ pageInfo: { hasNextPage: false } });
       return lines.slice(0, -1) as { id: string; title: string }[];
     };
@@ -248,27 +251,45 @@ describe('operator CLI (dist/src/cli.js)', () => {
   }, 120_000); // eleven CLI processes, each opening the database (PGlite: a few seconds each on a busy machine)
 
   // The CLI and the server share a database only on PostgreSQL (a PGlite directory belongs to one process).
-  it.runIf(databaseKind === 'postgres')('issue 13 point 2: a change made through the CLI reaches the subscribers of a running server, through the outbox, even when the CLI cannot wake it', async () => {
-    expect((await cli('seed')).code).toBe(0);
-    const [alice] = await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, 'alice@acme.test'));
-    const [erin] = await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, 'erin@acme.test'));
-    const create = async (title: string) =>
-      (await postGraphQL(service.graphqlUrl, { query: `mutation { createDocument(input: { organization: "acme", title: "${title}" }) { document { id } } }` }, { token: await service.token(erin!.id) })).json.data.createDocument.document.id as string;
-    const [woken, polled] = [await create('Deleted from the CLI'), await create('Deleted from the CLI, nobody woken')];
-    const before = service.subscriptions.size();
-    const received = overSse(sseClient(service.graphqlUrl, await service.token(alice!.id)), { query: 'subscription { documentChanged(organization: "acme") { kind documentId document { title } } }' });
-    for (let i = 0; i < 500 && service.subscriptions.size() <= before; i++) await sleep(10);
-    const deleted = await cli('delete-document', woken, '--as', 'erin@acme.test');
-    expect(deleted.code, deleted.stderr).toBe(0);
-    await received.waitFor(1);
-    // A Redis that cannot be reached only costs the wake-up: the change is made, and the server reads it by its poll.
-    const unwoken = await run(CLI, ['delete-document', polled, '--as', 'erin@acme.test'], { ...env, REDIS_URL: 'redis://127.0.0.1:1' }, workDir);
-    expect(unwoken.code, unwoken.stderr).toBe(0);
-    expect(unwoken.stderr).toMatch(/running servers will not be woken .*within a second/);
-    await received.waitFor(2);
-    expect(received.results).toEqual([woken, polled].map((id) => ({ data: { documentChanged: { kind: 'DELETED', documentId: id, document: null } } })));
-    received.dispose();
-  });
+  it.runIf(databaseKind === 'postgres')(
+    'issue 13 point 2: a change made through the CLI reaches the subscribers of a running server, through the outbox, even when the CLI cannot wake it',
+    async () => {
+      expect((await cli('seed')).code).toBe(0);
+      const [alice] = await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, 'alice@acme.test'));
+      const [erin] = await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, 'erin@acme.test'));
+      const create = async (title: string) =>
+        (
+          await postGraphQL(
+            service.graphqlUrl,
+            { query: `mutation { createDocument(input: { organization: "acme", title: "${title}" }) { document { id } } }` },
+            { token: await service.token(erin!.id) },
+          )
+        ).json.data.createDocument.document.id as string;
+      const [woken, polled] = [await create('Deleted from the CLI'), await create('Deleted from the CLI, nobody woken')];
+      const before = service.subscriptions.size();
+      const received = overSse(sseClient(service.graphqlUrl, await service.token(alice!.id)), {
+        query: 'subscription { documentChanged(organization: "acme") { kind documentId document { title } } }',
+      });
+      for (let i = 0; i < 500 && service.subscriptions.size() <= before; i++) await sleep(10);
+      const deleted = await cli('delete-document', woken, '--as', 'erin@acme.test');
+      expect(deleted.code, deleted.stderr).toBe(0);
+      await received.waitFor(1);
+      // A Redis that cannot be reached only costs the wake-up: the change is made, and the server reads it by its poll.
+      const unwoken = await run(
+        CLI,
+        ['delete-document', polled, '--as', 'erin@acme.test'],
+        { ...env, REDIS_URL: 'redis://127.0.0.1:1' },
+        workDir,
+      );
+      expect(unwoken.code, unwoken.stderr).toBe(0);
+      expect(unwoken.stderr).toMatch(/running servers will not be woken .*within a second/);
+      await received.waitFor(2);
+      expect(received.results).toEqual(
+        [woken, polled].map((id) => ({ data: { documentChanged: { kind: 'DELETED', documentId: id, document: null } } })),
+      );
+      received.dispose();
+    },
+  );
 
   it('outbox: prints the latest messages of the development outbox, and says so when it is empty', async () => {
     const empty = await cli('outbox');
@@ -276,7 +297,10 @@ describe('operator CLI (dist/src/cli.js)', () => {
     expect(empty.stderr).toContain('the outbox is empty');
     const outbox = createDevOutbox({ dir: path.join(dataDir, 'outbox'), production: false, echo: { write: () => true } });
     for (const to of ['alice@acme.test', 'bob@acme.test']) {
-      await outbox.deliver({ to, token: 't', magicLink: `http://localhost:4000/login/ott?token=for-${to}`, expiresAt: new Date(Date.now() + 300_000) }, {});
+      await outbox.deliver(
+        { to, token: 't', magicLink: `http://localhost:4000/login/ott?token=for-${to}`, expiresAt: new Date(Date.now() + 300_000) },
+        {},
+      );
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     const latest = await cli('outbox', '--limit', '1');
@@ -300,7 +324,12 @@ describe('operator CLI (dist/src/cli.js)', () => {
   });
 
   it('issue 14 point 8: an option a command does not know is refused (exit 2, usage), never ignored', async () => {
-    for (const args of [['seed', '--bench'], ['migrate', '--force'], ['keygen', '--rsa'], ['token', '--sub', 'x', '--bench']]) {
+    for (const args of [
+      ['seed', '--bench'],
+      ['migrate', '--force'],
+      ['keygen', '--rsa'],
+      ['token', '--sub', 'x', '--bench'],
+    ]) {
       const result = await cli(...args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stdout, args.join(' ')).toBe('');
@@ -309,7 +338,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
     }
   });
 
-  it('issue 14 point 8: `pnpm latchkey` on an up-to-date build prints only the command\'s own output', async () => {
+  it("issue 14 point 8: `pnpm latchkey` on an up-to-date build prints only the command's own output", async () => {
     const launcher = fileURLToPath(new URL('../../../scripts/latchkey.mjs', import.meta.url));
     const builtAt = statSync(CLI).mtimeMs;
     const result = await run(launcher, ['token', '--sub', 'launcher-user'], env, workDir);

@@ -17,7 +17,11 @@ describe('spec Cross-site 1 and Endpoints OPTIONS: CORS preflight', () => {
   it('allowed origin: 204 echoing the origin, methods POST, GET, headers content-type (and authorization)', async () => {
     const res = await fetch(url, {
       method: 'OPTIONS',
-      headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' },
+      headers: {
+        origin: ALLOWED,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, authorization',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);

@@ -24,7 +24,9 @@ const DATABASE_TIMEOUT_MS = 2000;
 const PROMPTLY_MS = 500;
 
 if (databaseKind === 'pglite') {
-  process.stdout.write('[latchkey tests] database-fault tests skipped: they need PostgreSQL (DATABASE_URL); the embedded database has no network to fail\n');
+  process.stdout.write(
+    '[latchkey tests] database-fault tests skipped: they need PostgreSQL (DATABASE_URL); the embedded database has no network to fail\n',
+  );
 }
 
 describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest answers while the database is down', () => {
@@ -38,7 +40,10 @@ describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest an
     own = await createOwnDatabase(process.env['DATABASE_URL']!);
     const target = new URL(own.url);
     proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    service = await startTestService({ DATABASE_URL: proxy.routeUrl(own.url), DATABASE_TIMEOUT: `${DATABASE_TIMEOUT_MS}ms` }, { outages: true });
+    service = await startTestService(
+      { DATABASE_URL: proxy.routeUrl(own.url), DATABASE_TIMEOUT: `${DATABASE_TIMEOUT_MS}ms` },
+      { outages: true },
+    );
     await seedDemoData(service.database);
     demo = await demoOf(service);
     token = await demo.token('alice');
@@ -58,7 +63,8 @@ describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest an
     const value = await run();
     return { value, ms: performance.now() - started };
   };
-  const me = (accept = 'application/graphql-response+json') => postGraphQL(service.graphqlUrl, { query: '{ me { email } }' }, { token, accept });
+  const me = (accept = 'application/graphql-response+json') =>
+    postGraphQL(service.graphqlUrl, { query: '{ me { email } }' }, { token, accept });
   const outageKnown = () => expect.poll(() => service.database.health.available, { timeout: 4000, interval: 20 }).toBe(false);
   /** The first request after the database is back that succeeds, and how long after `restore()` it came. */
   async function recovery(): Promise<number> {
@@ -88,7 +94,11 @@ describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest an
     expect(rest.ms).toBeLessThan(PROMPTLY_MS);
 
     const login = await timed(() =>
-      fetch(`${service.url}/ott/generate`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', origin: service.config.http.publicUrl }, body: JSON.stringify({ username: 'alice@acme.test' }) }),
+      fetch(`${service.url}/ott/generate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', origin: service.config.http.publicUrl },
+        body: JSON.stringify({ username: 'alice@acme.test' }),
+      }),
     );
     expect(login.value.status).toBe(503);
     expect(login.value.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
@@ -96,7 +106,11 @@ describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest an
     expect(login.ms).toBeLessThan(PROMPTLY_MS);
 
     const tokenEndpoint = await timed(() =>
-      fetch(`${service.url}/oidc/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&refresh_token=x&client_id=latchkey-demo' }),
+      fetch(`${service.url}/oidc/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=refresh_token&refresh_token=x&client_id=latchkey-demo',
+      }),
     );
     expect(tokenEndpoint.value.status).toBe(503);
     expectRefusedBody(await tokenEndpoint.value.json());
@@ -124,11 +138,19 @@ describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest an
     expect(legacy.json).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
 
     // A persisted operation's id the database would have to look up: refused the same way, before execution.
-    const byHash = await postGraphQL(service.graphqlUrl, { extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }, { token });
+    const byHash = await postGraphQL(
+      service.graphqlUrl,
+      { extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } },
+      { token },
+    );
     expect(byHash.status).toBe(503);
     expect(byHash.json.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
 
-    const mutation = await postGraphQL(service.graphqlUrl, { query: 'mutation { deleteDocument(id: "00000000-0000-4000-8000-000000000000") { deletedDocumentId } }' }, { token });
+    const mutation = await postGraphQL(
+      service.graphqlUrl,
+      { query: 'mutation { deleteDocument(id: "00000000-0000-4000-8000-000000000000") { deletedDocumentId } }' },
+      { token },
+    );
     expect(mutation.status).toBe(503);
     expect(mutation.json.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
 
@@ -151,7 +173,12 @@ describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest an
       Array.from({ length: 12 }, async (_, i) => {
         await new Promise((resolve) => setTimeout(resolve, i * 100));
         return timed(() =>
-          i % 2 === 0 ? me() : fetch(`${service.url}/api/documents`, { headers: { authorization: `Bearer ${token}` } }).then(async (response) => ({ status: response.status, json: await response.json() })),
+          i % 2 === 0
+            ? me()
+            : fetch(`${service.url}/api/documents`, { headers: { authorization: `Bearer ${token}` } }).then(async (response) => ({
+                status: response.status,
+                json: await response.json(),
+              })),
         );
       }),
     );
@@ -169,7 +196,7 @@ describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest an
     expect(await recovery()).toBeLessThan(2000);
   });
 
-  it('an outage met during execution is a SERVICE_UNAVAILABLE field error at that field\'s path with status 200 under both media types, never INTERNAL_SERVER_ERROR', async () => {
+  it("an outage met during execution is a SERVICE_UNAVAILABLE field error at that field's path with status 200 under both media types, never INTERNAL_SERVER_ERROR", async () => {
     for (const accept of ['application/graphql-response+json', 'application/json']) {
       // A fresh token each round: the second round must not be spared the database by a cache.
       const fresh = await demo.token('alice');
@@ -177,44 +204,57 @@ describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest an
       const answer = await postGraphQL(service.graphqlUrl, { query: '{ status { service } me { email } }' }, { token: fresh, accept });
       expect(answer.status).toBe(200);
       expect(answer.json.data).toEqual({ status: { service: 'latchkey' }, me: null });
-      expect(answer.json.errors).toEqual([{ message: expect.any(String), locations: [{ line: 1, column: 22 }], path: ['me'], extensions: { code: 'SERVICE_UNAVAILABLE' } }]);
+      expect(answer.json.errors).toEqual([
+        { message: expect.any(String), locations: [{ line: 1, column: 22 }], path: ['me'], extensions: { code: 'SERVICE_UNAVAILABLE' } },
+      ]);
       expect(await recovery()).toBeLessThan(2000);
     }
     expect(service.logText()).not.toContain('INTERNAL_SERVER_ERROR');
   });
 });
 
-describe.skipIf(databaseKind === 'pglite')('issue 13 points 1 and 2: an event that cannot be judged in time is not delivered unjudged', () => {
-  it('the database does not answer the subscriber\'s rights within DATABASE_TIMEOUT: one last SUBSCRIPTION_INTERRUPTED result, and the stream completes', async () => {
-    const service = await startTestService({ DATABASE_TIMEOUT: '1s' }, { outages: true });
-    const blocker = await createDatabase({ url: service.config.database.url, dataDir: service.config.dataDir, poolSize: 2 });
-    try {
-      await seedDemoData(service.database);
-      const demo = await demoOf(service);
-      const client = wsClient(service.graphqlUrl, await demo.token('alice'));
-      const received = overWebSocket(client, { query: 'subscription { documentChanged(organization: "acme") { kind } }' });
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      // Another session holds `memberships` locked: the change below (made as the service does, by a caller whose
-      // rights are already known) reaches the outbox, but no subscriber's rights can be read to judge it.
-      let release!: () => void;
-      const held = blocker.db.transaction(async (tx) => {
-        await tx.execute(sql`lock table memberships in access exclusive mode`);
-        await new Promise<void>((resolve) => (release = resolve));
-      }).catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const root = { id: demo.userId.root, superAdmin: true, suspended: false, emailVerified: true, roles: new Map() };
-      const request: DomainRequest = { db: service.database.db, subject: root, loaders: createLoaderFactory()({}, service.database.db), handler: 'test', events: createEventRecorder(createMemoryWake()) };
-      await archiveDocument(request, demo.documentId.get('Quarterly plan')!);
-      await received.ended(10_000);
-      release();
-      await held;
-      expect(received.results.at(-1)?.errors?.[0]?.extensions?.code).toBe('SUBSCRIPTION_INTERRUPTED');
-      expect(received.results.slice(0, -1).every((result) => !result.errors)).toBe(true);
-      expect(received.completed).toBe(true);
-      client.dispose();
-    } finally {
-      await blocker.close();
-      await service.stop();
-    }
-  });
-});
+describe.skipIf(databaseKind === 'pglite')(
+  'issue 13 points 1 and 2: an event that cannot be judged in time is not delivered unjudged',
+  () => {
+    it("the database does not answer the subscriber's rights within DATABASE_TIMEOUT: one last SUBSCRIPTION_INTERRUPTED result, and the stream completes", async () => {
+      const service = await startTestService({ DATABASE_TIMEOUT: '1s' }, { outages: true });
+      const blocker = await createDatabase({ url: service.config.database.url, dataDir: service.config.dataDir, poolSize: 2 });
+      try {
+        await seedDemoData(service.database);
+        const demo = await demoOf(service);
+        const client = wsClient(service.graphqlUrl, await demo.token('alice'));
+        const received = overWebSocket(client, { query: 'subscription { documentChanged(organization: "acme") { kind } }' });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        // Another session holds `memberships` locked: the change below (made as the service does, by a caller whose
+        // rights are already known) reaches the outbox, but no subscriber's rights can be read to judge it.
+        let release!: () => void;
+        const held = blocker.db
+          .transaction(async (tx) => {
+            await tx.execute(sql`lock table memberships in access exclusive mode`);
+            await new Promise<void>((resolve) => (release = resolve));
+          })
+          .catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const root = { id: demo.userId.root, superAdmin: true, suspended: false, emailVerified: true, roles: new Map() };
+        const request: DomainRequest = {
+          db: service.database.db,
+          subject: root,
+          loaders: createLoaderFactory()({}, service.database.db),
+          handler: 'test',
+          events: createEventRecorder(createMemoryWake()),
+        };
+        await archiveDocument(request, demo.documentId.get('Quarterly plan')!);
+        await received.ended(10_000);
+        release();
+        await held;
+        expect(received.results.at(-1)?.errors?.[0]?.extensions?.code).toBe('SUBSCRIPTION_INTERRUPTED');
+        expect(received.results.slice(0, -1).every((result) => !result.errors)).toBe(true);
+        expect(received.completed).toBe(true);
+        client.dispose();
+      } finally {
+        await blocker.close();
+        await service.stop();
+      }
+    });
+  },
+);

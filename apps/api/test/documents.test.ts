@@ -14,13 +14,13 @@ const DOCUMENT = `query ($id: ID!) {
 
 let service: TestService;
 const ids = new Map<string, string>();
-const idOf = async (email: string) =>
-  (await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
+const idOf = async (email: string) => (await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
 
 beforeAll(async () => {
   service = await startTestService();
   await seedDemoData(service.database);
-  for (const row of await service.database.db.select({ id: documents.id, title: documents.title }).from(documents)) ids.set(row.title, row.id);
+  for (const row of await service.database.db.select({ id: documents.id, title: documents.title }).from(documents))
+    ids.set(row.title, row.id);
 });
 afterAll(() => service?.stop());
 
@@ -28,7 +28,17 @@ async function ask(email: string, title: string | null, id = title ? ids.get(tit
   return postGraphQL(service.graphqlUrl, { query: DOCUMENT, variables: { id } }, { token: await service.token(await idOf(email)) });
 }
 
-const NOT_FOUND = { data: { document: null }, errors: [{ message: 'The requested record was not found.', locations: [{ line: 2, column: 3 }], path: ['document'], extensions: { code: 'NOT_FOUND' } }] };
+const NOT_FOUND = {
+  data: { document: null },
+  errors: [
+    {
+      message: 'The requested record was not found.',
+      locations: [{ line: 2, column: 3 }],
+      path: ['document'],
+      extensions: { code: 'NOT_FOUND' },
+    },
+  ],
+};
 
 describe('document(id): record-level rules in the service layer (spec Authorization 2, 6, 10, 11, 12)', () => {
   it('the OWNER sees everything, and viewerCan says what she may do', async () => {
@@ -36,14 +46,17 @@ describe('document(id): record-level rules in the service layer (spec Authorizat
     expect(res.json).toEqual({
       data: {
         document: {
-          title: 'Quarterly plan', status: 'PUBLISHED', organization: { slug: 'acme' }, internalNotes: 'Numbers not final.',
+          title: 'Quarterly plan',
+          status: 'PUBLISHED',
+          organization: { slug: 'acme' },
+          internalNotes: 'Numbers not final.',
           viewerCan: { update: true, publish: true, archive: true, delete: true, setLegalHold: true },
         },
       },
     });
   });
 
-  it('rule 6: another tenant\'s document answers exactly like a missing id', async () => {
+  it("rule 6: another tenant's document answers exactly like a missing id", async () => {
     expect((await ask('carol@globex.test', 'Quarterly plan')).json).toEqual(NOT_FOUND);
     expect((await ask('carol@globex.test', null)).json).toEqual(NOT_FOUND);
   });
@@ -59,7 +72,12 @@ describe('document(id): record-level rules in the service layer (spec Authorizat
     expect(res.status).toBe(200);
     expect(res.json.data.document).toMatchObject({ title: 'Quarterly plan', internalNotes: null });
     expect(res.json.errors).toEqual([
-      { message: 'You are not allowed to do this.', locations: [{ line: 4, column: 5 }], path: ['document', 'internalNotes'], extensions: { code: 'FORBIDDEN' } },
+      {
+        message: 'You are not allowed to do this.',
+        locations: [{ line: 4, column: 5 }],
+        path: ['document', 'internalNotes'],
+        extensions: { code: 'FORBIDDEN' },
+      },
     ]);
     expect(res.json.data.document.viewerCan).toEqual({ update: false, publish: false, archive: false, delete: false, setLegalHold: false });
   });
@@ -67,10 +85,18 @@ describe('document(id): record-level rules in the service layer (spec Authorizat
   it('rules 8 and 11 in viewerCan: legal hold blocks delete even for the super-admin; an unverified EDITOR cannot publish', async () => {
     expect((await ask('alice@acme.test', 'Litigation memo')).json.data.document.viewerCan.delete).toBe(false);
     expect((await ask('root@latchkey.test', 'Litigation memo')).json.data.document.viewerCan).toEqual({
-      update: true, publish: true, archive: true, delete: false, setLegalHold: true,
+      update: true,
+      publish: true,
+      archive: true,
+      delete: false,
+      setLegalHold: true,
     });
     expect((await ask('erin@acme.test', 'Draft roadmap')).json.data.document.viewerCan).toEqual({
-      update: true, publish: false, archive: true, delete: true, setLegalHold: false,
+      update: true,
+      publish: false,
+      archive: true,
+      delete: true,
+      setLegalHold: false,
     });
   });
 

@@ -10,7 +10,7 @@ import { startLocalhostService, type TestService } from './support/service.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 
-describe.runIf(hasChromium)('end to end in Chromium: the provider\'s account page manages passkeys on the provider session', () => {
+describe.runIf(hasChromium)("end to end in Chromium: the provider's account page manages passkeys on the provider session", () => {
   let service: TestService;
   let browser: Browser;
   let base: string;

@@ -11,7 +11,6 @@ import { startSmtpSink } from './support/smtp-sink.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 
-
 describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in with a magic link, then with a passkey', () => {
   let service: TestService;
   let browser: Browser;
@@ -49,7 +48,9 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     // Following the link in the same browser: the page fills the field, the user confirms.
     await page.goto(link);
     await expect.poll(() => page.url()).not.toContain('token=');
-    expect(await page.getByLabel('The 6-digit code from the message (or the token of its link)').inputValue()).toBe(new URL(link).searchParams.get('token'));
+    expect(await page.getByLabel('The 6-digit code from the message (or the token of its link)').inputValue()).toBe(
+      new URL(link).searchParams.get('token'),
+    );
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${base}/`);
     await expect.poll(() => page.locator('#who').textContent(), { timeout: 10_000 }).toBe('alice@acme.test');
@@ -58,7 +59,9 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     expect(claims).toMatchObject({ amr: ['otp'], acr: 'urn:latchkey:acr:1fa' });
     expect(await page.locator('#documents').textContent()).toContain('Quarterly plan');
     // The demo talks through packages/client: its operations went by hash (registered once, by APQ).
-    const manifestIds = Object.keys(JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@latchkey/client/persisted-documents.json'), 'utf8')) as object);
+    const manifestIds = Object.keys(
+      JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@latchkey/client/persisted-documents.json'), 'utf8')) as object,
+    );
     const registered = () => service.database.db.select({ hash: persistedOperations.hash }).from(persistedOperations);
     await expect.poll(async () => (await registered()).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     expect(manifestIds.length).toBeGreaterThan((await registered()).length);
@@ -98,7 +101,11 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     const passkeyClaims = JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string };
     expect(passkeyClaims).toMatchObject({ amr: ['swk'], acr: 'urn:latchkey:acr:phr' });
     const passkeyTokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
-    const viaPasskey = await postGraphQL(`${base}/graphql`, { query: '{ me { email } viewer { amr } }' }, { token: passkeyTokens.access_token });
+    const viaPasskey = await postGraphQL(
+      `${base}/graphql`,
+      { query: '{ me { email } viewer { amr } }' },
+      { token: passkeyTokens.access_token },
+    );
     expect(viaPasskey.json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'] } } });
 
     // Removing the passkey: it can no longer sign in.

@@ -19,7 +19,11 @@ const ADMINS_RULE = {
       anyOf: [[{ factor: 'WEBAUTHN' }], [{ factor: 'OTT' }, { factor: 'TOTP' }], [{ factor: 'OTT' }, { factor: 'RECOVERY_CODE' }]],
     },
     // A validity duration (spec Multi-factor rules 2): erin's link counts for a minute.
-    { name: 'erin-fresh', appliesTo: { users: ['erin@acme.test'] }, anyOf: [[{ factor: 'OTT', maxAgeSeconds: 60 }], [{ factor: 'WEBAUTHN' }]] },
+    {
+      name: 'erin-fresh',
+      appliesTo: { users: ['erin@acme.test'] },
+      anyOf: [[{ factor: 'OTT', maxAgeSeconds: 60 }], [{ factor: 'WEBAUTHN' }]],
+    },
   ],
 };
 
@@ -56,7 +60,11 @@ describe.runIf(hasChromium)('end to end in Chromium: multi-factor rules (spec Mu
     await signInByLink(page, 'carol@globex.test');
     await page.waitForURL(`${base}/login/factors`);
     expect(await page.locator('main').textContent()).toContain('Your account needs one more step to sign in.');
-    expect(await page.locator('#still-needed li').allTextContents()).toEqual(['a passkey', 'a code from your authenticator app', 'a recovery code']);
+    expect(await page.locator('#still-needed li').allTextContents()).toEqual([
+      'a passkey',
+      'a code from your authenticator app',
+      'a recovery code',
+    ]);
 
     // No authenticator app yet: set one up on the way (the QR code and the key are on the page).
     await page.getByRole('button', { name: 'Set up an authenticator app now' }).click();
@@ -129,20 +137,31 @@ describe.runIf(hasChromium)('end to end in Chromium: multi-factor rules (spec Mu
 
     // A step-up (an application asks for the two-factor acr): the remembered browser counts for nothing.
     const stepUp = new URLSearchParams({
-      client_id: 'latchkey-demo', response_type: 'code', redirect_uri: `${base}/callback`, scope: 'openid',
-      code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', state: 'step-up', acr_values: 'urn:latchkey:acr:2fa',
+      client_id: 'latchkey-demo',
+      response_type: 'code',
+      redirect_uri: `${base}/callback`,
+      scope: 'openid',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+      state: 'step-up',
+      acr_values: 'urn:latchkey:acr:2fa',
     });
     await page.goto(`${base}/oidc/auth?${stepUp}`);
     await page.waitForURL(`${base}/login/factors`);
     expect(await page.locator('main').textContent()).toContain('The application asks for a stronger sign-in.');
-    expect(await page.locator('#still-needed li').allTextContents()).toEqual(['a code from your authenticator app', 'your password', 'a recovery code', 'a passkey']);
+    expect(await page.locator('#still-needed li').allTextContents()).toEqual([
+      'a code from your authenticator app',
+      'your password',
+      'a recovery code',
+      'a passkey',
+    ]);
     // carol has no password: a step-up offers no way to set one on the way (it would make the stronger sign-in moot).
     expect(await page.locator('main').textContent()).toContain('No password is set for this account.');
     expect(await page.locator('form[action="/login/password/setup"]').count()).toBe(0);
     await context.close();
   });
 
-  it('spec Multi-factor rules 2: after a factor\'s validity passes, a protected page asks for it again, and only for it', async () => {
+  it("spec Multi-factor rules 2: after a factor's validity passes, a protected page asks for it again, and only for it", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const outbox = outboxOf(service.config.dataDir);

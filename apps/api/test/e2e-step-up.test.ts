@@ -30,11 +30,21 @@ describe.runIf(hasChromium)('end to end in Chromium: step-up (spec Multi-factor 
     const linkOnly = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
 
     // The API refuses the link-only token with the RFC 9470 challenge (not FORBIDDEN).
-    const documents = await postGraphQL(`${base}/graphql`, { query: '{ documents(first: 50) { edges { node { id title legalHold } } } }' }, { token: linkOnly.access_token });
-    const target = (documents.json as { data: { documents: { edges: { node: { id: string; title: string; legalHold: boolean } }[] } } }).data.documents.edges
+    const documents = await postGraphQL(
+      `${base}/graphql`,
+      { query: '{ documents(first: 50) { edges { node { id title legalHold } } } }' },
+      { token: linkOnly.access_token },
+    );
+    const target = (
+      documents.json as { data: { documents: { edges: { node: { id: string; title: string; legalHold: boolean } }[] } } }
+    ).data.documents.edges
       .map((edge) => edge.node)
       .find((node) => !node.legalHold)!;
-    const challenged = await postGraphQL(`${base}/graphql`, { query: 'mutation ($id: ID!) { setLegalHold(id: $id, legalHold: true) { userErrors { code } } }', variables: { id: target.id } }, { token: linkOnly.access_token });
+    const challenged = await postGraphQL(
+      `${base}/graphql`,
+      { query: 'mutation ($id: ID!) { setLegalHold(id: $id, legalHold: true) { userErrors { code } } }', variables: { id: target.id } },
+      { token: linkOnly.access_token },
+    );
     expect(challenged.status).toBe(401);
     expect(challenged.headers.get('www-authenticate')).toContain('acr_values="urn:latchkey:acr:phr"');
 
@@ -52,7 +62,15 @@ describe.runIf(hasChromium)('end to end in Chromium: step-up (spec Multi-factor 
     await expect.poll(() => page.locator('#documents-status').textContent(), { timeout: 10_000 }).toBe('Legal hold set.');
     const claims = JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string };
     expect(claims).toMatchObject({ amr: ['otp', 'swk', 'mfa'], acr: 'urn:latchkey:acr:phr' });
-    const after = await postGraphQL(`${base}/graphql`, { query: 'query ($id: ID!) { document(id: $id) { legalHold } }', variables: { id: target.id } }, { token: await service.token((await postGraphQL(`${base}/graphql`, { query: '{ me { id } }' }, { token: linkOnly.access_token })).json.data.me.id) });
+    const after = await postGraphQL(
+      `${base}/graphql`,
+      { query: 'query ($id: ID!) { document(id: $id) { legalHold } }', variables: { id: target.id } },
+      {
+        token: await service.token(
+          (await postGraphQL(`${base}/graphql`, { query: '{ me { id } }' }, { token: linkOnly.access_token })).json.data.me.id,
+        ),
+      },
+    );
     expect(after.json).toEqual({ data: { document: { legalHold: true } } });
     await context.close();
   });

@@ -6,7 +6,6 @@ import { startLocalhostService, type TestService } from './support/service.js';
 // Issue 14 point 3: GraphiQL is served from the installed packages, under a content security policy that allows
 // no other origin, and works in a browser that can reach nothing but the server.
 
-
 describe('GraphiQL from the installed packages (development)', () => {
   let service: TestService;
   let base: string;
@@ -56,7 +55,9 @@ describe('GraphiQL from the installed packages (development)', () => {
       // The editor is up: the run button is there and the query editor shows Yoga's default query.
       const run = page.locator('.graphiql-execute-button');
       await run.waitFor({ timeout: 30_000 });
-      await page.waitForFunction(() => document.querySelectorAll('.graphiql-query-editor .view-line').length > 0, undefined, { timeout: 30_000 });
+      await page.waitForFunction(() => document.querySelectorAll('.graphiql-query-editor .view-line').length > 0, undefined, {
+        timeout: 30_000,
+      });
       // Replace the query: select all in the editor and type ours.
       await page.locator('.graphiql-query-editor .view-lines').first().click();
       await page.keyboard.press('ControlOrMeta+A');

@@ -30,7 +30,9 @@ async function overWs(url: string, token: string | undefined, payload: { query: 
   try {
     const received = overWebSocket(client, payload);
     await received.ended();
-    const errors = (Array.isArray(received.error) ? received.error : received.results.flatMap((result) => result.errors ?? [])) as { message: string }[];
+    const errors = (Array.isArray(received.error) ? received.error : received.results.flatMap((result) => result.errors ?? [])) as {
+      message: string;
+    }[];
     expect(errors.length).toBeGreaterThan(0);
     return errors.map((error) => error.message);
   } finally {
@@ -54,12 +56,15 @@ describe('issue 13 point 6: no suggestions where introspection is refused', () =
         expect(answer.json.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
         expectSuggestions(await getGraphQL(service.graphqlUrl, { query }), false);
       }
-      expect(messages(await postGraphQL(service.graphqlUrl, { query: FIELD_TYPO }))).toEqual(['Cannot query field "statuss" on type "Query".']);
+      expect(messages(await postGraphQL(service.graphqlUrl, { query: FIELD_TYPO }))).toEqual([
+        'Cannot query field "statuss" on type "Query".',
+      ]);
     });
 
     it('a guest presenting an invalid token, or a malformed one, is a guest here too', async () => {
       const expired = await service.token('someone', { ttlSeconds: -3600 });
-      for (const token of [expired, 'not-a-token']) expectSuggestions(await postGraphQL(service.graphqlUrl, { query: FIELD_TYPO }, { token }), false);
+      for (const token of [expired, 'not-a-token'])
+        expectSuggestions(await postGraphQL(service.graphqlUrl, { query: FIELD_TYPO }, { token }), false);
     });
 
     it('a guest over WebSocket gets validation errors without suggestions', async () => {
@@ -73,7 +78,9 @@ describe('issue 13 point 6: no suggestions where introspection is refused', () =
       expectSuggestions(await postGraphQL(service.graphqlUrl, { query: FIELD_TYPO }, { token }), true);
       expectSuggestions(await postGraphQL(service.graphqlUrl, { query: ENUM_TYPO }, { token }), true);
       expectSuggestions(await postGraphQL(service.graphqlUrl, { query: VARIABLES, variables: ENUM_VARIABLE }, { token }), true);
-      expect((await overWs(service.graphqlUrl, token, { query: FIELD_TYPO })).some((message) => message.includes('Did you mean "status"?'))).toBe(true);
+      expect(
+        (await overWs(service.graphqlUrl, token, { query: FIELD_TYPO })).some((message) => message.includes('Did you mean "status"?')),
+      ).toBe(true);
     });
   });
 
@@ -92,7 +99,9 @@ describe('issue 13 point 6: no suggestions where introspection is refused', () =
       }
       const batch = await postGraphQL(service.graphqlUrl, [{ query: '{ __typename }' }, { query: FIELD_TYPO }], { token });
       expect(batch.json[0]).toEqual({ data: { __typename: 'Query' } });
-      expect(batch.json[1].errors.map((error: { message: string }) => error.message)).toEqual(['Cannot query field "statuss" on type "Query".']);
+      expect(batch.json[1].errors.map((error: { message: string }) => error.message)).toEqual([
+        'Cannot query field "statuss" on type "Query".',
+      ]);
     });
 
     it('nobody gets suggestions: variable-coercion errors (enum value, input field), over HTTP and WebSocket', async () => {
@@ -102,10 +111,13 @@ describe('issue 13 point 6: no suggestions where introspection is refused', () =
         expect(answer.status).toBe(400);
         expect(answer.json.errors[0].extensions.code).toBe('BAD_USER_INPUT');
         expectSuggestions(answer, false);
-        for (const message of await overWs(service.graphqlUrl, token, { query: VARIABLES, variables })) expect(message).not.toMatch(/did you mean/i);
+        for (const message of await overWs(service.graphqlUrl, token, { query: VARIABLES, variables }))
+          expect(message).not.toMatch(/did you mean/i);
       }
       const answer = await postGraphQL(service.graphqlUrl, { query: VARIABLES, variables: ENUM_VARIABLE }, { token });
-      expect(messages(answer)).toEqual(['Variable "$filter" got invalid value "PUBLISHD" at "filter.status[0]"; Value "PUBLISHD" does not exist in "DocumentStatus" enum.']);
+      expect(messages(answer)).toEqual([
+        'Variable "$filter" got invalid value "PUBLISHD" at "filter.status[0]"; Value "PUBLISHD" does not exist in "DocumentStatus" enum.',
+      ]);
     });
   });
 });

@@ -51,7 +51,10 @@ describe('spec "Response media types" and "HTTP status codes"', () => {
   });
 
   it('invalid document (unknown field): 200 under application/json, 400 under graphql-response+json, locations, no data', async () => {
-    for (const [accept, status] of [[JSON_TYPE, 200], [GQL_TYPE, 400]] as const) {
+    for (const [accept, status] of [
+      [JSON_TYPE, 200],
+      [GQL_TYPE, 400],
+    ] as const) {
       const res = await postGraphQL(url, { query: '{ status { nope } }' }, { accept });
       expect(res.status).toBe(status);
       expect(res.json.data).toBeUndefined();
@@ -111,7 +114,10 @@ describe('spec "Response media types" and "HTTP status codes"', () => {
 
   it('variable coercion failure: 200 under application/json, 400 under graphql-response+json, BAD_USER_INPUT', async () => {
     const query = 'query ($skip: Boolean!) { status @skip(if: $skip) { service } }';
-    for (const [accept, status] of [[JSON_TYPE, 200], [GQL_TYPE, 400]] as const) {
+    for (const [accept, status] of [
+      [JSON_TYPE, 200],
+      [GQL_TYPE, 400],
+    ] as const) {
       const res = await postGraphQL(url, { query, variables: { skip: 'not a boolean' } }, { accept });
       expect(res.status).toBe(status);
       expect(res.json.data).toBeUndefined();
@@ -142,12 +148,7 @@ describe('spec "Response media types" and "HTTP status codes"', () => {
   });
 
   it('a response has data or errors or both, never neither; extensions never leak internal http details', async () => {
-    const bodies = [
-      { query: '{ __typename }' },
-      { query: '{' },
-      { query: '{ nope }' },
-      { query: '{ viewer { subject } }' },
-    ];
+    const bodies = [{ query: '{ __typename }' }, { query: '{' }, { query: '{ nope }' }, { query: '{ viewer { subject } }' }];
     for (const body of bodies) {
       const res = await postGraphQL(url, body);
       expect('data' in res.json || 'errors' in res.json).toBe(true);
@@ -166,9 +167,17 @@ describe('spec "Response media types" and "HTTP status codes"', () => {
 
 describe('requests node:http cannot take still get a clear JSON error', () => {
   it('headers over the 16 KiB ceiling -> 431 with {statusCode, message, error}', async () => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': JSON_TYPE, 'x-padding': 'a'.repeat(20_000) }, body: '{"query":"{ __typename }"}' });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': JSON_TYPE, 'x-padding': 'a'.repeat(20_000) },
+      body: '{"query":"{ __typename }"}',
+    });
     expect(res.status).toBe(431);
-    expect(await res.json()).toEqual({ statusCode: 431, message: 'The request headers are too large.', error: 'Request Header Fields Too Large' });
+    expect(await res.json()).toEqual({
+      statusCode: 431,
+      message: 'The request headers are too large.',
+      error: 'Request Header Fields Too Large',
+    });
   });
 
   it('a malformed request line -> 400 with {statusCode, message, error}', async () => {
@@ -182,7 +191,11 @@ describe('requests node:http cannot take still get a clear JSON error', () => {
       socket.on('error', reject);
     });
     expect(answer.startsWith('HTTP/1.1 400 Bad Request')).toBe(true);
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ statusCode: 400, message: 'The request could not be parsed.', error: 'Bad Request' });
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      statusCode: 400,
+      message: 'The request could not be parsed.',
+      error: 'Bad Request',
+    });
   });
 });
 
@@ -209,7 +222,11 @@ describe('issue 13 point 6: CONNECT gets an answer', () => {
     expect(head).toMatch(/\r\nallow: get, head, post, delete, options\r\n/);
     expect(head).toContain('\r\nconnection: close');
     expect(head).toContain('\r\ncontent-type: application/json; charset=utf-8');
-    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ statusCode: 405, message: 'CONNECT is not supported: this server is no proxy.', error: 'Method Not Allowed' });
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({
+      statusCode: 405,
+      message: 'CONNECT is not supported: this server is no proxy.',
+      error: 'Method Not Allowed',
+    });
     expect(closed).toBe(true);
   }
 
@@ -228,7 +245,11 @@ describe('issue 13 point 6: CONNECT gets an answer', () => {
       const authority = pki.authority('ca', '/CN=Latchkey Test CA');
       const server = pki.issue('server', authority, '/CN=localhost', ['DNS:localhost', 'IP:127.0.0.1']);
       const tlsPort = await freePort();
-      const tlsService = await startTestService({ TLS_PORT: String(tlsPort), TLS_CERT_FILE: server.certFile, TLS_KEY_FILE: server.keyFile });
+      const tlsService = await startTestService({
+        TLS_PORT: String(tlsPort),
+        TLS_CERT_FILE: server.certFile,
+        TLS_KEY_FILE: server.keyFile,
+      });
       try {
         expect405(await exchange(tlsPort, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', { ca: authority.cert }));
       } finally {
@@ -300,7 +321,13 @@ describe('batching (JSON array of requests)', () => {
   it('a mix of valid and invalid entries: each answered in place, the valid ones executed', async () => {
     const res = await postGraphQL(
       url,
-      [{ query: '{ __typename }' }, { query: '{' }, { nope: 1 }, { query: '{ viewer { subject } }' }, { query: '{ status { service } }' }] as never,
+      [
+        { query: '{ __typename }' },
+        { query: '{' },
+        { nope: 1 },
+        { query: '{ viewer { subject } }' },
+        { query: '{ status { service } }' },
+      ] as never,
       { token },
     );
     expect(res.status).toBe(200);
@@ -313,7 +340,10 @@ describe('batching (JSON array of requests)', () => {
   });
 
   it('more than the batch limit (10) -> 413 PAYLOAD_TOO_LARGE, nothing executed', async () => {
-    const res = await postGraphQL(url, Array.from({ length: 11 }, () => ({ query: '{ __typename }' })));
+    const res = await postGraphQL(
+      url,
+      Array.from({ length: 11 }, () => ({ query: '{ __typename }' })),
+    );
     expect(res.status).toBe(413);
     expect(res.json.errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
     expect(res.json.data).toBeUndefined();
@@ -334,7 +364,11 @@ describe('masked errors (DESIGN: INTERNAL_SERVER_ERROR, details only in the log)
       // The account lookup reads `users`; without that table its statement fails: a bug, not an outage (an
       // unreachable database is SERVICE_UNAVAILABLE, see database-faults.test.ts).
       await broken.database.db.execute(sql`alter table users rename to users_gone`);
-      const res = await postGraphQL(broken.graphqlUrl, { query: '{ viewer { subject user { id } } status { service } }' }, { token: userToken });
+      const res = await postGraphQL(
+        broken.graphqlUrl,
+        { query: '{ viewer { subject user { id } } status { service } }' },
+        { token: userToken },
+      );
       expect(res.status).toBe(200);
       expect(res.json.data).toEqual({
         viewer: { subject: '6f1c0a52-6f0e-4c39-9a43-3e1f1d2f4b10', user: null },

@@ -36,7 +36,8 @@ async function incremental(query: string, token: string | undefined, accept: str
   return { status: response.status, type: response.headers.get('content-type') ?? '', body: await response.text() };
 }
 
-const DEFERRED_NOTES = '{ documents(first: 2, filter: { status: [PUBLISHED] }) { edges { node { title ... @defer(label: "notes") { internalNotes } } } } }';
+const DEFERRED_NOTES =
+  '{ documents(first: 2, filter: { status: [PUBLISHED] }) { edges { node { title ... @defer(label: "notes") { internalNotes } } } } }';
 
 describe('@defer and @stream (spec Versioning 2: incremental delivery) over multipart/mixed and SSE', () => {
   it('@defer: the initial payload first (hasNext), then each deferred part at its path, the last with hasNext false', async () => {
@@ -44,22 +45,32 @@ describe('@defer and @stream (spec Versioning 2: incremental delivery) over mult
     expect(answer.status).toBe(200);
     expect(answer.type).toContain('multipart/mixed');
     const parts = multipartParts(answer.body);
-    expect(parts[0]).toMatchObject({ data: { documents: { edges: [{ node: { title: expect.any(String) } }, { node: { title: expect.any(String) } }] } }, hasNext: true });
+    expect(parts[0]).toMatchObject({
+      data: { documents: { edges: [{ node: { title: expect.any(String) } }, { node: { title: expect.any(String) } }] } },
+      hasNext: true,
+    });
     expect(parts[0].data.documents.edges[0].node).not.toHaveProperty('internalNotes');
     const delivered = parts.slice(1).flatMap((part) => part.incremental ?? []);
-    expect(delivered.map((part: any) => part.path).sort()).toEqual([['documents', 'edges', 0, 'node'], ['documents', 'edges', 1, 'node']]);
+    expect(delivered.map((part: any) => part.path).sort()).toEqual([
+      ['documents', 'edges', 0, 'node'],
+      ['documents', 'edges', 1, 'node'],
+    ]);
     expect(delivered.every((part: any) => 'internalNotes' in part.data && part.label === 'notes')).toBe(true);
     expect(parts.at(-1).hasNext).toBe(false);
   });
 
-  it('deferred fields are checked like any other: a VIEWER gets FORBIDDEN at the deferred field\'s own path, the rest intact', async () => {
+  it("deferred fields are checked like any other: a VIEWER gets FORBIDDEN at the deferred field's own path, the rest intact", async () => {
     const parts = multipartParts((await incremental(DEFERRED_NOTES, await demo.token('bob'), 'multipart/mixed')).body);
     const delivered = parts.slice(1).flatMap((part) => part.incremental ?? []);
     expect(delivered).toHaveLength(2);
     for (const part of delivered) {
       expect(part.data).toEqual({ internalNotes: null });
       expect(part.errors).toEqual([
-        expect.objectContaining({ path: [...part.path, 'internalNotes'], extensions: { code: 'FORBIDDEN' }, message: expect.not.stringMatching(/Policy/) }),
+        expect.objectContaining({
+          path: [...part.path, 'internalNotes'],
+          extensions: { code: 'FORBIDDEN' },
+          message: expect.not.stringMatching(/Policy/),
+        }),
       ]);
     }
     // A guest never gets that far: the route-level refusal, whole.
@@ -69,15 +80,26 @@ describe('@defer and @stream (spec Versioning 2: incremental delivery) over mult
   });
 
   it('@stream: the first items at once, the rest as items at their list index, in order', async () => {
-    const parts = multipartParts((await incremental('{ documents(first: 3) { edges @stream(initialCount: 1) { node { title } } } }', await demo.token('alice'), 'multipart/mixed')).body);
+    const parts = multipartParts(
+      (
+        await incremental(
+          '{ documents(first: 3) { edges @stream(initialCount: 1) { node { title } } } }',
+          await demo.token('alice'),
+          'multipart/mixed',
+        )
+      ).body,
+    );
     expect(parts[0].data.documents.edges).toHaveLength(1);
     const items = parts.slice(1).flatMap((part) => part.incremental ?? []);
-    expect(items.map((part: any) => part.path)).toEqual([['documents', 'edges', 1], ['documents', 'edges', 2]]);
+    expect(items.map((part: any) => part.path)).toEqual([
+      ['documents', 'edges', 1],
+      ['documents', 'edges', 2],
+    ]);
     expect(items.every((part: any) => part.items.length === 1 && typeof part.items[0].node.title === 'string')).toBe(true);
     expect(parts.at(-1).hasNext).toBe(false);
   });
 
-  it('the directives\' own validation rules apply to documents that use them (@stream on a field that is no list: a validation error)', async () => {
+  it("the directives' own validation rules apply to documents that use them (@stream on a field that is no list: a validation error)", async () => {
     const answer = await incremental('{ status @stream { service } }', undefined, 'multipart/mixed');
     expect(answer.body).toContain('GRAPHQL_VALIDATION_FAILED');
     expect(answer.body).toMatch(/Stream directive cannot be used on non-list field/);
@@ -87,7 +109,11 @@ describe('@defer and @stream (spec Versioning 2: incremental delivery) over mult
     for (const accept of ['application/json', 'application/graphql-response+json']) {
       const answer = await incremental(DEFERRED_NOTES, await demo.token('alice'), accept);
       expect(answer.status).toBe(406);
-      expect(JSON.parse(answer.body)).toEqual({ errors: [{ message: expect.stringContaining('send Accept: multipart/mixed or text/event-stream'), extensions: { code: 'BAD_REQUEST' } }] });
+      expect(JSON.parse(answer.body)).toEqual({
+        errors: [
+          { message: expect.stringContaining('send Accept: multipart/mixed or text/event-stream'), extensions: { code: 'BAD_REQUEST' } },
+        ],
+      });
     }
   });
 
@@ -112,8 +138,11 @@ describe('issue 13 point 6: streamed answers honour Connection: close', () => {
     const target = new URL(service.graphqlUrl);
     return new Promise<{ connection: string | undefined; body: string; closedByServer: boolean }>((resolve, reject) => {
       const socket = connect(Number(target.port), target.hostname, () =>
-        socket.write(`POST /graphql HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\naccept: ${accept}\r\n` +
-          `authorization: Bearer ${token}\r\nconnection: ${connection}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
+        socket.write(
+          `POST /graphql HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\naccept: ${accept}\r\n` +
+            `authorization: Bearer ${token}\r\nconnection: ${connection}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        ),
+      );
       let text = '';
       const answer = (closedByServer: boolean) => {
         clearTimeout(stop);
@@ -138,7 +167,13 @@ describe('issue 13 point 6: streamed answers honour Connection: close', () => {
     expect(sseQuery.body).toContain('event: complete');
     expect(sseQuery).toMatchObject({ connection: 'close', closedByServer: true });
     // A subscription's stream stays open: its headers already say the connection ends with it.
-    const subscription = await post('subscription { documentChanged(organization: "acme") { kind } }', 'text/event-stream', token, 'close', 500);
+    const subscription = await post(
+      'subscription { documentChanged(organization: "acme") { kind } }',
+      'text/event-stream',
+      token,
+      'close',
+      500,
+    );
     expect(subscription).toMatchObject({ connection: 'close', closedByServer: false });
   });
 
@@ -146,43 +181,72 @@ describe('issue 13 point 6: streamed answers honour Connection: close', () => {
     const token = await demo.token('alice');
     const multipart = await post(DEFERRED_NOTES, 'multipart/mixed', token, 'keep-alive', 1_000);
     expect(multipart).toMatchObject({ connection: 'keep-alive', closedByServer: false });
-    expect(await post(DEFERRED_NOTES, 'text/event-stream', token, 'keep-alive', 1_000)).toMatchObject({ connection: 'keep-alive', closedByServer: false });
+    expect(await post(DEFERRED_NOTES, 'text/event-stream', token, 'keep-alive', 1_000)).toMatchObject({
+      connection: 'keep-alive',
+      closedByServer: false,
+    });
   });
 });
 
 describe('@oneOf input objects (spec Versioning 2: the one-of input rule): documentBy(lookup: DocumentLookup!)', () => {
-  it('exactly one key: by id, or by organization and title; another tenant\'s or a missing one is NOT_FOUND', async () => {
+  it("exactly one key: by id, or by organization and title; another tenant's or a missing one is NOT_FOUND", async () => {
     const alice = await demo.token('alice');
     const id = demo.documentId.get('Quarterly plan')!;
     const byId = await postGraphQL(service.graphqlUrl, { query: `{ documentBy(lookup: { id: "${id}" }) { title } }` }, { token: alice });
     expect(byId.json).toEqual({ data: { documentBy: { title: 'Quarterly plan' } } });
-    const byTitle = await postGraphQL(service.graphqlUrl, { query: 'query ($key: DocumentLookup!) { documentBy(lookup: $key) { id } }', variables: { key: { title: { organization: 'acme', title: 'Quarterly plan' } } } }, { token: alice });
+    const byTitle = await postGraphQL(
+      service.graphqlUrl,
+      {
+        query: 'query ($key: DocumentLookup!) { documentBy(lookup: $key) { id } }',
+        variables: { key: { title: { organization: 'acme', title: 'Quarterly plan' } } },
+      },
+      { token: alice },
+    );
     expect(byTitle.json).toEqual({ data: { documentBy: { id } } });
-    for (const key of [{ organization: 'globex', title: 'Quarterly plan' }, { organization: 'acme', title: 'No such title' }]) {
-      const hidden = await postGraphQL(service.graphqlUrl, { query: 'query ($key: DocumentLookup!) { documentBy(lookup: $key) { id } }', variables: { key: { title: key } } }, { token: alice });
+    for (const key of [
+      { organization: 'globex', title: 'Quarterly plan' },
+      { organization: 'acme', title: 'No such title' },
+    ]) {
+      const hidden = await postGraphQL(
+        service.graphqlUrl,
+        { query: 'query ($key: DocumentLookup!) { documentBy(lookup: $key) { id } }', variables: { key: { title: key } } },
+        { token: alice },
+      );
       expect(hidden.json.errors[0].extensions.code).toBe('NOT_FOUND');
     }
   });
 
   it.each([
     ['zero members', '{ documentBy(lookup: {}) { id } }'],
-    ['two members', '{ documentBy(lookup: { id: "00000000-0000-4000-8000-000000000000", title: { organization: "acme", title: "x" } }) { id } }'],
+    [
+      'two members',
+      '{ documentBy(lookup: { id: "00000000-0000-4000-8000-000000000000", title: { organization: "acme", title: "x" } }) { id } }',
+    ],
     ['a null member', '{ documentBy(lookup: { id: null }) { id } }'],
   ])('%s in a literal: a validation error (400 / 200 by media type), nothing executes', async (_name, query) => {
     const token = await demo.token('alice');
     const strict = await postGraphQL(service.graphqlUrl, { query }, { token });
     expect(strict.status).toBe(400);
     expect(strict.json.data).toBeUndefined();
-    expect(strict.json.errors[0]).toMatchObject({ message: expect.stringMatching(/OneOf Input Object "DocumentLookup" must specify exactly one key|must be non-null/), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    expect(strict.json.errors[0]).toMatchObject({
+      message: expect.stringMatching(/OneOf Input Object "DocumentLookup" must specify exactly one key|must be non-null/),
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    });
     expect((await postGraphQL(service.graphqlUrl, { query }, { token, accept: 'application/json' })).status).toBe(200);
   });
 
   it('two members in a variable: BAD_USER_INPUT (400 / 200 by media type), nothing executes', async () => {
     const token = await demo.token('alice');
-    const body = { query: 'query ($key: DocumentLookup!) { documentBy(lookup: $key) { id } }', variables: { key: { id: demo.documentId.get('Quarterly plan'), title: { organization: 'acme', title: 'Quarterly plan' } } } };
+    const body = {
+      query: 'query ($key: DocumentLookup!) { documentBy(lookup: $key) { id } }',
+      variables: { key: { id: demo.documentId.get('Quarterly plan'), title: { organization: 'acme', title: 'Quarterly plan' } } },
+    };
     const strict = await postGraphQL(service.graphqlUrl, body, { token });
     expect(strict.status).toBe(400);
-    expect(strict.json.errors[0]).toMatchObject({ message: expect.stringContaining('Exactly one key must be specified for OneOf type "DocumentLookup"'), extensions: { code: 'BAD_USER_INPUT' } });
+    expect(strict.json.errors[0]).toMatchObject({
+      message: expect.stringContaining('Exactly one key must be specified for OneOf type "DocumentLookup"'),
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
     expect((await postGraphQL(service.graphqlUrl, body, { token, accept: 'application/json' })).status).toBe(200);
   });
 });

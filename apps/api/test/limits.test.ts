@@ -45,7 +45,11 @@ describe('spec Limits 3: transport limits (body size, batch size) -> 413 under e
         res.resume();
         resolve(res.statusCode!);
       });
-      req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)));
+      req.on('error', (error) =>
+        (error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET'
+          ? undefined
+          : reject(error),
+      );
       req.write('{"query": "{ __typename ');
       for (let i = 0; i < 10; i++) req.write(' '.repeat(500));
       req.end('}"}');

@@ -82,7 +82,13 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     const tokenResponse = await fetch(`${base}/oidc/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: `${base}/callback`, client_id: 'latchkey-demo', code_verifier: verifier }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: `${base}/callback`,
+        client_id: 'latchkey-demo',
+        code_verifier: verifier,
+      }),
     });
     expect(tokenResponse.status).toBe(200);
     const tokens = (await tokenResponse.json()) as { access_token: string; id_token: string; token_type: string; expires_in: number };
@@ -91,10 +97,21 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect(typeof idToken.auth_time).toBe('number');
     expect(decodeProtectedHeader(tokens.access_token).typ).toBe('at+jwt');
     const accessToken = decodeJwt(tokens.access_token);
-    expect(accessToken).toMatchObject({ iss: base, aud: 'urn:latchkey:api', sub: idToken.sub, amr: ['otp'], acr: 'urn:latchkey:acr:1fa', scope: 'api' });
+    expect(accessToken).toMatchObject({
+      iss: base,
+      aud: 'urn:latchkey:api',
+      sub: idToken.sub,
+      amr: ['otp'],
+      acr: 'urn:latchkey:acr:1fa',
+      scope: 'api',
+    });
     expect(accessToken.exp! - accessToken.iat!).toBe(600);
 
-    const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } viewer { amr acr } documents(first: 5) { edges { node { title } } } }' }, { token: tokens.access_token });
+    const api = await postGraphQL(
+      `${base}/graphql`,
+      { query: '{ me { email } viewer { amr acr } documents(first: 5) { edges { node { title } } } }' },
+      { token: tokens.access_token },
+    );
     expect(api.status).toBe(200);
     expect(api.json.data.me.email).toBe('alice@acme.test');
     expect(api.json.data.viewer).toEqual({ amr: ['otp'], acr: 'urn:latchkey:acr:1fa' });
@@ -117,10 +134,18 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect(discovery['response_types_supported']).toEqual(['code']);
     expect(discovery['grant_types_supported']).toEqual(['authorization_code', 'refresh_token']);
     for (const responseType of ['id_token', 'code id_token', 'none']) {
-      const start = await new BrowserSession(base).request(`/oidc/auth?${new URLSearchParams({
-        client_id: 'latchkey-demo', response_type: responseType, redirect_uri: `${base}/callback`, scope: 'openid',
-        code_challenge: createHash('sha256').update('v'.repeat(43)).digest('base64url'), code_challenge_method: 'S256', state: 'st', nonce: 'n',
-      })}`);
+      const start = await new BrowserSession(base).request(
+        `/oidc/auth?${new URLSearchParams({
+          client_id: 'latchkey-demo',
+          response_type: responseType,
+          redirect_uri: `${base}/callback`,
+          scope: 'openid',
+          code_challenge: createHash('sha256').update('v'.repeat(43)).digest('base64url'),
+          code_challenge_method: 'S256',
+          state: 'st',
+          nonce: 'n',
+        })}`,
+      );
       expect(start.status).toBe(303);
       const refused = new URL(start.location!);
       expect(`${refused.origin}${refused.pathname}`).toBe(`${base}/callback`);
@@ -132,8 +157,11 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     const answer = async (username: string) => {
       const response = await new BrowserSession(base).request('/ott/generate', { form: { username } });
       // The short-code binding cookie is set for every address alike; only its random value differs.
-      const headers = Object.fromEntries([...response.headers].filter(([name]) => !['date', 'x-request-id'].includes(name))
-        .map(([name, value]) => [name, name === 'set-cookie' ? value.replace(/^lk_code=[A-Za-z0-9_-]{43};/, 'lk_code=*;') : value]));
+      const headers = Object.fromEntries(
+        [...response.headers]
+          .filter(([name]) => !['date', 'x-request-id'].includes(name))
+          .map(([name, value]) => [name, name === 'set-cookie' ? value.replace(/^lk_code=[A-Za-z0-9_-]{43};/, 'lk_code=*;') : value]),
+      );
       expect(headers['set-cookie']).toMatch(/^lk_code=\*;/);
       return { status: response.status, headers, text: response.text, location: response.location };
     };
@@ -165,7 +193,6 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect(pending.status).toBe(200);
     expect(pending.text).toContain('action="/ott/generate"');
   });
-
 });
 
 describe('the demo client (a public OpenID client at /)', () => {
@@ -233,8 +260,14 @@ describe('refresh tokens (offline_access) rotate on every use', () => {
     const resumed = await browser.request((await browser.request(interaction)).location!);
     const code = new URL(resumed.location!).searchParams.get('code')!;
     const exchange = (body: Record<string, string>) =>
-      fetch(`${base}/oidc/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: 'latchkey-demo', ...body }) });
-    const first = (await (await exchange({ grant_type: 'authorization_code', code, redirect_uri: `${base}/callback`, code_verifier: verifier })).json()) as { refresh_token: string; access_token: string };
+      fetch(`${base}/oidc/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: 'latchkey-demo', ...body }),
+      });
+    const first = (await (
+      await exchange({ grant_type: 'authorization_code', code, redirect_uri: `${base}/callback`, code_verifier: verifier })
+    ).json()) as { refresh_token: string; access_token: string };
     expect(first.refresh_token).toEqual(expect.any(String));
     const rotated = await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
     expect(rotated.status).toBe(200);
@@ -258,7 +291,9 @@ describe('issue 13 point 6: no DPoP until the API can check proof of possession'
     await browser.request(interaction);
     const before = outboxMessages().length;
     await browser.request('/ott/generate', { form: { username: 'bob@acme.test' } });
-    await browser.request('/login/ott', { form: { token: new URL((await nextMessage(before, 'bob@acme.test')).magicLink).searchParams.get('token')! } });
+    await browser.request('/login/ott', {
+      form: { token: new URL((await nextMessage(before, 'bob@acme.test')).magicLink).searchParams.get('token')! },
+    });
     const resumed = await browser.request((await browser.request(interaction)).location!);
     const code = new URL(resumed.location!).searchParams.get('code')!;
 
@@ -270,13 +305,21 @@ describe('issue 13 point 6: no DPoP until the API can check proof of possession'
     const response = await fetch(`${base}/oidc/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: `${base}/callback`, client_id: 'latchkey-demo', code_verifier: verifier }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: `${base}/callback`,
+        client_id: 'latchkey-demo',
+        code_verifier: verifier,
+      }),
     });
     expect(response.status).toBe(200);
     const tokens = (await response.json()) as { token_type: string; access_token: string };
     expect(tokens.token_type).toBe('Bearer');
     expect(decodeJwt(tokens.access_token)).not.toHaveProperty('cnf');
-    expect((await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token })).json).toEqual({ data: { me: { email: 'bob@acme.test' } } });
+    expect((await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token })).json).toEqual({
+      data: { me: { email: 'bob@acme.test' } },
+    });
   });
 });
 
@@ -284,20 +327,47 @@ describe('issue 13 point 6: no DPoP until the API can check proof of possession'
 describe('login endpoints under bad input', () => {
   it('cross-site posts and bad input are refused with a 4xx, never a 5xx', async () => {
     const browser = new BrowserSession(base);
-    expect((await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: { origin: 'https://evil.example' } })).status).toBe(403);
+    expect(
+      (await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: { origin: 'https://evil.example' } }))
+        .status,
+    ).toBe(403);
     // A page under no-referrer posts with Origin: null; Fetch Metadata then tells same-site from cross-site.
-    expect((await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: { origin: 'null', 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
-    expect((await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: { origin: 'null' } })).status).toBe(403);
-    expect((await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: { origin: 'null', 'sec-fetch-site': 'same-origin' } })).status).toBe(303);
+    expect(
+      (
+        await browser.request('/ott/generate', {
+          form: { username: 'alice@acme.test' },
+          headers: { origin: 'null', 'sec-fetch-site': 'cross-site' },
+        })
+      ).status,
+    ).toBe(403);
+    expect((await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: { origin: 'null' } })).status).toBe(
+      403,
+    );
+    expect(
+      (
+        await browser.request('/ott/generate', {
+          form: { username: 'alice@acme.test' },
+          headers: { origin: 'null', 'sec-fetch-site': 'same-origin' },
+        })
+      ).status,
+    ).toBe(303);
     expect((await browser.request('/ott/generate', { form: {} })).status).toBe(400);
     expect((await browser.request('/ott/generate', { form: { username: 'not an address' } })).status).toBe(400);
     expect((await browser.request('/ott/generate', { json: { username: 42 } })).status).toBe(400);
     expect((await browser.request('/ott/generate', { json: [1, 2] })).status).toBe(400);
     const garbage = await fetch(`${base}/ott/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
     expect(garbage.status).toBe(400);
-    const wrongType = await fetch(`${base}/ott/generate`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'username=a@b.c' });
+    const wrongType = await fetch(`${base}/ott/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'username=a@b.c',
+    });
     expect(wrongType.status).toBe(415);
-    const huge = await fetch(`${base}/ott/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'a'.repeat(10_000) }) });
+    const huge = await fetch(`${base}/ott/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'a'.repeat(10_000) }),
+    });
     expect(huge.status).toBe(413);
     // Refused as invalid, or already slowed down by earlier wrong tokens from this address.
     expect([401, 429]).toContain((await browser.request('/login/ott', { form: { token: 'x' } })).status);
@@ -306,7 +376,9 @@ describe('login endpoints under bad input', () => {
     expect((await browser.request('/ott/generate')).status).toBe(405);
     expect((await browser.request('/interaction/unknown-interaction-id')).status).toBe(400);
     // A NUL character in an authorization parameter is the client's mistake: 400 invalid_request, not a 500.
-    const nul = await new BrowserSession(base).request(`/oidc/auth?client_id=latchkey-demo&response_type=code&redirect_uri=${encodeURIComponent(`${base}/callback`)}&scope=openid&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256&state=a%00b`);
+    const nul = await new BrowserSession(base).request(
+      `/oidc/auth?client_id=latchkey-demo&response_type=code&redirect_uri=${encodeURIComponent(`${base}/callback`)}&scope=openid&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256&state=a%00b`,
+    );
     expect(nul.status).toBe(400);
     expect(nul.text).toContain('invalid_request');
   });

@@ -26,7 +26,10 @@ describe('spec One-time token login 4: generation and consumption are rate limit
     }
     // The answers for the known and the unknown address are the same.
     const [known, unknown] = [await generate('alice@acme.test'), await generate('ghost@nowhere.test')];
-    expect([known.status, known.text.replace(/\d+ seconds/, 'N seconds')]).toEqual([unknown.status, unknown.text.replace(/\d+ seconds/, 'N seconds')]);
+    expect([known.status, known.text.replace(/\d+ seconds/, 'N seconds')]).toEqual([
+      unknown.status,
+      unknown.text.replace(/\d+ seconds/, 'N seconds'),
+    ]);
   });
 
   it('wrong tokens slow down, then stop, the source that sends them (429 with Retry-After)', async () => {

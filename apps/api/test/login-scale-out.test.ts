@@ -8,12 +8,19 @@ import { createOwnDatabase, databaseKind, startTestService, type TestService } f
 
 /** A form post as the service's own pages send it (Origin = PUBLIC_URL's origin). */
 const consume = (service: TestService, token: string) =>
-  new BrowserSession(service.url).request('/login/ott', { form: { token }, headers: { origin: new URL(service.config.http.publicUrl).origin } });
+  new BrowserSession(service.url).request('/login/ott', {
+    form: { token },
+    headers: { origin: new URL(service.config.http.publicUrl).origin },
+  });
 
 /** The newest magic-link token in an outbox directory, once it has arrived. */
 async function newestToken(outbox: string, after: number): Promise<string> {
   for (let i = 0; i < 100; i++) {
-    const names = existsSync(outbox) ? readdirSync(outbox).filter((name) => name.endsWith('.json')).sort() : [];
+    const names = existsSync(outbox)
+      ? readdirSync(outbox)
+          .filter((name) => name.endsWith('.json'))
+          .sort()
+      : [];
     if (names.length > after) {
       const message = JSON.parse(readFileSync(path.join(outbox, names.at(-1)!), 'utf8')) as { magicLink: string };
       return new URL(message.magicLink).searchParams.get('token')!;
@@ -28,7 +35,12 @@ describe('spec One-time token login 6: token storage survives restarts', () => {
   it('a token generated before a restart is consumable after it (same DATA_DIR and database)', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-restart-'));
     const port = await freePort();
-    const env = { DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: `http://localhost:${port}`, DATABASE_URL: undefined as string | undefined };
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      PUBLIC_URL: `http://localhost:${port}`,
+      DATABASE_URL: undefined as string | undefined,
+    };
     let dropDatabase: () => Promise<void> = async () => undefined;
     if (databaseKind === 'postgres') {
       // One database for both lives of the service.

@@ -66,8 +66,14 @@ function outboxCount(): number {
  */
 async function nextMessage(count: number, to: string): Promise<{ to: string; magicLink: string; code: string; text: string }> {
   for (let i = 0; i < 100; i++) {
-    const names = existsSync(outboxDir()) ? readdirSync(outboxDir()).filter((name) => name.endsWith('.json')).sort() : [];
-    const arrived = names.slice(count).map((name) => JSON.parse(readFileSync(path.join(outboxDir(), name), 'utf8')) as { to: string; magicLink: string; text: string });
+    const names = existsSync(outboxDir())
+      ? readdirSync(outboxDir())
+          .filter((name) => name.endsWith('.json'))
+          .sort()
+      : [];
+    const arrived = names
+      .slice(count)
+      .map((name) => JSON.parse(readFileSync(path.join(outboxDir(), name), 'utf8')) as { to: string; magicLink: string; text: string });
     const message = arrived.filter((candidate) => candidate.to === to).at(-1);
     if (message) {
       const code = /Or type this code in the browser where you asked for it: ([0-9]{6})\n/.exec(message.text)?.[1];
@@ -91,7 +97,10 @@ async function ask(browser: Browser, username: string) {
 const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 const bindingHashOf = (browser: Browser) => createHash('sha256').update(browser.cookies.get('lk_code')!).digest('base64url');
 async function storedRow(browser: Browser) {
-  const [row] = await service.database.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.bindingHash, bindingHashOf(browser)));
+  const [row] = await service.database.db
+    .select()
+    .from(oneTimeTokens)
+    .where(eq(oneTimeTokens.bindingHash, bindingHashOf(browser)));
   return row;
 }
 
@@ -163,7 +172,7 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     expect((await browser.useCode('alice@acme.test', second.code)).status).toBe(401);
   });
 
-  it('another browser with the right username and code is refused, and uses up nothing of the asking browser\'s budget', async () => {
+  it("another browser with the right username and code is refused, and uses up nothing of the asking browser's budget", async () => {
     const owner = new Browser();
     const message = await ask(owner, 'bob@acme.test');
     const ownerBinding = owner.cookies.get('lk_code')!;
@@ -194,7 +203,7 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     expect(signedIn.status).toBe(303);
   });
 
-  it('the asking browser\'s own budget: after 5 wrong codes the code is dead, but the link of the message still works', async () => {
+  it("the asking browser's own budget: after 5 wrong codes the code is dead, but the link of the message still works", async () => {
     const browser = new Browser();
     const message = await ask(browser, 'carol@globex.test');
     // Each guess from another address, as a guesser would: the per-source limiter alone would not stop them.
@@ -209,7 +218,8 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     const message = await ask(browser, 'erin@acme.test');
     const source = freshAddress();
     const statuses: number[] = [];
-    for (let i = 0; i < 4 && !statuses.includes(429); i++) statuses.push((await browser.request('/login/ott', { form: { token: 'A'.repeat(43) }, from: source })).status);
+    for (let i = 0; i < 4 && !statuses.includes(429); i++)
+      statuses.push((await browser.request('/login/ott', { form: { token: 'A'.repeat(43) }, from: source })).status);
     expect(statuses.slice(0, 2)).toEqual([401, 401]);
     expect(statuses).toContain(429);
     expect(await storedRow(browser)).toBeUndefined();
@@ -242,11 +252,17 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
       headers: Object.fromEntries(
         Object.entries(answer.headers)
           .filter(([name]) => !['date', 'x-request-id'].includes(name))
-          .map(([name, value]) => [name, name === 'set-cookie' ? (value as string[]).map((line) => line.replace(/^lk_code=[A-Za-z0-9_-]{43};/, 'lk_code=*;')) : value]),
+          .map(([name, value]) => [
+            name,
+            name === 'set-cookie' ? (value as string[]).map((line) => line.replace(/^lk_code=[A-Za-z0-9_-]{43};/, 'lk_code=*;')) : value,
+          ]),
       ),
       text: answer.text,
     });
-    for (const send of [(browser: Browser, username: string) => browser.generate(username), (browser: Browser, username: string) => browser.request('/ott/generate', { json: { username } })]) {
+    for (const send of [
+      (browser: Browser, username: string) => browser.generate(username),
+      (browser: Browser, username: string) => browser.request('/ott/generate', { json: { username } }),
+    ]) {
       const known = await send(new Browser(), 'carol@globex.test');
       const unknown = await send(new Browser(), 'nobody@nowhere.test');
       expect(known.setCookies).toHaveLength(1);
@@ -293,7 +309,7 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     expect((await browser.useCode('alice@acme.test', message.code, source)).status).toBe(303);
   });
 
-  it('issue 14 point 7: the page\'s one field takes the code (this browser\'s codes only) as well as the link\'s token', async () => {
+  it("issue 14 point 7: the page's one field takes the code (this browser's codes only) as well as the link's token", async () => {
     const browser = new Browser();
     const interaction = await startAuthorization(browser);
     const message = await ask(browser, 'alice@acme.test');
@@ -302,10 +318,12 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     expect(signedIn.location).toBe(interaction);
     // The same field with a link's token (another message) signs in too, in any browser.
     const other = await ask(new Browser(), 'bob@acme.test');
-    expect((await new Browser().request('/login/ott', { form: { token: new URL(other.magicLink).searchParams.get('token')! } })).status).toBe(303);
+    expect(
+      (await new Browser().request('/login/ott', { form: { token: new URL(other.magicLink).searchParams.get('token')! } })).status,
+    ).toBe(303);
   });
 
-  it('issue 14 point 7: a code typed without this browser\'s binding is a form error that counts nothing; with it, a wrong code counts', async () => {
+  it("issue 14 point 7: a code typed without this browser's binding is a form error that counts nothing; with it, a wrong code counts", async () => {
     const owner = new Browser();
     const message = await ask(owner, 'carol@globex.test');
     const source = freshAddress();
@@ -343,7 +361,10 @@ describe.runIf(hasChromium)('in Chromium: the code typed into the page of the br
       const message = await nextMessage(before, 'bob@acme.test');
       await page.goto(`${base}/login/ott?sent=1`);
       await page.getByLabel('The 6-digit code from the message').fill(message.code);
-      const [answer] = await Promise.all([page.waitForResponse((response) => response.url() === `${base}/login/ott` && response.request().method() === 'POST'), page.getByRole('button', { name: 'Sign in' }).click()]);
+      const [answer] = await Promise.all([
+        page.waitForResponse((response) => response.url() === `${base}/login/ott` && response.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
       expect(answer.status()).toBe(303);
       const location = answer.headers()['location'];
       expect(location).toBeDefined();

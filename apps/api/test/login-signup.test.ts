@@ -39,7 +39,11 @@ describe('accounts are never created implicitly; self sign-up is off by default 
     const answer = await new BrowserSession(open.url).request('/ott/generate', { json: { username: 'Newcomer@Example.TEST' } });
     expect(answer.status).toBe(202);
     await settle();
-    expect(await accountOf(open, 'newcomer@example.test')).toMatchObject({ email: 'newcomer@example.test', emailVerified: false, superAdmin: false });
+    expect(await accountOf(open, 'newcomer@example.test')).toMatchObject({
+      email: 'newcomer@example.test',
+      emailVerified: false,
+      superAdmin: false,
+    });
     expect(messages(open)).toBe(1);
   });
 });

@@ -21,8 +21,15 @@ describe.runIf(databaseKind === 'postgres')('scale-out: two api processes on one
   const count = () => (existsSync(outbox()) ? readdirSync(outbox()).filter((name) => name.endsWith('.json')).length : 0);
   async function newestToken(after: number): Promise<string> {
     for (let i = 0; i < 100; i++) {
-      const names = existsSync(outbox()) ? readdirSync(outbox()).filter((name) => name.endsWith('.json')).sort() : [];
-      if (names.length > after) return new URL((JSON.parse(readFileSync(path.join(outbox(), names.at(-1)!), 'utf8')) as { magicLink: string }).magicLink).searchParams.get('token')!;
+      const names = existsSync(outbox())
+        ? readdirSync(outbox())
+            .filter((name) => name.endsWith('.json'))
+            .sort()
+        : [];
+      if (names.length > after)
+        return new URL(
+          (JSON.parse(readFileSync(path.join(outbox(), names.at(-1)!), 'utf8')) as { magicLink: string }).magicLink,
+        ).searchParams.get('token')!;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error('no message arrived');

@@ -33,7 +33,16 @@ async function start(nodeEnv: 'production' | 'development', extraArgs: string[] 
   const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-logs-'));
   const port = await freePort();
   const child = spawn(process.execPath, [...extraArgs, MAIN], {
-    env: { PATH: process.env['PATH'], NODE_ENV: nodeEnv, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://localhost:${port}`, DATA_DIR: dataDir, SIGNING_KEY, LOG_LEVEL: 'info' },
+    env: {
+      PATH: process.env['PATH'],
+      NODE_ENV: nodeEnv,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: `http://localhost:${port}`,
+      DATA_DIR: dataDir,
+      SIGNING_KEY,
+      LOG_LEVEL: 'info',
+    },
   });
   const server: Server = {
     child,
@@ -51,7 +60,8 @@ async function start(nodeEnv: 'production' | 'development', extraArgs: string[] 
     pending += chunk;
     const complete = pending.split('\n');
     pending = complete.pop()!;
-    for (const text of complete) if (text.trim()) server.lines.push({ at: performance.now(), line: JSON.parse(text) as Record<string, unknown> });
+    for (const text of complete)
+      if (text.trim()) server.lines.push({ at: performance.now(), line: JSON.parse(text) as Record<string, unknown> });
   });
   child.stderr.resume();
   await waitFor(server, (line) => typeof line['msg'] === 'string' && line['msg'].startsWith('Latchkey API listening'), 60_000);
@@ -63,7 +73,8 @@ async function waitFor(server: Server, match: (line: Record<string, unknown>) =>
   for (;;) {
     const found = server.lines.find(({ line }) => match(line));
     if (found) return found.at;
-    if (performance.now() > deadline) throw new Error(`no such log line within ${timeoutMs} ms; got ${JSON.stringify(server.lines.map(({ line }) => line['msg']))}`);
+    if (performance.now() > deadline)
+      throw new Error(`no such log line within ${timeoutMs} ms; got ${JSON.stringify(server.lines.map(({ line }) => line['msg']))}`);
     await new Promise((done) => setTimeout(done, 10));
   }
 }

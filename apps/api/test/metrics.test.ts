@@ -11,7 +11,9 @@ import { overSse, overWebSocket, sleep, sseClient, wsClient } from './support/su
 /** The manifest `pnpm codegen` writes for packages/client, imported as the allowlist beside APQ. */
 const MANIFEST = createRequire(import.meta.url).resolve('@latchkey/client/persisted-documents.json');
 const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>;
-const STATUS_HASH = Object.entries(manifest).find(([, body]) => body.startsWith('query Status'))![0].slice('sha256:'.length);
+const STATUS_HASH = Object.entries(manifest)
+  .find(([, body]) => body.startsWith('query Status'))![0]
+  .slice('sha256:'.length);
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** One sample of Prometheus' text format: the line of `name` whose labels are exactly `labels`. */
@@ -19,7 +21,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   for (const line of text.split('\n')) {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map(([, key, value]) => [key, value]));
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map(([, key, value]) => [key, value]),
+    );
     const keys = Object.keys(labels);
     if (keys.length === Object.keys(found).length && keys.every((key) => found[key] === labels[key])) return Number(match[3]);
   }
@@ -49,7 +53,13 @@ async function scrapeUntil(check: (text: string) => boolean, what: string): Prom
   for (;;) {
     const text = await scrape();
     if (check(text)) return text;
-    if (Date.now() - started > 5000) throw new Error(`metrics never showed ${what}:\n${text.split('\n').filter((line) => line.startsWith('latchkey_')).join('\n')}`);
+    if (Date.now() - started > 5000)
+      throw new Error(
+        `metrics never showed ${what}:\n${text
+          .split('\n')
+          .filter((line) => line.startsWith('latchkey_'))
+          .join('\n')}`,
+      );
     await sleep(50);
   }
 }
@@ -66,7 +76,15 @@ describe('issue 13 point 5: the metrics listener (METRICS_PORT)', () => {
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await metrics.text();
-    for (const name of ['latchkey_http_request_duration_seconds', 'latchkey_graphql_operations_total', 'latchkey_sign_in_failures_total', 'latchkey_rate_limit_refusals_total', 'latchkey_subscriptions_open', 'latchkey_event_delivery_lag_seconds', 'process_cpu_seconds_total']) {
+    for (const name of [
+      'latchkey_http_request_duration_seconds',
+      'latchkey_graphql_operations_total',
+      'latchkey_sign_in_failures_total',
+      'latchkey_rate_limit_refusals_total',
+      'latchkey_subscriptions_open',
+      'latchkey_event_delivery_lag_seconds',
+      'process_cpu_seconds_total',
+    ]) {
       expect(text).toContain(`# TYPE ${name} `);
     }
     expect((await fetch(`${service.metricsUrl}/metrics`, { method: 'HEAD' })).status).toBe(200);
@@ -88,7 +106,6 @@ describe('issue 13 point 5: the metrics listener (METRICS_PORT)', () => {
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
   });
-
 });
 
 describe('issue 13 point 5: HTTP requests by route template and status', () => {
@@ -96,9 +113,12 @@ describe('issue 13 point 5: HTTP requests by route template and status', () => {
     const id = randomUUID();
     const secret = `secret-${randomUUID()}`;
     const before = await scrape();
-    const count = (text: string, route: string, status: string) => sample(text, 'latchkey_http_request_duration_seconds_count', { route, status });
+    const count = (text: string, route: string, status: string) =>
+      sample(text, 'latchkey_http_request_duration_seconds_count', { route, status });
     expect((await fetch(`${base}/api/documents/${id}`)).status).toBe(401);
-    expect((await fetch(`${base}/api/documents/${id}`, { headers: { authorization: `Bearer ${await demo.token('alice')}` } })).status).toBe(404);
+    expect((await fetch(`${base}/api/documents/${id}`, { headers: { authorization: `Bearer ${await demo.token('alice')}` } })).status).toBe(
+      404,
+    );
     expect((await fetch(`${base}/api/documents/${id}/publish`, { method: 'POST' })).status).toBe(401);
     expect((await fetch(`${base}/${secret}?token=${secret}`)).status).toBe(404);
     expect((await fetch(`${base}/api/${secret}`)).status).toBe(404);
@@ -115,12 +135,16 @@ describe('issue 13 point 5: HTTP requests by route template and status', () => {
 });
 
 describe('issue 13 point 5: GraphQL operations by name only for allowlisted documents', () => {
-  const operations = (text: string, name: string, type = 'query') => sample(text, 'latchkey_graphql_operations_total', { operation_name: name, operation_type: type });
+  const operations = (text: string, name: string, type = 'query') =>
+    sample(text, 'latchkey_graphql_operations_total', { operation_name: name, operation_type: type });
 
   it('a client-chosen operation name appears nowhere (query text, APQ registrations, a wrong operationName); an allowlisted one does, over HTTP and WebSocket', async () => {
     const before = await scrape();
     // Query text with a name of the client's choosing.
-    const text = await postGraphQL(`${base}/graphql`, { query: 'query ClientChosenName { status { version } }', operationName: 'ClientChosenName' });
+    const text = await postGraphQL(`${base}/graphql`, {
+      query: 'query ClientChosenName { status { version } }',
+      operationName: 'ClientChosenName',
+    });
     expect(text.json.data.status.version).toBeDefined();
     // An APQ registration: the text is still the client's, so its name is too.
     const apqQuery = 'query ApqChosenName { status { service } }';
@@ -144,7 +168,10 @@ describe('issue 13 point 5: GraphQL operations by name only for allowlisted docu
     expect(operations(after, 'Status') - operations(before, 'Status')).toBe(2);
     expect(operations(after, 'other') - operations(before, 'other')).toBe(3);
     // Every operation name label in the output is one of the allowlist's (or `other`).
-    const allowed = new Set(['other', ...Object.values(manifest).flatMap((body) => [...body.matchAll(/(?:query|mutation|subscription) (\w+)/g)].map((match) => match[1]!))]);
+    const allowed = new Set([
+      'other',
+      ...Object.values(manifest).flatMap((body) => [...body.matchAll(/(?:query|mutation|subscription) (\w+)/g)].map((match) => match[1]!)),
+    ]);
     for (const [, name] of after.matchAll(/operation_name="([^"]*)"/g)) expect(allowed).toContain(name);
   });
 
@@ -153,9 +180,15 @@ describe('issue 13 point 5: GraphQL operations by name only for allowlisted docu
     const before = await scrape();
     expect((await postGraphQL(`${base}/graphql`, { query: '{ noSuchField }' })).status).toBe(400);
     const secret = `variable-${randomUUID()}`;
-    const coercion = await postGraphQL(`${base}/graphql`, { query: 'query ($first: Int) { documents(first: $first) { pageInfo { hasNextPage } } }', variables: { first: secret } }, { token: await demo.token('alice') });
+    const coercion = await postGraphQL(
+      `${base}/graphql`,
+      { query: 'query ($first: Int) { documents(first: $first) { pageInfo { hasNextPage } } }', variables: { first: secret } },
+      { token: await demo.token('alice') },
+    );
     expect(coercion.json.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect((await postGraphQL(`${base}/graphql`, { query: '{ viewer { subject } }' })).json.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect((await postGraphQL(`${base}/graphql`, { query: '{ viewer { subject } }' })).json.errors[0].extensions.code).toBe(
+      'UNAUTHENTICATED',
+    );
     const after = await scrape();
     expect(errors(after, 'GRAPHQL_VALIDATION_FAILED') - errors(before, 'GRAPHQL_VALIDATION_FAILED')).toBe(1);
     expect(errors(after, 'BAD_USER_INPUT') - errors(before, 'BAD_USER_INPUT')).toBe(1);
@@ -174,7 +207,10 @@ describe('issue 13 point 5: open subscriptions', () => {
     const sse = overSse(sseClient(`${base}/graphql`, token), payload);
     const client = wsClient(`${base}/graphql`, token);
     const ws = overWebSocket(client, payload);
-    await scrapeUntil((text) => open(text) === open(before) + 2 && sockets(text) === sockets(before) + 1, 'two open subscriptions and one socket');
+    await scrapeUntil(
+      (text) => open(text) === open(before) + 2 && sockets(text) === sockets(before) + 1,
+      'two open subscriptions and one socket',
+    );
     sse.dispose();
     await scrapeUntil((text) => open(text) === open(before) + 1, 'the SSE subscription closed');
     ws.dispose();
@@ -185,17 +221,30 @@ describe('issue 13 point 5: open subscriptions', () => {
 
 describe('issue 13 point 5: the database pool and event delivery lag', () => {
   it('the pool gauges report the pool (its size, and nothing in use once idle); each delivered event is one lag observation', async () => {
-    const idle = await scrapeUntil((text) => sample(text, 'latchkey_db_pool_connections_in_use', { database: databaseKind }) === 0, 'an idle pool');
-    expect(sample(idle, 'latchkey_db_pool_size', { database: databaseKind })).toBe(databaseKind === 'postgres' ? service.config.database.poolSize : 1);
+    const idle = await scrapeUntil(
+      (text) => sample(text, 'latchkey_db_pool_connections_in_use', { database: databaseKind }) === 0,
+      'an idle pool',
+    );
+    expect(sample(idle, 'latchkey_db_pool_size', { database: databaseKind })).toBe(
+      databaseKind === 'postgres' ? service.config.database.poolSize : 1,
+    );
     expect(sample(idle, 'latchkey_db_pool_waiting', { database: databaseKind })).toBe(0);
     const delivered = (text: string) => sample(text, 'latchkey_event_delivery_lag_seconds_count');
     const token = await demo.token('alice');
-    const received = overSse(sseClient(`${base}/graphql`, token), { query: 'subscription { documentChanged(organization: "acme") { kind } }' });
+    const received = overSse(sseClient(`${base}/graphql`, token), {
+      query: 'subscription { documentChanged(organization: "acme") { kind } }',
+    });
     await sleep(300);
-    await postGraphQL(service.graphqlUrl, { query: `mutation { createDocument(input: { organization: "acme", title: "lag ${randomUUID()}" }) { document { id } } }` }, { token });
+    await postGraphQL(
+      service.graphqlUrl,
+      { query: `mutation { createDocument(input: { organization: "acme", title: "lag ${randomUUID()}" }) { document { id } } }` },
+      { token },
+    );
     await received.waitFor(1);
     const after = await scrapeUntil((text) => delivered(text) >= delivered(idle) + 1, 'one more delivered event');
-    expect(sample(after, 'latchkey_event_delivery_lag_seconds_sum')).toBeGreaterThanOrEqual(sample(idle, 'latchkey_event_delivery_lag_seconds_sum'));
+    expect(sample(after, 'latchkey_event_delivery_lag_seconds_sum')).toBeGreaterThanOrEqual(
+      sample(idle, 'latchkey_event_delivery_lag_seconds_sum'),
+    );
     received.dispose();
   });
 });
@@ -213,7 +262,9 @@ describe('issue 13 point 5: sign-in attempts, failures, lockouts and rate-limit 
 
   // Last: it locks 127.0.0.1 out of submitting tokens. The default policy pauses 2, 4 and 8 s between the wrong
   // tokens before the fifth locks the source out, and this test waits them out (Retry-After).
-  it('wrong one-time tokens count as OTT failures, the fifth as a lockout; attempts refused meanwhile as sign-in refusals', { timeout: 40_000 }, async () => {
+  it('wrong one-time tokens count as OTT failures, the fifth as a lockout; attempts refused meanwhile as sign-in refusals', {
+    timeout: 40_000,
+  }, async () => {
     const counters = (text: string) => ({
       attempts: sample(text, 'latchkey_sign_in_attempts_total', { method: 'OTT' }),
       successes: sample(text, 'latchkey_sign_in_successes_total', { method: 'OTT' }),

@@ -20,16 +20,37 @@ const totpCode = (offset = 0) => generate({ secret, epoch: Math.floor(Date.now()
 
 beforeAll(async () => {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'latchkey-policy-')), 'auth-policy.json');
-  writeFileSync(file, JSON.stringify({
-    rules: [{ name: 'admins', appliesTo: { roles: ['OWNER', 'ADMIN'] }, anyOf: [[{ factor: 'OTT' }, { factor: 'TOTP' }], [{ factor: 'OTT' }, { factor: 'RECOVERY_CODE' }]] }],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      rules: [
+        {
+          name: 'admins',
+          appliesTo: { roles: ['OWNER', 'ADMIN'] },
+          anyOf: [
+            [{ factor: 'OTT' }, { factor: 'TOTP' }],
+            [{ factor: 'OTT' }, { factor: 'RECOVERY_CODE' }],
+          ],
+        },
+      ],
+    }),
+  );
   ({ service, base } = await startLocalhostService({ NODE_ENV: 'development', AUTH_POLICY_FILE: file }));
   await seedDemoData(service.database);
-  [{ id: carolId }] = (await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, 'carol@globex.test'))) as [{ id: string }];
+  [{ id: carolId }] = (await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, 'carol@globex.test'))) as [
+    { id: string },
+  ];
   // carol (ADMIN of globex) has an authenticator app, set up as the account page does it.
   const key = deriveTotpKey(String(service.privateJwk.d));
-  ({ secret } = await startTotpEnrolment(service.database.db, key, { userId: carolId, accountName: 'carol@globex.test', issuer: 'Latchkey' }));
-  await confirmTotpEnrolment(service.database.db, key, { userId: carolId, code: await generate({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }) });
+  ({ secret } = await startTotpEnrolment(service.database.db, key, {
+    userId: carolId,
+    accountName: 'carol@globex.test',
+    issuer: 'Latchkey',
+  }));
+  await confirmTotpEnrolment(service.database.db, key, {
+    userId: carolId,
+    code: await generate({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }),
+  });
 });
 afterAll(() => service?.stop());
 
@@ -86,7 +107,9 @@ describe('second factors over HTTP (spec Multi-factor rules 1-4)', () => {
     expect(accepted.status).toBe(303);
     expect(accepted.location).toBe('/account');
     const account = await browser.request('/account');
-    expect(account.text).toContain('Signed in as <strong>carol@globex.test</strong> with a sign-in link or code by e-mail and a code from your authenticator app at');
+    expect(account.text).toContain(
+      'Signed in as <strong>carol@globex.test</strong> with a sign-in link or code by e-mail and a code from your authenticator app at',
+    );
 
     const again = await halfSignedIn();
     expect((await again.request('/login/totp', { form: { code } })).status).toBe(401);

@@ -17,9 +17,18 @@ const CAROL_PASSWORD = 'carol’s long passphrase 42';
 beforeAll(async () => {
   // Issue 5's "OTT plus password" alternative: admins sign in with a passkey alone, or a link and their password.
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'latchkey-policy-')), 'auth-policy.json');
-  writeFileSync(file, JSON.stringify({
-    rules: [{ name: 'admins', appliesTo: { roles: ['OWNER', 'ADMIN'] }, anyOf: [[{ factor: 'WEBAUTHN' }], [{ factor: 'OTT' }, { factor: 'PASSWORD' }]] }],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      rules: [
+        {
+          name: 'admins',
+          appliesTo: { roles: ['OWNER', 'ADMIN'] },
+          anyOf: [[{ factor: 'WEBAUTHN' }], [{ factor: 'OTT' }, { factor: 'PASSWORD' }]],
+        },
+      ],
+    }),
+  );
   ({ service, base } = await startLocalhostService({ NODE_ENV: 'development', AUTH_POLICY_FILE: file }));
   await seedDemoData(service.database);
 });
@@ -37,9 +46,12 @@ async function afterLink(email: string, browser = new BrowserSession(base)): Pro
 
 /** The stored password rows (hashes only), as one fingerprint. */
 const stored = async () =>
-  createHash('sha256').update(JSON.stringify(await service.database.db.select().from(passwordCredentials).orderBy(passwordCredentials.userId))).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify(await service.database.db.select().from(passwordCredentials).orderBy(passwordCredentials.userId)))
+    .digest('hex');
 
-const userId = async (email: string) => (await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
+const userId = async (email: string) =>
+  (await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
 
 describe('passwords as a later step of a sign-in (issue 5: PASSWORD factor, amr pwd)', () => {
   it('an admin without a password sets the first one on the factor page (checked first: too short, differing, the e-mail), which completes the sign-in', async () => {
@@ -67,7 +79,10 @@ describe('passwords as a later step of a sign-in (issue 5: PASSWORD factor, amr 
     const set = await browser.request('/login/password/setup', { form: { password: CAROL_PASSWORD, confirm: CAROL_PASSWORD } });
     expect(set.status).toBe(303);
     expect(set.location).toBe('/account');
-    const [row] = await service.database.db.select().from(passwordCredentials).where(eq(passwordCredentials.userId, await userId('carol@globex.test')));
+    const [row] = await service.database.db
+      .select()
+      .from(passwordCredentials)
+      .where(eq(passwordCredentials.userId, await userId('carol@globex.test')));
     // Only the argon2id PHC string is stored, never the password.
     expect(row!.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(JSON.stringify(row)).not.toContain('passphrase');
@@ -76,7 +91,13 @@ describe('passwords as a later step of a sign-in (issue 5: PASSWORD factor, amr 
     expect(account.text).toContain('A password is set.');
     // Once set, it is not set up again on the way.
     const again = await afterLink('carol@globex.test');
-    expect((await again.browser.request('/login/password/setup', { form: { password: 'another long password', confirm: 'another long password' } })).status).toBe(409);
+    expect(
+      (
+        await again.browser.request('/login/password/setup', {
+          form: { password: 'another long password', confirm: 'another long password' },
+        })
+      ).status,
+    ).toBe(409);
   });
 
   it('a wrong password is refused (401) and changes nothing; the right one gives the application an ID token with amr ["otp","pwd","mfa"] and acr 2fa', async () => {
@@ -122,23 +143,51 @@ describe('passwords as a later step of a sign-in (issue 5: PASSWORD factor, amr 
     expect(page.text).toContain('No password is set.');
     expect(page.text).toContain('action="/account/password"');
     const before = await stored();
-    expect((await browser.request('/account/password', { form: { password: 'bob long password', confirm: 'bob long password' }, headers: { origin: 'https://evil.test' } })).status).toBe(403);
+    expect(
+      (
+        await browser.request('/account/password', {
+          form: { password: 'bob long password', confirm: 'bob long password' },
+          headers: { origin: 'https://evil.test' },
+        })
+      ).status,
+    ).toBe(403);
     expect((await browser.request('/account/password', { form: { password: 'short', confirm: 'short' } })).status).toBe(400);
-    expect((await browser.request('/account/password', { form: { password: 'bob long password', confirm: 'other long password' } })).status).toBe(400);
+    expect(
+      (await browser.request('/account/password', { form: { password: 'bob long password', confirm: 'other long password' } })).status,
+    ).toBe(400);
     expect((await browser.request('/account/password/remove', { form: {} })).status).toBe(404);
     expect(await stored()).toBe(before);
 
-    expect((await browser.request('/account/password', { form: { password: 'bob long password', confirm: 'bob long password' } })).location).toBe('/account?done=password-set');
+    expect(
+      (await browser.request('/account/password', { form: { password: 'bob long password', confirm: 'bob long password' } })).location,
+    ).toBe('/account?done=password-set');
     expect((await browser.request('/account')).text).toContain('A password is set.');
-    const [first] = await service.database.db.select().from(passwordCredentials).where(eq(passwordCredentials.userId, await userId('bob@acme.test')));
-    expect((await browser.request('/account/password', { form: { password: 'bob’s newer password', confirm: 'bob’s newer password' } })).location).toBe('/account?done=password-set');
-    const [second] = await service.database.db.select().from(passwordCredentials).where(eq(passwordCredentials.userId, await userId('bob@acme.test')));
+    const [first] = await service.database.db
+      .select()
+      .from(passwordCredentials)
+      .where(eq(passwordCredentials.userId, await userId('bob@acme.test')));
+    expect(
+      (await browser.request('/account/password', { form: { password: 'bob’s newer password', confirm: 'bob’s newer password' } }))
+        .location,
+    ).toBe('/account?done=password-set');
+    const [second] = await service.database.db
+      .select()
+      .from(passwordCredentials)
+      .where(eq(passwordCredentials.userId, await userId('bob@acme.test')));
     expect(second!.passwordHash).not.toBe(first!.passwordHash);
 
     // A sign-in older than 5 minutes changes no password.
-    await service.database.db.execute(sql`update oidc_models set payload = jsonb_set(payload, '{loginTs}', to_jsonb((payload->>'loginTs')::bigint - 600)) where model = 'Session'`);
+    await service.database.db.execute(
+      sql`update oidc_models set payload = jsonb_set(payload, '{loginTs}', to_jsonb((payload->>'loginTs')::bigint - 600)) where model = 'Session'`,
+    );
     const beforeStale = await stored();
-    expect((await browser.request('/account/password', { form: { password: 'a stolen session password', confirm: 'a stolen session password' } })).status).toBe(401);
+    expect(
+      (
+        await browser.request('/account/password', {
+          form: { password: 'a stolen session password', confirm: 'a stolen session password' },
+        })
+      ).status,
+    ).toBe(401);
     expect((await browser.request('/account/password/remove', { form: {} })).status).toBe(401);
     expect(await stored()).toBe(beforeStale);
 
@@ -150,8 +199,14 @@ describe('passwords as a later step of a sign-in (issue 5: PASSWORD factor, amr 
   it('a step-up (acr_values) asks for a factor the account already has: no password or authenticator app is set up on the way (403, nothing stored)', async () => {
     const browser = new BrowserSession(base);
     const params = new URLSearchParams({
-      client_id: 'latchkey-demo', response_type: 'code', redirect_uri: `${base}/callback`, scope: 'openid',
-      code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', state: 'st', acr_values: 'urn:latchkey:acr:2fa',
+      client_id: 'latchkey-demo',
+      response_type: 'code',
+      redirect_uri: `${base}/callback`,
+      scope: 'openid',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+      state: 'st',
+      acr_values: 'urn:latchkey:acr:2fa',
     });
     const start = await browser.request(`/oidc/auth?${params}`);
     expect((await browser.request(start.location!)).status).toBe(200);
@@ -163,7 +218,9 @@ describe('passwords as a later step of a sign-in (issue 5: PASSWORD factor, amr 
     expect(page.text).not.toContain('action="/login/password/setup"');
     expect(page.text).not.toContain('action="/login/totp/setup"');
     const before = await stored();
-    const planted = await browser.request('/login/password/setup', { form: { password: 'planted long password', confirm: 'planted long password' } });
+    const planted = await browser.request('/login/password/setup', {
+      form: { password: 'planted long password', confirm: 'planted long password' },
+    });
     expect(planted.status).toBe(403);
     expect((await browser.request('/login/totp/setup', { form: {} })).status).toBe(403);
     expect(await stored()).toBe(before);
@@ -199,7 +256,10 @@ describe('passwords as a later step of a sign-in (issue 5: PASSWORD factor, amr 
     const statuses: number[] = [];
     let retryAfter: string | null = null;
     for (let attempt = 0; attempt < 8; attempt++) {
-      const answer = await browser.request('/login/password', { form: { password: `wrong password ${attempt}` }, headers: { accept: 'application/json' } });
+      const answer = await browser.request('/login/password', {
+        form: { password: `wrong password ${attempt}` },
+        headers: { accept: 'application/json' },
+      });
       statuses.push(answer.status);
       if (answer.status === 429) retryAfter = answer.headers.get('retry-after');
     }

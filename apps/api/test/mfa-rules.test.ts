@@ -16,8 +16,13 @@ function policyFile(policy: unknown): string {
 }
 
 describe('spec Multi-factor rules 4: start-up refuses a rule that would enforce nothing', () => {
-  const load = (policy: unknown, env: Record<string, string> = {}) => () =>
-    loadConfig({ env: { NODE_ENV: 'test', AUTH_POLICY_FILE: policyFile(policy), ...env }, readFile: (file) => readFileSync(file, 'utf8') });
+  const load =
+    (policy: unknown, env: Record<string, string> = {}) =>
+    () =>
+      loadConfig({
+        env: { NODE_ENV: 'test', AUTH_POLICY_FILE: policyFile(policy), ...env },
+        readFile: (file) => readFileSync(file, 'utf8'),
+      });
 
   it.each([
     ['X509 (no client-certificate listener)', 'X509', {}],
@@ -30,7 +35,9 @@ describe('spec Multi-factor rules 4: start-up refuses a rule that would enforce 
   });
 
   it('a password rule starts when passwords are on (the default)', () => {
-    expect(load({ rules: [{ name: 'pw', appliesTo: { everyone: true }, anyOf: [[{ factor: 'OTT' }, { factor: 'PASSWORD' }]] }] })).not.toThrow();
+    expect(
+      load({ rules: [{ name: 'pw', appliesTo: { everyone: true }, anyOf: [[{ factor: 'OTT' }, { factor: 'PASSWORD' }]] }] }),
+    ).not.toThrow();
   });
 
   it('a passkey rule without a relying party (PUBLIC_URL on an IP address) stops start-up', () => {
@@ -53,11 +60,15 @@ describe('spec Multi-factor rules 4: start-up refuses a rule that would enforce 
   });
 
   it('unknown keys, unknown factors and bad JSON are refused with their path', () => {
-    expect(load({ rules: [{ name: 'x', appliesTo: { everyone: true }, anyOf: [[{ factor: 'SMS' }]] }] })).toThrow(/rules\.0\.anyOf\.0\.0\.factor/);
+    expect(load({ rules: [{ name: 'x', appliesTo: { everyone: true }, anyOf: [[{ factor: 'SMS' }]] }] })).toThrow(
+      /rules\.0\.anyOf\.0\.0\.factor/,
+    );
     expect(load({ rules: [], extra: true })).toThrow(/AUTH_POLICY_FILE/);
     const broken = path.join(mkdtempSync(path.join(tmpdir(), 'latchkey-policy-')), 'broken.json');
     writeFileSync(broken, '{ not json');
-    expect(() => loadConfig({ env: { NODE_ENV: 'test', AUTH_POLICY_FILE: broken }, readFile: (file) => readFileSync(file, 'utf8') })).toThrow(/not valid JSON/);
+    expect(() =>
+      loadConfig({ env: { NODE_ENV: 'test', AUTH_POLICY_FILE: broken }, readFile: (file) => readFileSync(file, 'utf8') }),
+    ).toThrow(/not valid JSON/);
   });
 });
 
@@ -68,7 +79,9 @@ describe('spec Multi-factor rules 2: a factor with a validity duration stops cou
   beforeAll(async () => {
     // Everyone: a one-time token counts for a minute (then it is needed again), a passkey for the session.
     const AUTH_POLICY_FILE = policyFile({
-      rules: [{ name: 'fresh-email', appliesTo: { everyone: true }, anyOf: [[{ factor: 'OTT', maxAgeSeconds: 60 }], [{ factor: 'WEBAUTHN' }]] }],
+      rules: [
+        { name: 'fresh-email', appliesTo: { everyone: true }, anyOf: [[{ factor: 'OTT', maxAgeSeconds: 60 }], [{ factor: 'WEBAUTHN' }]] },
+      ],
     });
     ({ service, base } = await startLocalhostService({ NODE_ENV: 'development', AUTH_POLICY_FILE }));
     await seedDemoData(service.database);
@@ -135,7 +148,7 @@ describe('spec Multi-factor rules 2: a factor with a validity duration stops cou
   });
 });
 
-describe('spec Multi-factor rules 8: credentials are only ever entered on the provider\'s own pages', () => {
+describe("spec Multi-factor rules 8: credentials are only ever entered on the provider's own pages", () => {
   let service: TestService;
   let base: string;
   beforeAll(async () => {
@@ -144,15 +157,24 @@ describe('spec Multi-factor rules 8: credentials are only ever entered on the pr
   });
   afterAll(() => service?.stop());
 
-  it('no password grant or other flow where a client trades the user\'s credentials for tokens', async () => {
+  it("no password grant or other flow where a client trades the user's credentials for tokens", async () => {
     const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as { grant_types_supported: string[] };
     expect(discovery.grant_types_supported).not.toContain('password');
     expect(discovery.grant_types_supported.some((grant) => grant.includes('token-exchange') || grant.includes('ciba'))).toBe(false);
     for (const body of <Record<string, string>[]>[
       { grant_type: 'password', username: 'alice@acme.test', password: 'anything', client_id: 'latchkey-demo' },
-      { grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: 'x', subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', client_id: 'latchkey-demo' },
+      {
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: 'x',
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        client_id: 'latchkey-demo',
+      },
     ]) {
-      const answer = await fetch(`${base}/oidc/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
+      const answer = await fetch(`${base}/oidc/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(body),
+      });
       expect(answer.status).toBe(400);
       expect(((await answer.json()) as { error: string }).error).toBe('unsupported_grant_type');
     }

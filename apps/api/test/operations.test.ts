@@ -45,8 +45,16 @@ describe('operational endpoints', () => {
 
   it('structured JSON logs carry the request id and never a token, a query string or a variable value', async () => {
     const token = await service.token('log-user');
-    await postGraphQL(service.graphqlUrl, { query: 'query ($s: Boolean!) { viewer @skip(if: $s) { subject } }', variables: { s: false, secret: 'VARIABLE-SECRET-42' } }, { token, headers: { 'x-request-id': 'log-check-1' } });
-    await getGraphQL(service.graphqlUrl, { query: '{ __typename }', variables: JSON.stringify({ v: 'QUERYSTRING-SECRET-7' }) }, { headers: { 'x-request-id': 'log-check-2' } });
+    await postGraphQL(
+      service.graphqlUrl,
+      { query: 'query ($s: Boolean!) { viewer @skip(if: $s) { subject } }', variables: { s: false, secret: 'VARIABLE-SECRET-42' } },
+      { token, headers: { 'x-request-id': 'log-check-1' } },
+    );
+    await getGraphQL(
+      service.graphqlUrl,
+      { query: '{ __typename }', variables: JSON.stringify({ v: 'QUERYSTRING-SECRET-7' }) },
+      { headers: { 'x-request-id': 'log-check-2' } },
+    );
     await fetch(`${service.url}/healthz?token=URL-TOKEN-SECRET`);
     const line = service.logs.find((entry) => entry['reqId'] === 'log-check-1');
     expect(line).toMatchObject({ msg: 'request', method: 'POST', path: '/graphql', status: 200 });
@@ -121,14 +129,24 @@ describe('spec Cross-site 3: the query IDE and introspection', () => {
         const page = await fetch(service.graphqlUrl, { headers: { accept } });
         expect(page.status).toBe(406);
         expect(page.headers.get('content-type')).toBe('application/json; charset=utf-8');
-        expect(await page.json()).toEqual({ errors: [{ message: expect.stringMatching(/application\/graphql-response\+json.*application\/json/), extensions: { code: 'BAD_REQUEST' } }] });
+        expect(await page.json()).toEqual({
+          errors: [
+            {
+              message: expect.stringMatching(/application\/graphql-response\+json.*application\/json/),
+              extensions: { code: 'BAD_REQUEST' },
+            },
+          ],
+        });
       }
       // What a browser sends when the address is typed in: */* allows JSON, so the request is judged as a GraphQL request.
       for (const accept of ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', '*/*']) {
         const browser = await fetch(service.graphqlUrl, { headers: { accept } });
         expect(browser.status).toBe(400);
         expect(browser.headers.get('content-type')).toBe('application/json; charset=utf-8');
-        expect((await browser.json()).errors[0]).toMatchObject({ message: expect.stringContaining('Missing parameter "query"'), extensions: { code: 'BAD_REQUEST' } });
+        expect((await browser.json()).errors[0]).toMatchObject({
+          message: expect.stringContaining('Missing parameter "query"'),
+          extensions: { code: 'BAD_REQUEST' },
+        });
       }
     } finally {
       await service.stop();

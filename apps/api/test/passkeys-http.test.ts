@@ -28,7 +28,12 @@ describe('passkey endpoints over HTTP (spec Passkeys; ceremonies themselves run 
     expect(bad.headers.get('www-authenticate')).toContain('invalid_token');
     const ok = await post('/webauthn/register/options', {}, { authorization: `Bearer ${await demo.token('alice')}` });
     expect(ok.status).toBe(200);
-    const options = JSON.parse(ok.text) as { rp: { id: string; name: string }; user: { name: string }; challenge: string; authenticatorSelection: { residentKey: string } };
+    const options = JSON.parse(ok.text) as {
+      rp: { id: string; name: string };
+      user: { name: string };
+      challenge: string;
+      authenticatorSelection: { residentKey: string };
+    };
     expect(options.rp).toEqual({ id: 'localhost', name: 'Latchkey' });
     expect(options.user.name).toBe('alice@acme.test');
     expect(options.challenge).toMatch(/^[A-Za-z0-9_-]{20,}$/);
@@ -65,16 +70,38 @@ describe('passkey endpoints over HTTP (spec Passkeys; ceremonies themselves run 
   it('bad input on every passkey endpoint is a 4xx with a clear message, never a 5xx', async () => {
     const token = `Bearer ${await demo.token('alice')}`;
     expect((await post('/login/webauthn', {})).status).toBe(400);
-    const forged = await post('/login/webauthn', { response: { id: 'abc', rawId: 'abc', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' }, clientExtensionResults: {} } });
+    const forged = await post('/login/webauthn', {
+      response: {
+        id: 'abc',
+        rawId: 'abc',
+        type: 'public-key',
+        response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' },
+        clientExtensionResults: {},
+      },
+    });
     expect(forged.status).toBe(400);
     expect(JSON.parse(forged.text)).toMatchObject({ statusCode: 400, error: 'Bad Request', code: expect.stringMatching(/^PASSKEY_/) });
     expect((await post('/webauthn/register', { response: 'nope' }, { authorization: token })).status).toBe(400);
-    expect((await post('/webauthn/register', { response: { id: 'x', response: {} }, label: 42 }, { authorization: token })).status).toBe(400);
-    const garbage = await fetch(`${service.url}/login/webauthn`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: '{oops' });
+    expect((await post('/webauthn/register', { response: { id: 'x', response: {} }, label: 42 }, { authorization: token })).status).toBe(
+      400,
+    );
+    const garbage = await fetch(`${service.url}/login/webauthn`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: '{oops',
+    });
     expect(garbage.status).toBe(400);
-    const form = await fetch(`${service.url}/webauthn/authenticate/options`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: 'username=a' });
+    const form = await fetch(`${service.url}/webauthn/authenticate/options`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+      body: 'username=a',
+    });
     expect(form.status).toBe(415);
-    const huge = await fetch(`${service.url}/login/webauthn`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ response: 'x'.repeat(20_000) }) });
+    const huge = await fetch(`${service.url}/login/webauthn`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ response: 'x'.repeat(20_000) }),
+    });
     expect(huge.status).toBe(413);
     expect((await fetch(`${service.url}/login/webauthn`)).status).toBe(405);
     expect((await post('/webauthn/authenticate/options', {}, { origin: 'https://evil.example' })).status).toBe(403);
@@ -83,7 +110,11 @@ describe('passkey endpoints over HTTP (spec Passkeys; ceremonies themselves run 
   it('without a usable RP ID (PUBLIC_URL is an IP address and RP_ID unset) passkeys are switched off: 404 says so', async () => {
     const ipService = await startTestService({ PUBLIC_URL: 'http://127.0.0.1:4000' });
     try {
-      const answer = await fetch(`${ipService.url}/webauthn/authenticate/options`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const answer = await fetch(`${ipService.url}/webauthn/authenticate/options`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(answer.status).toBe(404);
       expect(await answer.text()).toContain('RP_ID');
     } finally {

@@ -20,7 +20,6 @@ import { startTcpProxy } from '@latchkey/db/testing';
 // Chromium, on a page of the service's public origin, is the authenticator (CDP virtual authenticator, CTAP2,
 // platform, user verification) that signs the challenges those instances handed out.
 
-
 /** One signing key for every life and every instance of the service, as an operator configures it. */
 async function sharedKey(): Promise<{ jwk: JWK; key: SigningKey }> {
   const jwk = await generateSigningJwk();
@@ -29,7 +28,13 @@ async function sharedKey(): Promise<{ jwk: JWK; key: SigningKey }> {
 
 /** A bearer access token for `subject` signed with the shared key (TestService.token() signs with its own). */
 const bearer = (key: SigningKey, service: TestService, subject: string) =>
-  mintAccessToken(key, { subject, issuer: service.config.tokens.issuer, audience: service.config.tokens.audience, ttlSeconds: 600, amr: ['otp'] });
+  mintAccessToken(key, {
+    subject,
+    issuer: service.config.tokens.issuer,
+    audience: service.config.tokens.audience,
+    ttlSeconds: 600,
+    amr: ['otp'],
+  });
 
 /** The `request` log lines of an instance for one path: proof of which instance answered. */
 const answered = (service: TestService, pathname: string) =>
@@ -67,7 +72,14 @@ async function authorize(session: BrowserSession, base: string, publicBase: stri
  * After a passkey sign-in answered `continue`: follows it through the provider (interaction at `finishAt`,
  * token at `tokenAt`) and returns the ID token's claims and the access token.
  */
-async function finishSignIn(session: BrowserSession, flow: { interaction: string; verifier: string; state: string }, continued: string, publicBase: string, finishAt: string, tokenAt: string) {
+async function finishSignIn(
+  session: BrowserSession,
+  flow: { interaction: string; verifier: string; state: string },
+  continued: string,
+  publicBase: string,
+  finishAt: string,
+  tokenAt: string,
+) {
   expect(continued).toBe(flow.interaction);
   expect(session.cookies.has('lk_signin')).toBe(true);
   const finished = await session.request(on(finishAt, continued));
@@ -80,7 +92,13 @@ async function finishSignIn(session: BrowserSession, flow: { interaction: string
   const tokenResponse = await fetch(`${tokenAt}/oidc/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: `${publicBase}/callback`, client_id: 'latchkey-demo', code_verifier: flow.verifier }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: `${publicBase}/callback`,
+      client_id: 'latchkey-demo',
+      code_verifier: flow.verifier,
+    }),
   });
   expect(tokenResponse.status).toBe(200);
   const tokens = (await tokenResponse.json()) as { id_token: string; access_token: string };
@@ -93,7 +111,13 @@ describe.runIf(hasChromium)('spec Passkeys 3: registered credentials and user ha
     const port = await freePort();
     const publicBase = `http://localhost:${port}`;
     const { jwk, key } = await sharedKey();
-    const env = { DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: publicBase, SIGNING_KEY: JSON.stringify(jwk), DATABASE_URL: undefined as string | undefined };
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      PUBLIC_URL: publicBase,
+      SIGNING_KEY: JSON.stringify(jwk),
+      DATABASE_URL: undefined as string | undefined,
+    };
     let dropDatabase: () => Promise<void> = async () => undefined;
     if (databaseKind === 'postgres') {
       // One database for both lives of the service (without DATABASE_URL: PGlite under the one DATA_DIR).
@@ -117,7 +141,13 @@ describe.runIf(hasChromium)('spec Passkeys 3: registered credentials and user ha
       expect(options.status).toBe(200);
       expect(options.json!['rp']).toEqual({ id: 'localhost', name: 'Latchkey' });
       const credential = await create(page, options.json!);
-      const registered = await post(enrolling, `${first.url}/webauthn/register`, publicBase, { response: credential, label: 'Before the restart' }, { authorization });
+      const registered = await post(
+        enrolling,
+        `${first.url}/webauthn/register`,
+        publicBase,
+        { response: credential, label: 'Before the restart' },
+        { authorization },
+      );
       expect(registered.status).toBe(201);
       expect(registered.json).toMatchObject({ id: credential['id'], label: 'Before the restart', rpId: 'localhost', lastUsedAt: null });
       await first.stop();
@@ -142,10 +172,31 @@ describe.runIf(hasChromium)('spec Passkeys 3: registered credentials and user ha
       expect(signedIn.status).toBe(200);
       expect(signedIn.json).toEqual({ status: 'signed-in', continue: flow.interaction });
 
-      const { idToken, accessToken } = await finishSignIn(signingIn, flow, signedIn.json!['continue'] as string, publicBase, second.url, second.url);
-      expect(idToken).toMatchObject({ iss: publicBase, aud: 'latchkey-demo', sub: alice, email: 'alice@acme.test', amr: ['swk'], acr: 'urn:latchkey:acr:phr' });
-      const api = await postGraphQL(second.graphqlUrl, { query: '{ me { email passkeys { id label lastUsedAt } } viewer { amr } }' }, { token: accessToken });
-      expect(api.json.data.me).toMatchObject({ email: 'alice@acme.test', passkeys: [{ id: credential['id'], label: 'Before the restart' }] });
+      const { idToken, accessToken } = await finishSignIn(
+        signingIn,
+        flow,
+        signedIn.json!['continue'] as string,
+        publicBase,
+        second.url,
+        second.url,
+      );
+      expect(idToken).toMatchObject({
+        iss: publicBase,
+        aud: 'latchkey-demo',
+        sub: alice,
+        email: 'alice@acme.test',
+        amr: ['swk'],
+        acr: 'urn:latchkey:acr:phr',
+      });
+      const api = await postGraphQL(
+        second.graphqlUrl,
+        { query: '{ me { email passkeys { id label lastUsedAt } } viewer { amr } }' },
+        { token: accessToken },
+      );
+      expect(api.json.data.me).toMatchObject({
+        email: 'alice@acme.test',
+        passkeys: [{ id: credential['id'], label: 'Before the restart' }],
+      });
       expect(api.json.data.me.passkeys[0].lastUsedAt).not.toBeNull();
       expect(api.json.data.viewer).toEqual({ amr: ['swk'] });
     } finally {
@@ -158,125 +209,156 @@ describe.runIf(hasChromium)('spec Passkeys 3: registered credentials and user ha
   }, 120_000);
 });
 
-describe.runIf(hasChromium && databaseKind === 'postgres')('spec Passkeys 3 (storage shared across instances): two api instances on one PostgreSQL are one relying party', () => {
-  let one: TestService;
-  let two: TestService;
-  let key: SigningKey;
-  let alice: string;
-  let publicBase: string;
-  let dataDir: string;
-  let dropDatabase: () => Promise<void>;
-  let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
-  let browser: Browser;
-  let page: Page;
-  let credentialId: string;
+describe.runIf(hasChromium && databaseKind === 'postgres')(
+  'spec Passkeys 3 (storage shared across instances): two api instances on one PostgreSQL are one relying party',
+  () => {
+    let one: TestService;
+    let two: TestService;
+    let key: SigningKey;
+    let alice: string;
+    let publicBase: string;
+    let dataDir: string;
+    let dropDatabase: () => Promise<void>;
+    let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
+    let browser: Browser;
+    let page: Page;
+    let credentialId: string;
 
-  beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-passkey-scale-'));
-    const own = await createOwnDatabase(process.env['DATABASE_URL']!);
-    dropDatabase = own.drop;
-    const shared = await sharedKey();
-    key = shared.key;
-    // The public origin (what the browser sees, and the RP's one allowed origin) is a proxy in front of
-    // instance one; the test addresses each instance directly as a load balancer would pick one.
-    const portOne = await freePort();
-    proxy = await startTcpProxy('127.0.0.1', portOne);
-    publicBase = `http://localhost:${proxy.port}`;
-    const env = { DATABASE_URL: own.url, DATA_DIR: dataDir, PUBLIC_URL: publicBase, SIGNING_KEY: JSON.stringify(shared.jwk) };
-    one = await startTestService({ ...env, PORT: String(portOne) });
-    two = await startTestService({ ...env, PORT: '0' });
-    expect(one.url).not.toBe(two.url);
-    await seedDemoData(one.database);
-    alice = (await demoOf(one)).userId.alice;
-    browser = await launchChromium();
-    ({ page } = await openAuthenticator(browser, `${publicBase}/login/ott`));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await proxy?.close();
-    await one?.stop();
-    await two?.stop();
-    await dropDatabase?.();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+    beforeAll(async () => {
+      dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-passkey-scale-'));
+      const own = await createOwnDatabase(process.env['DATABASE_URL']!);
+      dropDatabase = own.drop;
+      const shared = await sharedKey();
+      key = shared.key;
+      // The public origin (what the browser sees, and the RP's one allowed origin) is a proxy in front of
+      // instance one; the test addresses each instance directly as a load balancer would pick one.
+      const portOne = await freePort();
+      proxy = await startTcpProxy('127.0.0.1', portOne);
+      publicBase = `http://localhost:${proxy.port}`;
+      const env = { DATABASE_URL: own.url, DATA_DIR: dataDir, PUBLIC_URL: publicBase, SIGNING_KEY: JSON.stringify(shared.jwk) };
+      one = await startTestService({ ...env, PORT: String(portOne) });
+      two = await startTestService({ ...env, PORT: '0' });
+      expect(one.url).not.toBe(two.url);
+      await seedDemoData(one.database);
+      alice = (await demoOf(one)).userId.alice;
+      browser = await launchChromium();
+      ({ page } = await openAuthenticator(browser, `${publicBase}/login/ott`));
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await proxy?.close();
+      await one?.stop();
+      await two?.stop();
+      await dropDatabase?.();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
 
-  it('registration: creation options served by instance one, the new credential verified and stored by instance two; the challenge is then spent on both', async () => {
-    const session = new BrowserSession(one.url);
-    const authorization = `Bearer ${await bearer(key, one, alice)}`;
-    const options = await post(session, `${one.url}/webauthn/register/options`, publicBase, {}, { authorization });
-    expect(options.status).toBe(200);
-    expect(session.cookies.get('lk_webauthn')).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const credential = await create(page, options.json!);
-    expect(challengeOf(credential)).toBe(options.json!['challenge']);
+    it('registration: creation options served by instance one, the new credential verified and stored by instance two; the challenge is then spent on both', async () => {
+      const session = new BrowserSession(one.url);
+      const authorization = `Bearer ${await bearer(key, one, alice)}`;
+      const options = await post(session, `${one.url}/webauthn/register/options`, publicBase, {}, { authorization });
+      expect(options.status).toBe(200);
+      expect(session.cookies.get('lk_webauthn')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const credential = await create(page, options.json!);
+      expect(challengeOf(credential)).toBe(options.json!['challenge']);
 
-    const registered = await post(session, `${two.url}/webauthn/register`, publicBase, { response: credential, label: 'Registered across instances' }, { authorization });
-    expect(registered.status).toBe(201);
-    expect(registered.json).toMatchObject({ id: credential['id'], label: 'Registered across instances', rpId: 'localhost' });
-    credentialId = credential['id'] as string;
-    // Which instance did what: one handed out the options and never saw the response; two verified it.
-    expect(answered(one, '/webauthn/register/options')).toEqual([200]);
-    expect(answered(one, '/webauthn/register')).toEqual([]);
-    expect(answered(two, '/webauthn/register/options')).toEqual([]);
-    expect(answered(two, '/webauthn/register')).toEqual([201]);
+      const registered = await post(
+        session,
+        `${two.url}/webauthn/register`,
+        publicBase,
+        { response: credential, label: 'Registered across instances' },
+        { authorization },
+      );
+      expect(registered.status).toBe(201);
+      expect(registered.json).toMatchObject({ id: credential['id'], label: 'Registered across instances', rpId: 'localhost' });
+      credentialId = credential['id'] as string;
+      // Which instance did what: one handed out the options and never saw the response; two verified it.
+      expect(answered(one, '/webauthn/register/options')).toEqual([200]);
+      expect(answered(one, '/webauthn/register')).toEqual([]);
+      expect(answered(two, '/webauthn/register/options')).toEqual([]);
+      expect(answered(two, '/webauthn/register')).toEqual([201]);
 
-    // The challenge was used once: the same response is refused by instance one (and by two again).
-    for (const instance of [one, two]) {
-      const replay = await post(session, `${instance.url}/webauthn/register`, publicBase, { response: credential }, { authorization });
-      expect(replay.status).toBe(400);
-      expect(replay.json).toMatchObject({ statusCode: 400, code: 'PASSKEY_CHALLENGE_INVALID' });
-    }
-    // Instance one lists the passkey two stored.
-    const listed = await postGraphQL(one.graphqlUrl, { query: '{ me { passkeys { id label } } }' }, { token: await bearer(key, one, alice) });
-    expect(listed.json).toEqual({ data: { me: { passkeys: [{ id: credentialId, label: 'Registered across instances' }] } } });
-  });
+      // The challenge was used once: the same response is refused by instance one (and by two again).
+      for (const instance of [one, two]) {
+        const replay = await post(session, `${instance.url}/webauthn/register`, publicBase, { response: credential }, { authorization });
+        expect(replay.status).toBe(400);
+        expect(replay.json).toMatchObject({ statusCode: 400, code: 'PASSKEY_CHALLENGE_INVALID' });
+      }
+      // Instance one lists the passkey two stored.
+      const listed = await postGraphQL(
+        one.graphqlUrl,
+        { query: '{ me { passkeys { id label } } }' },
+        { token: await bearer(key, one, alice) },
+      );
+      expect(listed.json).toEqual({ data: { me: { passkeys: [{ id: credentialId, label: 'Registered across instances' }] } } });
+    });
 
-  it('sign-in: request options served by instance one, the assertion verified by instance two (POST /login/webauthn), through to an ID token with amr swk', async () => {
-    expect(credentialId).toBeDefined();
-    const session = new BrowserSession(one.url);
-    const flow = await authorize(session, one.url, publicBase);
-    const options = await post(session, `${one.url}/webauthn/authenticate/options`, publicBase, {});
-    expect(options.status).toBe(200);
-    const assertion = await get(page, options.json!);
-    expect(assertion['id']).toBe(credentialId);
-    expect(challengeOf(assertion)).toBe(options.json!['challenge']);
+    it('sign-in: request options served by instance one, the assertion verified by instance two (POST /login/webauthn), through to an ID token with amr swk', async () => {
+      expect(credentialId).toBeDefined();
+      const session = new BrowserSession(one.url);
+      const flow = await authorize(session, one.url, publicBase);
+      const options = await post(session, `${one.url}/webauthn/authenticate/options`, publicBase, {});
+      expect(options.status).toBe(200);
+      const assertion = await get(page, options.json!);
+      expect(assertion['id']).toBe(credentialId);
+      expect(challengeOf(assertion)).toBe(options.json!['challenge']);
 
-    const before = { oneSignIns: answered(one, '/login/webauthn').length, twoOptions: answered(two, '/webauthn/authenticate/options').length };
-    const signedIn = await post(session, `${two.url}/login/webauthn`, publicBase, { response: assertion });
-    expect(signedIn.status).toBe(200);
-    expect(signedIn.json).toEqual({ status: 'signed-in', continue: flow.interaction });
-    expect(answered(two, '/login/webauthn')).toEqual([200]);
-    expect(answered(one, '/login/webauthn')).toHaveLength(before.oneSignIns);
-    expect(answered(two, '/webauthn/authenticate/options')).toHaveLength(before.twoOptions);
+      const before = {
+        oneSignIns: answered(one, '/login/webauthn').length,
+        twoOptions: answered(two, '/webauthn/authenticate/options').length,
+      };
+      const signedIn = await post(session, `${two.url}/login/webauthn`, publicBase, { response: assertion });
+      expect(signedIn.status).toBe(200);
+      expect(signedIn.json).toEqual({ status: 'signed-in', continue: flow.interaction });
+      expect(answered(two, '/login/webauthn')).toEqual([200]);
+      expect(answered(one, '/login/webauthn')).toHaveLength(before.oneSignIns);
+      expect(answered(two, '/webauthn/authenticate/options')).toHaveLength(before.twoOptions);
 
-    // The continuation two issued is honoured by one; the code one issued is redeemed at two.
-    const { idToken, accessToken } = await finishSignIn(session, flow, signedIn.json!['continue'] as string, publicBase, one.url, two.url);
-    expect(idToken).toMatchObject({ iss: publicBase, aud: 'latchkey-demo', sub: alice, email: 'alice@acme.test', amr: ['swk'], acr: 'urn:latchkey:acr:phr' });
-    const api = await postGraphQL(one.graphqlUrl, { query: '{ me { email } viewer { amr acr } }' }, { token: accessToken });
-    expect(api.json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'], acr: 'urn:latchkey:acr:phr' } } });
-  });
+      // The continuation two issued is honoured by one; the code one issued is redeemed at two.
+      const { idToken, accessToken } = await finishSignIn(
+        session,
+        flow,
+        signedIn.json!['continue'] as string,
+        publicBase,
+        one.url,
+        two.url,
+      );
+      expect(idToken).toMatchObject({
+        iss: publicBase,
+        aud: 'latchkey-demo',
+        sub: alice,
+        email: 'alice@acme.test',
+        amr: ['swk'],
+        acr: 'urn:latchkey:acr:phr',
+      });
+      const api = await postGraphQL(one.graphqlUrl, { query: '{ me { email } viewer { amr acr } }' }, { token: accessToken });
+      expect(api.json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'], acr: 'urn:latchkey:acr:phr' } } });
+    });
 
-  it('single use across instances: an authentication challenge used once on instance two cannot be replayed on instance one', async () => {
-    expect(credentialId).toBeDefined();
-    const session = new BrowserSession(one.url);
-    const options = await post(session, `${one.url}/webauthn/authenticate/options`, publicBase, {});
-    expect(options.status).toBe(200);
-    const challenge = options.json!['challenge'] as string;
-    const stored = () => one.database.db.select({ id: webauthnChallenges.id }).from(webauthnChallenges).where(eq(webauthnChallenges.challenge, challenge));
-    expect(await stored()).toHaveLength(1);
-    const assertion = await get(page, options.json!);
+    it('single use across instances: an authentication challenge used once on instance two cannot be replayed on instance one', async () => {
+      expect(credentialId).toBeDefined();
+      const session = new BrowserSession(one.url);
+      const options = await post(session, `${one.url}/webauthn/authenticate/options`, publicBase, {});
+      expect(options.status).toBe(200);
+      const challenge = options.json!['challenge'] as string;
+      const stored = () =>
+        one.database.db.select({ id: webauthnChallenges.id }).from(webauthnChallenges).where(eq(webauthnChallenges.challenge, challenge));
+      expect(await stored()).toHaveLength(1);
+      const assertion = await get(page, options.json!);
 
-    const used = await post(session, `${two.url}/login/webauthn`, publicBase, { response: assertion });
-    expect(used.status).toBe(200);
-    expect(used.json).toMatchObject({ status: 'signed-in' });
-    expect(await stored()).toHaveLength(0);
+      const used = await post(session, `${two.url}/login/webauthn`, publicBase, { response: assertion });
+      expect(used.status).toBe(200);
+      expect(used.json).toMatchObject({ status: 'signed-in' });
+      expect(await stored()).toHaveLength(0);
 
-    // The very same browser (same lk_webauthn binding) replays the same signed assertion on the other instance.
-    session.cookies.delete('lk_signin');
-    const replayed = await post(session, `${one.url}/login/webauthn`, publicBase, { response: assertion });
-    expect(replayed.status).toBe(400);
-    expect(replayed.json).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'PASSKEY_CHALLENGE_INVALID' });
-    expect(replayed.headers.getSetCookie().join(';')).not.toContain('lk_signin=');
-    expect(session.cookies.has('lk_signin')).toBe(false);
-    expect(answered(one, '/login/webauthn')).toEqual([400]);
-  });
-});
+      // The very same browser (same lk_webauthn binding) replays the same signed assertion on the other instance.
+      session.cookies.delete('lk_signin');
+      const replayed = await post(session, `${one.url}/login/webauthn`, publicBase, { response: assertion });
+      expect(replayed.status).toBe(400);
+      expect(replayed.json).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'PASSKEY_CHALLENGE_INVALID' });
+      expect(replayed.headers.getSetCookie().join(';')).not.toContain('lk_signin=');
+      expect(session.cookies.has('lk_signin')).toBe(false);
+      expect(answered(one, '/login/webauthn')).toEqual([400]);
+    });
+  },
+);

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { ApolloClient, ApolloLink, gql, HttpLink, InMemoryCache } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
-import { DocumentsDocument, ForbiddenError, SetLegalHoldDocument, StatusDocument, StepUpRequiredError, UnauthenticatedError, createClient } from '@latchkey/client';
+import {
+  DocumentsDocument,
+  ForbiddenError,
+  SetLegalHoldDocument,
+  StatusDocument,
+  StepUpRequiredError,
+  UnauthenticatedError,
+  createClient,
+} from '@latchkey/client';
 import { persistedOperations, seedDemoData } from '@latchkey/db';
 import { Client as UrqlClient, fetchExchange, gql as urqlGql } from '@urql/core';
 import { persistedExchange } from '@urql/exchange-persisted';
@@ -30,7 +38,12 @@ function recordingFetch() {
     const method = init?.method ?? 'GET';
     const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : {};
     const response = await fetch(input, init);
-    const hash = Boolean(url.searchParams.get('extensions')?.includes('sha256Hash') || url.searchParams.has('documentId') || (body['extensions'] as any)?.persistedQuery || body['documentId']);
+    const hash = Boolean(
+      url.searchParams.get('extensions')?.includes('sha256Hash') ||
+        url.searchParams.has('documentId') ||
+        (body['extensions'] as any)?.persistedQuery ||
+        body['documentId'],
+    );
     wire.push({ method, status: response.status, text: url.searchParams.has('query') || typeof body['query'] === 'string', hash });
     return response;
   };
@@ -67,7 +80,7 @@ function urqlClient(url: string, options: { token?: string } = {}) {
 const DOCUMENT_TITLES = 'query DocumentTitles { documents(first: 3) { edges { node { title } } } }';
 const STATUS = 'query ServiceStatus { status { service version } }';
 
-describe('automatic persisted queries with the ecosystem\'s clients (issue 6 acceptance)', () => {
+describe("automatic persisted queries with the ecosystem's clients (issue 6 acceptance)", () => {
   let service: TestService;
   let demo: Demo;
   beforeAll(async () => {
@@ -194,7 +207,11 @@ describe('trusted documents: PERSISTED_MODE=allowlist with the manifest the clie
     expect(before.every((row) => row.source === 'allowlist')).toBe(true);
 
     // A hand-written query: refused as text, and as Apollo's hash-then-text.
-    const handWritten = await fetch(service.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' }, body: JSON.stringify({ query: '{ status { service } }' }) });
+    const handWritten = await fetch(service.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      body: JSON.stringify({ query: '{ status { service } }' }),
+    });
     expect(handWritten.status).toBe(400);
     expect(((await handWritten.json()) as any).errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_ALLOWED');
     const apollo = apolloClient(service.graphqlUrl);
@@ -206,7 +223,9 @@ describe('trusted documents: PERSISTED_MODE=allowlist with the manifest the clie
   it('an apq-mode client cannot register there either, and an unknown documentId is PERSISTED_QUERY_NOT_FOUND', async () => {
     const client = createClient({ url: service.graphqlUrl, persisted: 'apq' });
     await expect(client.request(StatusDocument)).rejects.toMatchObject({ code: 'PERSISTED_QUERY_NOT_ALLOWED' });
-    const unknown = await fetch(`${service.graphqlUrl}?documentId=sha256:${'a'.repeat(64)}`, { headers: { accept: 'application/graphql-response+json' } });
+    const unknown = await fetch(`${service.graphqlUrl}?documentId=sha256:${'a'.repeat(64)}`, {
+      headers: { accept: 'application/graphql-response+json' },
+    });
     expect(unknown.status).toBe(404);
   });
 });

@@ -26,7 +26,9 @@ async function call(service: TestService, { method = 'POST', body = {}, token, a
   let url = service.graphqlUrl;
   let payload: string | undefined;
   if (method === 'GET') {
-    const search = new URLSearchParams(Object.entries(body).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]));
+    const search = new URLSearchParams(
+      Object.entries(body).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]),
+    );
     url += `?${search}`;
   } else {
     headers['content-type'] = 'application/json';
@@ -45,7 +47,8 @@ function sharedCachePolicy(answer: Awaited<ReturnType<typeof call>>) {
   );
 }
 
-const registered = async (service: TestService) => (await service.database.db.select({ hash: persistedOperations.hash }).from(persistedOperations)).map((row) => row.hash);
+const registered = async (service: TestService) =>
+  (await service.database.db.select({ hash: persistedOperations.hash }).from(persistedOperations)).map((row) => row.hash);
 
 describe('automatic persisted queries over HTTP (spec "Persisted-query extension", States and transitions)', () => {
   let service: TestService;
@@ -74,29 +77,43 @@ describe('automatic persisted queries over HTTP (spec "Persisted-query extension
     expect(registration.json).toEqual({ data: { status: { service: 'latchkey' } } });
     expect(await registered(service)).toContain(sha256(query));
     for (const method of ['POST', 'GET'] as const) {
-      expect((await call(service, { method, body: { extensions: apq(query) } })).json).toEqual({ data: { status: { service: 'latchkey' } } });
+      expect((await call(service, { method, body: { extensions: apq(query) } })).json).toEqual({
+        data: { status: { service: 'latchkey' } },
+      });
     }
   });
 
-  it('no hash hijacking: text under another text\'s hash is 400 PERSISTED_QUERY_MISMATCH; version other than 1 is 400; nothing registers', async () => {
+  it("no hash hijacking: text under another text's hash is 400 PERSISTED_QUERY_MISMATCH; version other than 1 is 400; nothing registers", async () => {
     const before = await registered(service);
     const mismatch = await call(service, { body: { query: '{ status { version } }', extensions: apq('{ status { time } }') } });
     expect(mismatch.status).toBe(400);
     expect(mismatch.json.errors[0].extensions.code).toBe('PERSISTED_QUERY_MISMATCH');
-    expect((await call(service, { body: { query: '{ status { version } }', extensions: apq('{ status { time } }') }, accept: 'application/json' })).status).toBe(400);
+    expect(
+      (
+        await call(service, {
+          body: { query: '{ status { version } }', extensions: apq('{ status { time } }') },
+          accept: 'application/json',
+        })
+      ).status,
+    ).toBe(400);
     const version = await call(service, { body: { query: '{ status { version } }', extensions: apq('{ status { version } }', 2) } });
     expect(version.status).toBe(400);
-    expect(version.json.errors[0]).toMatchObject({ message: 'extensions.persistedQuery.version must be 1.', extensions: { code: 'BAD_REQUEST' } });
+    expect(version.json.errors[0]).toMatchObject({
+      message: 'extensions.persistedQuery.version must be 1.',
+      extensions: { code: 'BAD_REQUEST' },
+    });
     const invalid = '{ status { nope } }';
     expect((await call(service, { body: { query: invalid, extensions: apq(invalid) } })).status).toBe(400);
     expect(await registered(service)).toEqual(before);
   });
 
-  it('documentId (the draft spec\'s sha256:<hex>): a registered one runs by GET and POST; an unknown one is PERSISTED_QUERY_NOT_FOUND; a malformed one 400', async () => {
+  it("documentId (the draft spec's sha256:<hex>): a registered one runs by GET and POST; an unknown one is PERSISTED_QUERY_NOT_FOUND; a malformed one 400", async () => {
     const query = '{ status { version } }';
     await call(service, { body: { query, extensions: apq(query) } });
     for (const method of ['GET', 'POST'] as const) {
-      expect((await call(service, { method, body: { documentId: `sha256:${sha256(query)}` } })).json).toEqual({ data: { status: { version: '0.1.0-test' } } });
+      expect((await call(service, { method, body: { documentId: `sha256:${sha256(query)}` } })).json).toEqual({
+        data: { status: { version: '0.1.0-test' } },
+      });
     }
     const unknown = await call(service, { method: 'GET', body: { documentId: `sha256:${'e'.repeat(64)}` } });
     expect(unknown.status).toBe(404);
@@ -108,21 +125,31 @@ describe('automatic persisted queries over HTTP (spec "Persisted-query extension
   it('skipping parse and validation never skips a check that depends on the caller, the cost limit, or the GET-mutation guard', async () => {
     const mine = '{ me { email } }';
     const alice = await demo.token('alice');
-    expect((await call(service, { body: { query: mine, extensions: apq(mine) }, token: alice })).json).toEqual({ data: { me: { email: 'alice@acme.test' } } });
+    expect((await call(service, { body: { query: mine, extensions: apq(mine) }, token: alice })).json).toEqual({
+      data: { me: { email: 'alice@acme.test' } },
+    });
     const guest = await call(service, { body: { extensions: apq(mine) } });
     expect(guest.status).toBe(401);
     expect(guest.json.errors[0].extensions.code).toBe('UNAUTHENTICATED');
 
     // 2 + n x 65: 327 for a page of 5, 6,502 (over the limit of 5,000) for a page of 100.
-    const paged = 'query Page($n: Int) { documents(first: $n) { edges { node { id title owner { memberships { role organization { id name slug plan } } } } } } }';
+    const paged =
+      'query Page($n: Int) { documents(first: $n) { edges { node { id title owner { memberships { role organization { id name slug plan } } } } } } }';
     expect((await call(service, { body: { query: paged, variables: { n: 5 }, extensions: apq(paged) }, token: alice })).status).toBe(200);
     const costly = await call(service, { body: { variables: { n: 100 }, extensions: apq(paged) }, token: alice });
     expect(costly.status).toBe(400);
     expect(costly.json.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
 
     const mutation = 'mutation Rename($id: ID!) { renamePasskey(id: $id, label: "x") { passkey { id } } }';
-    await call(service, { body: { query: mutation, variables: { id: '00000000-0000-4000-8000-000000000000' }, extensions: apq(mutation) }, token: alice });
-    const viaGet = await call(service, { method: 'GET', body: { variables: { id: '00000000-0000-4000-8000-000000000000' }, extensions: apq(mutation) }, token: alice });
+    await call(service, {
+      body: { query: mutation, variables: { id: '00000000-0000-4000-8000-000000000000' }, extensions: apq(mutation) },
+      token: alice,
+    });
+    const viaGet = await call(service, {
+      method: 'GET',
+      body: { variables: { id: '00000000-0000-4000-8000-000000000000' }, extensions: apq(mutation) },
+      token: alice,
+    });
     expect(viaGet.status).toBe(405);
   });
 });
@@ -146,19 +173,24 @@ describe('caching (issue 6 caching rules, spec Authorization 14) judged by an RF
     expect(policy.timeToLive()).toBeGreaterThan(59_000);
     expect(policy.timeToLive()).toBeLessThanOrEqual(60_000);
     expect(policy.satisfiesWithoutRevalidation({ url: answer.url, method: 'GET', headers: answer.requestHeaders })).toBe(true);
-    const withCredential = { url: answer.url, method: 'GET', headers: { ...answer.requestHeaders, authorization: `Bearer ${await demo.token('bob')}` } };
+    const withCredential = {
+      url: answer.url,
+      method: 'GET',
+      headers: { ...answer.requestHeaders, authorization: `Bearer ${await demo.token('bob')}` },
+    };
     expect(policy.satisfiesWithoutRevalidation(withCredential)).toBe(false);
     // The other media type is another entry.
     expect(policy.satisfiesWithoutRevalidation({ url: answer.url, method: 'GET', headers: { accept: 'application/json' } })).toBe(false);
   });
 
-  it('a shared cache keyed by URL cannot serve one user\'s record to another: signed-in answers are private, no-store (Vary: Authorization)', async () => {
+  it("a shared cache keyed by URL cannot serve one user's record to another: signed-in answers are private, no-store (Vary: Authorization)", async () => {
     const query = '{ me { email } documents(first: 5) { edges { node { id title internalNotes } } } }';
     const cache = new Map<string, { policy: CachePolicy; body: unknown }>();
     const viaCache = async (token: string) => {
       const probe = await call(service, { method: 'GET', body: { query }, token });
       const cached = cache.get(probe.url);
-      if (cached && cached.policy.satisfiesWithoutRevalidation({ url: probe.url, method: 'GET', headers: probe.requestHeaders })) return cached.body;
+      if (cached && cached.policy.satisfiesWithoutRevalidation({ url: probe.url, method: 'GET', headers: probe.requestHeaders }))
+        return cached.body;
       const policy = sharedCachePolicy(probe);
       if (policy.storable()) cache.set(probe.url, { policy, body: probe.json });
       expect(probe.headers.get('cache-control')).toBe('private, no-store');
@@ -218,7 +250,9 @@ describe('registration floods and restarts', () => {
       await first.stop();
       const second = await startTestService(env);
       try {
-        expect((await call(second, { body: { extensions: apq(query) } })).json).toEqual({ data: { status: { service: 'latchkey', version: '0.1.0-test' } } });
+        expect((await call(second, { body: { extensions: apq(query) } })).json).toEqual({
+          data: { status: { service: 'latchkey', version: '0.1.0-test' } },
+        });
       } finally {
         await second.stop();
       }

@@ -40,7 +40,14 @@ describe.runIf(databaseKind === 'postgres' && needsTool('nginx', NGINX !== undef
       publicUrl = `https://localhost:${tlsPort}`;
       processes = await startServiceProcesses(2, { PUBLIC_URL: publicUrl, TRUST_PROXY: '127.0.0.1' });
       upstreams = processes.urls.map((url) => new URL(url).host) as [string, string];
-      nginx = await startNginx({ tlsPort, httpPort, serverName: 'localhost', certFile: certificate.certFile, keyFile: certificate.keyFile, upstreams });
+      nginx = await startNginx({
+        tlsPort,
+        httpPort,
+        serverName: 'localhost',
+        certFile: certificate.certFile,
+        keyFile: certificate.keyFile,
+        upstreams,
+      });
     }, 90_000);
     afterAll(async () => {
       await nginx?.stop();
@@ -48,7 +55,8 @@ describe.runIf(databaseKind === 'postgres' && needsTool('nginx', NGINX !== undef
     });
 
     /** A browser of its own at `from`, reaching PUBLIC_URL through nginx. */
-    const browserAt = (from: string) => new NodeBrowser(publicUrl, { connectTo: { host: '127.0.0.1', port: tlsPort }, from, ca: authority.cert });
+    const browserAt = (from: string) =>
+      new NodeBrowser(publicUrl, { connectTo: { host: '127.0.0.1', port: tlsPort }, from, ca: authority.cert });
     const servedBy = (answer: NodeAnswer) => nginx.upstreamOf(String(answer.headers['x-request-id']));
     /**
      * Round robin (one worker) alternates strictly: after a probe answered by the other instance, the next request
@@ -63,7 +71,7 @@ describe.runIf(databaseKind === 'postgres' && needsTool('nginx', NGINX !== undef
     const wrongToken = (browser: NodeBrowser, headers: Record<string, string> = {}) =>
       browser.request('/login/ott', { form: { token: 'A'.repeat(43) }, headers: { accept: 'application/json', ...headers } });
 
-    it('limits apply per real client: one client\'s wrong tokens and link requests lock out that client only, whatever X-Forwarded-For it sends', async () => {
+    it("limits apply per real client: one client's wrong tokens and link requests lock out that client only, whatever X-Forwarded-For it sends", async () => {
       const attacker = browserAt('127.0.0.2');
       const neighbour = browserAt('127.0.0.3');
       const served = new Set<string>();
@@ -82,7 +90,14 @@ describe.runIf(databaseKind === 'postgres' && needsTool('nginx', NGINX !== undef
       const asker = browserAt('127.0.0.4');
       const generated: number[] = [];
       for (let i = 0; i < 21; i++) {
-        generated.push((await asker.request('/ott/generate', { json: { username: `nobody-${i}@nowhere.test` }, headers: { 'x-forwarded-for': `198.51.100.${i}` } })).status);
+        generated.push(
+          (
+            await asker.request('/ott/generate', {
+              json: { username: `nobody-${i}@nowhere.test` },
+              headers: { 'x-forwarded-for': `198.51.100.${i}` },
+            })
+          ).status,
+        );
       }
       expect(generated.slice(0, 20)).toEqual(Array(20).fill(202));
       expect(generated[20]).toBe(429);
@@ -95,7 +110,11 @@ describe.runIf(databaseKind === 'postgres' && needsTool('nginx', NGINX !== undef
       const [first, second] = upstreams;
 
       const discovery = await browser.request('/.well-known/openid-configuration', { headers: { accept: 'application/json' } });
-      expect(discovery.json).toMatchObject({ issuer: publicUrl, authorization_endpoint: `${publicUrl}/oidc/auth`, token_endpoint: `${publicUrl}/oidc/token` });
+      expect(discovery.json).toMatchObject({
+        issuer: publicUrl,
+        authorization_endpoint: `${publicUrl}/oidc/auth`,
+        token_endpoint: `${publicUrl}/oidc/token`,
+      });
 
       const state = randomBytes(8).toString('hex');
       const application = demoAuthorization(publicUrl, { scope: 'openid email profile api', state });
@@ -131,7 +150,13 @@ describe.runIf(databaseKind === 'postgres' && needsTool('nginx', NGINX !== undef
       expect(`${callback.origin}${callback.pathname}`).toBe(`${publicUrl}/callback`);
       expect(callback.searchParams.get('state')).toBe(state);
       const tokens = await browser.request('/oidc/token', {
-        form: { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: `${publicUrl}/callback`, client_id: 'latchkey-demo', code_verifier: application.verifier },
+        form: {
+          grant_type: 'authorization_code',
+          code: callback.searchParams.get('code')!,
+          redirect_uri: `${publicUrl}/callback`,
+          client_id: 'latchkey-demo',
+          code_verifier: application.verifier,
+        },
         headers: { accept: 'application/json' },
       });
       expect(tokens.status).toBe(200);
@@ -174,9 +199,11 @@ describe.runIf(databaseKind === 'postgres' && needsTool('nginx', NGINX !== undef
       }
       await create('Through the proxy');
       await create('Through the proxy again');
-      const counted = (received: typeof overWs) => received.results.map((result) => result.data?.documentChanged).filter((change) => !change?.document?.title.startsWith('Warm-up'));
+      const counted = (received: typeof overWs) =>
+        received.results.map((result) => result.data?.documentChanged).filter((change) => !change?.document?.title.startsWith('Warm-up'));
       for (const received of [overWs, overSse]) {
-        for (let waited = 0; counted(received).length < 2 && waited < 5000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+        for (let waited = 0; counted(received).length < 2 && waited < 5000; waited += 20)
+          await new Promise((resolve) => setTimeout(resolve, 20));
         expect(counted(received)).toEqual([
           { kind: 'CREATED', document: { title: 'Through the proxy' } },
           { kind: 'CREATED', document: { title: 'Through the proxy again' } },

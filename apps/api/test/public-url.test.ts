@@ -27,12 +27,16 @@ describe('development: pages move to PUBLIC_URL', () => {
   it('at PUBLIC_URL itself the pages are served; the API and probes answer at any host', async () => {
     expect((await fetch(`${base}/login/ott`, { redirect: 'manual' })).status).toBe(200);
     expect((await fetch(`${other}/healthz`, { redirect: 'manual' })).status).toBe(200);
-    const graphql = await fetch(`${other}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ status { service } }"}' });
+    const graphql = await fetch(`${other}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query":"{ status { service } }"}',
+    });
     expect(graphql.status).toBe(200);
   });
 });
 
-describe('production: no such redirect (the proxy and PUBLIC_URL are the operator\'s)', () => {
+describe("production: no such redirect (the proxy and PUBLIC_URL are the operator's)", () => {
   it('a page at another host is answered where it was asked', async () => {
     const { service, base } = await startLocalhostService({ NODE_ENV: 'production' });
     try {

@@ -35,10 +35,15 @@ const router = createRestRouter<Caller>({
       },
     },
     { method: 'GET', path: '/api/guarded', handler: async () => ({ status: 200, body: { opened: true } }) },
-    { method: 'GET', path: '/api/open', public: true, handler: async ({ caller }) => {
-      authorize(caller, VaultPolicy.open, [], { handler: 'GET /api/open' });
-      return { status: 200, body: {} };
-    } },
+    {
+      method: 'GET',
+      path: '/api/open',
+      public: true,
+      handler: async ({ caller }) => {
+        authorize(caller, VaultPolicy.open, [], { handler: 'GET /api/open' });
+        return { status: 200, body: {} };
+      },
+    },
   ],
 });
 
@@ -53,7 +58,12 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const get = async (path: string, user?: string) => {
   const res = await fetch(`${base}${path}`, { headers: user ? { 'x-user': user } : {} });
-  return { status: res.status, body: await res.json() as Record<string, unknown>, text: '', challenge: res.headers.get('www-authenticate') };
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    text: '',
+    challenge: res.headers.get('www-authenticate'),
+  };
 };
 
 describe('Events 3: where a denial is converted', () => {

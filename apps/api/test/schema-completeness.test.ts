@@ -25,7 +25,6 @@ const { createOverlayProgram, modelServedFields } = require('../codegen/model-se
 };
 const typescript = require('typescript') as typeof ts;
 
-
 const schemaFiles = Object.fromEntries(
   readdirSync(join(ROOT, 'schema'))
     .filter((name) => name.endsWith('.graphql'))
@@ -47,7 +46,10 @@ beforeAll(async () => {
 
 /** What `pnpm codegen` would write to src/generated/resolvers.ts for these schema files (nothing is written). */
 async function generatedResolverTypes(schema: Record<string, string>): Promise<string> {
-  const outputs = await generate({ cwd: ROOT, schema: Object.values(schema), generates: { 'apps/api/src/generated/resolvers.ts': serverOutput }, silent: true }, false);
+  const outputs = await generate(
+    { cwd: ROOT, schema: Object.values(schema), generates: { 'apps/api/src/generated/resolvers.ts': serverOutput }, silent: true },
+    false,
+  );
   return (outputs as { content: string }[])[0]!.content;
 }
 
@@ -72,7 +74,9 @@ function statusModelWith(type: string): string {
   const value = 'const STATUS: StatusSource = {};';
   expect(text).toContain(model);
   expect(text).toContain(value);
-  return text.replace(model, `export type StatusSource = { uptimeSeconds: ${type} };`).replace(value, 'const STATUS: StatusSource = { uptimeSeconds: 1 };');
+  return text
+    .replace(model, `export type StatusSource = { uptimeSeconds: ${type} };`)
+    .replace(value, 'const STATUS: StatusSource = { uptimeSeconds: 1 };');
 }
 
 describe('issue 14 point 1: a schema change the code does not implement', () => {
@@ -121,7 +125,9 @@ describe('issue 14 point 1: a schema change the code does not implement', () => 
   it('an argument whose type changes fails typecheck where the resolver uses it, naming the argument', async () => {
     const schema = changedSchema('documents.graphql', 'first: Int = 20', 'first: String = "20"');
     const messages = typecheck(new Map([[RESOLVERS_TS, await generatedResolverTypes(schema)]]));
-    expect(messages).toEqual([expect.stringMatching(/^src\/graphql\/resolvers\/documents\.ts: \[first\] Type 'string' is not assignable to type 'number'/)]);
+    expect(messages).toEqual([
+      expect.stringMatching(/^src\/graphql\/resolvers\/documents\.ts: \[first\] Type 'string' is not assignable to type 'number'/),
+    ]);
   }, 120_000);
 
   it('a build made without typecheck refuses to start: exit 1 naming each Type.field, no stack trace', () => {

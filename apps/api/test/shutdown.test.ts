@@ -27,7 +27,11 @@ describe('issue 13 point 3: graceful shutdown on SIGTERM', () => {
 
   it('/readyz answers 503 at once, the listener keeps accepting for SHUTDOWN_DELAY, writes under keep-alive load see no connection reset, every committed write got its response, and the process exits within SHUTDOWN_TIMEOUT', async () => {
     const metricsPort = await freePort();
-    processes = await startServiceProcesses(1, { SHUTDOWN_DELAY: `${SHUTDOWN_DELAY_MS}ms`, SHUTDOWN_TIMEOUT: `${SHUTDOWN_TIMEOUT_MS}ms`, METRICS_PORT: String(metricsPort) });
+    processes = await startServiceProcesses(1, {
+      SHUTDOWN_DELAY: `${SHUTDOWN_DELAY_MS}ms`,
+      SHUTDOWN_TIMEOUT: `${SHUTDOWN_TIMEOUT_MS}ms`,
+      METRICS_PORT: String(metricsPort),
+    });
     const [base] = processes.urls as [string];
     const token = await processes.token(await processes.userIdOf('alice@acme.test'));
     const prefix = `shutdown-${Date.now()}`;
@@ -47,7 +51,10 @@ describe('issue 13 point 3: graceful shutdown on SIGTERM', () => {
           const response = await fetch(`${base}/graphql`, {
             method: 'POST',
             headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-            body: JSON.stringify({ query: 'mutation ($t: String!) { createDocument(input: { organization: "acme", title: $t }) { document { id } } }', variables: { t: title } }),
+            body: JSON.stringify({
+              query: 'mutation ($t: String!) { createDocument(input: { organization: "acme", title: $t }) { document { id } } }',
+              variables: { t: title },
+            }),
           });
           const body = (await response.json()) as { data?: { createDocument?: { document?: { id: string } } } };
           answered.set(title, response.status);
@@ -96,7 +103,10 @@ describe('issue 13 point 3: graceful shutdown on SIGTERM', () => {
     // Every write the database holds was answered, and answered as a success.
     const database = await createDatabase({ url: processes.databaseUrl || undefined, dataDir: processes.dataDir, poolSize: 2 });
     try {
-      const committed = await database.db.select({ title: documents.title }).from(documents).where(like(documents.title, `${prefix}-%`));
+      const committed = await database.db
+        .select({ title: documents.title })
+        .from(documents)
+        .where(like(documents.title, `${prefix}-%`));
       expect(committed.length).toBeGreaterThan(0);
       for (const { title } of committed) expect(answered.get(title), title).toBe(200);
     } finally {

@@ -52,21 +52,24 @@ async function statementsDuring<T>(request: () => Promise<T>): Promise<{ result:
 }
 
 describe('Authorization 15 and field checks without a query per row', () => {
-  it.each(['alice', 'bob', 'root'] as const)('documents(first: 20) and documents(first: 5) cost the same small number of SQL statements (%s)', async (persona) => {
-    const token = await demo.token(persona);
-    const page = (first: number) => postGraphQL(service.graphqlUrl, { query: PAGE, variables: { first } }, { token });
-    // Warm nothing on purpose: every request loads its own subject and loaders.
-    const twenty = await statementsDuring(() => page(20));
-    const five = await statementsDuring(() => page(5));
-    expect(twenty.result.status).toBe(200);
-    expect(twenty.result.json.data.documents.edges).toHaveLength(20);
-    expect(five.result.json.data.documents.edges).toHaveLength(5);
-    expect(twenty.statements.length).toBe(five.statements.length);
-    // subject (user + memberships), the page with its organizations, the owners with their organization ids
-    // (for the e-mail rule); organizations and viewerCan add nothing.
-    expect(twenty.statements.length).toBe(3);
-    expect(twenty.statements.filter((sql) => /from "documents"/i.test(sql))).toHaveLength(1);
-  });
+  it.each(['alice', 'bob', 'root'] as const)(
+    'documents(first: 20) and documents(first: 5) cost the same small number of SQL statements (%s)',
+    async (persona) => {
+      const token = await demo.token(persona);
+      const page = (first: number) => postGraphQL(service.graphqlUrl, { query: PAGE, variables: { first } }, { token });
+      // Warm nothing on purpose: every request loads its own subject and loaders.
+      const twenty = await statementsDuring(() => page(20));
+      const five = await statementsDuring(() => page(5));
+      expect(twenty.result.status).toBe(200);
+      expect(twenty.result.json.data.documents.edges).toHaveLength(20);
+      expect(five.result.json.data.documents.edges).toHaveLength(5);
+      expect(twenty.statements.length).toBe(five.statements.length);
+      // subject (user + memberships), the page with its organizations, the owners with their organization ids
+      // (for the e-mail rule); organizations and viewerCan add nothing.
+      expect(twenty.statements.length).toBe(3);
+      expect(twenty.statements.filter((sql) => /from "documents"/i.test(sql))).toHaveLength(1);
+    },
+  );
 
   it('the next page costs the same as the first', async () => {
     const token = await demo.token('alice');

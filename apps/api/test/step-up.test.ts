@@ -19,7 +19,8 @@ const PHR = 'urn:latchkey:acr:phr';
 const TWO_FACTOR = 'urn:latchkey:acr:2fa';
 const ONE_FACTOR = 'urn:latchkey:acr:1fa';
 
-const HOLD = 'mutation ($id: ID!, $hold: Boolean!) { setLegalHold(id: $id, legalHold: $hold) { document { id legalHold } userErrors { code } } }';
+const HOLD =
+  'mutation ($id: ID!, $hold: Boolean!) { setLegalHold(id: $id, legalHold: $hold) { document { id legalHold } userErrors { code } } }';
 const ROLE = 'mutation ($input: ChangeMemberRoleInput!) { changeMemberRole(input: $input) { membership { role } userErrors { code } } }';
 const REMOVE_PASSKEY = 'mutation ($id: ID!) { removePasskey(id: $id) { removedPasskeyId } }';
 const VIEWER_CAN = 'query ($id: ID!) { document(id: $id) { id viewerCan { update publish archive delete setLegalHold } } }';
@@ -54,7 +55,12 @@ const locationOf = (query: string, field: string) => {
   return { line: 1, column: index + 1 };
 };
 const legalHoldOf = async (title: string) =>
-  (await service.database.db.select({ legalHold: documents.legalHold }).from(documents).where(eq(documents.id, idOf(title))))[0]!.legalHold;
+  (
+    await service.database.db
+      .select({ legalHold: documents.legalHold })
+      .from(documents)
+      .where(eq(documents.id, idOf(title)))
+  )[0]!.legalHold;
 const roleOf = async (persona: Persona) => {
   const [row] = await service.database.db
     .select({ role: memberships.role })
@@ -69,12 +75,14 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
     const variables = { id: idOf('Quarterly plan'), hold: true };
     const expected = {
       data: { setLegalHold: null },
-      errors: [{
-        message: 'A different authentication level is required.',
-        locations: [locationOf(HOLD, 'setLegalHold')],
-        path: ['setLegalHold'],
-        extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: PHR },
-      }],
+      errors: [
+        {
+          message: 'A different authentication level is required.',
+          locations: [locationOf(HOLD, 'setLegalHold')],
+          path: ['setLegalHold'],
+          extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: PHR },
+        },
+      ],
     };
     const strict = await gql(token, HOLD, variables, GQL);
     expect(strict.status, strict.text).toBe(401);
@@ -91,10 +99,11 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
 
   it('in a batch each entry answers for itself: 200, the step-up error in its entry', async () => {
     const token = await ottToken('alice');
-    const res = await postGraphQL(service.graphqlUrl, [
-      { query: HOLD, variables: { id: idOf('Quarterly plan'), hold: true } },
-      { query: '{ viewer { acr } }' },
-    ], { token });
+    const res = await postGraphQL(
+      service.graphqlUrl,
+      [{ query: HOLD, variables: { id: idOf('Quarterly plan'), hold: true } }, { query: '{ viewer { acr } }' }],
+      { token },
+    );
     expect(res.status).toBe(200);
     expect(res.json[0].errors[0].extensions).toEqual({ code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: PHR });
     expect(res.json[1]).toEqual({ data: { viewer: { acr: ONE_FACTOR } } });
@@ -115,7 +124,10 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
     expect(fresh.status).toBe(200);
     expect(fresh.headers.get('www-authenticate')).toBeNull();
     expect(fresh.json).toEqual({ data: { setLegalHold: { document: { id: idOf('Quarterly plan'), legalHold: true }, userErrors: [] } } });
-    const old = await gql(await demo.token('alice', { ...STEPPED_UP, authTime: now() - 86_400 }), HOLD, { id: idOf('Quarterly plan'), hold: false });
+    const old = await gql(await demo.token('alice', { ...STEPPED_UP, authTime: now() - 86_400 }), HOLD, {
+      id: idOf('Quarterly plan'),
+      hold: false,
+    });
     expect(old.json.data.setLegalHold.document.legalHold).toBe(false);
   });
 
@@ -134,7 +146,14 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
         expect(res.headers.get('www-authenticate')).toBeNull();
         expect(res.json).toEqual({
           data: { setLegalHold: null },
-          errors: [{ message: 'You are not allowed to do this.', locations: [locationOf(HOLD, 'setLegalHold')], path: ['setLegalHold'], extensions: { code: 'FORBIDDEN' } }],
+          errors: [
+            {
+              message: 'You are not allowed to do this.',
+              locations: [locationOf(HOLD, 'setLegalHold')],
+              path: ['setLegalHold'],
+              extensions: { code: 'FORBIDDEN' },
+            },
+          ],
         });
       }
     }
@@ -164,7 +183,9 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
 });
 
 describe('spec Multi-factor rules 6 / RFC 9470: changeMemberRole to OWNER asks for two factors within 15 minutes', () => {
-  const input = (persona: Persona, role: string, organization = 'acme') => ({ input: { organization, userId: demo.userId[persona], role } });
+  const input = (persona: Persona, role: string, organization = 'acme') => ({
+    input: { organization, userId: demo.userId[persona], role },
+  });
 
   it('to EDITOR with a one-factor token: done, no challenge', async () => {
     const res = await gql(await ottToken('alice'), ROLE, input('bob', 'EDITOR'));
@@ -179,19 +200,25 @@ describe('spec Multi-factor rules 6 / RFC 9470: changeMemberRole to OWNER asks f
       expect(res.headers.get('www-authenticate')).toBe(CHALLENGE_OWNER);
       expect(res.json).toEqual({
         data: { changeMemberRole: null },
-        errors: [{
-          message: 'A different authentication level is required.',
-          locations: [locationOf(ROLE, 'changeMemberRole')],
-          path: ['changeMemberRole'],
-          extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: TWO_FACTOR, max_age: 900 },
-        }],
+        errors: [
+          {
+            message: 'A different authentication level is required.',
+            locations: [locationOf(ROLE, 'changeMemberRole')],
+            path: ['changeMemberRole'],
+            extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: TWO_FACTOR, max_age: 900 },
+          },
+        ],
       });
     }
     expect(await roleOf('bob')).toBe('VIEWER');
   });
 
   it('to OWNER with a two-factor sign-in of 20 minutes ago: challenged; of just now: done', async () => {
-    const old = await gql(await demo.token('alice', { acr: TWO_FACTOR, amr: ['otp', 'mfa'], authTime: now() - 1200 }), ROLE, input('bob', 'OWNER'));
+    const old = await gql(
+      await demo.token('alice', { acr: TWO_FACTOR, amr: ['otp', 'mfa'], authTime: now() - 1200 }),
+      ROLE,
+      input('bob', 'OWNER'),
+    );
     expect(old.status).toBe(401);
     expect(old.headers.get('www-authenticate')).toBe(CHALLENGE_OWNER);
     expect(await roleOf('bob')).toBe('VIEWER');
@@ -219,8 +246,17 @@ describe('spec Multi-factor rules 6 / RFC 9470: changeMemberRole to OWNER asks f
 describe('spec Multi-factor rules 6 / RFC 9470: removing a passkey (a credential change) asks for a sign-in within 5 minutes', () => {
   const addPasskey = () =>
     service.database.db.insert(passkeys).values({
-      id: 'alice-key-1', userId: demo.userId.alice, label: 'Laptop', userHandle: `handle-${demo.userId.alice}`, publicKey: new Uint8Array([1, 2, 3]),
-      counter: 1, transports: ['internal'], deviceType: 'singleDevice', backedUp: false, aaguid: '00000000-0000-0000-0000-000000000000', rpId: 'localhost',
+      id: 'alice-key-1',
+      userId: demo.userId.alice,
+      label: 'Laptop',
+      userHandle: `handle-${demo.userId.alice}`,
+      publicKey: new Uint8Array([1, 2, 3]),
+      counter: 1,
+      transports: ['internal'],
+      deviceType: 'singleDevice',
+      backedUp: false,
+      aaguid: '00000000-0000-0000-0000-000000000000',
+      rpId: 'localhost',
     });
 
   it('a sign-in of 10 minutes ago, even a passkey one: 401 + max_age challenge; the passkey stays', async () => {
@@ -231,12 +267,14 @@ describe('spec Multi-factor rules 6 / RFC 9470: removing a passkey (a credential
     expect(res.headers.get('www-authenticate')).toBe(CHALLENGE_FRESH);
     expect(res.json).toEqual({
       data: { removePasskey: null },
-      errors: [{
-        message: 'More recent authentication is required.',
-        locations: [locationOf(REMOVE_PASSKEY, 'removePasskey')],
-        path: ['removePasskey'],
-        extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', max_age: 300 },
-      }],
+      errors: [
+        {
+          message: 'More recent authentication is required.',
+          locations: [locationOf(REMOVE_PASSKEY, 'removePasskey')],
+          path: ['removePasskey'],
+          extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', max_age: 300 },
+        },
+      ],
     });
     expect(await service.database.db.select({ id: passkeys.id }).from(passkeys)).toEqual([{ id: 'alice-key-1' }]);
   });
@@ -251,7 +289,11 @@ describe('spec Multi-factor rules 6 / RFC 9470: removing a passkey (a credential
   it('renaming is not a credential change: no step-up', async () => {
     await addPasskey();
     const rename = 'mutation { renamePasskey(id: "alice-key-1", label: "Old laptop") { passkey { label } } }';
-    const res = await postGraphQL(service.graphqlUrl, { query: rename }, { token: await demo.token('alice', { authTime: now() - 86_400 }) });
+    const res = await postGraphQL(
+      service.graphqlUrl,
+      { query: rename },
+      { token: await demo.token('alice', { authTime: now() - 86_400 }) },
+    );
     expect(res.json).toEqual({ data: { renamePasskey: { passkey: { label: 'Old laptop' } } } });
   });
 });
@@ -306,74 +348,96 @@ describe('spec Multi-factor rules 6 / RFC 9470 on REST: POST /api/documents/:id/
   });
 });
 
-describe.runIf(hasChromium)('spec Multi-factor rules 6 / RFC 9470 in Chromium: the demo client answers a step-up challenge and retries once', () => {
-  let local: TestService;
-  let browser: Browser;
-  let base: string;
-  let sink: Awaited<ReturnType<typeof startSmtpSink>>;
+describe.runIf(hasChromium)(
+  'spec Multi-factor rules 6 / RFC 9470 in Chromium: the demo client answers a step-up challenge and retries once',
+  () => {
+    let local: TestService;
+    let browser: Browser;
+    let base: string;
+    let sink: Awaited<ReturnType<typeof startSmtpSink>>;
 
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-    ({ service: local, base } = await startLocalhostService({ NODE_ENV: 'development', SMTP_URL: sink.url, MAIL_FROM: 'login@latchkey.test' }));
-    await seedDemoData(local.database);
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await local?.stop();
-    await sink?.close();
-  });
-
-  it('removePasskey answered with the challenge: a new authorization request with max_age, then the removal is retried and done', async () => {
-    const alice = (await demoOf(local)).userId.alice;
-    await local.database.db.insert(passkeys).values({
-      id: 'alice-key-1', userId: alice, label: 'Laptop', userHandle: `handle-${alice}`, publicKey: new Uint8Array([1, 2, 3]),
-      counter: 1, transports: ['internal'], deviceType: 'singleDevice', backedUp: false, aaguid: '00000000-0000-0000-0000-000000000000', rpId: 'localhost',
+    beforeAll(async () => {
+      sink = await startSmtpSink();
+      ({ service: local, base } = await startLocalhostService({
+        NODE_ENV: 'development',
+        SMTP_URL: sink.url,
+        MAIL_FROM: 'login@latchkey.test',
+      }));
+      await seedDemoData(local.database);
+      browser = await launchChromium();
     });
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${base}/`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/interaction\//);
-    await page.getByLabel('E-mail address').fill('alice@acme.test');
-    await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
-    await page.waitForURL(/\/login\/ott\?sent=1/);
-    await page.goto(await sink.nextLink(0));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/`);
-    await expect.poll(() => page.getByLabel('Passkey name').inputValue(), { timeout: 10_000 }).toBe('Laptop');
+    afterAll(async () => {
+      await browser?.close();
+      await local?.stop();
+      await sink?.close();
+    });
 
-    // The sign-in is seconds old, so the API would let the removal through: the first answer is replaced by the
-    // challenge a sign-in older than 5 minutes gets, exactly as the API words it.
-    const removals: string[] = [];
-    await page.route(`${base}/graphql`, async (route) => {
-      const body = route.request().postData() ?? '';
-      if (!body.includes('removePasskey')) return route.continue();
-      removals.push(body);
-      if (removals.length > 1) return route.continue();
-      return route.fulfill({
-        status: 401,
-        headers: { 'content-type': 'application/graphql-response+json; charset=utf-8', 'www-authenticate': CHALLENGE_FRESH },
-        body: JSON.stringify({
-          data: { removePasskey: null },
-          errors: [{ message: 'More recent authentication is required.', path: ['removePasskey'], extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', max_age: 300 } }],
-        }),
+    it('removePasskey answered with the challenge: a new authorization request with max_age, then the removal is retried and done', async () => {
+      const alice = (await demoOf(local)).userId.alice;
+      await local.database.db.insert(passkeys).values({
+        id: 'alice-key-1',
+        userId: alice,
+        label: 'Laptop',
+        userHandle: `handle-${alice}`,
+        publicKey: new Uint8Array([1, 2, 3]),
+        counter: 1,
+        transports: ['internal'],
+        deviceType: 'singleDevice',
+        backedUp: false,
+        aaguid: '00000000-0000-0000-0000-000000000000',
+        rpId: 'localhost',
       });
-    });
-    const authorization = page.waitForRequest((request) => request.url().startsWith(`${base}/oidc/auth?`));
-    await page.getByRole('button', { name: 'Remove' }).click();
-    const asked = new URL((await authorization).url()).searchParams;
-    expect(asked.get('max_age')).toBe('300');
-    expect(asked.get('code_challenge_method')).toBe('S256');
-    expect(asked.has('acr_values')).toBe(false);
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${base}/`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/interaction\//);
+      await page.getByLabel('E-mail address').fill('alice@acme.test');
+      await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+      await page.waitForURL(/\/login\/ott\?sent=1/);
+      await page.goto(await sink.nextLink(0));
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${base}/`);
+      await expect.poll(() => page.getByLabel('Passkey name').inputValue(), { timeout: 10_000 }).toBe('Laptop');
 
-    // The provider session is fresh enough: straight back to the callback, then the remembered removal, once.
-    await page.waitForURL(`${base}/`, { timeout: 15_000 });
-    await expect.poll(() => page.locator('#passkey-status').textContent(), { timeout: 10_000 }).toBe('Passkey removed.');
-    expect(removals).toHaveLength(2);
-    expect(JSON.parse(removals[1]!)).toEqual(JSON.parse(removals[0]!));
-    expect(await local.database.db.select({ id: passkeys.id }).from(passkeys)).toEqual([]);
-    expect(await page.evaluate(() => sessionStorage.getItem('demo.pending'))).toBeNull();
-    await context.close();
-  });
-});
+      // The sign-in is seconds old, so the API would let the removal through: the first answer is replaced by the
+      // challenge a sign-in older than 5 minutes gets, exactly as the API words it.
+      const removals: string[] = [];
+      await page.route(`${base}/graphql`, async (route) => {
+        const body = route.request().postData() ?? '';
+        if (!body.includes('removePasskey')) return route.continue();
+        removals.push(body);
+        if (removals.length > 1) return route.continue();
+        return route.fulfill({
+          status: 401,
+          headers: { 'content-type': 'application/graphql-response+json; charset=utf-8', 'www-authenticate': CHALLENGE_FRESH },
+          body: JSON.stringify({
+            data: { removePasskey: null },
+            errors: [
+              {
+                message: 'More recent authentication is required.',
+                path: ['removePasskey'],
+                extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', max_age: 300 },
+              },
+            ],
+          }),
+        });
+      });
+      const authorization = page.waitForRequest((request) => request.url().startsWith(`${base}/oidc/auth?`));
+      await page.getByRole('button', { name: 'Remove' }).click();
+      const asked = new URL((await authorization).url()).searchParams;
+      expect(asked.get('max_age')).toBe('300');
+      expect(asked.get('code_challenge_method')).toBe('S256');
+      expect(asked.has('acr_values')).toBe(false);
+
+      // The provider session is fresh enough: straight back to the callback, then the remembered removal, once.
+      await page.waitForURL(`${base}/`, { timeout: 15_000 });
+      await expect.poll(() => page.locator('#passkey-status').textContent(), { timeout: 10_000 }).toBe('Passkey removed.');
+      expect(removals).toHaveLength(2);
+      expect(JSON.parse(removals[1]!)).toEqual(JSON.parse(removals[0]!));
+      expect(await local.database.db.select({ id: passkeys.id }).from(passkeys)).toEqual([]);
+      expect(await page.evaluate(() => sessionStorage.getItem('demo.pending'))).toBeNull();
+      await context.close();
+    });
+  },
+);

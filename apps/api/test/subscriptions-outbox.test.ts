@@ -23,7 +23,10 @@ import { overSse, overWebSocket, sleep, sseClient, wsClient, type Received } fro
 const RECOVERY_MS = 20_000;
 
 const CHANGED = 'subscription { documentChanged(organization: "acme") { kind document { title } } }';
-const kindsAndTitles = (received: Received) => received.results.map((result) => result.data?.documentChanged && [result.data.documentChanged.kind, result.data.documentChanged.document?.title]);
+const kindsAndTitles = (received: Received) =>
+  received.results.map(
+    (result) => result.data?.documentChanged && [result.data.documentChanged.kind, result.data.documentChanged.document?.title],
+  );
 
 function openDatabase(url: string): Promise<DatabaseHandle> {
   return createDatabase({ url, dataDir: mkdtempSync(path.join(tmpdir(), 'latchkey-outbox-test-')), poolSize: 2 });
@@ -32,13 +35,23 @@ function openDatabase(url: string): Promise<DatabaseHandle> {
 /** A domain request acting as `email` on `database`, recording events with `wake` (as the CLI does). */
 async function actingAs(database: DatabaseHandle, email: string, wake: WakeChannel, db = database.db): Promise<DomainRequest> {
   const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email));
-  return { db, subject: await loadSubject(database.db, user!.id), loaders: createLoaderFactory()({}, db), handler: 'test', events: createEventRecorder(wake) };
+  return {
+    db,
+    subject: await loadSubject(database.db, user!.id),
+    loaders: createLoaderFactory()({}, db),
+    handler: 'test',
+    events: createEventRecorder(wake),
+  };
 }
 
 /** Creates a document over HTTP, trying again while the service refuses (an outage); a title taken means an earlier try committed. */
 async function createRetrying(graphqlUrl: string, token: string, title: string, deadline = Date.now() + RECOVERY_MS): Promise<number> {
   for (let attempts = 1; ; attempts++) {
-    const res = await postGraphQL(graphqlUrl, { query: `mutation { createDocument(input: { organization: "acme", title: "${title}" }) { document { id } userErrors { code } } }` }, { token }).catch(() => undefined);
+    const res = await postGraphQL(
+      graphqlUrl,
+      { query: `mutation { createDocument(input: { organization: "acme", title: "${title}" }) { document { id } userErrors { code } } }` },
+      { token },
+    ).catch(() => undefined);
     const payload = res?.json?.data?.createDocument;
     if (payload && (payload.document || payload.userErrors?.[0]?.code === 'TITLE_TAKEN')) return attempts;
     if (Date.now() > deadline) throw new Error(`could not create "${title}"`);
@@ -83,7 +96,11 @@ describe.runIf(databaseKind === 'postgres')('issue 13 point 2 on one server: seq
     });
     await drawn;
     // The second one, through the API, draws a later number and commits first.
-    const second = await postGraphQL(service.graphqlUrl, { query: 'mutation { createDocument(input: { organization: "acme", title: "Committed second" }) { document { id } } }' }, { token });
+    const second = await postGraphQL(
+      service.graphqlUrl,
+      { query: 'mutation { createDocument(input: { organization: "acme", title: "Committed second" }) { document { id } } }' },
+      { token },
+    );
     expect(second.json.data.createDocument.document.id).toBeTruthy();
     await sleep(1_500); // more than a poll: a reader that skipped the open number would have delivered by now
     expect(received.results).toEqual([]);
@@ -142,73 +159,93 @@ async function subscribeBoth(base: string, token: string) {
   };
 }
 
-describe.runIf(databaseKind === 'postgres')('issue 13 point 2 across a database restart: two api processes, one PostgreSQL behind a proxy', () => {
-  const state = twoProcesses((databaseUrl, _index, proxy) => ({ DATABASE_URL: proxy.routeUrl(databaseUrl) }));
+describe.runIf(databaseKind === 'postgres')(
+  'issue 13 point 2 across a database restart: two api processes, one PostgreSQL behind a proxy',
+  () => {
+    const state = twoProcesses((databaseUrl, _index, proxy) => ({ DATABASE_URL: proxy.routeUrl(databaseUrl) }));
 
-  it('documents changed on A while the database restarts and right after it (with retries) all reach the subscribers on B, once each and in order', async () => {
-    const [a, b] = state.processes.urls as [string, string];
-    const subscribers = await subscribeBoth(b, state.alice);
-    await state.proxy.drop();
-    const titles = Array.from({ length: 12 }, (_, i) => `After the restart ${i}`);
-    const creating = (async () => {
-      for (const title of titles) await createRetrying(`${a}/graphql`, state.alice, title);
-    })();
-    await sleep(2_000);
-    await state.proxy.restore();
-    await creating;
-    for (const received of subscribers.all) {
-      await received.waitFor(titles.length, RECOVERY_MS);
-      await sleep(300);
-      expect(kindsAndTitles(received)).toEqual(titles.map((title) => ['CREATED', title]));
-      expect(received.completed).toBe(false);
-    }
-    await subscribers.dispose();
-  }, 2 * RECOVERY_MS);
+    it(
+      'documents changed on A while the database restarts and right after it (with retries) all reach the subscribers on B, once each and in order',
+      async () => {
+        const [a, b] = state.processes.urls as [string, string];
+        const subscribers = await subscribeBoth(b, state.alice);
+        await state.proxy.drop();
+        const titles = Array.from({ length: 12 }, (_, i) => `After the restart ${i}`);
+        const creating = (async () => {
+          for (const title of titles) await createRetrying(`${a}/graphql`, state.alice, title);
+        })();
+        await sleep(2_000);
+        await state.proxy.restore();
+        await creating;
+        for (const received of subscribers.all) {
+          await received.waitFor(titles.length, RECOVERY_MS);
+          await sleep(300);
+          expect(kindsAndTitles(received)).toEqual(titles.map((title) => ['CREATED', title]));
+          expect(received.completed).toBe(false);
+        }
+        await subscribers.dispose();
+      },
+      2 * RECOVERY_MS,
+    );
 
-  it('a change whose wake-up never comes (a writer that sends none) still reaches B\'s subscribers, by its poll', async () => {
-    const [, b] = state.processes.urls as [string, string];
-    const subscribers = await subscribeBoth(b, state.alice);
-    const database = await openDatabase(state.processes.databaseUrl);
-    try {
-      const [document] = await database.db.select({ id: documents.id }).from(documents).where(eq(documents.title, 'After the restart 0'));
-      const result = await updateDocument(await actingAs(database, 'alice@acme.test', createMemoryWake()), { id: document!.id, title: 'Never announced' });
-      expect(result.userErrors).toEqual([]);
-    } finally {
-      await database.close();
-    }
-    for (const received of subscribers.all) {
-      await received.waitFor(1, 5_000);
-      expect(kindsAndTitles(received)).toEqual([['UPDATED', 'Never announced']]);
-    }
-    await subscribers.dispose();
-  });
-});
+    it("a change whose wake-up never comes (a writer that sends none) still reaches B's subscribers, by its poll", async () => {
+      const [, b] = state.processes.urls as [string, string];
+      const subscribers = await subscribeBoth(b, state.alice);
+      const database = await openDatabase(state.processes.databaseUrl);
+      try {
+        const [document] = await database.db.select({ id: documents.id }).from(documents).where(eq(documents.title, 'After the restart 0'));
+        const result = await updateDocument(await actingAs(database, 'alice@acme.test', createMemoryWake()), {
+          id: document!.id,
+          title: 'Never announced',
+        });
+        expect(result.userErrors).toEqual([]);
+      } finally {
+        await database.close();
+      }
+      for (const received of subscribers.all) {
+        await received.waitFor(1, 5_000);
+        expect(kindsAndTitles(received)).toEqual([['UPDATED', 'Never announced']]);
+      }
+      await subscribers.dispose();
+    });
+  },
+);
 
-describe.runIf(databaseKind === 'postgres')('issue 13 point 2: a gap that cannot be bridged (B cut off while A writes and a short EVENT_RETENTION purges)', () => {
-  const state = twoProcesses((databaseUrl, index, proxy) => ({ EVENT_RETENTION: '1s', ...(index === 1 ? { DATABASE_URL: proxy.routeUrl(databaseUrl) } : {}) }));
+describe.runIf(databaseKind === 'postgres')(
+  'issue 13 point 2: a gap that cannot be bridged (B cut off while A writes and a short EVENT_RETENTION purges)',
+  () => {
+    const state = twoProcesses((databaseUrl, index, proxy) => ({
+      EVENT_RETENTION: '1s',
+      ...(index === 1 ? { DATABASE_URL: proxy.routeUrl(databaseUrl) } : {}),
+    }));
 
-  it('B\'s subscribers get one last result with SUBSCRIPTION_INTERRUPTED and their streams complete; a new subscription afterwards works', async () => {
-    const [a, b] = state.processes.urls as [string, string];
-    const subscribers = await subscribeBoth(b, state.alice);
-    await state.proxy.drop();
-    await createRetrying(`${a}/graphql`, state.alice, 'Written while B was cut off');
-    await sleep(2_500); // older than EVENT_RETENTION, and purged by A
-    await state.proxy.restore();
-    for (const received of subscribers.all) {
-      await received.ended(RECOVERY_MS);
-      expect(received.results).toHaveLength(1);
-      expect(received.results[0]!.errors).toMatchObject([{ extensions: { code: 'SUBSCRIPTION_INTERRUPTED' } }]);
-      expect(received.results[0]!.errors![0]!.message).toMatch(/not replayed/);
-      expect(received.completed).toBe(true);
-    }
-    await subscribers.dispose();
+    it(
+      "B's subscribers get one last result with SUBSCRIPTION_INTERRUPTED and their streams complete; a new subscription afterwards works",
+      async () => {
+        const [a, b] = state.processes.urls as [string, string];
+        const subscribers = await subscribeBoth(b, state.alice);
+        await state.proxy.drop();
+        await createRetrying(`${a}/graphql`, state.alice, 'Written while B was cut off');
+        await sleep(2_500); // older than EVENT_RETENTION, and purged by A
+        await state.proxy.restore();
+        for (const received of subscribers.all) {
+          await received.ended(RECOVERY_MS);
+          expect(received.results).toHaveLength(1);
+          expect(received.results[0]!.errors).toMatchObject([{ extensions: { code: 'SUBSCRIPTION_INTERRUPTED' } }]);
+          expect(received.results[0]!.errors![0]!.message).toMatch(/not replayed/);
+          expect(received.completed).toBe(true);
+        }
+        await subscribers.dispose();
 
-    const again = await subscribeBoth(b, state.alice);
-    await createRetrying(`${a}/graphql`, state.alice, 'After the interruption');
-    for (const received of again.all) {
-      await received.waitFor(1, 5_000);
-      expect(kindsAndTitles(received)).toEqual([['CREATED', 'After the interruption']]);
-    }
-    await again.dispose();
-  }, 2 * RECOVERY_MS);
-});
+        const again = await subscribeBoth(b, state.alice);
+        await createRetrying(`${a}/graphql`, state.alice, 'After the interruption');
+        for (const received of again.all) {
+          await received.waitFor(1, 5_000);
+          expect(kindsAndTitles(received)).toEqual([['CREATED', 'After the interruption']]);
+        }
+        await again.dispose();
+      },
+      2 * RECOVERY_MS,
+    );
+  },
+);

@@ -9,7 +9,9 @@ const CHANGED = 'subscription { documentChanged(organization: "acme") { kind doc
 
 const buses = [
   ['PostgreSQL LISTEN/NOTIFY', {}],
-  ...(needsTool('redis', redisUrl !== undefined, 'the Redis event-bus tests (TEST_REDIS_URL=redis://127.0.0.1:6379)') ? [['Redis pub/sub', { REDIS_URL: redisUrl! }] as const] : []),
+  ...(needsTool('redis', redisUrl !== undefined, 'the Redis event-bus tests (TEST_REDIS_URL=redis://127.0.0.1:6379)')
+    ? [['Redis pub/sub', { REDIS_URL: redisUrl! }] as const]
+    : []),
 ] as const;
 
 describe.runIf(databaseKind === 'postgres').each(buses)('fan-out across two api processes on one PostgreSQL (%s)', (_bus, env) => {
@@ -28,7 +30,11 @@ describe.runIf(databaseKind === 'postgres').each(buses)('fan-out across two api 
     const overHttp = overSse(sseClient(`${two}/graphql`, alice), { query: CHANGED });
     const local = overSse(sseClient(`${one}/graphql`, alice), { query: CHANGED });
     await sleep(500);
-    const created = await postGraphQL(`${one}/graphql`, { query: 'mutation { createDocument(input: { organization: "acme", title: "Across processes" }) { document { id } } }' }, { token: alice });
+    const created = await postGraphQL(
+      `${one}/graphql`,
+      { query: 'mutation { createDocument(input: { organization: "acme", title: "Across processes" }) { document { id } } }' },
+      { token: alice },
+    );
     expect(created.status).toBe(200);
     for (const received of [overWs, overHttp, local]) {
       await received.waitFor(1);

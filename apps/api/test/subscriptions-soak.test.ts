@@ -24,7 +24,11 @@ let service: TestService;
 let demo: Demo;
 beforeAll(async () => {
   // Quiet logs (the test keeps them in memory) and room for one account's 400 subscriptions.
-  service = await startTestService({ LOG_LEVEL: 'warn', SUBSCRIPTIONS_PER_USER: '1000', SUBSCRIPTIONS_PER_CONNECTION: String(PER_CONNECTION) });
+  service = await startTestService({
+    LOG_LEVEL: 'warn',
+    SUBSCRIPTIONS_PER_USER: '1000',
+    SUBSCRIPTIONS_PER_CONNECTION: String(PER_CONNECTION),
+  });
   await seedDemoData(service.database);
   demo = await demoOf(service);
 });
@@ -35,12 +39,20 @@ async function round(connections: number, perConnection: number, events: number)
   const token = await demo.token('alice');
   const clients = Array.from({ length: connections }, () => wsClient(service.graphqlUrl, token));
   const subscribers: Received[] = clients.flatMap((client) =>
-    Array.from({ length: perConnection }, () => overWebSocket(client, { query: 'subscription { documentChanged(organization: "acme") { kind document { title status } } }' })),
+    Array.from({ length: perConnection }, () =>
+      overWebSocket(client, { query: 'subscription { documentChanged(organization: "acme") { kind document { title status } } }' }),
+    ),
   );
   for (let i = 0; i < 500 && service.subscriptions.size() < subscribers.length; i++) await sleep(10);
   expect(service.subscriptions.size()).toBe(subscribers.length);
   for (let i = 0; i < events; i++) {
-    const res = await postGraphQL(service.graphqlUrl, { query: `mutation { createDocument(input: { organization: "acme", title: "Soak ${Date.now()} ${i} ${Math.random()}" }) { document { id } } }` }, { token });
+    const res = await postGraphQL(
+      service.graphqlUrl,
+      {
+        query: `mutation { createDocument(input: { organization: "acme", title: "Soak ${Date.now()} ${i} ${Math.random()}" }) { document { id } } }`,
+      },
+      { token },
+    );
     expect(res.status).toBe(200);
   }
   await Promise.all(subscribers.map((subscriber) => subscriber.waitFor(events, 60_000)));
@@ -66,7 +78,9 @@ describe('soak: many subscribers, a bounded number of events (issue 7: memory re
       rounds.push({ subscribers, deliveries: delivered, whileOpenMiB: +(open / MiB).toFixed(1), afterMiB: +(liveHeap() / MiB).toFixed(1) });
     }
     const after = liveHeap();
-    process.stdout.write(`[latchkey soak] ${JSON.stringify({ baselineMiB: +(baseline / MiB).toFixed(1), rounds, retainedKiB: Math.round((after - baseline) / 1024) })}\n`);
+    process.stdout.write(
+      `[latchkey soak] ${JSON.stringify({ baselineMiB: +(baseline / MiB).toFixed(1), rounds, retainedKiB: Math.round((after - baseline) / 1024) })}\n`,
+    );
     // What is held while they are open is released with them: a few MiB of slack for caches and pools, and the
     // second round leaves no more behind than the first (nothing grows with the number of subscribers served).
     const open = rounds[0]!.whileOpenMiB * MiB;

@@ -15,17 +15,21 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 async function rawSocket(url: string, headers: Record<string, string> = {}) {
   const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws', { headers });
   const messages: any[] = [];
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+  );
   socket.on('message', (data) => messages.push(JSON.parse(String(data))));
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('error', reject);
-    socket.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })));
+    socket.once('unexpected-response', (_req, res) =>
+      reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })),
+    );
   });
   return { socket, messages, closed };
 }
 
-describe('the WebSocket path applies the HTTP endpoint\'s rules itself (issue 7)', () => {
+describe("the WebSocket path applies the HTTP endpoint's rules itself (issue 7)", () => {
   let service: TestService;
   let demo: Demo;
   beforeAll(async () => {
@@ -43,7 +47,10 @@ describe('the WebSocket path applies the HTTP endpoint\'s rules itself (issue 7)
 
   it('the same validation limits: a query deeper than MAX_DEPTH is refused with QUERY_TOO_COMPLEX; unparsable text with a located error', async () => {
     const client = wsClient(service.graphqlUrl, await demo.token('alice'));
-    const deep = overWebSocket(client, { query: 'subscription { documentChanged(organization: "acme") { document { organization { id } owner { memberships { organization { id } user { memberships { role } } } } } } }' });
+    const deep = overWebSocket(client, {
+      query:
+        'subscription { documentChanged(organization: "acme") { document { organization { id } owner { memberships { organization { id } user { memberships { role } } } } } } }',
+    });
     await deep.ended();
     expect(deep.error).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX' }) })]);
     const broken = overWebSocket(client, { query: 'subscription {' });
@@ -52,7 +59,7 @@ describe('the WebSocket path applies the HTTP endpoint\'s rules itself (issue 7)
     await client.dispose();
   });
 
-  it('a browser origin that is not allowed is refused at the upgrade (403); PUBLIC_URL\'s origin is allowed; other paths do not upgrade (404)', async () => {
+  it("a browser origin that is not allowed is refused at the upgrade (403); PUBLIC_URL's origin is allowed; other paths do not upgrade (404)", async () => {
     await expect(rawSocket(service.graphqlUrl, { origin: 'https://evil.test' })).rejects.toMatchObject({ status: 403 });
     const allowed = await rawSocket(service.graphqlUrl, { origin: new URL(service.config.http.publicUrl).origin });
     allowed.socket.close();
@@ -65,7 +72,7 @@ describe('the WebSocket path applies the HTTP endpoint\'s rules itself (issue 7)
     expect(failure.message).toBe('Server sent no subprotocol');
   });
 
-  it('without connection_init in time, or with a second one, the protocol\'s close codes', async () => {
+  it("without connection_init in time, or with a second one, the protocol's close codes", async () => {
     const { socket, closed } = await rawSocket(service.graphqlUrl);
     socket.send(JSON.stringify({ type: 'connection_init' }));
     socket.send(JSON.stringify({ type: 'connection_init' }));
@@ -93,13 +100,18 @@ describe('the WebSocket path in PERSISTED_MODE=allowlist', () => {
     expect(text.error).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'PERSISTED_QUERY_NOT_ALLOWED' }) })]);
     const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>;
     const [id, query] = Object.entries(manifest).find(([, body]) => body.startsWith('query Status'))!;
-    const known = overWebSocket(client, { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: id.slice('sha256:'.length) } } });
+    const known = overWebSocket(client, {
+      query: '',
+      extensions: { persistedQuery: { version: 1, sha256Hash: id.slice('sha256:'.length) } },
+    });
     await known.ended();
     expect(known.results).toEqual([{ data: { status: expect.objectContaining({ service: 'latchkey' }) } }]);
     expect(sha256(query)).toBe(id.slice('sha256:'.length));
     const unknown = overWebSocket(client, { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } });
     await unknown.ended();
-    expect(unknown.error).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'PERSISTED_QUERY_NOT_FOUND' }) })]);
+    expect(unknown.error).toEqual([
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'PERSISTED_QUERY_NOT_FOUND' }) }),
+    ]);
     await client.dispose();
   });
 });

@@ -5,7 +5,8 @@ import { demoOf, type Demo } from './support/demo.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
 import { overSse, overWebSocket, sleep, sseClient, wsClient, type Received } from './support/subscriptions.js';
 
-const CHANGED = 'subscription ($org: String!) { documentChanged(organization: $org) { kind documentId document { title status internalNotes } } }';
+const CHANGED =
+  'subscription ($org: String!) { documentChanged(organization: $org) { kind documentId document { title status internalNotes } } }';
 const UPDATED = 'subscription ($id: ID!) { documentUpdated(id: $id) { kind documentId document { title } } }';
 
 let service: TestService;
@@ -26,7 +27,13 @@ let counter = 0;
 /** A mutation made over HTTP as a client would make it. */
 async function create(token: string, organization = 'acme', extra = ''): Promise<string> {
   counter += 1;
-  const res = await postGraphQL(service.graphqlUrl, { query: `mutation { createDocument(input: { organization: "${organization}", title: "Live ${counter} ${Date.now()}"${extra} }) { document { id } userErrors { code } } }` }, { token });
+  const res = await postGraphQL(
+    service.graphqlUrl,
+    {
+      query: `mutation { createDocument(input: { organization: "${organization}", title: "Live ${counter} ${Date.now()}"${extra} }) { document { id } userErrors { code } } }`,
+    },
+    { token },
+  );
   expect(res.json.data.createDocument.userErrors).toEqual([]);
   return res.json.data.createDocument.document.id as string;
 }
@@ -65,7 +72,11 @@ describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', ()
     const id = await create(alice);
     const before = subscriptionsOpen();
     const one = await settled(overSse(sseClient(service.graphqlUrl, alice), { query: UPDATED, variables: { id } }), before);
-    await postGraphQL(service.graphqlUrl, { query: `mutation { updateDocument(input: { id: "${id}", body: "new body" }) { document { id } } }` }, { token: alice });
+    await postGraphQL(
+      service.graphqlUrl,
+      { query: `mutation { updateDocument(input: { id: "${id}", body: "new body" }) { document { id } } }` },
+      { token: alice },
+    );
     await create(alice); // another document: not this subscription's
     await one.waitFor(1); // (an event for a document deleted before its delivery would not be delivered)
     await postGraphQL(service.graphqlUrl, { query: `mutation { deleteDocument(id: "${id}") { deletedDocumentId } }` }, { token: alice });
@@ -77,7 +88,7 @@ describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', ()
     expect(one.completed).toBe(true);
   });
 
-  it('another tenant\'s events are never delivered; subscribing to another tenant is NOT_FOUND (like a missing organization)', async () => {
+  it("another tenant's events are never delivered; subscribing to another tenant is NOT_FOUND (like a missing organization)", async () => {
     const carol = await demo.token('carol');
     const before = subscriptionsOpen();
     const own = await settled(overWebSocket(ws(carol), { query: CHANGED, variables: { org: 'globex' } }), before);
@@ -92,7 +103,9 @@ describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', ()
     for (const slug of ['acme', 'no-such-org']) {
       const foreign = overWebSocket(ws(carol), { query: CHANGED, variables: { org: slug } });
       await foreign.ended();
-      expect(foreign.results).toEqual([{ errors: [expect.objectContaining({ message: 'The requested record was not found.', extensions: { code: 'NOT_FOUND' } })] }]);
+      expect(foreign.results).toEqual([
+        { errors: [expect.objectContaining({ message: 'The requested record was not found.', extensions: { code: 'NOT_FOUND' } })] },
+      ]);
       expect(foreign.completed).toBe(true);
     }
   });
@@ -105,12 +118,25 @@ describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', ()
     // subscriber in order, so once the second is in, the first has been judged.)
     await create(alice, 'acme', ', internalNotes: "draft secret"');
     const published = demo.documentId.get('Draft roadmap')!;
-    await postGraphQL(service.graphqlUrl, { query: `mutation { publishDocument(id: "${published}") { document { id } } }` }, { token: alice });
+    await postGraphQL(
+      service.graphqlUrl,
+      { query: `mutation { publishDocument(id: "${published}") { document { id } } }` },
+      { token: alice },
+    );
     await bob.waitFor(1);
     await sleep(200);
     expect(bob.results).toHaveLength(1);
-    expect(bob.results[0]!.data.documentChanged).toMatchObject({ kind: 'PUBLISHED', documentId: published, document: { status: 'PUBLISHED', internalNotes: null } });
-    expect(bob.results[0]!.errors).toEqual([expect.objectContaining({ path: ['documentChanged', 'document', 'internalNotes'], extensions: expect.objectContaining({ code: 'FORBIDDEN' }) })]);
+    expect(bob.results[0]!.data.documentChanged).toMatchObject({
+      kind: 'PUBLISHED',
+      documentId: published,
+      document: { status: 'PUBLISHED', internalNotes: null },
+    });
+    expect(bob.results[0]!.errors).toEqual([
+      expect.objectContaining({
+        path: ['documentChanged', 'document', 'internalNotes'],
+        extensions: expect.objectContaining({ code: 'FORBIDDEN' }),
+      }),
+    ]);
     bob.dispose();
   });
 
@@ -122,7 +148,10 @@ describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', ()
     const erin = await settled(overWebSocket(ws(await demo.token('erin')), { query: CHANGED, variables: { org: 'acme' } }), before);
     await create(alice);
     await erin.waitFor(1);
-    const [membership] = await db.delete(memberships).where(and(eq(memberships.userId, demo.userId.erin), eq(memberships.organizationId, acme!.id))).returning();
+    const [membership] = await db
+      .delete(memberships)
+      .where(and(eq(memberships.userId, demo.userId.erin), eq(memberships.organizationId, acme!.id)))
+      .returning();
     try {
       await create(alice);
       await erin.ended();
@@ -138,11 +167,18 @@ describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', ()
     }
 
     const before2 = subscriptionsOpen();
-    const bob = await settled(overSse(sseClient(service.graphqlUrl, await demo.token('bob')), { query: CHANGED, variables: { org: 'acme' } }), before2);
+    const bob = await settled(
+      overSse(sseClient(service.graphqlUrl, await demo.token('bob')), { query: CHANGED, variables: { org: 'acme' } }),
+      before2,
+    );
     await db.update(users).set({ suspended: true }).where(eq(users.id, demo.userId.bob));
     try {
       const published = await create(alice);
-      await postGraphQL(service.graphqlUrl, { query: `mutation { publishDocument(id: "${published}") { document { id } } }` }, { token: alice });
+      await postGraphQL(
+        service.graphqlUrl,
+        { query: `mutation { publishDocument(id: "${published}") { document { id } } }` },
+        { token: alice },
+      );
       await bob.ended();
       expect(bob.results.at(-1)!.errors?.[0]?.extensions?.['code']).toBe('FORBIDDEN');
       expect(bob.results.every((result) => result.data === null)).toBe(true);
@@ -153,9 +189,17 @@ describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', ()
 
   it('when the access token expires during a subscription, the stream ends with UNAUTHENTICATED', async () => {
     const shortLived = await demo.token('alice', { ttlSeconds: 2 });
-    for (const received of [overWebSocket(ws(shortLived), { query: CHANGED, variables: { org: 'acme' } }), overSse(sseClient(service.graphqlUrl, shortLived), { query: CHANGED, variables: { org: 'acme' } })]) {
+    for (const received of [
+      overWebSocket(ws(shortLived), { query: CHANGED, variables: { org: 'acme' } }),
+      overSse(sseClient(service.graphqlUrl, shortLived), { query: CHANGED, variables: { org: 'acme' } }),
+    ]) {
       await received.ended(8000);
-      expect(received.results.at(-1)!.errors).toEqual([expect.objectContaining({ message: 'The access token has expired: subscribe again with a fresh one.', extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) })]);
+      expect(received.results.at(-1)!.errors).toEqual([
+        expect.objectContaining({
+          message: 'The access token has expired: subscribe again with a fresh one.',
+          extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }),
+        }),
+      ]);
       expect(received.completed).toBe(true);
     }
   });
@@ -163,10 +207,19 @@ describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', ()
   it('a guest is refused without naming any policy: graphql-ws error UNAUTHENTICATED, SSE 401; a token that does not verify closes the socket with 4403', async () => {
     const guest = overWebSocket(ws(), { query: CHANGED, variables: { org: 'acme' } });
     await guest.ended();
-    expect(guest.error).toEqual([expect.objectContaining({ message: 'Sign in to perform this operation.', extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) })]);
+    expect(guest.error).toEqual([
+      expect.objectContaining({
+        message: 'Sign in to perform this operation.',
+        extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }),
+      }),
+    ]);
     expect(JSON.stringify(guest.error)).not.toMatch(/Policy/);
 
-    const sse = await fetch(service.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query: CHANGED, variables: { org: 'acme' } }) });
+    const sse = await fetch(service.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: CHANGED, variables: { org: 'acme' } }),
+    });
     const text = await sse.text();
     expect(text).toContain('UNAUTHENTICATED');
     expect(text).not.toMatch(/Policy/);

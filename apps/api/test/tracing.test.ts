@@ -39,12 +39,21 @@ function startReceiver(): Promise<{ server: Server; url: string; exports: Export
       res.end('{}');
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports })),
+  );
 }
 
 const spansOf = (exports: Export[]): { resource: Record<string, unknown>; span: OtlpSpan }[] =>
   exports.flatMap(({ body }) =>
-    (JSON.parse(body) as { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[] }).resourceSpans.flatMap((resourceSpans) => {
+    (
+      JSON.parse(body) as {
+        resourceSpans: {
+          resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+          scopeSpans: { spans: OtlpSpan[] }[];
+        }[];
+      }
+    ).resourceSpans.flatMap((resourceSpans) => {
       const resource = Object.fromEntries(resourceSpans.resource.attributes.map(({ key, value }) => [key, value.stringValue]));
       return resourceSpans.scopeSpans.flatMap(({ spans }) => spans.map((span) => ({ resource, span })));
     }),
@@ -87,7 +96,12 @@ beforeAll(async () => {
   cli('seed');
   token = cli('token', '--email', 'alice@acme.test', '--ttl', '600');
   child = spawn(process.execPath, [path.join(DIST, 'main.js')], {
-    env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.url}/`, OTEL_SERVICE_NAME: 'latchkey-under-test', OTEL_EXPORTER_OTLP_HEADERS: `x-collector-key=${collectorKey}` },
+    env: {
+      ...env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.url}/`,
+      OTEL_SERVICE_NAME: 'latchkey-under-test',
+      OTEL_EXPORTER_OTLP_HEADERS: `x-collector-key=${collectorKey}`,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -109,16 +123,29 @@ afterAll(async () => {
 });
 
 describe('issue 13 point 5: OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
-  it('spans arrive at the OTLP/HTTP receiver, flushed at shutdown; no variable value, inline argument, token or error message is in them', { timeout: 30_000 }, async () => {
+  it('spans arrive at the OTLP/HTTP receiver, flushed at shutdown; no variable value, inline argument, token or error message is in them', {
+    timeout: 30_000,
+  }, async () => {
     const variableSecret = `variable-${randomUUID()}`;
     const inlineSecret = `inline-${randomUUID()}`;
     const coercionSecret = `coercion-${randomUUID()}`;
-    const created = await postGraphQL(`${base}/graphql`, {
-      query: `mutation CreateProbe($title: String!) { createDocument(input: { organization: "acme", title: $title, body: "${inlineSecret}" }) { document { id } } }`,
-      variables: { title: variableSecret },
-    }, { token });
+    const created = await postGraphQL(
+      `${base}/graphql`,
+      {
+        query: `mutation CreateProbe($title: String!) { createDocument(input: { organization: "acme", title: $title, body: "${inlineSecret}" }) { document { id } } }`,
+        variables: { title: variableSecret },
+      },
+      { token },
+    );
     expect(created.json.data.createDocument.document.id).toBeDefined();
-    const coercion = await postGraphQL(`${base}/graphql`, { query: 'query CoercionProbe($first: Int) { documents(first: $first) { pageInfo { hasNextPage } } }', variables: { first: coercionSecret } }, { token });
+    const coercion = await postGraphQL(
+      `${base}/graphql`,
+      {
+        query: 'query CoercionProbe($first: Int) { documents(first: $first) { pageInfo { hasNextPage } } }',
+        variables: { first: coercionSecret },
+      },
+      { token },
+    );
     expect(coercion.json.errors[0].message).toContain(coercionSecret); // the client is told; the trace must not be
     const status = await postGraphQL(`${base}/graphql`, { query: '{ status { version } }' });
     expect(status.status).toBe(200);
@@ -144,13 +171,16 @@ describe('issue 13 point 5: OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT)',
       expect(resource['service.name']).toBe('latchkey-under-test');
       const keys = (span.attributes ?? []).map(({ key }) => key);
       expect(keys).toEqual(expect.arrayContaining(['graphql.execute.operationName', 'graphql.execute.operationType']));
-      for (const forbidden of ['graphql.execute.document', 'graphql.execute.variables', 'graphql.execute.result']) expect(keys).not.toContain(forbidden);
+      for (const forbidden of ['graphql.execute.document', 'graphql.execute.variables', 'graphql.execute.result'])
+        expect(keys).not.toContain(forbidden);
     }
     const failed = spans.find(({ span }) => span.name === 'query.CoercionProbe')!.span;
     expect(failed.events).toEqual([
       expect.objectContaining({
         name: 'exception',
-        attributes: expect.arrayContaining([{ key: 'graphql.error.codes', value: { arrayValue: { values: [{ stringValue: 'UNCODED' }] } } }]),
+        attributes: expect.arrayContaining([
+          { key: 'graphql.error.codes', value: { arrayValue: { values: [{ stringValue: 'UNCODED' }] } } },
+        ]),
       }),
     ]);
     const everything = receiver.exports.map((entry) => entry.body).join('\n');

@@ -34,13 +34,21 @@ function loggedIp(running: Running, answer: NodeAnswer): unknown {
   return line!['ip'];
 }
 
-const ipSeen = async (running: Running, from: string, headers: Record<string, string>) => loggedIp(running, await send(running, '/healthz', from, { headers }));
+const ipSeen = async (running: Running, from: string, headers: Record<string, string>) =>
+  loggedIp(running, await send(running, '/healthz', from, { headers }));
 
 /** Three wrong one-time tokens in a row: 401, 401, then 429 (paused after the second wrong one, spec One-time token login 4). */
 async function wrongTokens(running: Running, from: string, headers: Record<string, string>[], count = 3): Promise<number[]> {
   const statuses: number[] = [];
   for (let i = 0; i < count; i++) {
-    statuses.push((await send(running, '/login/ott', from, { form: { token: 'A'.repeat(43) }, headers: { accept: 'application/json', ...headers[i % headers.length] } })).status);
+    statuses.push(
+      (
+        await send(running, '/login/ott', from, {
+          form: { token: 'A'.repeat(43) },
+          headers: { accept: 'application/json', ...headers[i % headers.length] },
+        })
+      ).status,
+    );
   }
   return statuses;
 }
@@ -55,7 +63,13 @@ async function authorizationCookies(running: Running, from: string, headers: Rec
 const allSecure = (cookies: string[]) => cookies.every((line) => /;\s*secure(;|$)/i.test(line));
 const noneSecure = (cookies: string[]) => cookies.every((line) => !/;\s*secure(;|$)/i.test(line));
 
-const FORGED = { host: 'evil.test', 'x-forwarded-host': 'evil.test', 'x-forwarded-proto': 'https', 'x-forwarded-port': '8443', forwarded: 'host=evil.test;proto=https' };
+const FORGED = {
+  host: 'evil.test',
+  'x-forwarded-host': 'evil.test',
+  'x-forwarded-proto': 'https',
+  'x-forwarded-port': '8443',
+  forwarded: 'host=evil.test;proto=https',
+};
 
 /** X-Forwarded-Host is never believed: discovery is the same whatever Host, X-Forwarded-Host or Forwarded host= say. */
 async function expectDiscoveryFromPublicUrl(running: Running, from: string): Promise<void> {
@@ -63,13 +77,15 @@ async function expectDiscoveryFromPublicUrl(running: Running, from: string): Pro
   const forged = await send(running, '/.well-known/openid-configuration', from, { headers: { accept: 'application/json', ...FORGED } });
   expect(honest.status).toBe(200);
   expect(forged.json).toEqual(honest.json);
-  const urls = Object.values(honest.json as Record<string, unknown>).filter((value): value is string => typeof value === 'string' && /^[a-z]+:\/\//.test(value));
+  const urls = Object.values(honest.json as Record<string, unknown>).filter(
+    (value): value is string => typeof value === 'string' && /^[a-z]+:\/\//.test(value),
+  );
   expect(urls.length).toBeGreaterThan(5);
   for (const url of urls) expect(url === running.base || url.startsWith(`${running.base}/`)).toBe(true);
   expect(forged.text).not.toContain('evil.test');
 }
 
-describe('issue 13 point 4: TRUST_PROXY unset, nobody\'s forwarded headers are believed', () => {
+describe("issue 13 point 4: TRUST_PROXY unset, nobody's forwarded headers are believed", () => {
   // A service of its own for each block, stopped after it (with embedded PGlite each is hundreds of MiB).
   let plain: Running;
   beforeAll(async () => {
@@ -81,15 +97,19 @@ describe('issue 13 point 4: TRUST_PROXY unset, nobody\'s forwarded headers are b
     await expectDiscoveryFromPublicUrl(plain, '127.0.0.10');
   });
 
-  it('a client\'s own X-Forwarded-For changes nothing: its wrong tokens lock out its real address, and the logs name that address', async () => {
-    const claims: Record<string, string>[] = [{ 'x-forwarded-for': '127.0.0.12' }, { 'x-forwarded-for': '203.0.113.7, 127.0.0.12' }, { 'x-forwarded-for': '198.51.100.1', forwarded: 'for=198.51.100.1' }];
+  it("a client's own X-Forwarded-For changes nothing: its wrong tokens lock out its real address, and the logs name that address", async () => {
+    const claims: Record<string, string>[] = [
+      { 'x-forwarded-for': '127.0.0.12' },
+      { 'x-forwarded-for': '203.0.113.7, 127.0.0.12' },
+      { 'x-forwarded-for': '198.51.100.1', forwarded: 'for=198.51.100.1' },
+    ];
     expect(await wrongTokens(plain, '127.0.0.11', claims)).toEqual([401, 401, 429]);
     // The address it claimed to be is not locked out: its own first wrong token is an ordinary 401.
     expect(await wrongTokens(plain, '127.0.0.12', [{}], 1)).toEqual([401]);
     expect(await ipSeen(plain, '127.0.0.11', { 'x-forwarded-for': '198.51.100.1' })).toBe('127.0.0.11');
   });
 
-  it('a client\'s X-Forwarded-Proto: https does not make the provider\'s cookies Secure', async () => {
+  it("a client's X-Forwarded-Proto: https does not make the provider's cookies Secure", async () => {
     expect(noneSecure(await authorizationCookies(plain, '127.0.0.13', { 'x-forwarded-proto': 'https' }))).toBe(true);
   });
 });
@@ -122,7 +142,7 @@ describe(`issue 13 point 4: TRUST_PROXY=${PROXY}, X-Forwarded-For of that proxy 
     expect(await ipSeen(trusting, PROXY, { forwarded: 'for=198.51.100.7' })).toBe(PROXY);
   });
 
-  it('limits apply per forwarded client: one client\'s wrong tokens lock out that client only, not the proxy\'s other clients', async () => {
+  it("limits apply per forwarded client: one client's wrong tokens lock out that client only, not the proxy's other clients", async () => {
     expect(await wrongTokens(trusting, PROXY, [{ 'x-forwarded-for': '203.0.113.1' }])).toEqual([401, 401, 429]);
     expect(await wrongTokens(trusting, PROXY, [{ 'x-forwarded-for': '203.0.113.2' }], 1)).toEqual([401]);
     // The locked-out client cannot step out of its lockout by adding an address of its choice on the left.
@@ -131,17 +151,26 @@ describe(`issue 13 point 4: TRUST_PROXY=${PROXY}, X-Forwarded-For of that proxy 
     expect(await wrongTokens(trusting, '127.0.0.21', [{ 'x-forwarded-for': '203.0.113.1' }], 1)).toEqual([401]);
   });
 
-  it('the trusted proxy\'s X-Forwarded-Proto makes the provider\'s cookies Secure: its last value counts, none means this connection\'s scheme', async () => {
-    expect(allSecure(await authorizationCookies(trusting, PROXY, { 'x-forwarded-for': '203.0.113.60', 'x-forwarded-proto': 'https' }))).toBe(true);
-    expect(allSecure(await authorizationCookies(trusting, PROXY, { 'x-forwarded-for': '203.0.113.60', 'x-forwarded-proto': 'http, https' }))).toBe(true);
-    expect(noneSecure(await authorizationCookies(trusting, PROXY, { 'x-forwarded-for': '203.0.113.60', 'x-forwarded-proto': 'https, http' }))).toBe(true);
+  it("the trusted proxy's X-Forwarded-Proto makes the provider's cookies Secure: its last value counts, none means this connection's scheme", async () => {
+    expect(
+      allSecure(await authorizationCookies(trusting, PROXY, { 'x-forwarded-for': '203.0.113.60', 'x-forwarded-proto': 'https' })),
+    ).toBe(true);
+    expect(
+      allSecure(await authorizationCookies(trusting, PROXY, { 'x-forwarded-for': '203.0.113.60', 'x-forwarded-proto': 'http, https' })),
+    ).toBe(true);
+    expect(
+      noneSecure(await authorizationCookies(trusting, PROXY, { 'x-forwarded-for': '203.0.113.60', 'x-forwarded-proto': 'https, http' })),
+    ).toBe(true);
     expect(noneSecure(await authorizationCookies(trusting, PROXY, { 'x-forwarded-for': '203.0.113.60' }))).toBe(true);
     expect(noneSecure(await authorizationCookies(trusting, '127.0.0.22', { 'x-forwarded-proto': 'https' }))).toBe(true);
   });
 
   const apq = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') } });
   const register = (query: string, forwardedFor: string) =>
-    send(trusting, '/graphql', PROXY, { json: { query, extensions: apq(query) }, headers: { accept: 'application/graphql-response+json', 'x-forwarded-for': forwardedFor } });
+    send(trusting, '/graphql', PROXY, {
+      json: { query, extensions: apq(query) },
+      headers: { accept: 'application/graphql-response+json', 'x-forwarded-for': forwardedFor },
+    });
 
   it('the APQ registration budget counts per forwarded client, over HTTP and over WebSocket alike', async () => {
     expect((await register('{ a1: status { service } }', '203.0.113.70')).status).toBe(200);
@@ -151,7 +180,10 @@ describe(`issue 13 point 4: TRUST_PROXY=${PROXY}, X-Forwarded-For of that proxy 
     expect((await register('{ b1: status { service } }', '203.0.113.71')).status).toBe(200);
 
     const overSocket = async (query: string, forwardedFor: string) => {
-      const client = wsClient(`http://127.0.0.1:${trusting.port}/graphql`, undefined, { headers: { 'x-forwarded-for': forwardedFor }, localAddress: PROXY });
+      const client = wsClient(`http://127.0.0.1:${trusting.port}/graphql`, undefined, {
+        headers: { 'x-forwarded-for': forwardedFor },
+        localAddress: PROXY,
+      });
       const received = overWebSocket(client, { query, extensions: apq(query) });
       await received.ended();
       await client.dispose();
@@ -178,13 +210,17 @@ describe(`issue 13 point 4: TRUST_PROXY_HEADER=forwarded reads RFC 7239 Forwarde
 
   it('Forwarded for= and proto= of the trusted proxy count; its X-Forwarded-For does not', async () => {
     expect(await ipSeen(forwarded, PROXY, { forwarded: 'for=198.51.100.7;proto=https' })).toBe('198.51.100.7');
-    expect(await ipSeen(forwarded, PROXY, { forwarded: 'for=203.0.113.50, for="[2001:db8:cafe::17]:4711";proto=https, for=127.0.0.2' })).toBe('2001:db8:cafe::17');
+    expect(
+      await ipSeen(forwarded, PROXY, { forwarded: 'for=203.0.113.50, for="[2001:db8:cafe::17]:4711";proto=https, for=127.0.0.2' }),
+    ).toBe('2001:db8:cafe::17');
     expect(await ipSeen(forwarded, PROXY, { forwarded: 'for="198.51.100.7:47011"' })).toBe('198.51.100.7');
     expect(await ipSeen(forwarded, PROXY, { forwarded: 'for=unknown' })).toBe(PROXY);
     expect(await ipSeen(forwarded, PROXY, { forwarded: 'for=198.51.100.7;;;' })).toBe(PROXY);
     expect(await ipSeen(forwarded, PROXY, { 'x-forwarded-for': '198.51.100.7' })).toBe(PROXY);
     expect(await ipSeen(forwarded, '127.0.0.30', { forwarded: 'for=198.51.100.7' })).toBe('127.0.0.30');
     expect(allSecure(await authorizationCookies(forwarded, PROXY, { forwarded: 'for=198.51.100.8;proto=https' }))).toBe(true);
-    expect(noneSecure(await authorizationCookies(forwarded, PROXY, { forwarded: 'for=198.51.100.8', 'x-forwarded-proto': 'https' }))).toBe(true);
+    expect(noneSecure(await authorizationCookies(forwarded, PROXY, { forwarded: 'for=198.51.100.8', 'x-forwarded-proto': 'https' }))).toBe(
+      true,
+    );
   });
 });

@@ -22,7 +22,8 @@ function policyFile(policy: unknown): string {
 }
 
 describe('configuration of the upstream OpenID provider', () => {
-  const load = (env: Record<string, string>) => () => loadConfig({ env: { NODE_ENV: 'test', ...env }, readFile: (file) => readFileSync(file, 'utf8') });
+  const load = (env: Record<string, string>) => () =>
+    loadConfig({ env: { NODE_ENV: 'test', ...env }, readFile: (file) => readFileSync(file, 'utf8') });
   const upstreamEnv = { UPSTREAM_ISSUER: 'https://accounts.example.com', UPSTREAM_CLIENT_ID: 'latchkey', UPSTREAM_CLIENT_SECRET: 'secret' };
   const requiring = policyFile({ rules: [{ name: 'sso', appliesTo: { everyone: true }, anyOf: [[{ factor: 'AUTHORIZATION_CODE' }]] }] });
 
@@ -30,19 +31,30 @@ describe('configuration of the upstream OpenID provider', () => {
     expect(load({ AUTH_POLICY_FILE: requiring })).toThrow(/requires AUTHORIZATION_CODE, which nothing on this server contributes/);
     expect(load({ AUTH_POLICY_FILE: requiring, ...upstreamEnv })).not.toThrow();
     const config = load({ ...upstreamEnv, UPSTREAM_NAME: 'Acme SSO' })();
-    expect(config.auth.upstream).toEqual({ issuer: 'https://accounts.example.com', clientId: 'latchkey', clientSecret: 'secret', name: 'Acme SSO' });
+    expect(config.auth.upstream).toEqual({
+      issuer: 'https://accounts.example.com',
+      clientId: 'latchkey',
+      clientSecret: 'secret',
+      name: 'Acme SSO',
+    });
     // The button is named after the issuer's host by default.
     expect(load(upstreamEnv)().auth.upstream?.name).toBe('accounts.example.com');
     expect(load({})().auth.upstream).toBeUndefined();
   });
 
   it('an incomplete or unsafe upstream configuration stops start-up with a message naming it', () => {
-    expect(load({ UPSTREAM_ISSUER: 'https://accounts.example.com' })).toThrow(/UPSTREAM_ISSUER, UPSTREAM_CLIENT_ID and UPSTREAM_CLIENT_SECRET go together/);
+    expect(load({ UPSTREAM_ISSUER: 'https://accounts.example.com' })).toThrow(
+      /UPSTREAM_ISSUER, UPSTREAM_CLIENT_ID and UPSTREAM_CLIENT_SECRET go together/,
+    );
     expect(load({ UPSTREAM_CLIENT_ID: 'x', UPSTREAM_CLIENT_SECRET: 'y' })).toThrow(/go together/);
     expect(load({ UPSTREAM_NAME: 'Acme SSO' })).toThrow(/UPSTREAM_NAME: only used with UPSTREAM_ISSUER/);
     expect(load({ ...upstreamEnv, UPSTREAM_ISSUER: 'http://accounts.example.com' })).toThrow(/UPSTREAM_ISSUER: must be an https URL/);
-    expect(load({ ...upstreamEnv, UPSTREAM_ISSUER: 'accounts.example.com' })).toThrow(/UPSTREAM_ISSUER: "accounts.example.com" is not a URL/);
-    expect(load({ ...upstreamEnv, UPSTREAM_ISSUER: 'https://accounts.example.com/?tenant=1' })).toThrow(/no query, fragment or credentials/);
+    expect(load({ ...upstreamEnv, UPSTREAM_ISSUER: 'accounts.example.com' })).toThrow(
+      /UPSTREAM_ISSUER: "accounts.example.com" is not a URL/,
+    );
+    expect(load({ ...upstreamEnv, UPSTREAM_ISSUER: 'https://accounts.example.com/?tenant=1' })).toThrow(
+      /no query, fragment or credentials/,
+    );
     expect(load({ ...upstreamEnv, UPSTREAM_ISSUER: 'http://127.0.0.1:8080' })).not.toThrow();
   });
 });
@@ -138,7 +150,13 @@ describe('sign-in through an upstream OpenID provider (issue 5: AUTHORIZATION_CO
   beforeAll(async () => {
     // root needs both an e-mailed link and the upstream sign-in: the factor page offers the second.
     const AUTH_POLICY_FILE = policyFile({
-      rules: [{ name: 'sso-for-root', appliesTo: { users: ['root@latchkey.test'] }, anyOf: [[{ factor: 'OTT' }, { factor: 'AUTHORIZATION_CODE' }]] }],
+      rules: [
+        {
+          name: 'sso-for-root',
+          appliesTo: { users: ['root@latchkey.test'] },
+          anyOf: [[{ factor: 'OTT' }, { factor: 'AUTHORIZATION_CODE' }]],
+        },
+      ],
     });
     pair = await startPair({ AUTH_POLICY_FILE });
     ({ service, base, upstream, demo } = pair);
@@ -179,7 +197,8 @@ describe('sign-in through an upstream OpenID provider (issue 5: AUTHORIZATION_CO
     expect(cookie).toMatch(/Max-Age=600/);
     // The cookie is sealed: none of the request's values can be read from it.
     const sealed = browser.cookies.get('lk_upstream')!;
-    for (const param of ['state', 'nonce']) expect(Buffer.from(sealed, 'base64url').toString('latin1')).not.toContain(url.searchParams.get(param));
+    for (const param of ['state', 'nonce'])
+      expect(Buffer.from(sealed, 'base64url').toString('latin1')).not.toContain(url.searchParams.get(param));
     // Only GET starts it.
     expect((await browser.request('/login/upstream', { form: {} })).status).toBe(405);
   });
@@ -200,7 +219,13 @@ describe('sign-in through an upstream OpenID provider (issue 5: AUTHORIZATION_CO
     const tokenResponse = await application.redeem(resumed.location!);
     expect(tokenResponse.status).toBe(200);
     const tokens = tokenResponse.json;
-    expect(decodeJwt(tokens.id_token)).toMatchObject({ sub: demo.userId.alice, email: 'alice@acme.test', amr: ['fed'], acr: 'urn:latchkey:acr:1fa', nonce: 'app-nonce' });
+    expect(decodeJwt(tokens.id_token)).toMatchObject({
+      sub: demo.userId.alice,
+      email: 'alice@acme.test',
+      amr: ['fed'],
+      acr: 'urn:latchkey:acr:1fa',
+      nonce: 'app-nonce',
+    });
 
     // Without an application waiting, the same sign-in leads to the account page.
     const standalone = new BrowserSession(base);
@@ -237,7 +262,9 @@ describe('sign-in through an upstream OpenID provider (issue 5: AUTHORIZATION_CO
     expect(factors.text).toContain('<li>your organization’s sign-in</li>');
     expect(factors.text).toContain('<a id="upstream" href="/login/upstream">Sign in with Acme SSO</a>');
     expect((await signInUpstream(browser, 'up-root')).location).toBe('/account');
-    expect((await browser.request('/account')).text).toContain('Signed in as <strong>root@latchkey.test</strong> with a sign-in link or code by e-mail and your organization’s sign-in');
+    expect((await browser.request('/account')).text).toContain(
+      'Signed in as <strong>root@latchkey.test</strong> with a sign-in link or code by e-mail and your organization’s sign-in',
+    );
   });
 
   it('linking from the account page: the signed-in account links its upstream identity, which then signs it in; unlinking ends that', async () => {
@@ -285,11 +312,26 @@ describe('sign-in through an upstream OpenID provider (issue 5: AUTHORIZATION_CO
     const before = await stored();
     const stranger = new BrowserSession(base);
     expect((await stranger.request('/account/upstream/link', { form: {} })).status).toBe(401);
-    expect((await stranger.request('/account/upstream/unlink', { form: { issuer: upstream.issuer, subject: 'up-alice' } })).status).toBe(401);
+    expect((await stranger.request('/account/upstream/unlink', { form: { issuer: upstream.issuer, subject: 'up-alice' } })).status).toBe(
+      401,
+    );
     const alice = await signedInByEmail('alice@acme.test');
     expect((await alice.request('/account/upstream/link', { form: {}, headers: { origin: 'https://evil.test' } })).status).toBe(403);
-    expect((await alice.request('/account/upstream/unlink', { form: { issuer: upstream.issuer, subject: 'up-alice' }, headers: { origin: 'https://evil.test' } })).status).toBe(403);
-    const forms: Record<string, string>[] = [{}, { issuer: upstream.issuer }, { issuer: upstream.issuer, subject: 'up-carol' }, { issuer: 'https://other.example', subject: 'up-alice' }, { issuer: upstream.issuer, subject: 'x'.repeat(300) }];
+    expect(
+      (
+        await alice.request('/account/upstream/unlink', {
+          form: { issuer: upstream.issuer, subject: 'up-alice' },
+          headers: { origin: 'https://evil.test' },
+        })
+      ).status,
+    ).toBe(403);
+    const forms: Record<string, string>[] = [
+      {},
+      { issuer: upstream.issuer },
+      { issuer: upstream.issuer, subject: 'up-carol' },
+      { issuer: 'https://other.example', subject: 'up-alice' },
+      { issuer: upstream.issuer, subject: 'x'.repeat(300) },
+    ];
     for (const form of forms) {
       expect((await alice.request('/account/upstream/unlink', { form })).status).toBe(404);
     }
@@ -305,9 +347,7 @@ describe('sign-in through an upstream OpenID provider (issue 5: AUTHORIZATION_CO
     expect((await elsewhere.request(await upstream.authorize(continueTo, 'up-carol'))).status).toBe(401);
     expect(await stored()).toBe(before);
   });
-
 });
-
 
 describe('upstream callbacks that do not belong to this browser, replays and cancellations (4xx, nothing changed)', () => {
   let pair: Pair;

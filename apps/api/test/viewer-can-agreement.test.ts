@@ -79,7 +79,10 @@ afterAll(() => service?.stop());
 
 async function graphql(token: string, query: string, variables: Record<string, unknown> = {}) {
   const res = await postGraphQL(service.graphqlUrl, { query, variables }, { token });
-  return res.json as { data?: Record<string, any> | null; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string } }[] };
+  return res.json as {
+    data?: Record<string, any> | null;
+    errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string } }[];
+  };
 }
 
 async function mutationOutcome(token: string, action: Action, id: string): Promise<Outcome> {
@@ -196,7 +199,12 @@ describe('viewerCan, lists and pagination agree with the real entry points', () 
     expect(seeded.map(({ title }) => title).sort()).toEqual([...TITLES].sort());
 
     const LIST = `query ($filter: DocumentFilter) { documents(filter: $filter, first: 100) { edges { node { id title } } pageInfo { hasNextPage } } }`;
-    const filters: { name: string; filter: Record<string, unknown> | null; rest: string; keep: (row: (typeof seeded)[number]) => boolean }[] = [
+    const filters: {
+      name: string;
+      filter: Record<string, unknown> | null;
+      rest: string;
+      keep: (row: (typeof seeded)[number]) => boolean;
+    }[] = [
       { name: 'no filter', filter: null, rest: '', keep: () => true },
       { name: '{organization:"acme"}', filter: { organization: 'acme' }, rest: '&organization=acme', keep: (row) => row.slug === 'acme' },
       { name: '{status:[DRAFT]}', filter: { status: ['DRAFT'] }, rest: '&status=DRAFT', keep: (row) => row.status === 'DRAFT' },
@@ -223,7 +231,8 @@ describe('viewerCan, lists and pagination agree with the real entry points', () 
         expected[`${persona} | documents ${name} | hasNextPage`] = false;
 
         const res = await callRest(service, 'GET', `/api/documents?first=100${rest}`, { token });
-        actual[`${persona} | GET /api/documents ${name} | ids`] = res.status === 200 ? (res.json.data as { id: string }[]).map(({ id }) => id).sort() : `HTTP ${res.status}`;
+        actual[`${persona} | GET /api/documents ${name} | ids`] =
+          res.status === 200 ? (res.json.data as { id: string }[]).map(({ id }) => id).sort() : `HTTP ${res.status}`;
         expected[`${persona} | GET /api/documents ${name} | ids`] = want.map(({ id }) => id).sort();
       }
     }
@@ -269,7 +278,9 @@ describe('viewerCan, lists and pagination agree with the real entry points', () 
       const seen: string[] = [];
       let after: string | null = null;
       for (let page = 0; page < 100; page++) {
-        const res = await callRest(service, 'GET', `/api/documents?first=${first}${after ? `&after=${encodeURIComponent(after)}` : ''}`, { token });
+        const res = await callRest(service, 'GET', `/api/documents?first=${first}${after ? `&after=${encodeURIComponent(after)}` : ''}`, {
+          token,
+        });
         expect(res.status).toBe(200);
         const { data, pageInfo } = res.json as { data: { id: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
         expect(data.length).toBeLessThanOrEqual(first);
@@ -324,7 +335,9 @@ describe('viewerCan, lists and pagination agree with the real entry points', () 
         status: i % 2 === 0 ? ('PUBLISHED' as const) : ('DRAFT' as const),
       })),
     );
-    const stamps = await service.database.db.select({ title: documents.title, createdAt: sql<string>`${documents.createdAt}::text` }).from(documents);
+    const stamps = await service.database.db
+      .select({ title: documents.title, createdAt: sql<string>`${documents.createdAt}::text` })
+      .from(documents);
     expect(stamps.length).toBe(37);
     // the ties are real: all 30 share one created_at, to the microsecond
     expect(new Set(stamps.filter(({ title }) => title.startsWith('Bulk ')).map(({ createdAt }) => createdAt)).size).toBe(1);
@@ -333,7 +346,8 @@ describe('viewerCan, lists and pagination agree with the real entry points', () 
     expect((expected['after 30 tied inserts | root | GraphQL first:7 walk'] as string[]).length).toBe(37);
     expect((expected['after 30 tied inserts | alice | GraphQL first:7 walk'] as string[]).length).toBe(35);
     expect((expected['after 30 tied inserts | bob | GraphQL first:7 walk'] as string[]).length).toBe(17);
-    for (const [key, ids] of Object.entries(actual)) expect(new Set(ids as string[]).size, `${key} has duplicates`).toBe((ids as string[]).length);
+    for (const [key, ids] of Object.entries(actual))
+      expect(new Set(ids as string[]).size, `${key} has duplicates`).toBe((ids as string[]).length);
 
     expect(actual).toEqual(expected);
   });

@@ -64,7 +64,12 @@ beforeAll(async () => {
       }),
     ),
     // carol (only) must sign in with her certificate.
-    policy: pki.file('auth-policy.json', JSON.stringify({ rules: [{ name: 'carol-certificate', appliesTo: { users: ['carol@globex.test'] }, anyOf: [[{ factor: 'X509' }]] }] })),
+    policy: pki.file(
+      'auth-policy.json',
+      JSON.stringify({
+        rules: [{ name: 'carol-certificate', appliesTo: { users: ['carol@globex.test'] }, anyOf: [[{ factor: 'X509' }]] }],
+      }),
+    ),
   };
   const port = await freePort();
   const tlsPort = await freePort();
@@ -104,8 +109,14 @@ class Browser extends NodeBrowser {
 /** What a sign-in stores: provider models (sessions, interactions), sign-ins in progress, session factors. */
 async function stored(): Promise<string> {
   const { db } = service.database;
-  const rows = await Promise.all([db.select().from(oidcModels), db.select().from(signInProgress), db.select().from(providerSessionFactors)]);
-  return createHash('sha256').update(JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))).digest('hex');
+  const rows = await Promise.all([
+    db.select().from(oidcModels),
+    db.select().from(signInProgress),
+    db.select().from(providerSessionFactors),
+  ]);
+  return createHash('sha256')
+    .update(JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)))
+    .digest('hex');
 }
 
 describe('X.509 sign-in on the TLS listener', () => {
@@ -178,7 +189,7 @@ describe('X.509 sign-in on the TLS listener', () => {
 
 describe('X.509 refusals change nothing', () => {
   it.each([
-    ['a certificate from another authority (with the trusted one\'s name and alice\'s subject)', () => impostor, UNTRUSTED],
+    ["a certificate from another authority (with the trusted one's name and alice's subject)", () => impostor, UNTRUSTED],
     ['no certificate', () => undefined, UNTRUSTED],
     ['a trusted certificate mapped to nobody', () => stranger, UNMAPPED],
   ])('%s: 401, no cookie, nothing stored', async (_name, cert, message) => {
@@ -211,18 +222,32 @@ describe('X.509 refusals change nothing', () => {
       const answer = await browser.request('/login/x509', init);
       expect(answer.status).toBe(404);
     }
-    expect((await browser.request('/login/x509', { json: {} })).json.message).toBe('Sign-in with a client certificate is only available on the TLS listener.');
+    expect((await browser.request('/login/x509', { json: {} })).json.message).toBe(
+      'Sign-in with a client certificate is only available on the TLS listener.',
+    );
   });
 
   it('cross-site posts are refused (403) before anything else; the wrong method is 405', async () => {
     const before = await stored();
     const browser = new Browser();
-    const crossSite = await browser.request(`${tlsBase}/login/x509`, { json: {}, cert: alice, headers: { origin: 'https://evil.example' } });
+    const crossSite = await browser.request(`${tlsBase}/login/x509`, {
+      json: {},
+      cert: alice,
+      headers: { origin: 'https://evil.example' },
+    });
     expect(crossSite.status).toBe(403);
-    const opaque = await browser.request(`${tlsBase}/login/x509`, { form: {}, cert: alice, headers: { origin: 'null', 'sec-fetch-site': 'cross-site' } });
+    const opaque = await browser.request(`${tlsBase}/login/x509`, {
+      form: {},
+      cert: alice,
+      headers: { origin: 'null', 'sec-fetch-site': 'cross-site' },
+    });
     expect(opaque.status).toBe(403);
     // An origin on this host's other port is not this listener's origin either.
-    const otherPort = await browser.request(`${tlsBase}/login/x509`, { form: {}, cert: alice, headers: { origin: `https://localhost:${new URL(base).port}` } });
+    const otherPort = await browser.request(`${tlsBase}/login/x509`, {
+      form: {},
+      cert: alice,
+      headers: { origin: `https://localhost:${new URL(base).port}` },
+    });
     expect(otherPort.status).toBe(403);
     expect(crossSite.headers['set-cookie']).toBeUndefined();
     const put = await browser.request(`${tlsBase}/login/x509`, { method: 'PUT', cert: alice, headers: { accept: 'application/json' } });
@@ -268,9 +293,20 @@ describe('X.509 refusals change nothing', () => {
 
 describe('configuration: start-up refuses a listener or rule that cannot work', () => {
   const readFile = (file: string) => readFileSync(file, 'utf8');
-  const tlsEnv = () => ({ NODE_ENV: 'test', TLS_PORT: '8443', TLS_CERT_FILE: files.cert, TLS_KEY_FILE: files.key, TLS_CLIENT_CA_FILE: files.ca, X509_USERS_FILE: files.users });
+  const tlsEnv = () => ({
+    NODE_ENV: 'test',
+    TLS_PORT: '8443',
+    TLS_CERT_FILE: files.cert,
+    TLS_KEY_FILE: files.key,
+    TLS_CLIENT_CA_FILE: files.ca,
+    X509_USERS_FILE: files.users,
+  });
   const load = (env: Record<string, string | undefined>) => () => loadConfig({ env, readFile });
-  const x509Rule = () => pki.file('x509-rule.json', JSON.stringify({ rules: [{ name: 'certs', appliesTo: { everyone: true }, anyOf: [[{ factor: 'X509' }]] }] }));
+  const x509Rule = () =>
+    pki.file(
+      'x509-rule.json',
+      JSON.stringify({ rules: [{ name: 'certs', appliesTo: { everyone: true }, anyOf: [[{ factor: 'X509' }]] }] }),
+    );
 
   it('a rule requiring X509 stops start-up unless the TLS listener verifies client certificates and maps them', () => {
     const AUTH_POLICY_FILE = x509Rule();
@@ -282,7 +318,7 @@ describe('configuration: start-up refuses a listener or rule that cannot work', 
     expect(service.tlsUrl).toBe(`https://127.0.0.1:${new URL(tlsBase).port}`);
   });
 
-  it('the parsed configuration: the listener\'s PEM files, fingerprints in node\'s form, subjects in any order and case', () => {
+  it("the parsed configuration: the listener's PEM files, fingerprints in node's form, subjects in any order and case", () => {
     const config = loadConfig({ env: tlsEnv(), readFile });
     expect(config.http.tls).toEqual({ port: 8443, cert: serverCert.cert, key: serverCert.key, clientCa: clientCa.cert });
     expect(config.auth.clientCertificates!.byFingerprint.get(device.fingerprint256)).toBe('bob@acme.test');
@@ -291,11 +327,17 @@ describe('configuration: start-up refuses a listener or rule that cannot work', 
     expect(plain.http.tls).toBeUndefined();
     expect(plain.auth.clientCertificates).toBeUndefined();
     // A listener without client certificates: HTTPS only, no X509.
-    expect(loadConfig({ env: { ...tlsEnv(), TLS_CLIENT_CA_FILE: undefined, X509_USERS_FILE: undefined }, readFile }).http.tls?.clientCa).toBeUndefined();
+    expect(
+      loadConfig({ env: { ...tlsEnv(), TLS_CLIENT_CA_FILE: undefined, X509_USERS_FILE: undefined }, readFile }).http.tls?.clientCa,
+    ).toBeUndefined();
   });
 
   it.each([
-    ['TLS_CLIENT_CA_FILE without TLS_PORT', { TLS_PORT: undefined, TLS_CERT_FILE: undefined, TLS_KEY_FILE: undefined, X509_USERS_FILE: undefined }, /TLS_CLIENT_CA_FILE: only used with TLS_PORT/],
+    [
+      'TLS_CLIENT_CA_FILE without TLS_PORT',
+      { TLS_PORT: undefined, TLS_CERT_FILE: undefined, TLS_KEY_FILE: undefined, X509_USERS_FILE: undefined },
+      /TLS_CLIENT_CA_FILE: only used with TLS_PORT/,
+    ],
     ['TLS_PORT without its certificate', { TLS_CERT_FILE: undefined }, /TLS_PORT: needs TLS_CERT_FILE and TLS_KEY_FILE/],
     ['X509_USERS_FILE without TLS_CLIENT_CA_FILE', { TLS_CLIENT_CA_FILE: undefined }, /TLS_CLIENT_CA_FILE and X509_USERS_FILE go together/],
     ['TLS_CLIENT_CA_FILE without X509_USERS_FILE', { X509_USERS_FILE: undefined }, /TLS_CLIENT_CA_FILE and X509_USERS_FILE go together/],
@@ -319,14 +361,34 @@ describe('configuration: start-up refuses a listener or rule that cannot work', 
     ['no users', { users: [] }, /X509_USERS_FILE: users: /],
     ['unknown keys', { users: [{ subject: 'CN=a', email: 'a@b.test', role: 'x' }] }, /X509_USERS_FILE: users\.0: /],
     ['not an e-mail', { users: [{ subject: 'CN=a', email: 'alice' }] }, /X509_USERS_FILE: users\.0\.email: must be an e-mail address/],
-    ['both keys', { users: [{ subject: 'CN=a', fingerprint256: 'AB', email: 'a@b.test' }] }, /users\.0: give either fingerprint256 or subject/],
+    [
+      'both keys',
+      { users: [{ subject: 'CN=a', fingerprint256: 'AB', email: 'a@b.test' }] },
+      /users\.0: give either fingerprint256 or subject/,
+    ],
     ['neither key', { users: [{ email: 'a@b.test' }] }, /users\.0: give either fingerprint256 or subject/],
-    ['a short fingerprint', { users: [{ fingerprint256: 'AB:CD', email: 'a@b.test' }] }, /users\.0\.fingerprint256: must be a SHA-256 fingerprint/],
+    [
+      'a short fingerprint',
+      { users: [{ fingerprint256: 'AB:CD', email: 'a@b.test' }] },
+      /users\.0\.fingerprint256: must be a SHA-256 fingerprint/,
+    ],
     ['a subject that is no name', { users: [{ subject: 'alice', email: 'a@b.test' }] }, /users\.0\.subject: must be a distinguished name/],
     ['an empty value', { users: [{ subject: 'CN=', email: 'a@b.test' }] }, /users\.0\.subject: must be a distinguished name/],
-    ['one subject twice', { users: [{ subject: 'CN=a,O=b', email: 'a@b.test' }, { subject: 'o=B, cn=A', email: 'c@b.test' }] }, /users\.1\.subject: this subject is listed twice/],
+    [
+      'one subject twice',
+      {
+        users: [
+          { subject: 'CN=a,O=b', email: 'a@b.test' },
+          { subject: 'o=B, cn=A', email: 'c@b.test' },
+        ],
+      },
+      /users\.1\.subject: this subject is listed twice/,
+    ],
   ])('X509_USERS_FILE: %s is refused with its path', (_name, content, message) => {
-    const X509_USERS_FILE = pki.file(`users-${randomBytes(4).toString('hex')}.json`, typeof content === 'string' ? content : JSON.stringify(content));
+    const X509_USERS_FILE = pki.file(
+      `users-${randomBytes(4).toString('hex')}.json`,
+      typeof content === 'string' ? content : JSON.stringify(content),
+    );
     expect(load({ ...tlsEnv(), X509_USERS_FILE })).toThrow(message);
   });
 });

@@ -23,8 +23,22 @@ export { createDrizzleAdapter, purgeExpiredOidcModels } from './oidc/drizzle-ada
 export type { OidcAdapter, OidcAdapterClass, OidcPayload } from './oidc/drizzle-adapter.js';
 
 // Delivery
-export { createDevOutbox, createSmtpDelivery, createWebhookDelivery, OutboxRefusedError, readOutbox, renderMessage, WebhookDeliveryError } from './delivery/index.js';
-export type { DeliveryHandler, DevOutboxOptions, OneTimeTokenMessage, SmtpDeliveryOptions, WebhookDeliveryOptions } from './delivery/index.js';
+export {
+  createDevOutbox,
+  createSmtpDelivery,
+  createWebhookDelivery,
+  OutboxRefusedError,
+  readOutbox,
+  renderMessage,
+  WebhookDeliveryError,
+} from './delivery/index.js';
+export type {
+  DeliveryHandler,
+  DevOutboxOptions,
+  OneTimeTokenMessage,
+  SmtpDeliveryOptions,
+  WebhookDeliveryOptions,
+} from './delivery/index.js';
 
 // OpenID provider
 export { createAuthorizationServer, API_SCOPES, FACTORS_REQUIRED, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
@@ -37,8 +51,30 @@ export { readProviderSession, signInProviderSession } from './oidc/provider-sess
 export type { ProviderSessionState, ProviderSignIn } from './oidc/provider-session.js';
 
 // Factors, assurance levels and multi-factor rules (spec "Multi-factor rules", Resources "Factor authorities")
-export { acrOf, acrSatisfies, AMR_OF, amrOf, appliesTo, ISSUED_AMR_VALUES, DEFAULT_ACR_LEVELS, evaluateRules, FACTORS, FactorRuleError, SUPPRESSIBLE_FACTORS, validateRules } from './factors/index.js';
-export type { AccountFacts, AcrLevel, Factor, FactorGrant, FactorRequirement, FactorRule, RuleAudience, RuleOutcome } from './factors/index.js';
+export {
+  acrOf,
+  acrSatisfies,
+  AMR_OF,
+  amrOf,
+  appliesTo,
+  ISSUED_AMR_VALUES,
+  DEFAULT_ACR_LEVELS,
+  evaluateRules,
+  FACTORS,
+  FactorRuleError,
+  SUPPRESSIBLE_FACTORS,
+  validateRules,
+} from './factors/index.js';
+export type {
+  AccountFacts,
+  AcrLevel,
+  Factor,
+  FactorGrant,
+  FactorRequirement,
+  FactorRule,
+  RuleAudience,
+  RuleOutcome,
+} from './factors/index.js';
 
 // Sign-in in progress, session factors and the sign-in policy (issue 5)
 export {
@@ -59,7 +95,13 @@ export {
 export type { SignInPolicy, SignInProgress, SignInStanding } from './sign-in/index.js';
 
 // Remembered browsers (spec Multi-factor rules 5)
-export { DEFAULT_REMEMBER_DAYS, isRememberedDevice, listRememberedDevices, rememberDevice, revokeRememberedDevice } from './remembered-devices/index.js';
+export {
+  DEFAULT_REMEMBER_DAYS,
+  isRememberedDevice,
+  listRememberedDevices,
+  rememberDevice,
+  revokeRememberedDevice,
+} from './remembered-devices/index.js';
 export type { RememberedDevice } from './remembered-devices/index.js';
 
 // Rate limits
@@ -123,7 +165,13 @@ export {
   verifyTotp,
 } from './totp/index.js';
 export type { StartTotpEnrolmentRequest, TotpCodeRequest, TotpEnrolment, TotpErrorCode } from './totp/index.js';
-export { consumeRecoveryCode, countRecoveryCodes, DEFAULT_RECOVERY_CODE_COUNT, generateRecoveryCodes, RECOVERY_CODE_ALPHABET } from './recovery-codes/index.js';
+export {
+  consumeRecoveryCode,
+  countRecoveryCodes,
+  DEFAULT_RECOVERY_CODE_COUNT,
+  generateRecoveryCodes,
+  RECOVERY_CODE_ALPHABET,
+} from './recovery-codes/index.js';
 
 // Upstream OpenID provider (issue 5)
 export {

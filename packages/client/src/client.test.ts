@@ -11,10 +11,13 @@ import { DocumentsDocument, RenamePasskeyDocument, SetLegalHoldDocument, StatusD
 // A real GraphQL server (Yoga, driven through yoga.fetch) on the schema the operations were generated from, with
 // the persisted-operations plugin the API uses; its resolvers answer as the API would, errors included.
 const SCHEMA_DIR = fileURLToPath(new URL('../../../schema/', import.meta.url));
-const typeDefs = readdirSync(SCHEMA_DIR).filter((name) => name.endsWith('.graphql')).map((name) => readFileSync(SCHEMA_DIR + name, 'utf8'));
+const typeDefs = readdirSync(SCHEMA_DIR)
+  .filter((name) => name.endsWith('.graphql'))
+  .map((name) => readFileSync(SCHEMA_DIR + name, 'utf8'));
 const MANIFEST = readFileSync(fileURLToPath(new URL('./generated/persisted-documents.json', import.meta.url)), 'utf8');
 
-const coded = (message: string, code: string, extensions: Record<string, unknown> = {}) => new GraphQLError(message, { extensions: { code, ...extensions } });
+const coded = (message: string, code: string, extensions: Record<string, unknown> = {}) =>
+  new GraphQLError(message, { extensions: { code, ...extensions } });
 
 async function server(mode: 'apq' | 'allowlist' | 'off') {
   const store = createPersistedStore();
@@ -27,12 +30,29 @@ async function server(mode: 'apq' | 'allowlist' | 'off') {
           status: () => ({ service: 'test', version: '1', time: '2026-01-01T00:00:00.000Z' }),
           documents: (_root: unknown, _args: unknown, context: { request: Request }) => {
             if (!context.request.headers.get('authorization')) throw coded('Sign in to perform this operation.', 'UNAUTHENTICATED');
-            return { edges: [{ node: { id: 'd1', title: 'One', status: 'PUBLISHED', legalHold: false, organization: { slug: 'acme' }, viewerCan: { setLegalHold: true } } }], pageInfo: { hasNextPage: false, endCursor: null } };
+            return {
+              edges: [
+                {
+                  node: {
+                    id: 'd1',
+                    title: 'One',
+                    status: 'PUBLISHED',
+                    legalHold: false,
+                    organization: { slug: 'acme' },
+                    viewerCan: { setLegalHold: true },
+                  },
+                },
+              ],
+              pageInfo: { hasNextPage: false, endCursor: null },
+            };
           },
         },
         Mutation: {
           setLegalHold: () => {
-            throw coded('A different authentication level is required.', 'INSUFFICIENT_USER_AUTHENTICATION', { acr_values: 'urn:latchkey:acr:phr', max_age: 300 });
+            throw coded('A different authentication level is required.', 'INSUFFICIENT_USER_AUTHENTICATION', {
+              acr_values: 'urn:latchkey:acr:phr',
+              max_age: 300,
+            });
           },
           renamePasskey: () => {
             throw coded('You are not allowed to perform this operation.', 'FORBIDDEN');
@@ -82,7 +102,13 @@ describe('createClient (packages/client): how operations go over the wire', () =
     const trusted = client('trusted', 'token');
     expect((await trusted.request(DocumentsDocument, { first: 1 })).documents.edges[0]!.node.title).toBe('One');
     await expect(trusted.request(SetLegalHoldDocument, { id: 'd1', legalHold: true })).rejects.toBeInstanceOf(StepUpRequiredError);
-    expect(wire.map(({ method, url, body }) => [method, url.includes('documentId=sha256%3A') || String(body['documentId']).startsWith('sha256:'), 'query' in body])).toEqual([
+    expect(
+      wire.map(({ method, url, body }) => [
+        method,
+        url.includes('documentId=sha256%3A') || String(body['documentId']).startsWith('sha256:'),
+        'query' in body,
+      ]),
+    ).toEqual([
       ['GET', true, false],
       ['POST', true, false],
     ]);
@@ -91,7 +117,9 @@ describe('createClient (packages/client): how operations go over the wire', () =
   it('off: the text by POST', async () => {
     const { client, wire } = await server('off');
     await client('off').request(StatusDocument);
-    expect(wire).toEqual([expect.objectContaining({ method: 'POST', body: expect.objectContaining({ query: expect.stringContaining('query Status') }) })]);
+    expect(wire).toEqual([
+      expect.objectContaining({ method: 'POST', body: expect.objectContaining({ query: expect.stringContaining('query Status') }) }),
+    ]);
   });
 
   it('a GET longer than maxGetUrlLength goes by POST instead', async () => {
@@ -106,10 +134,15 @@ describe('createClient: typed errors', () => {
     const { client } = await server('off');
     await expect(client('off').request(DocumentsDocument, {})).rejects.toBeInstanceOf(UnauthenticatedError);
     await expect(client('off', 'token').request(RenamePasskeyDocument, { id: 'p1', label: 'x' })).rejects.toBeInstanceOf(ForbiddenError);
-    const stepUp = await client('off', 'token').request(SetLegalHoldDocument, { id: 'd1', legalHold: true }).catch((error: unknown) => error);
+    const stepUp = await client('off', 'token')
+      .request(SetLegalHoldDocument, { id: 'd1', legalHold: true })
+      .catch((error: unknown) => error);
     expect(stepUp).toBeInstanceOf(StepUpRequiredError);
     expect(stepUp).toMatchObject({ acrValues: 'urn:latchkey:acr:phr', maxAge: 300, code: 'INSUFFICIENT_USER_AUTHENTICATION' });
-    const mismatch = await (await server('allowlist')).client('apq').request(StatusDocument).catch((error: unknown) => error);
+    const mismatch = await (await server('allowlist'))
+      .client('apq')
+      .request(StatusDocument)
+      .catch((error: unknown) => error);
     expect(mismatch).toBeInstanceOf(GraphQLRequestError);
     expect(mismatch).toMatchObject({ code: 'PERSISTED_QUERY_NOT_ALLOWED', status: 400 });
   });

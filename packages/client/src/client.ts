@@ -12,7 +12,10 @@ import { errorFor, NetworkError, type GraphQLErrorShape } from './errors.js';
 export type PersistedMode = 'apq' | 'trusted' | 'off';
 
 /** A generated operation (`StatusDocument`, ...): its text, its types, and its manifest id in `__meta__.hash`. */
-export type Operation<TResult, TVariables> = DocumentTypeDecoration<TResult, TVariables> & { toString(): string; __meta__?: Record<string, unknown> };
+export type Operation<TResult, TVariables> = DocumentTypeDecoration<TResult, TVariables> & {
+  toString(): string;
+  __meta__?: Record<string, unknown>;
+};
 
 export interface ClientOptions {
   /** the GraphQL endpoint, e.g. https://api.example.com/graphql */
@@ -36,9 +39,17 @@ export interface ExecutionResult<TResult> {
 
 export interface Client {
   /** The data, or a typed error (StepUpRequiredError, UnauthenticatedError, ForbiddenError, ...) when any error came back. */
-  request<TResult, TVariables>(operation: Operation<TResult, TVariables>, variables?: TVariables, init?: { signal?: AbortSignal }): Promise<TResult>;
+  request<TResult, TVariables>(
+    operation: Operation<TResult, TVariables>,
+    variables?: TVariables,
+    init?: { signal?: AbortSignal },
+  ): Promise<TResult>;
   /** The whole result, partial data and errors included; throws only when no GraphQL result came back. */
-  execute<TResult, TVariables>(operation: Operation<TResult, TVariables>, variables?: TVariables, init?: { signal?: AbortSignal }): Promise<ExecutionResult<TResult> & { status: number }>;
+  execute<TResult, TVariables>(
+    operation: Operation<TResult, TVariables>,
+    variables?: TVariables,
+    init?: { signal?: AbortSignal },
+  ): Promise<ExecutionResult<TResult> & { status: number }>;
 }
 
 const ACCEPT = 'application/graphql-response+json, application/json;q=0.9';
@@ -99,12 +110,17 @@ export function createClient(options: ClientOptions): Client {
     return { ...result, status: response.status };
   }
 
-  async function execute<TResult, TVariables>(operation: Operation<TResult, TVariables>, variables?: TVariables, init?: { signal?: AbortSignal }) {
+  async function execute<TResult, TVariables>(
+    operation: Operation<TResult, TVariables>,
+    variables?: TVariables,
+    init?: { signal?: AbortSignal },
+  ) {
     const text = operation.toString();
     const kind = OPERATION_KIND.exec(text)?.[1] ?? 'query';
     const method = kind === 'query' ? 'GET' : 'POST';
     const vars = variables && Object.keys(variables).length > 0 ? variables : undefined;
-    if (mode === 'off') return (await send('POST', { query: text, variables: vars }, init)) as ExecutionResult<TResult> & { status: number };
+    if (mode === 'off')
+      return (await send('POST', { query: text, variables: vars }, init)) as ExecutionResult<TResult> & { status: number };
     if (mode === 'trusted') {
       const id = operation.__meta__?.['hash'];
       if (typeof id !== 'string') throw new TypeError('trusted documents need an operation generated with its manifest id (__meta__.hash)');

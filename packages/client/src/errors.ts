@@ -68,7 +68,14 @@ export function errorFor(errors: readonly GraphQLErrorShape[], status: number, d
   const stepUp = coded('INSUFFICIENT_USER_AUTHENTICATION');
   if (stepUp) {
     const { acr_values: acrValues, max_age: maxAge } = stepUp.extensions ?? {};
-    return new StepUpRequiredError(message, errors, status, data, typeof acrValues === 'string' ? acrValues : undefined, typeof maxAge === 'number' ? maxAge : undefined);
+    return new StepUpRequiredError(
+      message,
+      errors,
+      status,
+      data,
+      typeof acrValues === 'string' ? acrValues : undefined,
+      typeof maxAge === 'number' ? maxAge : undefined,
+    );
   }
   if (coded('UNAUTHENTICATED')) return new UnauthenticatedError(message, errors, status, data);
   if (coded('FORBIDDEN')) return new ForbiddenError(message, errors, status, data);

@@ -87,7 +87,7 @@ describe(`database handle (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
     expect(pgCode(await rejection(db.insert(users).values({ email: 'Grace@example.com' })))).toBe('23514');
   });
 
-  it('statements of background work (DatabaseHandle.background) stay off QUERY_CHANNEL; a request\'s own statements are published', async () => {
+  it("statements of background work (DatabaseHandle.background) stay off QUERY_CHANNEL; a request's own statements are published", async () => {
     const db = await migratedHandle();
     const published = await countStatements(async () => {
       await db.db.select().from(users);
@@ -97,12 +97,15 @@ describe(`database handle (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
     expect(published).toBe(1);
   });
 
-  it.skipIf(!serverUrl)('background work set off inside a request\'s deadline does not inherit it: its statements get deadlines of their own', async () => {
-    const db = await migratedHandle();
-    // A deadline already past would refuse any statement bounded by it (PostgreSQL; the embedded database has none).
-    const rows = await withDatabaseDeadline(performance.now() - 1, () => db.background.execute(sql`select 1 as one`));
-    expect(rows).toBeDefined();
-  });
+  it.skipIf(!serverUrl)(
+    "background work set off inside a request's deadline does not inherit it: its statements get deadlines of their own",
+    async () => {
+      const db = await migratedHandle();
+      // A deadline already past would refuse any statement bounded by it (PostgreSQL; the embedded database has none).
+      const rows = await withDatabaseDeadline(performance.now() - 1, () => db.background.execute(sql`select 1 as one`));
+      expect(rows).toBeDefined();
+    },
+  );
 
   it('ping() is false (not a throw) after close, and close() is idempotent', async () => {
     const handle = await migratedHandle();
@@ -126,7 +129,9 @@ describe('createDatabase option checks', () => {
 });
 
 if (!serverUrl) {
-  console.info('[db tests] DATABASE_URL not set: skipping the unreachable-server ping test (PGlite runs in-process and cannot become unreachable)');
+  console.info(
+    '[db tests] DATABASE_URL not set: skipping the unreachable-server ping test (PGlite runs in-process and cannot become unreachable)',
+  );
 }
 
 describe.skipIf(!serverUrl)('ping() across an outage (PostgreSQL only)', () => {

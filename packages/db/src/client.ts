@@ -53,7 +53,9 @@ export interface DatabaseHandle {
 }
 
 /** Driver objects runMigrations() and listen() need; kept off the public handle on purpose. */
-export type DriverInternals = { kind: 'postgres'; pool: ResilientPool } | { kind: 'pglite'; client: PGlite; db: PgliteDatabase<typeof schema> };
+export type DriverInternals =
+  | { kind: 'postgres'; pool: ResilientPool }
+  | { kind: 'pglite'; client: PGlite; db: PgliteDatabase<typeof schema> };
 
 const internals = new WeakMap<DatabaseHandle, DriverInternals>();
 
@@ -112,7 +114,12 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   const handle: DatabaseHandle = {
     db,
     kind: 'postgres',
-    until: (deadline) => new PostgresJsDatabase(dialect, new PostgresJsSession(pool.sqlUntil(deadline), dialect, relational, { logger: queryLogger }), relational) as Database,
+    until: (deadline) =>
+      new PostgresJsDatabase(
+        dialect,
+        new PostgresJsSession(pool.sqlUntil(deadline), dialect, relational, { logger: queryLogger }),
+        relational,
+      ) as Database,
     background: new PostgresJsDatabase(dialect, new PostgresJsSession(pool.sqlOfItsOwn, dialect, relational, {}), relational) as Database,
     ping: async (timeoutMs) => {
       if (closing) return false;

@@ -38,7 +38,7 @@ async function appliedMigrations(handle: DatabaseHandle): Promise<number> {
 }
 
 describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
-  it('creates the schema\'s tables and is idempotent', async () => {
+  it("creates the schema's tables and is idempotent", async () => {
     const handle = await open(await freshTarget());
     await runMigrations(handle);
     await runMigrations(handle);
@@ -48,15 +48,38 @@ describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       sql`select column_name from information_schema.columns where table_schema = 'public' and table_name = 'users' order by ordinal_position`,
     );
     expect(columns.map((c) => c.column_name)).toEqual([
-      'id', 'email', 'display_name', 'created_at', 'updated_at', 'email_verified', 'suspended', 'super_admin',
+      'id',
+      'email',
+      'display_name',
+      'created_at',
+      'updated_at',
+      'email_verified',
+      'suspended',
+      'super_admin',
     ]);
     const tables = await rows<{ table_name: string }>(
       handle,
       sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     );
     expect(tables.map((t) => t.table_name)).toEqual([
-      'document_events', 'document_events_purged', 'documents', 'federated_identities', 'memberships', 'oidc_models', 'one_time_tokens', 'organizations', 'passkeys', 'password_credentials', 'persisted_operations', 'provider_session_factors',
-      'recovery_codes', 'remembered_devices', 'sign_in_progress', 'totp_credentials', 'users', 'webauthn_challenges',
+      'document_events',
+      'document_events_purged',
+      'documents',
+      'federated_identities',
+      'memberships',
+      'oidc_models',
+      'one_time_tokens',
+      'organizations',
+      'passkeys',
+      'password_credentials',
+      'persisted_operations',
+      'provider_session_factors',
+      'recovery_codes',
+      'remembered_devices',
+      'sign_in_progress',
+      'totp_credentials',
+      'users',
+      'webauthn_challenges',
     ]);
     expect(await appliedMigrations(handle)).toBe(journalEntryCount());
   });
@@ -77,7 +100,9 @@ describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
 });
 
 if (!serverUrl) {
-  console.info('[db tests] DATABASE_URL not set: skipping the concurrent-migration test (it needs a PostgreSQL server shared by two processes; PGlite is single-process)');
+  console.info(
+    '[db tests] DATABASE_URL not set: skipping the concurrent-migration test (it needs a PostgreSQL server shared by two processes; PGlite is single-process)',
+  );
 }
 
 describe.skipIf(!serverUrl)('runMigrations concurrency (PostgreSQL only)', () => {

@@ -13,7 +13,8 @@ afterAll(() => close?.());
 const next = (received: string[], count: number) =>
   new Promise<void>((resolve, reject) => {
     const started = Date.now();
-    const poll = () => (received.length >= count ? resolve() : Date.now() - started > 5000 ? reject(new Error('no notification')) : setTimeout(poll, 10));
+    const poll = () =>
+      received.length >= count ? resolve() : Date.now() - started > 5000 ? reject(new Error('no notification')) : setTimeout(poll, 10);
     poll();
   });
 

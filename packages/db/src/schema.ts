@@ -1,5 +1,22 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, check, customType, index, integer, jsonb, pgEnum, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 /**
  * Accounts. `email` is stored lower-cased: callers must normalise it (e.g.
@@ -397,9 +414,7 @@ export type PersistedOperationRow = typeof persistedOperations.$inferSelect;
 export const documentEvents = pgTable('document_events', {
   seq: bigserial('seq', { mode: 'number' }).primaryKey(),
   event: jsonb('event').$type<Record<string, unknown>>().notNull(),
-  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' })
-    .notNull()
-    .default(sql`clock_timestamp()`),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().default(sql`clock_timestamp()`),
 });
 export type DocumentEventRow = typeof documentEvents.$inferSelect;
 

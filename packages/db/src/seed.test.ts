@@ -30,7 +30,10 @@ describe(`demo data (docs/endpoints.md) (${serverUrl ? 'PostgreSQL' : 'PGlite'})
 
     const { db } = database;
     const orgs = await db.select({ slug: organizations.slug, plan: organizations.plan }).from(organizations).orderBy(organizations.slug);
-    expect(orgs).toEqual([{ slug: 'acme', plan: 'PRO' }, { slug: 'globex', plan: 'FREE' }]);
+    expect(orgs).toEqual([
+      { slug: 'acme', plan: 'PRO' },
+      { slug: 'globex', plan: 'FREE' },
+    ]);
 
     const roles = await db
       .select({ email: users.email, role: memberships.role, slug: organizations.slug, verified: users.emailVerified })

@@ -28,13 +28,42 @@ interface DemoDocument {
 }
 
 const DOCUMENTS: DemoDocument[] = [
-  { org: 'acme', owner: 'alice@acme.test', title: 'Quarterly plan', body: 'Targets for the quarter.', status: 'PUBLISHED', internalNotes: 'Numbers not final.' },
+  {
+    org: 'acme',
+    owner: 'alice@acme.test',
+    title: 'Quarterly plan',
+    body: 'Targets for the quarter.',
+    status: 'PUBLISHED',
+    internalNotes: 'Numbers not final.',
+  },
   { org: 'acme', owner: 'erin@acme.test', title: 'Draft roadmap', body: 'Ideas for next year.', status: 'DRAFT' },
-  { org: 'acme', owner: 'alice@acme.test', title: 'Litigation memo', body: 'Preserve all records.', status: 'PUBLISHED', legalHold: true, internalNotes: 'Counsel: keep.' },
-  { org: 'acme', owner: 'alice@acme.test', title: 'Launch announcement', body: 'Coming soon.', status: 'PUBLISHED', embargoUntil: new Date('2099-01-01T00:00:00Z') },
+  {
+    org: 'acme',
+    owner: 'alice@acme.test',
+    title: 'Litigation memo',
+    body: 'Preserve all records.',
+    status: 'PUBLISHED',
+    legalHold: true,
+    internalNotes: 'Counsel: keep.',
+  },
+  {
+    org: 'acme',
+    owner: 'alice@acme.test',
+    title: 'Launch announcement',
+    body: 'Coming soon.',
+    status: 'PUBLISHED',
+    embargoUntil: new Date('2099-01-01T00:00:00Z'),
+  },
   { org: 'acme', owner: 'erin@acme.test', title: 'Old pricing', body: 'Superseded.', status: 'ARCHIVED' },
   { org: 'globex', owner: 'carol@globex.test', title: 'Globex handbook', body: 'How we work.', status: 'PUBLISHED' },
-  { org: 'globex', owner: 'carol@globex.test', title: 'Globex merger draft', body: 'Confidential.', status: 'DRAFT', internalNotes: 'Board only.' },
+  {
+    org: 'globex',
+    owner: 'carol@globex.test',
+    title: 'Globex merger draft',
+    body: 'Confidential.',
+    status: 'DRAFT',
+    internalNotes: 'Board only.',
+  },
 ];
 
 export interface SeedResult {
@@ -52,15 +81,42 @@ export async function seedDemoData(handle: DatabaseHandle): Promise<SeedResult> 
     const orgs = await tx.insert(organizations).values(ORGANIZATIONS).onConflictDoNothing().returning({ id: organizations.id });
     const people = await tx
       .insert(users)
-      .values(USERS.map(({ email, displayName, emailVerified, superAdmin }) => ({ email, displayName, emailVerified, superAdmin: superAdmin ?? false })))
+      .values(
+        USERS.map(({ email, displayName, emailVerified, superAdmin }) => ({
+          email,
+          displayName,
+          emailVerified,
+          superAdmin: superAdmin ?? false,
+        })),
+      )
       .onConflictDoNothing()
       .returning({ id: users.id });
 
     const orgIds = new Map(
-      (await tx.select({ id: organizations.id, slug: organizations.slug }).from(organizations).where(inArray(organizations.slug, ORGANIZATIONS.map((o) => o.slug)))).map((o) => [o.slug, o.id]),
+      (
+        await tx
+          .select({ id: organizations.id, slug: organizations.slug })
+          .from(organizations)
+          .where(
+            inArray(
+              organizations.slug,
+              ORGANIZATIONS.map((o) => o.slug),
+            ),
+          )
+      ).map((o) => [o.slug, o.id]),
     );
     const userIds = new Map(
-      (await tx.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, USERS.map((u) => u.email)))).map((u) => [u.email, u.id]),
+      (
+        await tx
+          .select({ id: users.id, email: users.email })
+          .from(users)
+          .where(
+            inArray(
+              users.email,
+              USERS.map((u) => u.email),
+            ),
+          )
+      ).map((u) => [u.email, u.id]),
     );
 
     const members = USERS.filter((user) => user.member).map(({ email, member }) => ({
@@ -72,9 +128,7 @@ export async function seedDemoData(handle: DatabaseHandle): Promise<SeedResult> 
 
     const docs = await tx
       .insert(documents)
-      .values(
-        DOCUMENTS.map(({ org, owner, ...fields }) => ({ ...fields, organizationId: orgIds.get(org)!, ownerId: userIds.get(owner)! })),
-      )
+      .values(DOCUMENTS.map(({ org, owner, ...fields }) => ({ ...fields, organizationId: orgIds.get(org)!, ownerId: userIds.get(owner)! })))
       .onConflictDoNothing()
       .returning({ id: documents.id });
 

@@ -9,9 +9,7 @@ export function sha256Hex(text: string): string {
 }
 
 /** Where a request named its persisted operation, and the hash it named (lower-case hex). */
-export type PersistedReference =
-  | { kind: 'apq'; hash: string }
-  | { kind: 'documentId'; hash: string };
+export type PersistedReference = { kind: 'apq'; hash: string } | { kind: 'documentId'; hash: string };
 
 /** Why a request's reference cannot be read. */
 export type ReferenceProblem = 'malformed' | 'version';

@@ -18,11 +18,16 @@ export const PERSISTED_ERRORS = {
   PERSISTED_QUERY_NOT_FOUND: { message: 'PersistedQueryNotFound', status: 404, spec: true },
   PERSISTED_QUERY_NOT_SUPPORTED: { message: 'PersistedQueryNotSupported', status: 400, spec: true },
   PERSISTED_QUERY_NOT_ALLOWED: {
-    message: 'This server runs only trusted documents: send the id of an operation from its allowlist (documentId or extensions.persistedQuery), not query text.',
+    message:
+      'This server runs only trusted documents: send the id of an operation from its allowlist (documentId or extensions.persistedQuery), not query text.',
     status: 400,
     spec: false,
   },
-  PERSISTED_QUERY_MISMATCH: { message: 'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query text.', status: 400, spec: false },
+  PERSISTED_QUERY_MISMATCH: {
+    message: 'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query text.',
+    status: 400,
+    spec: false,
+  },
   PERSISTED_QUERY_VERSION: { message: 'extensions.persistedQuery.version must be 1.', status: 400, spec: false },
   PERSISTED_QUERY_MALFORMED: {
     message: 'extensions.persistedQuery must be { "version": 1, "sha256Hash": "<64 hex digits>" } and documentId "sha256:<64 hex digits>".',
@@ -30,7 +35,11 @@ export const PERSISTED_ERRORS = {
     spec: false,
   },
   PERSISTED_QUERY_AMBIGUOUS: { message: 'Send either documentId or query text, not both.', status: 400, spec: false },
-  RATE_LIMITED: { message: 'Too many new persisted queries from this client. Retry later, or send the query text without a hash.', status: 429, spec: false },
+  RATE_LIMITED: {
+    message: 'Too many new persisted queries from this client. Retry later, or send the query text without a hash.',
+    status: 429,
+    spec: false,
+  },
 } as const;
 
 export type PersistedErrorKind = keyof typeof PERSISTED_ERRORS;

@@ -5,7 +5,13 @@ export { usePersistedOperations } from './use-persisted-operations.js';
 export type { PersistedOperationsOptions } from './use-persisted-operations.js';
 export { createPersistedRequestResolver } from './resolve-request.js';
 export { persistedOperationOf, runsPersistedOperation } from './running-operation.js';
-export type { PersistedMode, PersistedRequestParams, PersistedRequestResolver, PersistedResolution, RegistrationDecision } from './resolve-request.js';
+export type {
+  PersistedMode,
+  PersistedRequestParams,
+  PersistedRequestResolver,
+  PersistedResolution,
+  RegistrationDecision,
+} from './resolve-request.js';
 
 // Stores
 export { createPersistedStore } from './store/persisted-store.js';

@@ -7,10 +7,14 @@ const query = 'query Status { status { version } }';
 const hash = sha256Hex(query);
 
 describe('persisted-documents manifests (issue 6: the allowlist the client codegen writes)', () => {
-  it('reads the client preset form (sha256: ids, or bare hex) and Apollo\'s manifest', () => {
+  it("reads the client preset form (sha256: ids, or bare hex) and Apollo's manifest", () => {
     expect(parseManifest(JSON.stringify({ [`sha256:${hash}`]: query }))).toEqual([{ hash, query }]);
     expect(parseManifest(JSON.stringify({ [hash.toUpperCase()]: query }))).toEqual([{ hash, query }]);
-    const apollo = { format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: hash, name: 'Status', type: 'query', body: query }] };
+    const apollo = {
+      format: 'apollo-persisted-query-manifest',
+      version: 1,
+      operations: [{ id: hash, name: 'Status', type: 'query', body: query }],
+    };
     expect(parseManifest(JSON.stringify(apollo))).toEqual([{ hash, query }]);
   });
 
@@ -29,7 +33,11 @@ describe('persisted-documents manifests (issue 6: the allowlist the client codeg
     expect(error.problems[0]).toContain('is not the SHA-256 of its document');
   });
 
-  it.each([['not json', '{'], ['an array', '[]'], ['empty', '{}']])('refuses %s', (_name, text) => {
+  it.each([
+    ['not json', '{'],
+    ['an array', '[]'],
+    ['empty', '{}'],
+  ])('refuses %s', (_name, text) => {
     expect(() => parseManifest(text)).toThrow(ManifestError);
   });
 
@@ -37,6 +45,8 @@ describe('persisted-documents manifests (issue 6: the allowlist the client codeg
     const schema = buildSchema('type Query { status: Status } type Status { version: String }');
     expect(checkManifestAgainstSchema(schema, [{ hash, query }])).toEqual([]);
     const stale = 'query Old { status { removedField } }';
-    expect(checkManifestAgainstSchema(schema, [{ hash: sha256Hex(stale), query: stale }])[0]).toContain('Cannot query field "removedField"');
+    expect(checkManifestAgainstSchema(schema, [{ hash: sha256Hex(stale), query: stale }])[0]).toContain(
+      'Cannot query field "removedField"',
+    );
   });
 });

@@ -35,7 +35,8 @@ export function parseManifest(text: string): ManifestEntry[] {
   const record = json as Record<string, unknown>;
   let pairs: [string, unknown][];
   if (record['format'] === 'apollo-persisted-query-manifest') {
-    if (record['version'] !== 1 || !Array.isArray(record['operations'])) throw new ManifestError(['an Apollo manifest needs "version": 1 and an "operations" array']);
+    if (record['version'] !== 1 || !Array.isArray(record['operations']))
+      throw new ManifestError(['an Apollo manifest needs "version": 1 and an "operations" array']);
     pairs = (record['operations'] as unknown[]).map((operation, index) => {
       const { id, body } = (typeof operation === 'object' && operation !== null ? operation : {}) as Record<string, unknown>;
       return [typeof id === 'string' ? id : `operations[${index}]`, body];
@@ -76,7 +77,11 @@ export function parseManifest(text: string): ManifestEntry[] {
  * Checks every document against the schema the server runs (and any extra rules, such as its depth limit), so
  * an allowlist never holds an operation that could not execute. Returns the problems, each naming the entry.
  */
-export function checkManifestAgainstSchema(schema: GraphQLSchema, entries: readonly ManifestEntry[], extraRules: readonly ValidationRule[] = []): string[] {
+export function checkManifestAgainstSchema(
+  schema: GraphQLSchema,
+  entries: readonly ManifestEntry[],
+  extraRules: readonly ValidationRule[] = [],
+): string[] {
   const problems: string[] = [];
   const rules = [...specifiedRules, ...extraRules];
   for (const { hash, query } of entries) {

@@ -46,7 +46,10 @@ const NONE: PersistedResolution = Object.freeze({ kind: 'none' });
  * transport (the HTTP plugin and the WebSocket path both use them).
  */
 export function createPersistedRequestResolver(mode: PersistedMode, store: PersistedOperationStore): PersistedRequestResolver {
-  async function resolve(params: PersistedRequestParams, allowRegistration: () => Promise<RegistrationDecision>): Promise<PersistedResolution> {
+  async function resolve(
+    params: PersistedRequestParams,
+    allowRegistration: () => Promise<RegistrationDecision>,
+  ): Promise<PersistedResolution> {
     const reference = readPersistedReference(params.extensions, params.documentId);
     const hasQuery = params.query !== undefined && params.query !== null;
     if (reference === undefined) {

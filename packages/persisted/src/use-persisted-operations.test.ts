@@ -16,12 +16,16 @@ function counting() {
   const counts = { parse: 0, validate: 0 };
   const plugin: Plugin = {
     onParse: ({ parseFn, setParseFn }) => setParseFn((...args: Parameters<typeof parseFn>) => (counts.parse++, parseFn(...args))),
-    onValidate: ({ validateFn, setValidationFn }) => setValidationFn((...args: Parameters<typeof validateFn>) => (counts.validate++, validateFn(...args))),
+    onValidate: ({ validateFn, setValidationFn }) =>
+      setValidationFn((...args: Parameters<typeof validateFn>) => (counts.validate++, validateFn(...args))),
   };
   return { counts, plugin };
 }
 
-function server(mode: 'apq' | 'allowlist' | 'off', options: { store?: PersistedOperationStore; allow?: () => Promise<RegistrationDecision> } = {}) {
+function server(
+  mode: 'apq' | 'allowlist' | 'off',
+  options: { store?: PersistedOperationStore; allow?: () => Promise<RegistrationDecision> } = {},
+) {
   const store = options.store ?? createPersistedStore();
   const { counts, plugin } = counting();
   const yoga = createYoga({
@@ -31,11 +35,17 @@ function server(mode: 'apq' | 'allowlist' | 'off', options: { store?: PersistedO
     plugins: [usePersistedOperations({ mode, store, allowRegistration: options.allow }), plugin],
   });
   const post = async (body: unknown, accept = 'application/graphql-response+json') => {
-    const response = await yoga.fetch('http://yoga/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) });
+    const response = await yoga.fetch('http://yoga/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, headers: response.headers, json: (await response.json()) as any };
   };
   const get = async (params: Record<string, unknown>) => {
-    const search = new URLSearchParams(Object.entries(params).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]));
+    const search = new URLSearchParams(
+      Object.entries(params).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]),
+    );
     const response = await yoga.fetch(`http://yoga/graphql?${search}`, { headers: { accept: 'application/graphql-response+json' } });
     return { status: response.status, json: (await response.json()) as any };
   };
@@ -79,7 +89,7 @@ describe('automatic persisted queries (spec "States and transitions": hash unkno
     expect((await post({ extensions: apq(sha256Hex(text)), variables: { name: 42 } })).status).toBe(400);
   });
 
-  it('no hash hijacking: query text under another text\'s hash is 400 PERSISTED_QUERY_MISMATCH and registers nothing', async () => {
+  it("no hash hijacking: query text under another text's hash is 400 PERSISTED_QUERY_MISMATCH and registers nothing", async () => {
     const { post, store } = server('apq');
     const other = sha256Hex('{ __typename }');
     const refused = await post({ query, extensions: apq(other) });
@@ -111,9 +121,11 @@ describe('automatic persisted queries (spec "States and transitions": hash unkno
     expect(answer.json.errors[0].message).toContain(message);
   });
 
-  it('registrations over the client\'s budget: 429 RATE_LIMITED with Retry-After, nothing stored; known hashes and plain text are not counted', async () => {
+  it("registrations over the client's budget: 429 RATE_LIMITED with Retry-After, nothing stored; known hashes and plain text are not counted", async () => {
     let budget = 1;
-    const { post, store } = server('apq', { allow: async () => (budget-- > 0 ? { allowed: true } : { allowed: false, retryAfterSeconds: 30 }) });
+    const { post, store } = server('apq', {
+      allow: async () => (budget-- > 0 ? { allowed: true } : { allowed: false, retryAfterSeconds: 30 }),
+    });
     await post({ query, extensions: apq() });
     await post({ query, extensions: apq() });
     const text = '{ a: hello }';
@@ -172,6 +184,9 @@ describe('mode off', () => {
     expect((await post({ query })).json).toEqual({ data: { hello: 'hello world' } });
     const answer = await post({ query, extensions: apq() });
     expect(answer.status).toBe(400);
-    expect(answer.json.errors[0]).toMatchObject({ message: 'PersistedQueryNotSupported', extensions: { code: 'PERSISTED_QUERY_NOT_SUPPORTED' } });
+    expect(answer.json.errors[0]).toMatchObject({
+      message: 'PersistedQueryNotSupported',
+      extensions: { code: 'PERSISTED_QUERY_NOT_SUPPORTED' },
+    });
   });
 });

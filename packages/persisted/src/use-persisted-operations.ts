@@ -30,7 +30,9 @@ const ALLOWED: RegistrationDecision = Object.freeze({ allowed: true });
  * The ids are read from `extensions.persistedQuery` and from the draft spec's `documentId` parameter (POST
  * body or GET query string); place this plugin before any plugin that checks the request parameters.
  */
-export function usePersistedOperations<TServerContext extends Record<string, unknown>>(options: PersistedOperationsOptions<TServerContext>): Plugin<Record<string, unknown>, TServerContext> {
+export function usePersistedOperations<TServerContext extends Record<string, unknown>>(
+  options: PersistedOperationsOptions<TServerContext>,
+): Plugin<Record<string, unknown>, TServerContext> {
   const resolver = createPersistedRequestResolver(options.mode ?? 'apq', options.store);
   const allowRegistration = options.allowRegistration;
   const onRegistrationError = options.onRegistrationError ?? (() => {});
@@ -49,18 +51,25 @@ export function usePersistedOperations<TServerContext extends Record<string, unk
     }
     // The common case, plain text naming no persisted operation, stays synchronous (no promise per request).
     const extensions = given.extensions as Record<string, unknown> | null | undefined;
-    if (given.documentId === undefined && (extensions == null || extensions['persistedQuery'] == null) && (resolver.mode !== 'allowlist' || given.query == null)) return;
-    return resolver.resolve(given, () => (allowRegistration ? allowRegistration(request, context) : Promise.resolve(ALLOWED))).then((resolution) => {
-      if (resolution.kind === 'none') return;
-      if (resolution.kind === 'register') {
-        pending.set(params, resolution);
-        return;
-      }
-      const { documentId: _id, ...rest } = given;
-      const next: GraphQLParams = { ...rest, query: resolution.operation.query };
-      runsPersistedOperation(next, resolution.operation);
-      setParams(next);
-    });
+    if (
+      given.documentId === undefined &&
+      (extensions == null || extensions['persistedQuery'] == null) &&
+      (resolver.mode !== 'allowlist' || given.query == null)
+    )
+      return;
+    return resolver
+      .resolve(given, () => (allowRegistration ? allowRegistration(request, context) : Promise.resolve(ALLOWED)))
+      .then((resolution) => {
+        if (resolution.kind === 'none') return;
+        if (resolution.kind === 'register') {
+          pending.set(params, resolution);
+          return;
+        }
+        const { documentId: _id, ...rest } = given;
+        const next: GraphQLParams = { ...rest, query: resolution.operation.query };
+        runsPersistedOperation(next, resolution.operation);
+        setParams(next);
+      });
   };
 
   return {

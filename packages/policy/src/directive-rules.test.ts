@@ -63,8 +63,14 @@ function server(fieldLevel: boolean) {
       typeDefs,
       resolvers: {
         Query: {
-          editorOnly: () => { resolved++; return 'e'; },
-          adminOnly: () => { resolved++; return 'a'; },
+          editorOnly: () => {
+            resolved++;
+            return 'e';
+          },
+          adminOnly: () => {
+            resolved++;
+            return 'a';
+          },
           anyone: () => 'x',
           open: () => 'o',
           beta: () => 'b',
@@ -83,11 +89,15 @@ function server(fieldLevel: boolean) {
     ],
   });
   const ask = async (query: string, user: User | null) => {
-    const res = await yoga.fetch('http://test/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
-      body: JSON.stringify({ query }),
-    }, { user });
+    const res = await yoga.fetch(
+      'http://test/graphql',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        body: JSON.stringify({ query }),
+      },
+      { user },
+    );
     return { status: res.status, body: (await res.json()) as { data: any; errors?: { path: string[]; extensions: { code: string } }[] } };
   };
   return { ask, resolved: () => resolved };
@@ -98,7 +108,7 @@ const viewer: User = { id: 'vic', role: 'VIEWER' };
 const admin: User = { id: 'ada', role: 'ADMIN' };
 
 describe('route level from SDL metadata (spec Authorization 1, 4, 5, 7)', () => {
-  it('rule 1: the field\'s own mark overrides its type\'s; @public on a field clears the type\'s mark', async () => {
+  it("rule 1: the field's own mark overrides its type's; @public on a field clears the type's mark", async () => {
     const { ask } = server(false);
     // Type says EDITOR; adminOnly says ADMIN (replaces, does not add); open is public; anyone needs only a sign-in.
     expect((await ask('{ editorOnly adminOnly anyone open }', ann)).body).toMatchObject({
@@ -115,7 +125,10 @@ describe('route level from SDL metadata (spec Authorization 1, 4, 5, 7)', () => 
   it('rules 4-5: a guest is told UNAUTHENTICATED, a known user FORBIDDEN, and the resolver never runs', async () => {
     const { ask, resolved } = server(false);
     const guest = await ask('{ adminOnly open }', null);
-    expect(guest.body).toMatchObject({ data: { adminOnly: null, open: 'o' }, errors: [{ path: ['adminOnly'], extensions: { code: 'UNAUTHENTICATED' } }] });
+    expect(guest.body).toMatchObject({
+      data: { adminOnly: null, open: 'o' },
+      errors: [{ path: ['adminOnly'], extensions: { code: 'UNAUTHENTICATED' } }],
+    });
     const user = await ask('{ adminOnly }', ann);
     expect(user.body.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
     expect(resolved()).toBe(0);
@@ -131,7 +144,9 @@ describe('route level from SDL metadata (spec Authorization 1, 4, 5, 7)', () => 
     } finally {
       stop();
     }
-    expect(events).toEqual([{ type: 'denied', policy: 'RoutePolicy', ability: 'beta', reason: 'forbidden', user: ann, args: [], handler: 'Query.beta' }]);
+    expect(events).toEqual([
+      { type: 'denied', policy: 'RoutePolicy', ability: 'beta', reason: 'forbidden', user: ann, args: [], handler: 'Query.beta' },
+    ]);
   });
 
   it('an unknown ability name fails at start-up, not at request time', () => {
@@ -150,7 +165,15 @@ describe('field level (spec Authorization 3, 12, 13)', () => {
     const { ask } = server(false);
     noteChecks = 0;
     const { body } = await ask('{ notes { id secret } }', ann);
-    expect(body).toEqual({ data: { notes: [{ id: '1', secret: 'a' }, { id: '2', secret: 'b' }, { id: '3', secret: 'c' }] } });
+    expect(body).toEqual({
+      data: {
+        notes: [
+          { id: '1', secret: 'a' },
+          { id: '2', secret: 'b' },
+          { id: '3', secret: 'c' },
+        ],
+      },
+    });
     expect(noteChecks).toBe(0);
   });
 
@@ -160,7 +183,13 @@ describe('field level (spec Authorization 3, 12, 13)', () => {
     const { status, body } = await ask('{ notes { id secret } }', ann);
     expect(noteChecks).toBe(3);
     expect(status).toBe(200);
-    expect(body.data).toEqual({ notes: [{ id: '1', secret: 'a' }, { id: '2', secret: null }, { id: '3', secret: 'c' }] });
+    expect(body.data).toEqual({
+      notes: [
+        { id: '1', secret: 'a' },
+        { id: '2', secret: null },
+        { id: '3', secret: 'c' },
+      ],
+    });
     expect(body.errors).toMatchObject([{ path: ['notes', 1, 'secret'], extensions: { code: 'FORBIDDEN' } }]);
   });
 
@@ -170,10 +199,20 @@ describe('field level (spec Authorization 3, 12, 13)', () => {
     const stop = onDenied((event) => events.push(event));
     try {
       const { body } = await ask('{ notes { id hint } }', ann);
-      expect(body).toEqual({ data: { notes: [{ id: '1', hint: 'x' }, { id: '2', hint: null }, { id: '3', hint: 'z' }] } });
+      expect(body).toEqual({
+        data: {
+          notes: [
+            { id: '1', hint: 'x' },
+            { id: '2', hint: null },
+            { id: '3', hint: 'z' },
+          ],
+        },
+      });
     } finally {
       stop();
     }
-    expect(events).toMatchObject([{ policy: 'NotePolicy', ability: 'readSecret', reason: 'forbidden', handler: 'Note.hint', args: [{ id: '2' }] }]);
+    expect(events).toMatchObject([
+      { policy: 'NotePolicy', ability: 'readSecret', reason: 'forbidden', handler: 'Note.hint', args: [{ id: '2' }] },
+    ]);
   });
 });

@@ -80,7 +80,9 @@ export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, option
     if (directive) directives.set(name, directive);
   }
   const known = new Set([names.public, names.auth, names.can]);
-  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean) as GraphQLObjectType[]);
+  const roots = new Set(
+    [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean) as GraphQLObjectType[],
+  );
 
   function abilityNamed(qualified: string, where: string): Ability<User, any[]> {
     const [policyName, abilityName, ...rest] = qualified.split('.');
@@ -106,7 +108,11 @@ export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, option
           rules.push({ ability: options.roleAbility, args: () => [role], silent: false });
         }
       } else {
-        rules.push({ ability: abilityNamed(String(values['ability']), where), args: atRoot ? () => [] : (source) => [source], silent: values['silent'] === true });
+        rules.push({
+          ability: abilityNamed(String(values['ability']), where),
+          args: atRoot ? () => [] : (source) => [source],
+          silent: values['silent'] === true,
+        });
       }
     }
     return rules;

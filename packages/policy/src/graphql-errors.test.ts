@@ -32,12 +32,23 @@ const yoga = createYoga<{ user?: User }>({
 });
 
 async function ask(user?: User) {
-  const res = await yoga.fetch('http://test/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
-    body: JSON.stringify({ query: '{ open secret broken }' }),
-  }, { user });
-  return { status: res.status, text: await res.clone().text(), body: (await res.json()) as { data: Record<string, unknown>; errors: { message: string; path: string[]; extensions: { code: string } }[] } };
+  const res = await yoga.fetch(
+    'http://test/graphql',
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      body: JSON.stringify({ query: '{ open secret broken }' }),
+    },
+    { user },
+  );
+  return {
+    status: res.status,
+    text: await res.clone().text(),
+    body: (await res.json()) as {
+      data: Record<string, unknown>;
+      errors: { message: string; path: string[]; extensions: { code: string } }[];
+    },
+  };
 }
 
 describe('spec Events 3 and Authorization 12: a denial leaves a resolver as a GraphQL error', () => {

@@ -36,7 +36,9 @@ export function convertDenials<T extends ExecutionResult>(result: T): T {
   return {
     ...result,
     ...(topLevel ? { errors: convertAll(result.errors!) } : {}),
-    ...(nested ? { incremental: incremental!.map((part) => (part.errors?.some(isDenial) ? { ...part, errors: convertAll(part.errors) } : part)) } : {}),
+    ...(nested
+      ? { incremental: incremental!.map((part) => (part.errors?.some(isDenial) ? { ...part, errors: convertAll(part.errors) } : part)) }
+      : {}),
   };
 }
 
@@ -46,7 +48,10 @@ interface ResultPayload {
 }
 
 /** Converts a single result, or each result of a stream (subscriptions, @defer/@stream). */
-function afterResult({ result, setResult }: ResultPayload): void | { onNext(payload: { result: ExecutionResult; setResult(result: ExecutionResult): void }): void } {
+function afterResult({
+  result,
+  setResult,
+}: ResultPayload): void | { onNext(payload: { result: ExecutionResult; setResult(result: ExecutionResult): void }): void } {
   if (Symbol.asyncIterator in result) return streamHooks;
   const converted = convertDenials(result);
   if (converted !== result) setResult(converted);

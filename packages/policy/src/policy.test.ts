@@ -145,8 +145,24 @@ describe('spec Events 2: every denial by authorize is published, on the stream a
       unsubscribe(DENIAL_CHANNEL, onMessage);
     }
     const expected = [
-      { type: 'denied', policy: 'DocumentPolicy', ability: 'update', reason: 'forbidden', user: bob, args: [doc], handler: 'DocumentService.update' },
-      { type: 'denied', policy: 'DocumentPolicy', ability: 'read', reason: 'unauthenticated', user: null, args: [doc], handler: 'GET /api/documents/:id' },
+      {
+        type: 'denied',
+        policy: 'DocumentPolicy',
+        ability: 'update',
+        reason: 'forbidden',
+        user: bob,
+        args: [doc],
+        handler: 'DocumentService.update',
+      },
+      {
+        type: 'denied',
+        policy: 'DocumentPolicy',
+        ability: 'read',
+        reason: 'unauthenticated',
+        user: null,
+        args: [doc],
+        handler: 'GET /api/documents/:id',
+      },
     ];
     expect(seen).toEqual(expected);
     expect(channelEvents).toEqual(expected);

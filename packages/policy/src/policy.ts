@@ -1,9 +1,7 @@
 import type { Ability, BeforeHook, Check } from './types.js';
 
 /** An ability as written in a policy: a check, or a check marked binding. */
-export type AbilityDefinition<User> =
-  | Check<User, any[]>
-  | { readonly check: Check<User, any[]>; readonly binding: true };
+export type AbilityDefinition<User> = Check<User, any[]> | { readonly check: Check<User, any[]>; readonly binding: true };
 
 type ArgsOf<Definition> = Definition extends (user: any, ...args: infer A) => unknown
   ? A
@@ -22,7 +20,9 @@ export type Policy<Definitions extends Record<string, AbilityDefinition<any>>> =
 } & { readonly [K in keyof Definitions]: Ability<UserOf<Definitions[K]>, ArgsOf<Definitions[K]>> };
 
 /** Marks an ability as binding: the `before` hook is not consulted (e.g. legal hold vs. super-admin). */
-export function binding<User, Args extends unknown[]>(check: Check<User, Args>): { readonly check: Check<User, Args>; readonly binding: true } {
+export function binding<User, Args extends unknown[]>(
+  check: Check<User, Args>,
+): { readonly check: Check<User, Args>; readonly binding: true } {
   return Object.freeze({ check, binding: true as const });
 }
 

@@ -23,7 +23,12 @@ import { createLogger } from '../logger.js';
 import { UsageError } from './usage.js';
 
 /** The domain request of an operator acting as a user: the same services and policies as GraphQL and REST. */
-async function asUser<T>(config: Config, email: string | undefined, handler: string, run: (request: DomainRequest) => Promise<T>): Promise<T> {
+async function asUser<T>(
+  config: Config,
+  email: string | undefined,
+  handler: string,
+  run: (request: DomainRequest) => Promise<T>,
+): Promise<T> {
   if (!email) throw new UsageError(`${handler}: --as EMAIL is required`);
   return withDatabase(config, async (database) => {
     await runMigrations(database);
@@ -32,12 +37,20 @@ async function asUser<T>(config: Config, email: string | undefined, handler: str
     // The change's event goes to the outbox like any other: running servers read it there (woken by NOTIFY or
     // Redis, else by their poll), and their subscribers hear of it. Waking them only hastens that.
     const wake = await createWakeChannel(config, database, createLogger('silent'), { listen: false }).catch((error: unknown) => {
-      process.stderr.write(`latchkey: running servers will not be woken (${error instanceof Error ? error.message : String(error)}); they read the change within a second\n`);
+      process.stderr.write(
+        `latchkey: running servers will not be woken (${error instanceof Error ? error.message : String(error)}); they read the change within a second\n`,
+      );
       return createMemoryWake();
     });
     try {
       const events = createEventRecorder(wake);
-      const request: DomainRequest = { db: database.db, subject: await loadSubject(database.db, user.id), loaders: createLoaderFactory()({}, database.db), handler: `cli ${handler}`, events };
+      const request: DomainRequest = {
+        db: database.db,
+        subject: await loadSubject(database.db, user.id),
+        loaders: createLoaderFactory()({}, database.db),
+        handler: `cli ${handler}`,
+        events,
+      };
       return await run(request);
     } finally {
       await wake.close();
@@ -48,14 +61,24 @@ async function asUser<T>(config: Config, email: string | undefined, handler: str
 export async function documentsCommand(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { as: { type: 'string' }, organization: { type: 'string' }, status: { type: 'string' }, first: { type: 'string' }, after: { type: 'string' } },
+    options: {
+      as: { type: 'string' },
+      organization: { type: 'string' },
+      status: { type: 'string' },
+      first: { type: 'string' },
+      after: { type: 'string' },
+    },
     strict: true,
   });
-  if (values.first !== undefined && !/^\d{1,4}$/.test(values.first)) throw new UsageError('documents: --first must be an integer from 0 to 100');
+  if (values.first !== undefined && !/^\d{1,4}$/.test(values.first))
+    throw new UsageError('documents: --first must be an integer from 0 to 100');
   const page = await asUser(config, values.as, 'documents', (request) =>
     listDocuments(request, {
       organization: values.organization,
-      status: values.status?.split(',').map((status) => status.trim()).filter(Boolean),
+      status: values.status
+        ?.split(',')
+        .map((status) => status.trim())
+        .filter(Boolean),
       first: values.first === undefined ? undefined : Number(values.first),
       after: values.after,
     }),
@@ -113,7 +136,12 @@ export async function persistedCommand(config: Config, args: string[]): Promise<
 }
 
 export async function withDatabase<T>(config: Config, run: (db: Awaited<ReturnType<typeof createDatabase>>) => Promise<T>): Promise<T> {
-  const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: 2, timeoutMs: config.database.timeoutMs });
+  const database = await createDatabase({
+    url: config.database.url,
+    dataDir: config.dataDir,
+    poolSize: 2,
+    timeoutMs: config.database.timeoutMs,
+  });
   try {
     return await run(database);
   } finally {
@@ -134,7 +162,9 @@ export async function seedCommand(config: Config, args: string[]): Promise<void>
   await withDatabase(config, async (database) => {
     await runMigrations(database);
     const seeded = await seedDemoData(database);
-    process.stderr.write(`demo data: ${seeded.organizations} organizations, ${seeded.users} users, ${seeded.documents} documents added (${database.kind})\n`);
+    process.stderr.write(
+      `demo data: ${seeded.organizations} organizations, ${seeded.users} users, ${seeded.documents} documents added (${database.kind})\n`,
+    );
   });
 }
 

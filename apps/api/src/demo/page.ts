@@ -69,15 +69,25 @@ export function createDemoClient(options: DemoClientOptions) {
 <script type="application/json" id="demo-config">${config}</script>
 <script type="module" src="/demo.js"></script>`;
   const html = page('Latchkey demo client', body);
-  const csp = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  const csp =
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
   function sendPage(_req: IncomingMessage, res: ServerResponse): void {
-    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp, 'content-length': Buffer.byteLength(html) });
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': csp,
+      'content-length': Buffer.byteLength(html),
+    });
     res.end(html);
   }
 
   function sendScript(_req: IncomingMessage, res: ServerResponse): void {
-    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(DEMO_CLIENT_SCRIPT) });
+    res.writeHead(200, {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'no-cache',
+      'content-length': Buffer.byteLength(DEMO_CLIENT_SCRIPT),
+    });
     res.end(DEMO_CLIENT_SCRIPT);
   }
 

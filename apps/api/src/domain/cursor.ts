@@ -17,7 +17,16 @@ const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})
 function isTimestamp(text: string): boolean {
   const match = TIMESTAMP.exec(text);
   if (!match) return false;
-  const [y, mo, d, h, mi, s, oh, om] = [1, 2, 3, 4, 5, 6, 8, 9].map((i) => Number(match[i] ?? 0)) as [number, number, number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s, oh, om] = [1, 2, 3, 4, 5, 6, 8, 9].map((i) => Number(match[i] ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (y < 1 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59 || oh > 15 || om > 59) return false;
   // Day 0 of the next month is the last day of this one (leap years included).
   return d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();

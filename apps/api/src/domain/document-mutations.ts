@@ -22,7 +22,10 @@ const ok = (document: DocumentRow): DocumentResult => ({ document, userErrors: [
 const failed = (error: UserError): DocumentResult => ({ document: null, userErrors: [error] });
 
 /** Checks and normalises the editable fields: `undefined` leaves a field alone, `null` clears a nullable one. */
-function editableFields(input: DocumentFields, at: string[]): Partial<Pick<DocumentRow, 'title' | 'body' | 'internalNotes' | 'embargoUntil'>> {
+function editableFields(
+  input: DocumentFields,
+  at: string[],
+): Partial<Pick<DocumentRow, 'title' | 'body' | 'internalNotes' | 'embargoUntil'>> {
   const values: Partial<Pick<DocumentRow, 'title' | 'body' | 'internalNotes' | 'embargoUntil'>> = {};
   if (input.title === null) throw new InvalidInputError('title cannot be null.', [...at, 'title']);
   if (input.body === null) throw new InvalidInputError('body cannot be null.', [...at, 'body']);
@@ -32,9 +35,11 @@ function editableFields(input: DocumentFields, at: string[]): Partial<Pick<Docum
   }
   if (input.body !== undefined) values.body = requireText(input.body, [...at, 'body'], { max: LIMITS.body });
   if (input.internalNotes !== undefined) {
-    values.internalNotes = input.internalNotes === null ? null : requireText(input.internalNotes, [...at, 'internalNotes'], { max: LIMITS.internalNotes });
+    values.internalNotes =
+      input.internalNotes === null ? null : requireText(input.internalNotes, [...at, 'internalNotes'], { max: LIMITS.internalNotes });
   }
-  if (input.embargoUntil !== undefined) values.embargoUntil = input.embargoUntil === null ? null : requireDate(input.embargoUntil, [...at, 'embargoUntil']);
+  if (input.embargoUntil !== undefined)
+    values.embargoUntil = input.embargoUntil === null ? null : requireDate(input.embargoUntil, [...at, 'embargoUntil']);
   return values;
 }
 
@@ -131,13 +136,24 @@ async function changeDocument(
 
 const invalidState = (message: string): DocumentResult => failed({ field: null, message, code: 'INVALID_STATE' });
 
-export async function updateDocument(request: DomainRequest, input: DocumentFields & { id: string }, at = ['input']): Promise<DocumentResult> {
+export async function updateDocument(
+  request: DomainRequest,
+  input: DocumentFields & { id: string },
+  at = ['input'],
+): Promise<DocumentResult> {
   const values = editableFields(input, at);
   try {
-    return await changeDocument(request, 'UPDATED', input.id, [...at, 'id'], ({ document }) => authorizeIn(request, DocumentPolicy.update, [document]), async ({ document }, write) => {
-      if (document.status === 'ARCHIVED') return invalidState('Archived documents are read-only.');
-      return ok(Object.keys(values).length === 0 ? document : await write.update(values));
-    });
+    return await changeDocument(
+      request,
+      'UPDATED',
+      input.id,
+      [...at, 'id'],
+      ({ document }) => authorizeIn(request, DocumentPolicy.update, [document]),
+      async ({ document }, write) => {
+        if (document.status === 'ARCHIVED') return invalidState('Archived documents are read-only.');
+        return ok(Object.keys(values).length === 0 ? document : await write.update(values));
+      },
+    );
   } catch (error) {
     if (isTitleTaken(error)) return titleTaken(at);
     throw error;
@@ -145,28 +161,56 @@ export async function updateDocument(request: DomainRequest, input: DocumentFiel
 }
 
 export function publishDocument(request: DomainRequest, id: string, at = ['id']): Promise<DocumentResult> {
-  return changeDocument(request, 'PUBLISHED', id, at, ({ document, organization }) => authorizeIn(request, DocumentPolicy.publish, [document, organization]), async ({ document }, write) =>
-    document.status === 'DRAFT' ? ok(await write.update({ status: 'PUBLISHED' })) : invalidState('Only drafts can be published.'),
+  return changeDocument(
+    request,
+    'PUBLISHED',
+    id,
+    at,
+    ({ document, organization }) => authorizeIn(request, DocumentPolicy.publish, [document, organization]),
+    async ({ document }, write) =>
+      document.status === 'DRAFT' ? ok(await write.update({ status: 'PUBLISHED' })) : invalidState('Only drafts can be published.'),
   );
 }
 
 export function archiveDocument(request: DomainRequest, id: string, at = ['id']): Promise<DocumentResult> {
-  return changeDocument(request, 'ARCHIVED', id, at, ({ document }) => authorizeIn(request, DocumentPolicy.archive, [document]), async ({ document }, write) =>
-    document.status === 'ARCHIVED' ? invalidState('The document is already archived.') : ok(await write.update({ status: 'ARCHIVED' })),
+  return changeDocument(
+    request,
+    'ARCHIVED',
+    id,
+    at,
+    ({ document }) => authorizeIn(request, DocumentPolicy.archive, [document]),
+    async ({ document }, write) =>
+      document.status === 'ARCHIVED' ? invalidState('The document is already archived.') : ok(await write.update({ status: 'ARCHIVED' })),
   );
 }
 
 export function setLegalHold(request: DomainRequest, id: string, legalHold: boolean, at = ['id']): Promise<DocumentResult> {
-  return changeDocument(request, 'LEGAL_HOLD_CHANGED', id, at, ({ document }) => authorizeIn(request, DocumentPolicy.setLegalHold, [document]), async ({ document }, write) =>
-    ok(document.legalHold === legalHold ? document : await write.update({ legalHold })),
+  return changeDocument(
+    request,
+    'LEGAL_HOLD_CHANGED',
+    id,
+    at,
+    ({ document }) => authorizeIn(request, DocumentPolicy.setLegalHold, [document]),
+    async ({ document }, write) => ok(document.legalHold === legalHold ? document : await write.update({ legalHold })),
   );
 }
 
 /** Deletes a document; the binding delete ability refuses anyone while it is under legal hold. */
-export async function deleteDocument(request: DomainRequest, id: string, at = ['id']): Promise<{ deletedDocumentId: string | null; userErrors: UserError[] }> {
-  const result = await changeDocument(request, 'DELETED', id, at, ({ document }) => authorizeIn(request, DocumentPolicy.delete, [document]), async ({ document }, write) => {
-    await write.remove();
-    return ok(document);
-  });
+export async function deleteDocument(
+  request: DomainRequest,
+  id: string,
+  at = ['id'],
+): Promise<{ deletedDocumentId: string | null; userErrors: UserError[] }> {
+  const result = await changeDocument(
+    request,
+    'DELETED',
+    id,
+    at,
+    ({ document }) => authorizeIn(request, DocumentPolicy.delete, [document]),
+    async ({ document }, write) => {
+      await write.remove();
+      return ok(document);
+    },
+  );
   return { deletedDocumentId: result.document?.id ?? null, userErrors: result.userErrors };
 }

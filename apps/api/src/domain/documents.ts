@@ -48,7 +48,11 @@ export async function getDocument(request: DomainRequest, id: string, field = ['
  * One document by its organization and title (unique within an organization), under the same rule as by id:
  * NOT_FOUND for missing and hidden alike (another tenant's organization included).
  */
-export async function getDocumentByTitle(request: DomainRequest, key: { organization: string; title: string }, field = ['lookup', 'title']): Promise<DocumentWithOrganization> {
+export async function getDocumentByTitle(
+  request: DomainRequest,
+  key: { organization: string; title: string },
+  field = ['lookup', 'title'],
+): Promise<DocumentWithOrganization> {
   const slug = requireSlug(key.organization, [...field, 'organization']);
   const title = requireText(key.title, [...field, 'title'], { min: 1, max: 200 });
   const [found] = await request.db
@@ -79,7 +83,11 @@ export interface DocumentPage {
  * The documents the caller may see, newest first, filtered inside one SQL statement (spec Authorization 15)
  * and paged by keyset. Each row's organization comes from the same statement and primes the loader.
  */
-export async function listDocuments(request: DomainRequest, input: DocumentListInput, fields = { filter: ['filter'], first: ['first'], after: ['after'] }): Promise<DocumentPage> {
+export async function listDocuments(
+  request: DomainRequest,
+  input: DocumentListInput,
+  fields = { filter: ['filter'], first: ['first'], after: ['after'] },
+): Promise<DocumentPage> {
   const first = input.first ?? 20;
   if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
     throw new InvalidInputError(`first must be an integer from 0 to ${MAX_PAGE_SIZE}.`, fields.first);
@@ -95,14 +103,18 @@ export async function listDocuments(request: DomainRequest, input: DocumentListI
   const conditions: (SQL | undefined)[] = [visibleDocumentsCondition(request.subject!, new Date())];
   if (slug !== null) conditions.push(eq(organizations.slug, slug));
   if (statuses !== null) conditions.push(statuses.length === 0 ? sql`false` : inArray(documents.status, statuses as DocumentStatus[]));
-  if (after !== null) conditions.push(sql`(${documents.createdAt}, ${documents.id}) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
-  const rows = first === 0 ? [] : await request.db
-    .select({ document: documents, organization: organizations, position: sql<string>`${documents.createdAt}::text` })
-    .from(documents)
-    .innerJoin(organizations, eq(organizations.id, documents.organizationId))
-    .where(and(...conditions))
-    .orderBy(desc(documents.createdAt), desc(documents.id))
-    .limit(first + 1);
+  if (after !== null)
+    conditions.push(sql`(${documents.createdAt}, ${documents.id}) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
+  const rows =
+    first === 0
+      ? []
+      : await request.db
+          .select({ document: documents, organization: organizations, position: sql<string>`${documents.createdAt}::text` })
+          .from(documents)
+          .innerJoin(organizations, eq(organizations.id, documents.organizationId))
+          .where(and(...conditions))
+          .orderBy(desc(documents.createdAt), desc(documents.id))
+          .limit(first + 1);
 
   const page = rows.slice(0, first);
   const edges = page.map(({ document, organization, position }) => {

@@ -29,17 +29,33 @@ function createRequestLoaders(db: Database): RequestLoaders {
     return userIds.map((id) => byUser.get(id) ?? []);
   });
   return {
-    organization: new DataLoader(async (ids) => byId(await db.select().from(organizations).where(inArray(organizations.id, [...ids])), ids)),
+    organization: new DataLoader(async (ids) =>
+      byId(
+        await db
+          .select()
+          .from(organizations)
+          .where(inArray(organizations.id, [...ids])),
+        ids,
+      ),
+    ),
     // Users come with the ids of their organizations (one statement): the e-mail rule needs them for every owner.
     user: new DataLoader(async (ids) => {
       const rows = await db
-        .select({ user: users, organizationIds: sql<string[]>`coalesce(array_agg(${memberships.organizationId}::text) filter (where ${memberships.organizationId} is not null), '{}')` })
+        .select({
+          user: users,
+          organizationIds: sql<
+            string[]
+          >`coalesce(array_agg(${memberships.organizationId}::text) filter (where ${memberships.organizationId} is not null), '{}')`,
+        })
         .from(users)
         .leftJoin(memberships, eq(memberships.userId, users.id))
         .where(inArray(users.id, [...ids]))
         .groupBy(users.id);
       for (const { user, organizationIds } of rows) organizationIdsOf.prime(user.id, organizationIds);
-      return byId(rows.map((row) => row.user), ids);
+      return byId(
+        rows.map((row) => row.user),
+        ids,
+      );
     }),
     organizationIdsOf,
   };

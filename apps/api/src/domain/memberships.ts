@@ -59,11 +59,17 @@ export async function changeMemberRole(
         .from(memberships)
         .where(and(eq(memberships.organizationId, organization.id), eq(memberships.role, 'OWNER')));
       if ((owners?.n ?? 0) <= 1) {
-        return { membership: null, userErrors: [{ field: [...at, 'role'], message: 'The organization must keep at least one OWNER.', code: 'LAST_OWNER' }] };
+        return {
+          membership: null,
+          userErrors: [{ field: [...at, 'role'], message: 'The organization must keep at least one OWNER.', code: 'LAST_OWNER' }],
+        };
       }
     }
     if (member.role !== input.role) {
-      await tx.update(memberships).set({ role: input.role }).where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, userId)));
+      await tx
+        .update(memberships)
+        .set({ role: input.role })
+        .where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, userId)));
     }
     return { membership: { role: input.role, userId, organization }, userErrors: [] };
   });

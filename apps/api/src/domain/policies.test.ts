@@ -22,7 +22,15 @@ const carol = person('carol', [[GLOBEX.id, 'ADMIN']]);
 const root = person('root', [], { superAdmin: true });
 
 const now = new Date('2026-11-22T12:00:00Z');
-const doc = (fields: Partial<{ status: 'DRAFT' | 'PUBLISHED' | 'ARCHIVED'; legalHold: boolean; embargoUntil: Date | null; ownerId: string; organizationId: string }> = {}) => ({
+const doc = (
+  fields: Partial<{
+    status: 'DRAFT' | 'PUBLISHED' | 'ARCHIVED';
+    legalHold: boolean;
+    embargoUntil: Date | null;
+    ownerId: string;
+    organizationId: string;
+  }> = {},
+) => ({
   organizationId: ACME.id,
   ownerId: 'alice',
   status: 'PUBLISHED' as const,
@@ -32,7 +40,7 @@ const doc = (fields: Partial<{ status: 'DRAFT' | 'PUBLISHED' | 'ARCHIVED'; legal
 });
 
 describe('domain policies (spec Authorization 6-11)', () => {
-  it('tenancy: another organization\'s document is not visible, not even to its ADMIN', () => {
+  it("tenancy: another organization's document is not visible, not even to its ADMIN", () => {
     expect(can(carol, DocumentPolicy.view, doc(), now)).toBe(false);
     expect(can(carol, DocumentPolicy.update, doc())).toBe(false);
     expect(can(alice, DocumentPolicy.view, doc({ organizationId: GLOBEX.id }), now)).toBe(false);
@@ -78,7 +86,7 @@ describe('domain policies (spec Authorization 6-11)', () => {
     expect(can(suspendedRoot, DocumentPolicy.delete, doc())).toBe(false);
   });
 
-  it('role changes: ADMIN+ only, never to or from a role above one\'s own', () => {
+  it("role changes: ADMIN+ only, never to or from a role above one's own", () => {
     const acmeAdmin = person('dave', [[ACME.id, 'ADMIN']]);
     expect(can(acmeAdmin, OrganizationPolicy.changeRole, ACME, 'VIEWER', 'EDITOR')).toBe(true);
     expect(can(acmeAdmin, OrganizationPolicy.changeRole, ACME, 'VIEWER', 'OWNER')).toBe(false);
@@ -110,7 +118,7 @@ describe('domain policies (spec Authorization 6-11)', () => {
     expect(can(erin, AccountPolicy.publish)).toBe(false);
   });
 
-  it('e-mail addresses: one\'s own, and those of members of an organization one administers', () => {
+  it("e-mail addresses: one's own, and those of members of an organization one administers", () => {
     expect(can(bob, AccountPolicy.viewEmail, { id: 'bob' }, [ACME.id])).toBe(true);
     expect(can(bob, AccountPolicy.viewEmail, { id: 'alice' }, [ACME.id])).toBe(false);
     expect(can(alice, AccountPolicy.viewEmail, { id: 'bob' }, [ACME.id])).toBe(true);

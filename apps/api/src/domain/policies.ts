@@ -101,7 +101,9 @@ export const DocumentPolicy = definePolicy('DocumentPolicy', {
         !doc.legalHold &&
         user !== null &&
         !user.suspended &&
-        (user.superAdmin || atLeast(user, doc.organizationId, 'ADMIN') || (doc.ownerId === user.id && atLeast(user, doc.organizationId, 'EDITOR'))),
+        (user.superAdmin ||
+          atLeast(user, doc.organizationId, 'ADMIN') ||
+          (doc.ownerId === user.id && atLeast(user, doc.organizationId, 'EDITOR'))),
     ),
   },
 });

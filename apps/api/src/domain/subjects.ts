@@ -3,7 +3,6 @@ import { eq } from 'drizzle-orm';
 import type { Subject } from './subject.js';
 import { isUuid } from './validate.js';
 
-
 /** The caller's volatile attributes, read now (spec Authentication 3): null when the subject is no user. */
 export async function loadSubject(db: Database, userId: string): Promise<Subject | null> {
   if (!isUuid(userId)) return null;

@@ -22,7 +22,10 @@ export function requireSlug(value: string, field: string[]): string {
 export function requireText(value: string, field: string[], { min = 0, max }: { min?: number; max: number }): string {
   const length = [...value].length;
   if (length < min || length > max) {
-    throw new InvalidInputError(min > 0 ? `${field.at(-1)} must be ${min}-${max} characters.` : `${field.at(-1)} must be at most ${max} characters.`, field);
+    throw new InvalidInputError(
+      min > 0 ? `${field.at(-1)} must be ${min}-${max} characters.` : `${field.at(-1)} must be at most ${max} characters.`,
+      field,
+    );
   }
   // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the driver.
   if (value.includes('\u0000')) throw new InvalidInputError(`${field.at(-1)} must not contain NUL characters.`, field);

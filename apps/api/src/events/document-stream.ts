@@ -34,7 +34,10 @@ const EXPIRED = () => endWith(ErrorCode.UNAUTHENTICATED, 'The access token has e
 const NO_LONGER_ALLOWED = () => endWith(ErrorCode.FORBIDDEN, 'You may no longer receive these events.');
 const DROPPED = () => endWith(ErrorCode.SUBSCRIPTION_DROPPED, 'This subscription was dropped: its events were not being read fast enough.');
 const INTERRUPTED = () =>
-  endWith(ErrorCode.SUBSCRIPTION_INTERRUPTED, 'This subscription was interrupted: some events could not be delivered. Subscribe again; missed events are not replayed.');
+  endWith(
+    ErrorCode.SUBSCRIPTION_INTERRUPTED,
+    'This subscription was interrupted: some events could not be delivered. Subscribe again; missed events are not replayed.',
+  );
 const TOO_MANY = 'Too many open subscriptions for this account on this server.';
 const SHUTTING_DOWN = 'This server is shutting down: subscribe again (another instance will answer).';
 
@@ -51,7 +54,11 @@ function shared<T>(delivery: Delivery, key: string, read: () => Promise<T>): Pro
  * on the subscriber's attributes at delivery time. Events they may not see are skipped; losing access, a
  * suspension or the token's expiry ends the stream with one last error.
  */
-export async function openDocumentStream(context: GraphQLContext, target: StreamTarget, handler: string): Promise<AsyncGenerator<StreamItem>> {
+export async function openDocumentStream(
+  context: GraphQLContext,
+  target: StreamTarget,
+  handler: string,
+): Promise<AsyncGenerator<StreamItem>> {
   const { subscriptions, database, databaseTimeoutMs } = context.app;
   const db = dbOf(context);
   const caller = context.caller;
@@ -95,10 +102,21 @@ export async function openDocumentStream(context: GraphQLContext, target: Stream
     let document: DocumentRow | null = null;
     if (event.kind === 'DELETED') {
       // Judged on its last state: a VIEWER never hears of a draft, even of its deletion.
-      const last = { organizationId: event.organizationId, ownerId: event.ownerId, status: event.status, legalHold: false, embargoUntil: event.embargoUntil ? new Date(event.embargoUntil) : null };
+      const last = {
+        organizationId: event.organizationId,
+        ownerId: event.ownerId,
+        status: event.status,
+        legalHold: false,
+        embargoUntil: event.embargoUntil ? new Date(event.embargoUntil) : null,
+      };
       if (!can(current, DocumentPolicy.view, last, now)) return 'skip';
     } else {
-      document = (await shared(delivery, 'document', async () => (await view.db.select().from(documents).where(eq(documents.id, event.documentId)).limit(1))[0] ?? null)) ?? null;
+      document =
+        (await shared(
+          delivery,
+          'document',
+          async () => (await view.db.select().from(documents).where(eq(documents.id, event.documentId)).limit(1))[0] ?? null,
+        )) ?? null;
       if (!document || !can(current, DocumentPolicy.view, document, now)) return 'skip';
     }
     // Field rules of this event's document see the same fresh subject (and fresh loaders).

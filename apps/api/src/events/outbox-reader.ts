@@ -117,7 +117,10 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
     const xmin = BigInt(head.xmin);
     const purged = Number(head.purged);
     if (purged >= next) {
-      logger.warn({ from: next, through: purged }, 'event outbox: events were purged before this instance read them; its subscriptions are interrupted');
+      logger.warn(
+        { from: next, through: purged },
+        'event outbox: events were purged before this instance read them; its subscriptions are interrupted',
+      );
       next = purged + 1;
       gap = undefined;
       for (const listener of [...listeners]) listener.interrupted();

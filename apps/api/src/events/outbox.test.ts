@@ -1,4 +1,12 @@
-import { createDatabase, documentEvents, documentEventsPurged, runMigrations, type Database, type DatabaseHandle, type DocumentRow } from '@latchkey/db';
+import {
+  createDatabase,
+  documentEvents,
+  documentEventsPurged,
+  runMigrations,
+  type Database,
+  type DatabaseHandle,
+  type DocumentRow,
+} from '@latchkey/db';
 import { createOwnDatabase, openOwnDatabase, startTcpProxy } from '@latchkey/db/testing';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +25,8 @@ const silent = createLogger('silent');
 
 let n = 0;
 /** The fields of a document row the recorder reads. */
-const doc = (organizationId = 'acme'): DocumentRow => ({ id: `doc-${++n}`, organizationId, ownerId: 'owner', status: 'DRAFT', embargoUntil: null }) as unknown as DocumentRow;
+const doc = (organizationId = 'acme'): DocumentRow =>
+  ({ id: `doc-${++n}`, organizationId, ownerId: 'owner', status: 'DRAFT', embargoUntil: null }) as unknown as DocumentRow;
 
 function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const started = Date.now();
@@ -37,7 +46,14 @@ async function reading(database: DatabaseHandle, options: Partial<OutboxReaderOp
   const events: DocumentEvent[] = [];
   let interruptions = 0;
   const lags: number[] = [];
-  const reader = await startOutboxReader({ database, wake: createMemoryWake(), retentionSeconds: 600, logger: silent, onDelivered: (lag) => lags.push(lag), ...options });
+  const reader = await startOutboxReader({
+    database,
+    wake: createMemoryWake(),
+    retentionSeconds: 600,
+    logger: silent,
+    onDelivered: (lag) => lags.push(lag),
+    ...options,
+  });
   reader.subscribe(
     (event) => events.push(event),
     () => interruptions++,
@@ -99,7 +115,9 @@ describe('the event outbox on one database (issue 13 point 2)', () => {
 
   it('a malformed row is logged and skipped; the rows after it are delivered', async () => {
     const lines: Record<string, unknown>[] = [];
-    const logger = createLogger('warn', { destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+    const logger = createLogger('warn', {
+      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    });
     const one = await reading(database, { pollIntervalMs: 50, logger });
     readers.push(one.reader);
     await database.db.insert(documentEvents).values({ event: { kind: 'EXPLODED' } });
@@ -143,10 +161,49 @@ describe('the event outbox on one database (issue 13 point 2)', () => {
 
   it.each([
     ['not JSON', 'x'],
-    ['an unknown kind', JSON.stringify({ id: '1', kind: 'EXPLODED', documentId: 'd', organizationId: 'o', ownerId: 'u', status: 'DRAFT', embargoUntil: null, at: 1 })],
-    ['a missing id', JSON.stringify({ kind: 'CREATED', documentId: 'd', organizationId: 'o', ownerId: 'u', status: 'DRAFT', embargoUntil: null, at: 1 })],
-    ['a wrong date type', JSON.stringify({ id: '1', kind: 'CREATED', documentId: 'd', organizationId: 'o', ownerId: 'u', status: 'DRAFT', embargoUntil: 5, at: 1 })],
-    ['an over-long id', JSON.stringify({ id: '1', kind: 'CREATED', documentId: 'x'.repeat(200), organizationId: 'o', ownerId: 'u', status: 'DRAFT', embargoUntil: null, at: 1 })],
+    [
+      'an unknown kind',
+      JSON.stringify({
+        id: '1',
+        kind: 'EXPLODED',
+        documentId: 'd',
+        organizationId: 'o',
+        ownerId: 'u',
+        status: 'DRAFT',
+        embargoUntil: null,
+        at: 1,
+      }),
+    ],
+    [
+      'a missing id',
+      JSON.stringify({ kind: 'CREATED', documentId: 'd', organizationId: 'o', ownerId: 'u', status: 'DRAFT', embargoUntil: null, at: 1 }),
+    ],
+    [
+      'a wrong date type',
+      JSON.stringify({
+        id: '1',
+        kind: 'CREATED',
+        documentId: 'd',
+        organizationId: 'o',
+        ownerId: 'u',
+        status: 'DRAFT',
+        embargoUntil: 5,
+        at: 1,
+      }),
+    ],
+    [
+      'an over-long id',
+      JSON.stringify({
+        id: '1',
+        kind: 'CREATED',
+        documentId: 'x'.repeat(200),
+        organizationId: 'o',
+        ownerId: 'u',
+        status: 'DRAFT',
+        embargoUntil: null,
+        at: 1,
+      }),
+    ],
   ])('parseDocumentEvent refuses %s', (_name, text) => {
     expect(parseDocumentEvent(text)).toBeUndefined();
   });
@@ -200,11 +257,13 @@ describe.runIf(adminUrl)('the event outbox across connections and instances of P
     expect(one.ids()).toEqual([early.id, late]);
   });
 
-  it('a read that fails is tried again from the same position: changes made while the reader\'s database was unreachable arrive when it is back; one warning per outage', async () => {
+  it("a read that fails is tried again from the same position: changes made while the reader's database was unreachable arrive when it is back; one warning per outage", async () => {
     const proxy = await startTcpProxy(new URL(url).hostname, Number(new URL(url).port || 5432));
     closing.push(() => proxy.close());
     const lines: Record<string, unknown>[] = [];
-    const logger = createLogger('info', { destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+    const logger = createLogger('info', {
+      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    });
     const cutOff = await open(proxy.routeUrl(url));
     const one = await reading(cutOff, { pollIntervalMs: 50, logger });
     closing.push(() => one.reader.close());
@@ -226,14 +285,24 @@ describe.runIf(adminUrl)('the event outbox across connections and instances of P
   });
 
   const wakes: [string, (database: DatabaseHandle) => Promise<WakeChannel>][] = [
-    ['LISTEN/NOTIFY (sent in the writer\'s transaction)', (database) => createPostgresWake(database, { listen: true })],
-    ...(redisUrl ? [['Redis pub/sub (sent after the commit)', () => createRedisWake(redisUrl, { listen: true, onError: () => undefined })] as [string, (database: DatabaseHandle) => Promise<WakeChannel>]] : []),
+    ["LISTEN/NOTIFY (sent in the writer's transaction)", (database) => createPostgresWake(database, { listen: true })],
+    ...(redisUrl
+      ? [
+          ['Redis pub/sub (sent after the commit)', () => createRedisWake(redisUrl, { listen: true, onError: () => undefined })] as [
+            string,
+            (database: DatabaseHandle) => Promise<WakeChannel>,
+          ],
+        ]
+      : []),
   ];
-  it.each(wakes)('%s: another instance\'s commit wakes the reader at once (its poll is a minute away)', async (_name, channel) => {
+  it.each(wakes)("%s: another instance's commit wakes the reader at once (its poll is a minute away)", async (_name, channel) => {
     const [readerDb, writerDb] = [await open(), await open()];
     const readerWake = await channel(readerDb);
     const writerWake = await channel(writerDb);
-    closing.push(() => readerWake.close(), () => writerWake.close());
+    closing.push(
+      () => readerWake.close(),
+      () => writerWake.close(),
+    );
     const one = await reading(readerDb, { pollIntervalMs: 60_000, wake: readerWake });
     closing.push(() => one.reader.close());
     const sent = await change(writerDb.db, createEventRecorder(writerWake));

@@ -76,7 +76,7 @@ describe('the subscription hub of one instance (issue 7: limits and bounded buff
     expect(hub.open('u9', 'acme')).toBeUndefined();
   });
 
-  it('a narrowed subscriber (one document) receives only that document\'s events', async () => {
+  it("a narrowed subscriber (one document) receives only that document's events", async () => {
     const hub = createSubscriptionHub({ source: reader });
     const one = hub.open('u1', 'acme', (candidate) => candidate.documentId === 'mine')!;
     await emit('acme', 'other');

@@ -45,7 +45,9 @@ export function parseDocumentEvent(text: string): DocumentEvent | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const event = value as Record<string, unknown>;
-  const strings = ['id', 'documentId', 'organizationId', 'ownerId'].every((key) => typeof event[key] === 'string' && (event[key] as string).length <= 100);
+  const strings = ['id', 'documentId', 'organizationId', 'ownerId'].every(
+    (key) => typeof event[key] === 'string' && (event[key] as string).length <= 100,
+  );
   if (!strings || !KINDS.has(event['kind'] as DocumentEventKind) || !STATUSES.has(event['status'] as string)) return undefined;
   if (event['embargoUntil'] !== null && typeof event['embargoUntil'] !== 'string') return undefined;
   if (typeof event['at'] !== 'number') return undefined;

@@ -93,9 +93,17 @@ export async function createRedisWake(url: string, options: { listen: boolean; o
  * The wake-up channel of this deployment: Redis pub/sub when REDIS_URL is set, else PostgreSQL LISTEN/NOTIFY
  * when DATABASE_URL is, else none beyond this process (the embedded single-instance default).
  */
-export function createWakeChannel(config: Config, database: DatabaseHandle, logger: Logger, options: { listen: boolean }): Promise<WakeChannel> {
+export function createWakeChannel(
+  config: Config,
+  database: DatabaseHandle,
+  logger: Logger,
+  options: { listen: boolean },
+): Promise<WakeChannel> {
   if (config.redisUrl) {
-    return createRedisWake(config.redisUrl, { listen: options.listen, onError: (error) => logger.warn({ err: error }, 'event wake-ups: Redis connection trouble') });
+    return createRedisWake(config.redisUrl, {
+      listen: options.listen,
+      onError: (error) => logger.warn({ err: error }, 'event wake-ups: Redis connection trouble'),
+    });
   }
   if (database.kind === 'postgres') return createPostgresWake(database, options);
   return Promise.resolve(createMemoryWake());

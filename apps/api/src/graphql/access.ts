@@ -36,5 +36,12 @@ export const loadersOf = (context: GraphQLContext) => context.app.loaders(scopeO
 
 /** What the domain services need, for the resolver `handler` (named in denial events). */
 export async function domainRequest(context: GraphQLContext, handler: string): Promise<DomainRequest> {
-  return { db: dbOf(context), subject: await subjectOf(context), loaders: loadersOf(context), handler, authentication: context.caller, events: context.app.events };
+  return {
+    db: dbOf(context),
+    subject: await subjectOf(context),
+    loaders: loadersOf(context),
+    handler,
+    authentication: context.caller,
+    events: context.app.events,
+  };
 }

@@ -19,7 +19,11 @@ type ObjectTypeName = {
 type FieldName<T extends ObjectTypeName> = Exclude<keyof Maps[T], `__${string}`> & string;
 
 /** What a field's resolver must produce: the generated Resolver<TResult, ...> is a function or `{ resolve }`. */
-type OutputOf<R> = R extends (...args: never[]) => infer Out ? Awaited<Out> : R extends { resolve: (...args: never[]) => infer Out } ? Awaited<Out> : never;
+type OutputOf<R> = R extends (...args: never[]) => infer Out
+  ? Awaited<Out>
+  : R extends { resolve: (...args: never[]) => infer Out }
+    ? Awaited<Out>
+    : never;
 
 /** What a field accepts: graphql-js reads `undefined` as null, so a nullable field also takes a missing property. */
 type Accepts<Out> = null extends Out ? Out | undefined : Out;

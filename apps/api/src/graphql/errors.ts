@@ -52,9 +52,7 @@ export function queryTooComplex(message: string, nodes?: readonly ASTNode[]): Gr
 
 /** Route-level refusal of a guest (spec Authorization 4): the operation never executes. */
 export function unauthenticated(credentialRejected: boolean): GraphQLError {
-  const message = credentialRejected
-    ? 'The access token is invalid or expired.'
-    : 'Sign in to perform this operation.';
+  const message = credentialRejected ? 'The access token is invalid or expired.' : 'Sign in to perform this operation.';
   const challenge = credentialRejected ? 'Bearer error="invalid_token"' : 'Bearer';
   return requestError(message, ErrorCode.UNAUTHENTICATED, {
     status: 401,
@@ -79,7 +77,13 @@ export function serviceUnavailable(): GraphQLError {
 
 /** The database failed a field during execution: an execution error at that field's path (partial success, 200). */
 export function serviceUnavailableAt(at: GraphQLError): GraphQLError {
-  return new GraphQLError(UNAVAILABLE_MESSAGE, { nodes: at.nodes, source: at.source, positions: at.positions, path: at.path, extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
+  return new GraphQLError(UNAVAILABLE_MESSAGE, {
+    nodes: at.nodes,
+    source: at.source,
+    positions: at.positions,
+    path: at.path,
+    extensions: { code: ErrorCode.SERVICE_UNAVAILABLE },
+  });
 }
 
 export function forbidden(message = 'You are not allowed to perform this operation.'): GraphQLError {

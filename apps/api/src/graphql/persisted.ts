@@ -1,4 +1,11 @@
-import { checkManifestAgainstSchema, createPersistedStore, ManifestError, parseManifest, type PersistedOperationStore, type RegistrationDecision } from '@latchkey/persisted';
+import {
+  checkManifestAgainstSchema,
+  createPersistedStore,
+  ManifestError,
+  parseManifest,
+  type PersistedOperationStore,
+  type RegistrationDecision,
+} from '@latchkey/persisted';
 import type { LoginLimits } from '@latchkey/auth';
 import { isDatabaseUnavailable, type Database } from '@latchkey/db';
 import type { GraphQLSchema } from 'graphql';
@@ -15,7 +22,12 @@ function unavailableAsRequestError<T>(pending: Promise<T>): Promise<T> {
 }
 
 /** The persisted-operation store of this instance, and the registration budget per client address. */
-export function createPersistedOperations(config: Config, db: Database, limits: LoginLimits, logger: Logger): {
+export function createPersistedOperations(
+  config: Config,
+  db: Database,
+  limits: LoginLimits,
+  logger: Logger,
+): {
   store: PersistedOperationStore;
   allowRegistration: (ip: string) => Promise<RegistrationDecision>;
 } {
@@ -23,7 +35,7 @@ export function createPersistedOperations(config: Config, db: Database, limits: 
     db,
     cacheSize: config.persisted.cacheSize,
     maxRegistrations: config.persisted.maxRegistrations,
-    onBackgroundError: (error) => logger.warn({ err: error }, 'refreshing a persisted operation\'s last use failed'),
+    onBackgroundError: (error) => logger.warn({ err: error }, "refreshing a persisted operation's last use failed"),
   });
   // Counted where the login limits are (Redis, PostgreSQL or memory), so every instance shares the budget.
   const budget = limits.window('pq-register', { points: config.persisted.registrationsPerMinute, durationSeconds: 60, blockSeconds: 0 });
@@ -38,7 +50,12 @@ export function createPersistedOperations(config: Config, db: Database, limits: 
  * the SHA-256 of its document, and every document must validate against this server's schema and its document
  * limits, or nothing is imported (ManifestError naming each problem).
  */
-export async function importAllowlist(store: PersistedOperationStore, schema: GraphQLSchema, text: string, limits: Config['limits']): Promise<{ added: number; unchanged: number }> {
+export async function importAllowlist(
+  store: PersistedOperationStore,
+  schema: GraphQLSchema,
+  text: string,
+  limits: Config['limits'],
+): Promise<{ added: number; unchanged: number }> {
   const entries = parseManifest(text);
   const problems = checkManifestAgainstSchema(schema, entries, queryLimitRules(limits));
   if (problems.length > 0) throw new ManifestError(problems);

@@ -17,14 +17,29 @@ import { subscriptionResolvers } from './resolvers/subscriptions.js';
 import { viewerDatabaseFree, viewerResolvers } from './resolvers/viewer.js';
 
 /** The resolver maps, merged by the schema. */
-export const resolverMaps = [{ DateTime }, statusResolvers, viewerResolvers, accountResolvers, documentResolvers, passkeyResolvers, subscriptionResolvers] as const;
+export const resolverMaps = [
+  { DateTime },
+  statusResolvers,
+  viewerResolvers,
+  accountResolvers,
+  documentResolvers,
+  passkeyResolvers,
+  subscriptionResolvers,
+] as const;
 
 /**
  * Every schema field has a resolver above or a fitting property on its type's mapped model (codegen.ts
  * `mappers`): otherwise this line fails typecheck, naming each `Type.field`. A resolver map must keep its own
  * literal type for this (`satisfies Resolvers`, never `: Resolvers`).
  */
-const resolverCompleteness: CompletenessCheck<typeof statusResolvers & typeof viewerResolvers & typeof accountResolvers & typeof documentResolvers & typeof passkeyResolvers & typeof subscriptionResolvers> = 'complete';
+const resolverCompleteness: CompletenessCheck<
+  typeof statusResolvers &
+    typeof viewerResolvers &
+    typeof accountResolvers &
+    typeof documentResolvers &
+    typeof passkeyResolvers &
+    typeof subscriptionResolvers
+> = 'complete';
 
 /** A schema field nothing serves (a build made without typecheck): start-up stops, naming each. */
 export class SchemaGapError extends Error {

@@ -87,7 +87,20 @@ function domainErrorsUnmasked(error: unknown, message: string, isDev?: boolean):
   return maskError(error, message, isDev);
 }
 
-export function createGraphQLHandler({ config, logger, verifier, app, requestIdOf, schema, health, persisted, clientAddress, metrics, tracing, graphiql }: GraphQLHandlerDeps) {
+export function createGraphQLHandler({
+  config,
+  logger,
+  verifier,
+  app,
+  requestIdOf,
+  schema,
+  health,
+  persisted,
+  clientAddress,
+  metrics,
+  tracing,
+  graphiql,
+}: GraphQLHandlerDeps) {
   const { limits } = config;
 
   const contextFor = (result: VerificationResult | undefined, requestId: string): RequestContext => ({
@@ -114,9 +127,7 @@ export function createGraphQLHandler({ config, logger, verifier, app, requestIdO
       const header = fromConnection !== undefined ? fromConnection : req ? req.headers.authorization : request.headers.get('authorization');
       const requestId = req ? requestIdOf(req) : '';
       const verified = verifier.verifyAuthorization(header);
-      return verified instanceof Promise
-        ? verified.then((result) => contextFor(result, requestId))
-        : contextFor(verified, requestId);
+      return verified instanceof Promise ? verified.then((result) => contextFor(result, requestId)) : contextFor(verified, requestId);
     },
     plugins: [
       // First: it fills in the text of a persisted operation that the parameter checks then see.

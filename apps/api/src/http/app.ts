@@ -23,7 +23,15 @@ import { createRestRouter } from '../rest/router.js';
 import type { Principal } from '../principal/principal.js';
 import { createClientAddresses } from './client-address.js';
 import { createCors } from './cors.js';
-import { createAuthorizationServer, createDrizzleAdapter, deriveTotpKey, readProviderSession, type ClientMetadata, type DeliveryHandler, type LoginLimits } from '@latchkey/auth';
+import {
+  createAuthorizationServer,
+  createDrizzleAdapter,
+  deriveTotpKey,
+  readProviderSession,
+  type ClientMetadata,
+  type DeliveryHandler,
+  type LoginLimits,
+} from '@latchkey/auth';
 import { createDemoClient } from '../demo/page.js';
 import { createAccountRoutes } from '../login/account.js';
 import { page } from '../login/html.js';
@@ -81,7 +89,19 @@ const FACTOR_FORMS = new Map<string, 'totp' | 'recoveryCode' | 'totpSetup' | 'to
   ['/login/totp/setup', 'totpSetup'],
   ['/login/totp/confirm', 'totpConfirm'],
 ]);
-const ACCOUNT_FORMS = new Set(['/account/passkeys/rename', '/account/passkeys/remove', '/account/totp/setup', '/account/totp/confirm', '/account/totp/remove', '/account/recovery-codes', '/account/devices/forget', '/account/password', '/account/password/remove', '/account/upstream/link', '/account/upstream/unlink']);
+const ACCOUNT_FORMS = new Set([
+  '/account/passkeys/rename',
+  '/account/passkeys/remove',
+  '/account/totp/setup',
+  '/account/totp/confirm',
+  '/account/totp/remove',
+  '/account/recovery-codes',
+  '/account/devices/forget',
+  '/account/password',
+  '/account/password/remove',
+  '/account/upstream/link',
+  '/account/upstream/unlink',
+]);
 /** Signing in through an upstream OpenID provider, and linking its identities: path → method, handler. */
 const UPSTREAM_ROUTES = new Map<string, ['GET' | 'POST', 'start' | 'callback' | 'linkForm' | 'unlinkForm']>([
   ['/login/upstream', ['GET', 'start']],
@@ -100,7 +120,18 @@ export function pathOf(url: string): string {
  * The HTTP front: request id, logging, transport limits (URL, body), CSRF content-type rule and CORS
  * are handled here in plain node:http, before Yoga, where they cost the least.
  */
-export async function createHttpApp({ config, logger, database, keys, delivery, loginLimits: uncountedLimits, subscriptions, events, metrics, tracing }: HttpAppDeps) {
+export async function createHttpApp({
+  config,
+  logger,
+  database,
+  keys,
+  delivery,
+  loginLimits: uncountedLimits,
+  subscriptions,
+  events,
+  metrics,
+  tracing,
+}: HttpAppDeps) {
   const { limits } = config;
   // With metrics on, rate-limit refusals are counted, and sign-in events by the method whose routes they come from.
   const countedLimits = metrics ? countLoginLimits(uncountedLimits, metrics) : undefined;
@@ -136,7 +167,8 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       const imported = await importAllowlist(persisted.store, schema, text, limits);
       logger.info({ file, ...imported }, 'persisted-documents allowlist imported');
     } catch (error) {
-      if (error instanceof ManifestError) throw new ConfigError(`invalid configuration:\n  PERSISTED_ALLOWLIST_FILE ${file}: ${error.message}`);
+      if (error instanceof ManifestError)
+        throw new ConfigError(`invalid configuration:\n  PERSISTED_ALLOWLIST_FILE ${file}: ${error.message}`);
       throw error;
     }
   }
@@ -172,7 +204,13 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     // One deadline per request for everything it asks the database (DATABASE_TIMEOUT from the route's start).
     routes: documentRoutes(async ({ req, caller }, handler) => {
       const db = database.until(performance.now() + config.database.timeoutMs);
-      return { db, subject: await app.subjects(req, caller?.subject ?? null, db), loaders: app.loaders(req, db), handler, events: app.events };
+      return {
+        db,
+        subject: await app.subjects(req, caller?.subject ?? null, db),
+        loaders: app.loaders(req, db),
+        handler,
+        events: app.events,
+      };
     }),
     middleware: [authenticate(verifier)],
     maxBodyBytes: limits.maxBodyBytes,
@@ -196,9 +234,19 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     acrValues: config.auth.signInPolicy.acrLevels.map((level) => level.value),
     // Set below: the flow needs the provider, the provider asks the flow about existing sessions.
     sessionNeedsLogin: async (query) =>
-      !(await flow.sessionMeets(query.sessionUid, query.accountId, query.acrValues, query.cookieHeader ? parseCookie(query.cookieHeader)[DEVICE_COOKIE] : undefined)),
+      !(await flow.sessionMeets(
+        query.sessionUid,
+        query.accountId,
+        query.acrValues,
+        query.cookieHeader ? parseCookie(query.cookieHeader)[DEVICE_COOKIE] : undefined,
+      )),
   });
-  const flow = createSignInFlow({ db: database.db, provider, policy: config.auth.signInPolicy, secure: config.http.publicUrl.startsWith('https:') });
+  const flow = createSignInFlow({
+    db: database.db,
+    provider,
+    policy: config.auth.signInPolicy,
+    secure: config.http.publicUrl.startsWith('https:'),
+  });
   // A database outage met inside the provider is SERVICE_UNAVAILABLE (503 with Retry-After), not its server_error.
   const unavailableInProvider = new WeakSet<object>();
   provider.on('server_error', (ctx: object, error: unknown) => {
@@ -209,14 +257,21 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     if (!unavailableInProvider.has(ctx)) return;
     ctx.status = 503;
     ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
-    ctx.body = { statusCode: 503, message: 'Sign-in is unavailable. Try again shortly.', error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' };
+    ctx.body = {
+      statusCode: 503,
+      message: 'Sign-in is unavailable. Try again shortly.',
+      error: 'Service Unavailable',
+      code: 'SERVICE_UNAVAILABLE',
+    };
   });
   const oidc = provider.callback();
-  const demo = config.auth.demoClientId ? createDemoClient({
+  const demo = config.auth.demoClientId
+    ? createDemoClient({
         publicUrl: config.http.publicUrl,
         clientId: config.auth.demoClientId,
         persisted: ({ apq: 'apq', allowlist: 'trusted', off: 'off' } as const)[config.persisted.mode],
-      }) : undefined;
+      })
+    : undefined;
   const login = createLoginRoutes({
     publicUrl: config.http.publicUrl,
     db: database.db,
@@ -244,7 +299,8 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
           if (result !== undefined) return result.ok ? result.principal : 'rejected';
           const session = await readProviderSession(provider, req, res);
           // A session past a factor's validity (spec Multi-factor rules 2) is no caller until it is renewed.
-          if (!session || !(await flow.sessionMeets(session.sessionUid, session.accountId, [], readCookieValue(req, DEVICE_COOKIE)))) return null;
+          if (!session || !(await flow.sessionMeets(session.sessionUid, session.accountId, [], readCookieValue(req, DEVICE_COOKIE))))
+            return null;
           return { subject: session.accountId, acr: session.acr || null, authTime: session.authTime };
         },
       })
@@ -304,8 +360,25 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
   const logRequests = logger.isLevelEnabled('info');
   const timeRequests = logRequests || metrics !== undefined;
   const routeTemplate = createRouteTemplates(
-    ['/graphql', '/healthz', '/readyz', '/.well-known/jwks.json', '/ott/generate', '/login', '/login/ott', '/login/x509', '/login/factors', '/account', '/', '/callback', '/demo.js',
-      ...FACTOR_FORMS.keys(), ...ACCOUNT_FORMS, ...UPSTREAM_ROUTES.keys(), ...PASSKEY_PATHS],
+    [
+      '/graphql',
+      '/healthz',
+      '/readyz',
+      '/.well-known/jwks.json',
+      '/ott/generate',
+      '/login',
+      '/login/ott',
+      '/login/x509',
+      '/login/factors',
+      '/account',
+      '/',
+      '/callback',
+      '/demo.js',
+      ...FACTOR_FORMS.keys(),
+      ...ACCOUNT_FORMS,
+      ...UPSTREAM_ROUTES.keys(),
+      ...PASSKEY_PATHS,
+    ],
     rest.templateOf,
   );
 
@@ -314,14 +387,21 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
     const state = states.get(this.req);
     if (!state) return;
     const ms = Math.round((performance.now() - state.startedAt) * 100) / 100;
-    logger.info({ reqId: state.id, ip: clientAddress(this.req), method: this.req.method, path: state.path, status: this.statusCode, ms }, 'request');
+    logger.info(
+      { reqId: state.id, ip: clientAddress(this.req), method: this.req.method, path: state.path, status: this.statusCode, ms },
+      'request',
+    );
   }
 
   /** One shared listener too: by route template, never by path; `aborted` when the client left before the answer. */
   function observeRequest(this: ServerResponse): void {
     const state = states.get(this.req);
     if (!state || !metrics) return;
-    metrics.observeHttp(routeTemplate(state.path), this.writableFinished ? this.statusCode : 'aborted', (performance.now() - state.startedAt) / 1000);
+    metrics.observeHttp(
+      routeTemplate(state.path),
+      this.writableFinished ? this.statusCode : 'aborted',
+      (performance.now() - state.startedAt) / 1000,
+    );
   }
 
   function graphql(req: IncomingMessage, res: ServerResponse): void {
@@ -336,12 +416,22 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       res.setHeader('cache-control', 'no-store');
     }
     if (req.url!.length > limits.maxUrlBytes) {
-      return sendGraphQLRequestError(req, res, 414, ErrorCode.PAYLOAD_TOO_LARGE,
-        `The request URL is longer than ${limits.maxUrlBytes} bytes: send the query by POST or as a persisted query.`);
+      return sendGraphQLRequestError(
+        req,
+        res,
+        414,
+        ErrorCode.PAYLOAD_TOO_LARGE,
+        `The request URL is longer than ${limits.maxUrlBytes} bytes: send the query by POST or as a persisted query.`,
+      );
     }
     if (!acceptable(req, config.graphiql)) {
-      return sendGraphQLRequestError(req, res, 406, ErrorCode.BAD_REQUEST,
-        'Accept must allow application/graphql-response+json or application/json.');
+      return sendGraphQLRequestError(
+        req,
+        res,
+        406,
+        ErrorCode.BAD_REQUEST,
+        'Accept must allow application/graphql-response+json or application/json.',
+      );
     }
     if (req.method === 'GET') {
       // The GraphiQL page (a browser's GET): no script, style or request of any other origin.
@@ -350,13 +440,15 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       return;
     }
     if (req.method !== 'POST') {
-      return sendGraphQLRequestError(req, res, 405, ErrorCode.METHOD_NOT_ALLOWED,
-        'GraphQL requests use GET (queries) or POST.', { allow: 'GET, POST, OPTIONS' });
+      return sendGraphQLRequestError(req, res, 405, ErrorCode.METHOD_NOT_ALLOWED, 'GraphQL requests use GET (queries) or POST.', {
+        allow: 'GET, POST, OPTIONS',
+      });
     }
     // CSRF (spec Cross-site 2): only JSON bodies, which a cross-site form cannot send without a preflight.
     if (!acceptableContentType(req.headers['content-type'])) {
-      return sendGraphQLRequestError(req, res, 415, ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-        'POST bodies must be application/json (UTF-8).', { accept: 'application/json' });
+      return sendGraphQLRequestError(req, res, 415, ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'POST bodies must be application/json (UTF-8).', {
+        accept: 'application/json',
+      });
     }
     // Yoga matches content types case-sensitively and knows no graphql-response+json body: hand it the canonical form.
     req.headers['content-type'] = 'application/json';
@@ -478,8 +570,9 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
 
   function tooLarge(req: IncomingMessage, res: ServerResponse): void {
     // Closing the connection stops the client from streaming the rest of an oversized body.
-    sendGraphQLRequestError(req, res, 413, ErrorCode.PAYLOAD_TOO_LARGE,
-      `The request body is larger than ${limits.maxBodyBytes} bytes.`, { connection: 'close' });
+    sendGraphQLRequestError(req, res, 413, ErrorCode.PAYLOAD_TOO_LARGE, `The request body is larger than ${limits.maxBodyBytes} bytes.`, {
+      connection: 'close',
+    });
   }
 
   /** Set once shutdown begins: readiness fails at once and every response closes its connection. */
@@ -538,8 +631,16 @@ export async function createHttpApp({ config, logger, database, keys, delivery, 
       if (!database.health.available) return sendServiceUnavailable(res, 'Sign-in is unavailable. Try again shortly.');
       return void withDatabaseDeadline(performance.now() + config.database.timeoutMs, () => oidc(req, res));
     }
-    if (PASSKEY_PATHS.has(path)) return withDatabaseDeadline(performance.now() + config.database.timeoutMs, () => passkeyRoute(req, res, path));
-    if (path === '/ott/generate' || path === '/login' || path.startsWith('/login/') || path.startsWith('/interaction/') || path === '/account' || ACCOUNT_FORMS.has(path)) {
+    if (PASSKEY_PATHS.has(path))
+      return withDatabaseDeadline(performance.now() + config.database.timeoutMs, () => passkeyRoute(req, res, path));
+    if (
+      path === '/ott/generate' ||
+      path === '/login' ||
+      path.startsWith('/login/') ||
+      path.startsWith('/interaction/') ||
+      path === '/account' ||
+      ACCOUNT_FORMS.has(path)
+    ) {
       return withDatabaseDeadline(performance.now() + config.database.timeoutMs, () => loginRoute(req, res, path));
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -1,6 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { runsPersistedOperation, type PersistedOperation, type PersistedRequestResolver, type RegistrationDecision } from '@latchkey/persisted';
+import {
+  runsPersistedOperation,
+  type PersistedOperation,
+  type PersistedRequestResolver,
+  type RegistrationDecision,
+} from '@latchkey/persisted';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type ConnectionInitMessage } from 'graphql-ws';
 import type { Logger } from 'pino';
@@ -57,7 +62,11 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const maxOperations = options.maxOperationsPerConnection ?? 10;
   const keepAliveMs = options.keepAliveMs ?? 12_000;
   const log = logger.child({ component: 'graphql-ws' });
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes ?? 65_536, handleProtocols: (protocols) => handleProtocols(protocols) });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxMessageBytes ?? 65_536,
+    handleProtocols: (protocols) => handleProtocols(protocols),
+  });
   const routeRequirements = createRouteRequirements();
   /** The Authorization value each connection signed in with (checked at connection_init, re-checked per operation). */
   const credentials = new WeakMap<object, string>();
@@ -86,7 +95,11 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       try {
         // graphql-ws requires a string `query`: a client naming a persisted operation sends an empty one.
         const resolution = await persisted.resolve(
-          { query: payload.query === '' ? undefined : payload.query, extensions: payload.extensions, documentId: (payload as { documentId?: unknown }).documentId },
+          {
+            query: payload.query === '' ? undefined : payload.query,
+            extensions: payload.extensions,
+            documentId: (payload as { documentId?: unknown }).documentId,
+          },
           () => options.allowRegistration(ip),
         );
         if (resolution.kind === 'known') {
@@ -98,8 +111,14 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         if (error instanceof GraphQLError) return [error];
         throw error;
       }
-      if (typeof query !== 'string' || query === '') return refusal(ErrorCode.BAD_REQUEST, 'A subscribe message needs "query" (or a persisted operation\'s id).');
-      const params = { query, variables: payload.variables ?? undefined, operationName: payload.operationName ?? undefined, extensions: payload.extensions ?? undefined };
+      if (typeof query !== 'string' || query === '')
+        return refusal(ErrorCode.BAD_REQUEST, 'A subscribe message needs "query" (or a persisted operation\'s id).');
+      const params = {
+        query,
+        variables: payload.variables ?? undefined,
+        operationName: payload.operationName ?? undefined,
+        extensions: payload.extensions ?? undefined,
+      };
       if (known) runsPersistedOperation(params, known);
       const enveloped = yoga.getEnveloped({ req: ctx.extra.request, params, connectionAuthorization: credentials.get(ctx) ?? null });
       let document;
@@ -111,7 +130,8 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       }
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length > 0) return errors;
-      if (register) await persisted.register(register).catch((error: unknown) => log.error({ err: error }, 'persisted-query registration failed'));
+      if (register)
+        await persisted.register(register).catch((error: unknown) => log.error({ err: error }, 'persisted-query registration failed'));
       const contextValue = (await enveloped.contextFactory()) as GraphQLContext;
       // Route level, before anything runs: a guest asking for more than @public fields gets the protocol's
       // Error message (the same refusal the route check gives over HTTP), not a result.

@@ -23,5 +23,9 @@ export function acceptable(req: IncomingMessage, graphiql: boolean): boolean {
   const accept = req.headers.accept;
   if (!accept || accept.includes('json') || accept.includes('*/*') || accept.includes('application/*')) return true;
   // streamed results, and the GraphiQL page on GET
-  return accept.includes('text/event-stream') || accept.includes('multipart/mixed') || (graphiql && req.method === 'GET' && accept.includes('text/html'));
+  return (
+    accept.includes('text/event-stream') ||
+    accept.includes('multipart/mixed') ||
+    (graphiql && req.method === 'GET' && accept.includes('text/html'))
+  );
 }

@@ -9,9 +9,7 @@ const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 /** The media type a transport error is written in: the one the client asked for, if it is one we speak. */
 function mediaTypeFor(req: IncomingMessage): string {
   const accept = req.headers.accept ?? '';
-  return accept.includes(GRAPHQL_RESPONSE) && !accept.includes('application/json')
-    ? GRAPHQL_RESPONSE
-    : 'application/json';
+  return accept.includes(GRAPHQL_RESPONSE) && !accept.includes('application/json') ? GRAPHQL_RESPONSE : 'application/json';
 }
 
 /** A request refused before GraphQL saw it, written as a GraphQL error envelope (no `data`). */
@@ -65,12 +63,21 @@ export function sendHttpError(res: ServerResponse, status: number, message: stri
  * 503 with Retry-After and the usual body with code SERVICE_UNAVAILABLE, never a 500.
  */
 export function sendServiceUnavailable(res: ServerResponse, message = 'The service is unavailable. Try again shortly.'): void {
-  sendJson(res, 503, { statusCode: 503, message, error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' }, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+  sendJson(
+    res,
+    503,
+    { statusCode: 503, message, error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' },
+    { 'retry-after': String(RETRY_AFTER_SECONDS) },
+  );
 }
 
 /** Every method this server answers somewhere: what a CONNECT refusal names, since no resource here is a tunnel. */
 const SERVED_METHODS = 'GET, HEAD, POST, DELETE, OPTIONS';
-const CONNECT_REFUSAL = JSON.stringify({ statusCode: 405, message: 'CONNECT is not supported: this server is no proxy.', error: 'Method Not Allowed' });
+const CONNECT_REFUSAL = JSON.stringify({
+  statusCode: 405,
+  message: 'CONNECT is not supported: this server is no proxy.',
+  error: 'Method Not Allowed',
+});
 
 /**
  * node:http hands a CONNECT request to its `connect` event, and without a listener drops the connection

@@ -15,7 +15,13 @@ const PREFIXES: readonly [prefix: string, template: string][] = [
  * paths), `other` for anything else. Never the path itself: label values must not come from the client.
  */
 export function createRouteTemplates(exactPaths: Iterable<string>, restTemplateOf: (path: string) => string | undefined) {
-  const exact = new Set<string>([...exactPaths, ...Object.values(OIDC_ROUTES), '/.well-known/openid-configuration', '/oidc/session/end/confirm', '/oidc/session/end/success']);
+  const exact = new Set<string>([
+    ...exactPaths,
+    ...Object.values(OIDC_ROUTES),
+    '/.well-known/openid-configuration',
+    '/oidc/session/end/confirm',
+    '/oidc/session/end/success',
+  ]);
   return function routeTemplate(path: string): string {
     if (exact.has(path)) return path;
     if (path.startsWith('/api/')) return restTemplateOf(path) ?? 'other';

@@ -205,9 +205,7 @@ describe('loadKeyMaterial', () => {
 
   it('rule 4: production without a configured key throws, naming SIGNING_KEY, and writes nothing', async () => {
     const dataDir = tempDir();
-    const error = await expectRefusal(() =>
-      loadKeyMaterial({ signingKey: undefined, verifyKeys: undefined, dataDir, production: true }),
-    );
+    const error = await expectRefusal(() => loadKeyMaterial({ signingKey: undefined, verifyKeys: undefined, dataDir, production: true }));
     expect(error.message).toContain('SIGNING_KEY');
     expect(() => statSync(path.join(dataDir, 'keys'))).toThrow();
   });
@@ -276,7 +274,9 @@ describe('keys that would start but sign nothing usable are refused at load', ()
       const { mkdirSync, writeFileSync } = await import('node:fs');
       mkdirSync(path.join(dataDir, 'keys'));
       writeFileSync(path.join(dataDir, 'keys', 'signing-key.json'), '');
-      const error = await expectRefusal(() => loadKeyMaterial({ signingKey: undefined, verifyKeys: undefined, dataDir, production: false }));
+      const error = await expectRefusal(() =>
+        loadKeyMaterial({ signingKey: undefined, verifyKeys: undefined, dataDir, production: false }),
+      );
       expect(error.message).toContain(path.join(dataDir, 'keys', 'signing-key.json'));
       expect(error.message).toContain('delete it');
     } finally {

@@ -109,9 +109,7 @@ export async function parseSigningKey(text: string): Promise<SigningKey & { publ
  */
 async function assertSignsAndVerifies(key: KeyObject, alg: string, publicJwk: JWK): Promise<void> {
   try {
-    const jws = await new CompactSign(new TextEncoder().encode('latchkey key check'))
-      .setProtectedHeader({ alg })
-      .sign(key);
+    const jws = await new CompactSign(new TextEncoder().encode('latchkey key check')).setProtectedHeader({ alg }).sign(key);
     await compactVerify(jws, await importJWK(publicJwk, alg));
   } catch {
     throw new KeyMaterialError('signing key: the key cannot produce signatures its own public key verifies');
@@ -195,7 +193,8 @@ export async function loadKeyMaterial(options: KeyMaterialOptions): Promise<KeyM
     try {
       signing = await parseSigningKey(await developmentKey(options.dataDir));
     } catch (error) {
-      if (error instanceof KeyMaterialError) throw new KeyMaterialError(`${error.message} (development key ${file}; delete it to generate a new one)`);
+      if (error instanceof KeyMaterialError)
+        throw new KeyMaterialError(`${error.message} (development key ${file}; delete it to generate a new one)`);
       throw error;
     }
   }

@@ -78,7 +78,6 @@ const DONE: Record<string, string> = {
   removed: 'The passkey was removed. It no longer signs you in.',
 };
 
-
 const when = (date: Date | number) => `${new Date(date).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /** "Add a passkey": the browser's own JSON helpers for WebAuthn, the provider session as the credential. */
@@ -134,7 +133,11 @@ export function createAccountRoutes(options: AccountRoutesOptions) {
   async function signedIn(req: IncomingMessage, res: ServerResponse): Promise<SignedInAccount | null> {
     const session = await readProviderSession(provider, req, res);
     if (!session) return null;
-    const [user] = await db.select({ id: users.id, email: users.email, suspended: users.suspended }).from(users).where(eq(users.id, session.accountId)).limit(1);
+    const [user] = await db
+      .select({ id: users.id, email: users.email, suspended: users.suspended })
+      .from(users)
+      .where(eq(users.id, session.accountId))
+      .limit(1);
     if (!user || user.suspended) return null;
     return { userId: user.id, sessionUid: session.sessionUid, email: user.email, amr: session.amr, authTime: session.authTime };
   }
@@ -144,7 +147,11 @@ export function createAccountRoutes(options: AccountRoutesOptions) {
     res.end();
   };
   const problem = (res: ServerResponse, status: number, message: string) =>
-    sendHtml(res, status, page('Your account', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/account">Back to your account</a></p>`));
+    sendHtml(
+      res,
+      status,
+      page('Your account', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/account">Back to your account</a></p>`),
+    );
 
   async function accountPage(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const account = await signedIn(req, res);
@@ -170,9 +177,11 @@ ${passkeys.length ? `<ul>${passkeys.map(passkeyItem).join('\n')}</ul>` : '<p>You
       : '<h2>Passkeys</h2><p>Passkeys are not configured on this server.</p>';
     const totp = await hasConfirmedTotp(db, account.userId);
     const totpSection = `<h2>Authenticator app</h2>
-${totp
-  ? '<p>An authenticator app is set up.</p><form method="post" action="/account/totp/remove"><button type="submit">Remove the authenticator app</button></form>'
-  : '<p>No authenticator app is set up.</p><form method="post" action="/account/totp/setup"><button type="submit">Set up an authenticator app</button></form>'}`;
+${
+  totp
+    ? '<p>An authenticator app is set up.</p><form method="post" action="/account/totp/remove"><button type="submit">Remove the authenticator app</button></form>'
+    : '<p>No authenticator app is set up.</p><form method="post" action="/account/totp/setup"><button type="submit">Set up an authenticator app</button></form>'
+}`;
     const recoverySection = `<h2>Recovery codes</h2>
 <p id="recovery-left">${await countRecoveryCodes(db, account.userId)} recovery codes left.</p>
 <form method="post" action="/account/recovery-codes"><button type="submit">Make new recovery codes</button></form>`;
@@ -188,13 +197,24 @@ ${passwordSetupForm('/account/password', account.email, 'Change the password')}
 ${passwordSetupForm('/account/password', account.email, 'Set a password')}`;
     const devices = await listRememberedDevices(db, account.userId, readCookie(req, DEVICE_COOKIE));
     const devicesSection = `<h2>Remembered browsers</h2>
-${devices.length
-  ? `<ul id="devices">${devices
-      .map((device) => `<li><strong>${escapeHtml(device.label)}</strong>${device.current ? ' (this browser)' : ''} <small>since ${when(device.createdAt)}${device.lastUsedAt ? `, last used ${when(device.lastUsedAt)}` : ''}, until ${when(device.expiresAt)}</small>
-<form method="post" action="/account/devices/forget"><input type="hidden" name="id" value="${escapeHtml(device.id)}"><button type="submit">Forget${device.current ? ' this browser' : ''}</button></form></li>`)
-      .join('\n')}</ul>`
-  : '<p>No browser is remembered. A remembered browser skips the second step of signing in, never the first.</p>'}`;
-    sendHtml(res, 200, page('Your account', `${done ? `<p role="status">${escapeHtml(done)}</p>` : ''}
+${
+  devices.length
+    ? `<ul id="devices">${devices
+        .map(
+          (
+            device,
+          ) => `<li><strong>${escapeHtml(device.label)}</strong>${device.current ? ' (this browser)' : ''} <small>since ${when(device.createdAt)}${device.lastUsedAt ? `, last used ${when(device.lastUsedAt)}` : ''}, until ${when(device.expiresAt)}</small>
+<form method="post" action="/account/devices/forget"><input type="hidden" name="id" value="${escapeHtml(device.id)}"><button type="submit">Forget${device.current ? ' this browser' : ''}</button></form></li>`,
+        )
+        .join('\n')}</ul>`
+    : '<p>No browser is remembered. A remembered browser skips the second step of signing in, never the first.</p>'
+}`;
+    sendHtml(
+      res,
+      200,
+      page(
+        'Your account',
+        `${done ? `<p role="status">${escapeHtml(done)}</p>` : ''}
 <p>Signed in as <strong>${escapeHtml(account.email)}</strong> with ${escapeHtml(how)} at ${when(account.authTime * 1000)}.</p>
 ${passkeySection}
 ${totpSection}
@@ -203,14 +223,21 @@ ${passwordSection}
 ${devicesSection}
 ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
 <h2>Sign out</h2>
-<p><a href="/oidc/session/end">Sign out of Latchkey in this browser</a></p>`, options.passkeysEnabled ? ADD_PASSKEY_SCRIPT : ''));
+<p><a href="/oidc/session/end">Sign out of Latchkey in this browser</a></p>`,
+        options.passkeysEnabled ? ADD_PASSKEY_SCRIPT : '',
+      ),
+    );
   }
 
   /**
    * A same-origin form post by the signed-in account whose sign-in is recent enough to change its credentials,
    * or undefined once the refusal has been sent.
    */
-  async function credentialForm(req: IncomingMessage, res: ServerResponse, bodyBytes = maxBodyBytes): Promise<{ account: SignedInAccount; fields: Record<string, string> } | undefined> {
+  async function credentialForm(
+    req: IncomingMessage,
+    res: ServerResponse,
+    bodyBytes = maxBodyBytes,
+  ): Promise<{ account: SignedInAccount; fields: Record<string, string> } | undefined> {
     if (!isSameOrigin(req, origin)) return void problem(res, 403, 'Cross-site requests are refused.');
     let fields: Record<string, string>;
     try {
@@ -225,7 +252,11 @@ ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
     }
     // Every credential change needs a recent sign-in, so a stolen session cannot plant a lasting way back in.
     if (!meetsStepUp({ authTime: account.authTime }, CREDENTIAL_CHANGE_STEP_UP)) {
-      return void problem(res, 401, `Changing how you sign in needs a sign-in from the last ${CREDENTIAL_CHANGE_STEP_UP.maxAge! / 60} minutes. Sign out, sign in again and retry.`);
+      return void problem(
+        res,
+        401,
+        `Changing how you sign in needs a sign-in from the last ${CREDENTIAL_CHANGE_STEP_UP.maxAge! / 60} minutes. Sign out, sign in again and retry.`,
+      );
     }
     return { account, fields };
   }
@@ -261,7 +292,11 @@ ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
     const form = await credentialForm(req, res);
     if (!form) return;
     try {
-      const enrolment = await startTotpEnrolment(db, options.totpKey, { userId: form.account.userId, accountName: form.account.email, issuer: options.issuer ?? 'Latchkey' });
+      const enrolment = await startTotpEnrolment(db, options.totpKey, {
+        userId: form.account.userId,
+        accountName: form.account.email,
+        issuer: options.issuer ?? 'Latchkey',
+      });
       sendHtml(res, 200, totpSetupPage(enrolment, '/account/totp/confirm'));
     } catch (error) {
       if (error instanceof TotpError) return problem(res, 409, error.message);
@@ -297,7 +332,8 @@ ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
   async function forgetDeviceForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await credentialForm(req, res);
     if (!form) return;
-    if (!(await revokeRememberedDevice(db, form.account.userId, form.fields['id'] ?? ''))) return problem(res, 404, 'This browser is not remembered for your account.');
+    if (!(await revokeRememberedDevice(db, form.account.userId, form.fields['id'] ?? '')))
+      return problem(res, 404, 'This browser is not remembered for your account.');
     seeOther(res, '/account?done=device-forgotten');
   }
 
@@ -326,5 +362,18 @@ ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
     seeOther(res, '/account?done=password-removed');
   }
 
-  return { accountPage, setPasswordForm, removePasswordForm, forgetDeviceForm, renamePasskeyForm, removePasskeyForm, totpSetupForm, totpConfirmForm, totpRemoveForm, recoveryCodesForm, signedIn, credentialForm };
+  return {
+    accountPage,
+    setPasswordForm,
+    removePasswordForm,
+    forgetDeviceForm,
+    renamePasskeyForm,
+    removePasskeyForm,
+    totpSetupForm,
+    totpConfirmForm,
+    totpRemoveForm,
+    recoveryCodesForm,
+    signedIn,
+    credentialForm,
+  };
 }

@@ -35,7 +35,17 @@ export interface ClientCertificateSignInOptions {
 
 const UNTRUSTED = 'A client certificate from a trusted authority is required.';
 const UNMAPPED = 'This client certificate does not belong to an active account.';
-const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests', 503: 'Service Unavailable' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  503: 'Service Unavailable',
+};
 
 /**
  * Sign-in with an X.509 client certificate (factor X509, amr `hwk`): `/login/x509` on the TLS listener, which
@@ -49,12 +59,21 @@ export function createClientCertificateSignIn(options: ClientCertificateSignInOp
   const publicOrigin = new URL(publicUrl).origin;
   const maxBodyBytes = options.maxBodyBytes ?? 4096;
   const clientIp = options.clientAddress;
-  const wantsJson = (req: IncomingMessage) => (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json') || !(req.headers.accept ?? '').includes('text/html');
+  const wantsJson = (req: IncomingMessage) =>
+    (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json') || !(req.headers.accept ?? '').includes('text/html');
   const onTlsListener = (req: IncomingMessage) => 'encrypted' in req.socket && (req.socket as TLSSocket).encrypted === true;
 
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
     if (wantsJson(req)) return sendJson(res, status, { statusCode: status, message, error: REASONS[status] ?? 'Error' }, headers);
-    sendHtml(res, status, page('Sign in', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="${escapeHtml(publicUrl)}/login">Start again</a></p>`), headers);
+    sendHtml(
+      res,
+      status,
+      page(
+        'Sign in',
+        `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="${escapeHtml(publicUrl)}/login">Start again</a></p>`,
+      ),
+      headers,
+    );
   }
 
   /**
@@ -64,13 +83,21 @@ export function createClientCertificateSignIn(options: ClientCertificateSignInOp
   function sameOrigin(req: IncomingMessage): boolean {
     if (isSameOrigin(req, publicOrigin)) return true;
     const host = req.headers.host;
-    return typeof host === 'string' && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) && isSameOrigin(req, `https://${host.toLowerCase()}`);
+    return (
+      typeof host === 'string' &&
+      /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) &&
+      isSameOrigin(req, `https://${host.toLowerCase()}`)
+    );
   }
 
   /** The form's fields; a bodiless POST (curl --cert ... -X POST) has none. Undefined once refused. */
   async function fieldsOf(req: IncomingMessage, res: ServerResponse): Promise<Record<string, string> | undefined> {
     const length = req.headers['content-length'];
-    if (req.headers['content-type'] === undefined && req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
+    if (
+      req.headers['content-type'] === undefined &&
+      req.headers['transfer-encoding'] === undefined &&
+      (length === undefined || length === '0')
+    ) {
       req.resume();
       return {};
     }
@@ -95,7 +122,8 @@ export function createClientCertificateSignIn(options: ClientCertificateSignInOp
   /** The account the presented certificate maps to: by fingerprint first (one certificate), then by subject. */
   function emailOf(certificate: PeerCertificate): string | undefined {
     if (!users) return undefined;
-    const fingerprint = typeof certificate.fingerprint256 === 'string' ? users.byFingerprint.get(certificate.fingerprint256.toUpperCase()) : undefined;
+    const fingerprint =
+      typeof certificate.fingerprint256 === 'string' ? users.byFingerprint.get(certificate.fingerprint256.toUpperCase()) : undefined;
     if (fingerprint) return fingerprint;
     const pairs = subjectPairs(certificate);
     return pairs.length > 0 ? users.bySubject.get(subjectKey(pairs)) : undefined;
@@ -105,13 +133,18 @@ export function createClientCertificateSignIn(options: ClientCertificateSignInOp
     sendHtml(
       res,
       200,
-      page('Sign in with a client certificate', `<p>Your browser presents the certificate it holds for this site; the account it belongs to is signed in.</p>
+      page(
+        'Sign in with a client certificate',
+        `<p>Your browser presents the certificate it holds for this site; the account it belongs to is signed in.</p>
 <form method="post" action="/login/x509">
 <button type="submit">Sign in with a client certificate</button>
 </form>
-<p><a href="${escapeHtml(publicUrl)}/login">Other ways to sign in</a></p>`),
+<p><a href="${escapeHtml(publicUrl)}/login">Other ways to sign in</a></p>`,
+      ),
       // The sign-in continues at PUBLIC_URL: the form's redirect goes there.
-      { 'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${publicOrigin}; frame-ancestors 'none'; base-uri 'none'` },
+      {
+        'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${publicOrigin}; frame-ancestors 'none'; base-uri 'none'`,
+      },
     );
   }
 
@@ -123,7 +156,9 @@ export function createClientCertificateSignIn(options: ClientCertificateSignInOp
     const decision = await decide(limits.consumeAttempt(ip));
     if (decision === 'unavailable') return sendServiceUnavailable(res, 'Sign-in is unavailable. Try again shortly.');
     if (!decision.allowed) {
-      return refuse(req, res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, { 'retry-after': String(decision.retryAfterSeconds) });
+      return refuse(req, res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, {
+        'retry-after': String(decision.retryAfterSeconds),
+      });
     }
     const socket = req.socket as TLSSocket;
     const certificate = socket.getPeerCertificate();
@@ -136,14 +171,23 @@ export function createClientCertificateSignIn(options: ClientCertificateSignInOp
       userId = email ? await findUserIdByEmail(db, email) : null;
     }
     if (!userId) {
-      logger.info({ ip, presented, authorized: socket.authorized, reason: presented ? (socket.authorizationError?.toString() ?? 'unmapped') : 'none' }, 'client certificate refused');
+      logger.info(
+        {
+          ip,
+          presented,
+          authorized: socket.authorized,
+          reason: presented ? (socket.authorizationError?.toString() ?? 'unmapped') : 'none',
+        },
+        'client certificate refused',
+      );
       await limits.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
       return refuse(req, res, 401, refusal);
     }
     await limits.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
     // The sign-in goes on at PUBLIC_URL (factor page, the application's request, or the account page).
     const next = `${publicUrl}${await flow.proveFactor(req, res, userId, 'X509', { remember: fields['remember'] === '1' })}`;
-    if (wantsJson(req)) return sendJson(res, 200, { status: next.endsWith(FACTORS_PAGE) ? 'more-factors-needed' : 'signed-in', continue: next });
+    if (wantsJson(req))
+      return sendJson(res, 200, { status: next.endsWith(FACTORS_PAGE) ? 'more-factors-needed' : 'signed-in', continue: next });
     res.writeHead(303, { location: next, 'cache-control': 'no-store', 'content-length': 0 });
     res.end();
   }
@@ -154,7 +198,9 @@ export function createClientCertificateSignIn(options: ClientCertificateSignInOp
    */
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!users || !onTlsListener(req)) {
-      const message = users ? 'Sign-in with a client certificate is only available on the TLS listener.' : 'Client certificates are not configured on this server.';
+      const message = users
+        ? 'Sign-in with a client certificate is only available on the TLS listener.'
+        : 'Client certificates are not configured on this server.';
       return refuse(req, res, 404, message);
     }
     if (req.method === 'GET' || req.method === 'HEAD') return signInPage(res);

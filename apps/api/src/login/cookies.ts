@@ -11,7 +11,12 @@ export function readCookie(req: IncomingMessage, name: string): string | undefin
 }
 
 /** HttpOnly, SameSite=Lax (top-level navigations only), Secure whenever the public URL is https. */
-export function setCookie(res: ServerResponse, name: string, value: string, options: { path: string; maxAgeSeconds: number; secure: boolean }): void {
+export function setCookie(
+  res: ServerResponse,
+  name: string,
+  value: string,
+  options: { path: string; maxAgeSeconds: number; secure: boolean },
+): void {
   const cookie = stringifySetCookie(name, value, {
     path: options.path,
     maxAge: options.maxAgeSeconds,

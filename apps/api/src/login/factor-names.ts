@@ -13,5 +13,8 @@ export const FACTOR_NAMES: Record<Factor, string> = {
 
 /** The factors of a sign-in in words, in the order they were used: "a passkey and a recovery code". */
 export function describeFactors(factors: readonly { factor: Factor; issuedAt: number }[]): string {
-  return [...factors].sort((a, b) => a.issuedAt - b.issuedAt).map((grant) => FACTOR_NAMES[grant.factor]).join(' and ');
+  return [...factors]
+    .sort((a, b) => a.issuedAt - b.issuedAt)
+    .map((grant) => FACTOR_NAMES[grant.factor])
+    .join(' and ');
 }

@@ -64,10 +64,12 @@ export const PASSWORD_BODY_BYTES = 16_384;
 type FieldReading = { value: string } | { problem: string };
 
 /** A 6-digit code, a recovery code: spaces taken out, then the shape checked. */
-const codeField = (pattern: RegExp, what: string) => (fields: Record<string, string>): FieldReading => {
-  const code = (fields['code'] ?? '').replace(/\s+/g, '');
-  return pattern.test(code) ? { value: code } : { problem: `code must be ${what}.` };
-};
+const codeField =
+  (pattern: RegExp, what: string) =>
+  (fields: Record<string, string>): FieldReading => {
+    const code = (fields['code'] ?? '').replace(/\s+/g, '');
+    return pattern.test(code) ? { value: code } : { problem: `code must be ${what}.` };
+  };
 
 /** A password is checked exactly as typed (no trimming); the bound only keeps hashing cheap to refuse. */
 const passwordField = (fields: Record<string, string>): FieldReading => {
@@ -76,7 +78,6 @@ const passwordField = (fields: Record<string, string>): FieldReading => {
   if (password.length > 1024) return { problem: 'password is too long.' };
   return { value: password };
 };
-
 
 /** The opt-in of spec Multi-factor rules 5, on the forms of second steps. */
 const REMEMBER_BROWSER = `<label class="inline"><input type="checkbox" name="remember" value="1"> Remember this browser for 30 days (it will not ask for this step here again)</label>
@@ -92,14 +93,32 @@ export function createFactorPages(options: FactorPagesOptions) {
   const origin = new URL(options.publicUrl).origin;
   const maxBodyBytes = options.maxBodyBytes ?? 4096;
   const clientIp = options.clientAddress;
-  const wantsJson = (req: IncomingMessage) => (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json') || !(req.headers.accept ?? '').includes('text/html');
+  const wantsJson = (req: IncomingMessage) =>
+    (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json') || !(req.headers.accept ?? '').includes('text/html');
 
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
     if (wantsJson(req)) {
-      const reasons: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests' };
+      const reasons: Record<number, string> = {
+        400: 'Bad Request',
+        401: 'Unauthorized',
+        403: 'Forbidden',
+        404: 'Not Found',
+        409: 'Conflict',
+        413: 'Payload Too Large',
+        415: 'Unsupported Media Type',
+        429: 'Too Many Requests',
+      };
       return sendJson(res, status, { statusCode: status, message, error: reasons[status] ?? 'Error' }, headers);
     }
-    sendHtml(res, status, page('Sign in', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/login/factors">Back</a> · <a href="/login">Start again</a></p>`), headers);
+    sendHtml(
+      res,
+      status,
+      page(
+        'Sign in',
+        `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/login/factors">Back</a> · <a href="/login">Start again</a></p>`,
+      ),
+      headers,
+    );
   }
   const seeOther = (res: ServerResponse, location: string) => {
     res.writeHead(303, { location, 'cache-control': 'no-store', 'content-length': 0 });
@@ -111,8 +130,11 @@ export function createFactorPages(options: FactorPagesOptions) {
     if (!pending) return seeOther(res, '/login');
     const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, pending.userId)).limit(1);
     const used = describeFactors(pending.factors);
-    const why = pending.standing.reason === 'acr' ? 'The application asks for a stronger sign-in.' : 'Your account needs one more step to sign in.';
-    const alternatives = pending.standing.stillNeeded.map((factors) => `<li>${factors.map((factor) => escapeHtml(FACTOR_NAMES[factor])).join(' and ')}</li>`).join('');
+    const why =
+      pending.standing.reason === 'acr' ? 'The application asks for a stronger sign-in.' : 'Your account needs one more step to sign in.';
+    const alternatives = pending.standing.stillNeeded
+      .map((factors) => `<li>${factors.map((factor) => escapeHtml(FACTOR_NAMES[factor])).join(' and ')}</li>`)
+      .join('');
     const needed = new Set(pending.standing.stillNeeded.flat());
     // A factor the account lacks may be set up on the way only for its own rules, never for an application's
     // step-up: a new credential planted by whoever holds the first factor would make the stronger sign-in moot.
@@ -166,15 +188,28 @@ ${REMEMBER_BROWSER}<button type="submit">Use the recovery code</button>
 <button type="submit">E-mail me a sign-in link</button>
 </form>`);
     }
-    sendHtml(res, 200, page('One more step', `<p>Signed in as <strong>${escapeHtml(user?.email ?? '')}</strong> with ${escapeHtml(used)}. ${escapeHtml(why)}</p>
+    sendHtml(
+      res,
+      200,
+      page(
+        'One more step',
+        `<p>Signed in as <strong>${escapeHtml(user?.email ?? '')}</strong> with ${escapeHtml(used)}. ${escapeHtml(why)}</p>
 <p>Still needed, any one of:</p>
 <ul id="still-needed">${alternatives}</ul>
 ${sections.join('\n<p>or</p>\n')}
-<p><a href="/login">Start again</a></p>`, script));
+<p><a href="/login">Start again</a></p>`,
+        script,
+      ),
+    );
   }
 
   /** A code-checking endpoint: same origin, a sign-in in progress, the source's budget, then the check. */
-  function codeEndpoint(factor: Factor, check: (userId: string, code: string) => Promise<boolean>, read: (fields: Record<string, string>) => FieldReading, bodyBytes = maxBodyBytes) {
+  function codeEndpoint(
+    factor: Factor,
+    check: (userId: string, code: string) => Promise<boolean>,
+    read: (fields: Record<string, string>) => FieldReading,
+    bodyBytes = maxBodyBytes,
+  ) {
     const wrong = factor === 'PASSWORD' ? 'The password is not valid.' : 'The code is not valid.';
     return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
       if (!isSameOrigin(req, origin)) return refuse(req, res, 403, 'Cross-site requests are refused.');
@@ -195,7 +230,9 @@ ${sections.join('\n<p>or</p>\n')}
       const limited = limits(factor);
       const decision = await limited.consumeAttempt(ip);
       if (!decision.allowed) {
-        return refuse(req, res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, { 'retry-after': String(decision.retryAfterSeconds) });
+        return refuse(req, res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, {
+          'retry-after': String(decision.retryAfterSeconds),
+        });
       }
       if (!(await check(pending.userId, code))) {
         await limited.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
@@ -203,7 +240,8 @@ ${sections.join('\n<p>or</p>\n')}
       }
       await limited.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
       const next = await flow.proveFactor(req, res, pending.userId, factor, { remember: fields['remember'] === '1' });
-      if (wantsJson(req)) return sendJson(res, 200, { status: next === FACTORS_PAGE ? 'more-factors-needed' : 'signed-in', continue: next });
+      if (wantsJson(req))
+        return sendJson(res, 200, { status: next === FACTORS_PAGE ? 'more-factors-needed' : 'signed-in', continue: next });
       seeOther(res, next);
     };
   }
@@ -212,7 +250,14 @@ ${sections.join('\n<p>or</p>\n')}
    * A same-origin form of a sign-in that still needs `factor` and whose account has none yet (`has` says
    * whether it has one; `what` names it in the refusal).
    */
-  async function enrolmentForm(req: IncomingMessage, res: ServerResponse, factor: Factor, has: (userId: string) => Promise<boolean>, what: string, bodyBytes = maxBodyBytes) {
+  async function enrolmentForm(
+    req: IncomingMessage,
+    res: ServerResponse,
+    factor: Factor,
+    has: (userId: string) => Promise<boolean>,
+    what: string,
+    bodyBytes = maxBodyBytes,
+  ) {
     if (!isSameOrigin(req, origin)) return void refuse(req, res, 403, 'Cross-site requests are refused.');
     let fields: Record<string, string>;
     try {
@@ -224,11 +269,18 @@ ${sections.join('\n<p>or</p>\n')}
     const pending = await flow.pendingSignIn(req, res);
     if (!pending) return void refuse(req, res, 401, 'No sign-in is in progress in this browser. Start again.');
     if (!pending.standing.stillNeeded.flat().includes(factor)) return void refuse(req, res, 400, 'This sign-in does not need that step.');
-    if (pending.standing.reason !== 'rule') return void refuse(req, res, 403, 'A stronger sign-in asks for a factor the account already has; set up new ones on the account page.');
+    if (pending.standing.reason !== 'rule')
+      return void refuse(
+        req,
+        res,
+        403,
+        'A stronger sign-in asks for a factor the account already has; set up new ones on the account page.',
+      );
     if (await has(pending.userId)) return void refuse(req, res, 409, `${what} is already set up for this account.`);
     return { pending, fields };
   }
-  const totpEnrolmentForm = (req: IncomingMessage, res: ServerResponse) => enrolmentForm(req, res, 'TOTP', secondFactors.hasTotp, 'An authenticator app');
+  const totpEnrolmentForm = (req: IncomingMessage, res: ServerResponse) =>
+    enrolmentForm(req, res, 'TOTP', secondFactors.hasTotp, 'An authenticator app');
 
   async function totpSetup(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await totpEnrolmentForm(req, res);
@@ -246,7 +298,10 @@ ${sections.join('\n<p>or</p>\n')}
     const ip = clientIp(req);
     const limited = limits('TOTP');
     const decision = await limited.consumeAttempt(ip);
-    if (!decision.allowed) return refuse(req, res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, { 'retry-after': String(decision.retryAfterSeconds) });
+    if (!decision.allowed)
+      return refuse(req, res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, {
+        'retry-after': String(decision.retryAfterSeconds),
+      });
     if (!(await secondFactors.confirmTotpEnrolment(form.pending.userId, code))) {
       await limited.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
       return refuse(req, res, 400, 'The code is not valid. Set up the app again from the previous page.');
@@ -279,7 +334,11 @@ ${sections.join('\n<p>or</p>\n')}
     factorsPage,
     passwordSetup,
     totp: codeEndpoint('TOTP', (userId, code) => secondFactors.verifyTotp(userId, code), codeField(/^[0-9]{6}$/, '6 digits')),
-    recoveryCode: codeEndpoint('RECOVERY_CODE', (userId, code) => secondFactors.useRecoveryCode(userId, code), codeField(/^[A-Za-z0-9-]{8,40}$/, 'a recovery code (letters, digits and dashes)')),
+    recoveryCode: codeEndpoint(
+      'RECOVERY_CODE',
+      (userId, code) => secondFactors.useRecoveryCode(userId, code),
+      codeField(/^[A-Za-z0-9-]{8,40}$/, 'a recovery code (letters, digits and dashes)'),
+    ),
     password: verifyPassword
       ? codeEndpoint('PASSWORD', (userId, password) => verifyPassword(userId, password), passwordField, PASSWORD_BODY_BYTES)
       : async (req: IncomingMessage, res: ServerResponse) => refuse(req, res, 404, 'Passwords are switched off on this server.'),

@@ -36,7 +36,8 @@ export function sendHtml(res: ServerResponse, status: number, body: string, head
     'content-length': Buffer.byteLength(body),
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
-    'content-security-policy': "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    'content-security-policy':
+      "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     ...headers,
   });
   res.end(body);

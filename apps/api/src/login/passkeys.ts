@@ -38,9 +38,21 @@ export interface PasskeyRoutesOptions {
   clientAddress: (req: IncomingMessage) => string;
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests' };
-const fail = (res: ServerResponse, status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  sendJson(res, status, { statusCode: status, message, error: REASONS[status] ?? 'Error', ...extra }, headers);
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+};
+const fail = (
+  res: ServerResponse,
+  status: number,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) => sendJson(res, status, { statusCode: status, message, error: REASONS[status] ?? 'Error', ...extra }, headers);
 
 /**
  * The passkey endpoints of the spec (POST /webauthn/register/options, /webauthn/register,
@@ -84,15 +96,30 @@ export function createPasskeyRoutes(options: PasskeyRoutesOptions) {
     };
   }
 
-  async function signedInUser(req: IncomingMessage, res: ServerResponse): Promise<{ id: string; email: string; displayName: string | null } | null> {
+  async function signedInUser(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ id: string; email: string; displayName: string | null } | null> {
     const caller = await options.caller(req, res);
     if (caller === null || caller === 'rejected') {
-      fail(res, 401, caller === null ? 'Sign in to add a passkey.' : 'The access token is invalid or expired.', {}, { 'www-authenticate': caller === null ? 'Bearer' : 'Bearer error="invalid_token"' });
+      fail(
+        res,
+        401,
+        caller === null ? 'Sign in to add a passkey.' : 'The access token is invalid or expired.',
+        {},
+        { 'www-authenticate': caller === null ? 'Bearer' : 'Bearer error="invalid_token"' },
+      );
       return null;
     }
     // Adding a passkey is a credential change: it needs a recent sign-in (RFC 9470 challenge otherwise).
     if (!meetsStepUp(caller, CREDENTIAL_CHANGE_STEP_UP)) {
-      fail(res, 401, 'Adding a passkey needs a recent sign-in.', { code: 'INSUFFICIENT_USER_AUTHENTICATION', ...stepUpParameters(CREDENTIAL_CHANGE_STEP_UP) }, { 'www-authenticate': stepUpChallengeHeader(CREDENTIAL_CHANGE_STEP_UP) });
+      fail(
+        res,
+        401,
+        'Adding a passkey needs a recent sign-in.',
+        { code: 'INSUFFICIENT_USER_AUTHENTICATION', ...stepUpParameters(CREDENTIAL_CHANGE_STEP_UP) },
+        { 'www-authenticate': stepUpChallengeHeader(CREDENTIAL_CHANGE_STEP_UP) },
+      );
       return null;
     }
     const [user] = await db.select().from(users).where(eq(users.id, caller.subject)).limit(1);
@@ -106,17 +133,28 @@ export function createPasskeyRoutes(options: PasskeyRoutesOptions) {
   const registerOptions = endpoint(async (req, res) => {
     const user = await signedInUser(req, res);
     if (!user) return;
-    const creation = await startPasskeyRegistration(db, rp, { userId: user.id, userName: user.email, displayName: user.displayName ?? user.email, binding: bindingOf(req, res) });
+    const creation = await startPasskeyRegistration(db, rp, {
+      userId: user.id,
+      userName: user.email,
+      displayName: user.displayName ?? user.email,
+      binding: bindingOf(req, res),
+    });
     sendJson(res, 200, creation);
   });
 
   const register = endpoint(async (req, res, body) => {
     const user = await signedInUser(req, res);
     if (!user) return;
-    if (typeof body['response'] !== 'object' || body['response'] === null) return fail(res, 400, 'response must be the credential the browser created.');
+    if (typeof body['response'] !== 'object' || body['response'] === null)
+      return fail(res, 400, 'response must be the credential the browser created.');
     const label = body['label'];
     if (label !== undefined && typeof label !== 'string') return fail(res, 400, 'label must be a string.');
-    const passkey = await finishPasskeyRegistration(db, rp, { userId: user.id, binding: bindingOf(req, res), response: body['response'] as never, label });
+    const passkey = await finishPasskeyRegistration(db, rp, {
+      userId: user.id,
+      binding: bindingOf(req, res),
+      response: body['response'] as never,
+      label,
+    });
     sendJson(res, 201, passkey);
   });
 
@@ -129,13 +167,22 @@ export function createPasskeyRoutes(options: PasskeyRoutesOptions) {
   const signIn = endpoint(async (req, res, body) => {
     const ip = options.clientAddress(req);
     const decision = await limits.consumeAttempt(ip);
-    if (!decision.allowed) return fail(res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, {}, { 'retry-after': String(decision.retryAfterSeconds) });
-    if (typeof body['response'] !== 'object' || body['response'] === null) return fail(res, 400, 'response must be the assertion the browser produced.');
+    if (!decision.allowed)
+      return fail(
+        res,
+        429,
+        `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`,
+        {},
+        { 'retry-after': String(decision.retryAfterSeconds) },
+      );
+    if (typeof body['response'] !== 'object' || body['response'] === null)
+      return fail(res, 400, 'response must be the assertion the browser produced.');
     let result;
     try {
       result = await finishPasskeyAuthentication(db, rp, { binding: bindingOf(req, res), response: body['response'] as never });
     } catch (error) {
-      if (error instanceof PasskeyError) await limits.consumeFailed(ip).catch((failure: unknown) => logger.error({ err: failure }, 'rate-limit store unavailable'));
+      if (error instanceof PasskeyError)
+        await limits.consumeFailed(ip).catch((failure: unknown) => logger.error({ err: failure }, 'rate-limit store unavailable'));
       throw error;
     }
     const [user] = await db.select({ suspended: users.suspended }).from(users).where(eq(users.id, result.userId)).limit(1);

@@ -14,7 +14,12 @@ export class FormError extends Error {
  * The body of a login request, read within `maxBytes`, in one of the `accepted` media types; a JSON body must
  * be an object. Every refusal is a FormError with its 4xx status and a clear message.
  */
-async function readAccepted(req: IncomingMessage, maxBytes: number, accepted: readonly string[], refusal: string): Promise<{ type: string; text: string }> {
+async function readAccepted(
+  req: IncomingMessage,
+  maxBytes: number,
+  accepted: readonly string[],
+  refusal: string,
+): Promise<{ type: string; text: string }> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (!accepted.includes(type)) throw new FormError(415, refusal);
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -43,8 +48,12 @@ function jsonObject(text: string): Record<string, unknown> {
  * Only string values are kept; anything else is a 4xx with a clear message.
  */
 export async function readFields(req: IncomingMessage, maxBytes: number): Promise<Record<string, string>> {
-  const { type, text } = await readAccepted(req, maxBytes, ['application/x-www-form-urlencoded', 'application/json'],
-    'Send the form as application/x-www-form-urlencoded or application/json.');
+  const { type, text } = await readAccepted(
+    req,
+    maxBytes,
+    ['application/x-www-form-urlencoded', 'application/json'],
+    'Send the form as application/x-www-form-urlencoded or application/json.',
+  );
   if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));
   const fields: Record<string, string> = {};
   for (const [key, value] of Object.entries(jsonObject(text))) {

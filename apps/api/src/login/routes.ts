@@ -1,5 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { consumeOneTimeToken, consumeShortCode, FACTORS_REQUIRED, findUserIdByEmail, generateOneTimeTokenWithCode, isShortCodeShaped, normalizeUsername, ONE_TIME_TOKEN_ERRORS, revokeShortCodes, type DeliveryHandler, type GenerateRequest, type LoginLimits, type Provider, type RateLimitDecision } from '@latchkey/auth';
+import {
+  consumeOneTimeToken,
+  consumeShortCode,
+  FACTORS_REQUIRED,
+  findUserIdByEmail,
+  generateOneTimeTokenWithCode,
+  isShortCodeShaped,
+  normalizeUsername,
+  ONE_TIME_TOKEN_ERRORS,
+  revokeShortCodes,
+  type DeliveryHandler,
+  type GenerateRequest,
+  type LoginLimits,
+  type Provider,
+  type RateLimitDecision,
+} from '@latchkey/auth';
 import { users, type Database } from '@latchkey/db';
 import type { Logger } from 'pino';
 import { sendJson, sendServiceUnavailable } from '../http/respond.js';
@@ -63,7 +78,14 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
 
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
     if (wantsJson(req) || !(req.headers.accept ?? '').includes('text/html')) {
-      const reasons: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests' };
+      const reasons: Record<number, string> = {
+        400: 'Bad Request',
+        401: 'Unauthorized',
+        403: 'Forbidden',
+        413: 'Payload Too Large',
+        415: 'Unsupported Media Type',
+        429: 'Too Many Requests',
+      };
       return sendJson(res, status, { statusCode: status, message, error: reasons[status] ?? 'Error' });
     }
     html(res, status, page('Sign in', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/login">Start again</a></p>`));
@@ -196,10 +218,12 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     const decision = await decide(limits.consumeAttempt(ip));
     if (decision === 'unavailable') return unavailableNow(res);
     if (!decision.allowed) {
-      if (binding) await revokeShortCodes(db, binding).catch((error: unknown) => logger.error({ err: error }, 'revoking short codes failed'));
+      if (binding)
+        await revokeShortCodes(db, binding).catch((error: unknown) => logger.error({ err: error }, 'revoking short codes failed'));
       return tooMany(req, res, decision);
     }
-    const consumed = code === undefined ? await consumeOneTimeToken(db, token) : await consumeShortCode(db, { username, code, binding: binding! });
+    const consumed =
+      code === undefined ? await consumeOneTimeToken(db, token) : await consumeShortCode(db, { username, code, binding: binding! });
     const userId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
     // Wrong tokens and codes slow down, then stop, the source that sends them; the account itself is never locked.
     if (!consumed || !userId) return refuseCredential(req, res, ip);
@@ -223,7 +247,12 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     if (details.uid !== uid) return refuse(req, res, 400, 'This sign-in belongs to another browser.');
     if (details.prompt.name !== 'login') {
       // Consent is implicit for first-party clients; third-party consent screens are not offered.
-      return void (await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'consent is not available for this client' }, { mergeWithLastSubmission: false }));
+      return void (await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'consent is not available for this client' },
+        { mergeWithLastSubmission: false },
+      ));
     }
     const interactionDetails = details;
     const acrValues = typeof details.params['acr_values'] === 'string' ? details.params['acr_values'].split(' ').filter(Boolean) : [];
@@ -241,7 +270,11 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     setCookie(res, PENDING_COOKIE, uid, { path: '/', maxAgeSeconds: 3600, secure });
     // Only the session's factors fall short (nothing else asks for a new login): ask for what is missing.
     const reasons = details.prompt.reasons;
-    if (reasons.length > 0 && reasons.every((reason) => reason === FACTORS_REQUIRED) && (await options.flow.continueFromSession(req, res))) {
+    if (
+      reasons.length > 0 &&
+      reasons.every((reason) => reason === FACTORS_REQUIRED) &&
+      (await options.flow.continueFromSession(req, res))
+    ) {
       return redirect(res, FACTORS_PAGE);
     }
     const hint = typeof details.params['login_hint'] === 'string' ? details.params['login_hint'] : '';

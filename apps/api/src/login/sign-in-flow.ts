@@ -81,7 +81,12 @@ export function createSignInFlow(options: SignInFlowOptions) {
     else setCookie(res, ACR_COOKIE, acrValues.join(' '), { path: '/', maxAgeSeconds: 3600, secure });
   }
 
-  async function judge(req: IncomingMessage, userId: string, factors: readonly FactorGrant[], acrValues = requestedAcr(req)): Promise<SignInStanding | null> {
+  async function judge(
+    req: IncomingMessage,
+    userId: string,
+    factors: readonly FactorGrant[],
+    acrValues = requestedAcr(req),
+  ): Promise<SignInStanding | null> {
     const account = await accountFactsOf(db, userId);
     if (!account) return null;
     const rememberedDevice = await isRememberedDevice(db, userId, readCookie(req, DEVICE_COOKIE));
@@ -102,7 +107,13 @@ export function createSignInFlow(options: SignInFlowOptions) {
   }
 
   /** Signs the browser in to the provider with these factors and remembers them beside the session. */
-  async function establishSession(req: IncomingMessage, res: ServerResponse, userId: string, factors: readonly FactorGrant[], standing: SignInStanding & { complete: true }): Promise<void> {
+  async function establishSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    userId: string,
+    factors: readonly FactorGrant[],
+    standing: SignInStanding & { complete: true },
+  ): Promise<void> {
     const session = await signInProviderSession(provider, req, res, { accountId: userId, amr: standing.amr, acr: standing.acr ?? '' });
     await saveSessionFactors(db, { sessionUid: session.sessionUid, userId, factors, expiresAt: session.expiresAt });
   }
@@ -112,7 +123,13 @@ export function createSignInFlow(options: SignInFlowOptions) {
    * while something is still needed, the pending authorization request once the sign-in is complete, or the
    * account page when no application is waiting.
    */
-  async function proveFactor(req: IncomingMessage, res: ServerResponse, userId: string, factor: Factor, options: { remember?: boolean } = {}): Promise<string> {
+  async function proveFactor(
+    req: IncomingMessage,
+    res: ServerResponse,
+    userId: string,
+    factor: Factor,
+    options: { remember?: boolean } = {},
+  ): Promise<string> {
     const seed = await sessionFactorsFor(req, res, userId);
     const progress = await recordFactor(db, { progressId: readCookie(req, PROGRESS_COOKIE), userId, factor, seed });
     const standing = await judge(req, userId, progress.factors);

@@ -40,12 +40,16 @@ export function upstreamSignInLink(name: string): string {
 
 /** The sign-in form: e-mail me a link (and code), use a passkey, or (when configured) an upstream provider. */
 export function signInPage(hint: string, upstreamName?: string): string {
-  return page('Sign in', `
+  return page(
+    'Sign in',
+    `
 <form id="by-email" method="post" action="/ott/generate">
 <label for="username">E-mail address</label>
 <input id="username" name="username" type="email" autocomplete="username webauthn" required value="${escapeHtml(hint)}">
 <button type="submit">E-mail me a sign-in link</button>
 </form>
 <p>or</p>
-${PASSKEY_BUTTON}${upstreamName ? `\n<p>or</p>\n${upstreamSignInLink(upstreamName)}` : ''}`, REMEMBER_USERNAME_SCRIPT + PASSKEY_SIGN_IN_SCRIPT);
+${PASSKEY_BUTTON}${upstreamName ? `\n<p>or</p>\n${upstreamSignInLink(upstreamName)}` : ''}`,
+    REMEMBER_USERNAME_SCRIPT + PASSKEY_SIGN_IN_SCRIPT,
+  );
 }

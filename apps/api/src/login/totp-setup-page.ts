@@ -8,7 +8,9 @@ import { escapeHtml, page } from './html.js';
 export function totpSetupPage(enrolment: TotpEnrolment, confirmAction: string, error = ''): string {
   // The secret in groups of four, as authenticator apps show it.
   const grouped = enrolment.secret.replace(/(.{4})/g, '$1 ').trim();
-  return page('Set up an authenticator app', `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+  return page(
+    'Set up an authenticator app',
+    `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <p>Scan this code with your authenticator app, or type the key below into it.</p>
 <figure id="totp-qr" aria-label="QR code for your authenticator app">${enrolment.qrSvg}</figure>
 <p>Key: <code id="totp-secret">${escapeHtml(grouped)}</code></p>
@@ -16,12 +18,16 @@ export function totpSetupPage(enrolment: TotpEnrolment, confirmAction: string, e
 <label for="totp-code">The 6-digit code your app shows now</label>
 <input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
 <button type="submit">Confirm</button>
-</form>`);
+</form>`,
+  );
 }
 
 /** The page that shows new recovery codes, once. */
 export function recoveryCodesPage(codes: readonly string[], backTo: string): string {
-  return page('Your recovery codes', `<p>Each code signs you in once when your other ways are not at hand. Keep them somewhere safe: they are shown only now.</p>
+  return page(
+    'Your recovery codes',
+    `<p>Each code signs you in once when your other ways are not at hand. Keep them somewhere safe: they are shown only now.</p>
 <ul id="recovery-codes">${codes.map((code) => `<li><code>${escapeHtml(code)}</code></li>`).join('')}</ul>
-<p><a href="${escapeHtml(backTo)}">Done</a></p>`);
+<p><a href="${escapeHtml(backTo)}">Done</a></p>`,
+  );
 }

@@ -52,7 +52,10 @@ export interface UpstreamRoutesOptions {
   /** the account page's: who is signed in, and its credential-changing forms (same origin, recent sign-in) */
   account: {
     signedIn(req: IncomingMessage, res: ServerResponse): Promise<SignedInAccount | null>;
-    credentialForm(req: IncomingMessage, res: ServerResponse): Promise<{ account: SignedInAccount; fields: Record<string, string> } | undefined>;
+    credentialForm(
+      req: IncomingMessage,
+      res: ServerResponse,
+    ): Promise<{ account: SignedInAccount; fields: Record<string, string> } | undefined>;
   };
   /** the client's address (TRUST_PROXY decides whose forwarded headers count): rate limits and security logs */
   clientAddress: (req: IncomingMessage) => string;
@@ -93,17 +96,33 @@ export function createUpstreamRoutes(options: UpstreamRoutesOptions) {
     res.writeHead(303, { location, 'cache-control': 'no-store', 'content-length': 0 });
     res.end();
   };
-  function problem(res: ServerResponse, status: number, message: string, back: 'login' | 'account', headers: Record<string, string> = {}): void {
+  function problem(
+    res: ServerResponse,
+    status: number,
+    message: string,
+    back: 'login' | 'account',
+    headers: Record<string, string> = {},
+  ): void {
     const link = back === 'login' ? '<a href="/login">Start again</a>' : '<a href="/account">Back to your account</a>';
-    sendHtml(res, status, page(`Sign in with ${upstream.name}`, `<p class="error" role="alert">${escapeHtml(message)}</p><p>${link}</p>`), headers);
+    sendHtml(
+      res,
+      status,
+      page(`Sign in with ${upstream.name}`, `<p class="error" role="alert">${escapeHtml(message)}</p><p>${link}</p>`),
+      headers,
+    );
   }
-  const countFailure = (ip: string) => limits.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
+  const countFailure = (ip: string) =>
+    limits.consumeFailed(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
 
   /** A new authorization request at the upstream provider; the browser keeps it sealed. Null once refused. */
   async function begin(res: ServerResponse, purpose: UpstreamPurpose, back: 'login' | 'account', userId?: string): Promise<string | null> {
     try {
       const { url, request } = await party.start(purpose, userId);
-      setCookie(res, UPSTREAM_COOKIE, sealUpstreamRequest(requestKey, request), { path: COOKIE_PATH, maxAgeSeconds: UPSTREAM_REQUEST_TTL_SECONDS, secure });
+      setCookie(res, UPSTREAM_COOKIE, sealUpstreamRequest(requestKey, request), {
+        path: COOKIE_PATH,
+        maxAgeSeconds: UPSTREAM_REQUEST_TTL_SECONDS,
+        secure,
+      });
       return url;
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
@@ -136,12 +155,19 @@ export function createUpstreamRoutes(options: UpstreamRoutesOptions) {
       return sendServiceUnavailable(res, 'Sign-in is unavailable. Try again shortly.');
     }
     if (!decision.allowed) {
-      return problem(res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, 'login', { 'retry-after': String(decision.retryAfterSeconds) });
+      return problem(res, 429, `Too many attempts. Try again in ${decision.retryAfterSeconds} seconds.`, 'login', {
+        'retry-after': String(decision.retryAfterSeconds),
+      });
     }
     const pending = openUpstreamRequest(requestKey, sealed);
     if (!pending) {
       await countFailure(ip);
-      return problem(res, 400, `No sign-in with ${upstream.name} is in progress in this browser, or it has expired or been used. Start again.`, 'login');
+      return problem(
+        res,
+        400,
+        `No sign-in with ${upstream.name} is in progress in this browser, or it has expired or been used. Start again.`,
+        'login',
+      );
     }
     const back = pending.purpose === 'link' ? 'account' : 'login';
     const rawUrl = req.url ?? '';
@@ -152,10 +178,16 @@ export function createUpstreamRoutes(options: UpstreamRoutesOptions) {
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
       logger.warn({ ip, code: error.code, upstreamError: error.upstreamError, reason: reasonOf(error) }, 'upstream sign-in refused');
-      if (error.code === 'UPSTREAM_UNAVAILABLE') return problem(res, 502, `${upstream.name} cannot be reached right now. Try again shortly.`, back);
+      if (error.code === 'UPSTREAM_UNAVAILABLE')
+        return problem(res, 502, `${upstream.name} cannot be reached right now. Try again shortly.`, back);
       await countFailure(ip);
       if (error.code === 'UPSTREAM_DENIED') return problem(res, 401, `The sign-in at ${upstream.name} was cancelled or refused.`, back);
-      return problem(res, 400, `The answer from ${upstream.name} does not belong to a sign-in started in this browser, or it was used already. Start again.`, back);
+      return problem(
+        res,
+        400,
+        `The answer from ${upstream.name} does not belong to a sign-in started in this browser, or it was used already. Start again.`,
+        back,
+      );
     }
     if (pending.purpose === 'link') return finishLink(req, res, ip, pending.userId!, identity);
 
@@ -175,18 +207,34 @@ export function createUpstreamRoutes(options: UpstreamRoutesOptions) {
   }
 
   /** The callback of a link: the account that asked must still be the one signed in here. */
-  async function finishLink(req: IncomingMessage, res: ServerResponse, ip: string, userId: string, identity: { issuer: string; subject: string }): Promise<void> {
+  async function finishLink(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ip: string,
+    userId: string,
+    identity: { issuer: string; subject: string },
+  ): Promise<void> {
     const account = await options.account.signedIn(req, res);
-    if (!account || account.userId !== userId || !(await flow.sessionMeets(account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))) {
+    if (
+      !account ||
+      account.userId !== userId ||
+      !(await flow.sessionMeets(account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))
+    ) {
       await countFailure(ip);
-      return problem(res, 401, 'The account that asked for this link is no longer signed in in this browser. Sign in and try again.', 'account');
+      return problem(
+        res,
+        401,
+        'The account that asked for this link is no longer signed in in this browser. Sign in and try again.',
+        'account',
+      );
     }
     try {
       await linkFederatedIdentity(db, { issuer: identity.issuer, subject: identity.subject, userId });
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
       await countFailure(ip);
-      if (error.code === 'UPSTREAM_LINKED_ELSEWHERE') return problem(res, 409, `This ${upstream.name} account is already linked to another account. Unlink it there first.`, 'account');
+      if (error.code === 'UPSTREAM_LINKED_ELSEWHERE')
+        return problem(res, 409, `This ${upstream.name} account is already linked to another account. Unlink it there first.`, 'account');
       return problem(res, 400, `The identity ${upstream.name} sent cannot be linked.`, 'account');
     }
     await limits.consumeSucceeded(ip).catch((error: unknown) => logger.error({ err: error }, 'rate-limit store unavailable'));
@@ -205,8 +253,12 @@ export function createUpstreamRoutes(options: UpstreamRoutesOptions) {
     sendHtml(
       res,
       200,
-      page(`Link ${upstream.name}`, `<p>Sign in at ${name} with the account to link to <strong>${escapeHtml(form.account.email)}</strong>.</p>
-<p><a id="continue" href="${escapeHtml(url)}">Continue to ${name}</a></p>`, `location.replace(document.getElementById('continue').href);`),
+      page(
+        `Link ${upstream.name}`,
+        `<p>Sign in at ${name} with the account to link to <strong>${escapeHtml(form.account.email)}</strong>.</p>
+<p><a id="continue" href="${escapeHtml(url)}">Continue to ${name}</a></p>`,
+        `location.replace(document.getElementById('continue').href);`,
+      ),
     );
   }
 
@@ -215,7 +267,8 @@ export function createUpstreamRoutes(options: UpstreamRoutesOptions) {
     const form = await options.account.credentialForm(req, res);
     if (!form) return;
     const identity = { issuer: form.fields['issuer'] ?? '', subject: form.fields['subject'] ?? '', userId: form.account.userId };
-    if (!(await unlinkFederatedIdentity(db, identity))) return problem(res, 404, `No such ${upstream.name} account is linked to yours.`, 'account');
+    if (!(await unlinkFederatedIdentity(db, identity)))
+      return problem(res, 404, `No such ${upstream.name} account is linked to yours.`, 'account');
     seeOther(res, '/account?done=upstream-unlinked');
   }
 
@@ -224,7 +277,9 @@ export function createUpstreamRoutes(options: UpstreamRoutesOptions) {
     const linked = await listFederatedIdentities(db, userId);
     const items = linked
       .map(
-        (identity) => `<li><strong>${escapeHtml(identity.subject)}</strong> at ${escapeHtml(identity.issuer)} <small>linked ${when(identity.createdAt)}</small>
+        (
+          identity,
+        ) => `<li><strong>${escapeHtml(identity.subject)}</strong> at ${escapeHtml(identity.issuer)} <small>linked ${when(identity.createdAt)}</small>
 <form method="post" action="/account/upstream/unlink"><input type="hidden" name="issuer" value="${escapeHtml(identity.issuer)}"><input type="hidden" name="subject" value="${escapeHtml(identity.subject)}"><button type="submit">Unlink</button></form></li>`,
       )
       .join('\n');

@@ -11,10 +11,16 @@ async function exposition(registry: Registry, name: string): Promise<string> {
 }
 
 describe('LabelledHistogram (the HTTP duration histogram of issue 13 point 5)', () => {
-  it('exposes exactly what prom-client\'s own Histogram exposes for the same observations, bucket bounds included', async () => {
+  it("exposes exactly what prom-client's own Histogram exposes for the same observations, bucket bounds included", async () => {
     const registry = new Registry();
     const fast = new LabelledHistogram('fast_seconds', 'durations', ['route', 'status'], BUCKETS, registry);
-    const reference = new Histogram({ name: 'reference_seconds', help: 'durations', labelNames: ['route', 'status'], buckets: BUCKETS, registers: [registry] });
+    const reference = new Histogram({
+      name: 'reference_seconds',
+      help: 'durations',
+      labelNames: ['route', 'status'],
+      buckets: BUCKETS,
+      registers: [registry],
+    });
     // Values on the bounds themselves (a bound is inclusive), between them, below the first and past the last.
     const values = [0, 0.001, 0.0011, 0.01, 0.05, 0.1, 0.9999, 1, 5, 10, 10.0001, 300];
     for (const [i, value] of values.entries()) {

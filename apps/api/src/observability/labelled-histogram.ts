@@ -58,7 +58,14 @@ export class LabelledHistogram {
       values.push({ metricName: `${this.name}_sum`, labels, value: sum });
       values.push({ metricName: `${this.name}_count`, labels, value: count });
     }
-    return Promise.resolve({ name: this.name, help: this.help, type: 'histogram' as never, values, aggregator: this.aggregator, collect: () => undefined });
+    return Promise.resolve({
+      name: this.name,
+      help: this.help,
+      type: 'histogram' as never,
+      values,
+      aggregator: this.aggregator,
+      collect: () => undefined,
+    });
   }
 
   reset(): void {

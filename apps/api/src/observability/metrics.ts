@@ -44,7 +44,9 @@ function collectProcessMetrics(registry: Registry): void {
   const load = createRequire(import.meta.url);
   for (const name of collectDefaultMetrics.metricsList) {
     if (name === 'gc') continue;
-    (load(`prom-client/lib/metrics/${name}`) as (registry: Registry, config: object) => void)(registry, { eventLoopMonitoringPrecision: 10 });
+    (load(`prom-client/lib/metrics/${name}`) as (registry: Registry, config: object) => void)(registry, {
+      eventLoopMonitoringPrecision: 10,
+    });
   }
 }
 
@@ -71,10 +73,30 @@ export function createServiceMetrics(sources: MetricSources) {
   );
 
   const signIn = {
-    attempts: new Counter({ name: 'latchkey_sign_in_attempts_total', help: 'Credentials submitted for checking, refused by a rate limit or not', labelNames: ['method'] as const, registers }),
-    successes: new Counter({ name: 'latchkey_sign_in_successes_total', help: 'Credentials that verified', labelNames: ['method'] as const, registers }),
-    failures: new Counter({ name: 'latchkey_sign_in_failures_total', help: 'Credentials that did not verify (wrong, used or expired)', labelNames: ['method'] as const, registers }),
-    lockouts: new Counter({ name: 'latchkey_sign_in_lockouts_total', help: 'Client addresses locked out, counted on the failure that locked them out', labelNames: ['method'] as const, registers }),
+    attempts: new Counter({
+      name: 'latchkey_sign_in_attempts_total',
+      help: 'Credentials submitted for checking, refused by a rate limit or not',
+      labelNames: ['method'] as const,
+      registers,
+    }),
+    successes: new Counter({
+      name: 'latchkey_sign_in_successes_total',
+      help: 'Credentials that verified',
+      labelNames: ['method'] as const,
+      registers,
+    }),
+    failures: new Counter({
+      name: 'latchkey_sign_in_failures_total',
+      help: 'Credentials that did not verify (wrong, used or expired)',
+      labelNames: ['method'] as const,
+      registers,
+    }),
+    lockouts: new Counter({
+      name: 'latchkey_sign_in_lockouts_total',
+      help: 'Client addresses locked out, counted on the failure that locked them out',
+      labelNames: ['method'] as const,
+      registers,
+    }),
   };
   const refusals = new Counter({
     name: 'latchkey_rate_limit_refusals_total',
@@ -105,7 +127,7 @@ export function createServiceMetrics(sources: MetricSources) {
   });
   const deliveryLag = new Histogram({
     name: 'latchkey_event_delivery_lag_seconds',
-    help: 'Time from a document change to its delivery to this instance\'s subscribers',
+    help: "Time from a document change to its delivery to this instance's subscribers",
     buckets: LAG_BUCKETS,
     registers,
   });
@@ -151,7 +173,9 @@ export function createServiceMetrics(sources: MetricSources) {
     signIn(method: SignInMethod): SignInCounters {
       let counters = signInCounters.get(method);
       if (!counters) {
-        const [attempts, successes, failures, lockouts] = [signIn.attempts, signIn.successes, signIn.failures, signIn.lockouts].map((counter) => counter.labels(method));
+        const [attempts, successes, failures, lockouts] = [signIn.attempts, signIn.successes, signIn.failures, signIn.lockouts].map(
+          (counter) => counter.labels(method),
+        );
         counters = {
           attempt: () => attempts!.inc(),
           success: () => successes!.inc(),

@@ -1,5 +1,15 @@
 import { useOpenTelemetry } from '@envelop/opentelemetry';
-import { context, diag, DiagLogLevel, propagation, trace, type Exception, type Span, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import {
+  context,
+  diag,
+  DiagLogLevel,
+  propagation,
+  trace,
+  type Exception,
+  type Span,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { NodeSDK, resources } from '@opentelemetry/sdk-node';
 import type { Plugin } from 'graphql-yoga';
@@ -27,8 +37,12 @@ const ERROR_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 function recordErrorCodes(this: Span, exception: Exception): void {
   let codes: string[] = [];
   try {
-    const errors = JSON.parse(typeof exception === 'string' ? exception : (exception.message ?? '[]')) as { extensions?: { code?: unknown } }[];
-    codes = errors.map(({ extensions }) => (typeof extensions?.code === 'string' && ERROR_CODE.test(extensions.code) ? extensions.code : 'UNCODED'));
+    const errors = JSON.parse(typeof exception === 'string' ? exception : (exception.message ?? '[]')) as {
+      extensions?: { code?: unknown };
+    }[];
+    codes = errors.map(({ extensions }) =>
+      typeof extensions?.code === 'string' && ERROR_CODE.test(extensions.code) ? extensions.code : 'UNCODED',
+    );
   } catch {
     // not the plugin's JSON: record that there were errors, nothing else
   }

@@ -16,7 +16,10 @@ const OTHER = 'other';
  * a series kept for the life of the process, so client-chosen names would be a memory leak. The type comes from
  * the operation the document actually runs, never from a request parameter.
  */
-function countOperation(count: OperationMetricsOptions['count'], args: { document: DocumentNode; operationName?: string | null; contextValue: unknown }): void {
+function countOperation(
+  count: OperationMetricsOptions['count'],
+  args: { document: DocumentNode; operationName?: string | null; contextValue: unknown },
+): void {
   const operation = getOperationAST(args.document, args.operationName);
   if (!operation) return count(OTHER, OTHER);
   const trusted = persistedOperationOf((args.contextValue as { params?: object } | undefined)?.params)?.source === 'allowlist';

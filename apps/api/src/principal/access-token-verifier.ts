@@ -23,9 +23,7 @@ export interface AccessTokenVerifierOptions {
 /** Why a presented token was refused; never sent to clients in detail, useful in logs and tests. */
 export type TokenRejection = 'malformed' | 'invalid' | 'expired';
 
-export type VerificationResult =
-  | { ok: true; principal: Principal }
-  | { ok: false; rejection: TokenRejection };
+export type VerificationResult = { ok: true; principal: Principal } | { ok: false; rejection: TokenRejection };
 
 interface CacheEntry {
   result: VerificationResult & { ok: true };
@@ -150,7 +148,14 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
     return verifyOnce(token, header);
   }
 
-  return { verify, verifyAuthorization, clear: () => cache.clear(), get cacheEntries() { return cache.size; } };
+  return {
+    verify,
+    verifyAuthorization,
+    clear: () => cache.clear(),
+    get cacheEntries() {
+      return cache.size;
+    },
+  };
 }
 
 export type AccessTokenVerifier = ReturnType<typeof createAccessTokenVerifier>;

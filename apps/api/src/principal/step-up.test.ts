@@ -69,8 +69,14 @@ describe('RFC 9470 §3: the WWW-Authenticate challenge', () => {
 
   it('several requirements combine into one that meets them all: the stronger level, the shorter age', () => {
     expect(combineStepUp({ acr: ACR_PHISHING_RESISTANT }, { maxAge: 300 })).toEqual({ acr: ACR_PHISHING_RESISTANT, maxAge: 300 });
-    expect(combineStepUp({ acr: ACR_TWO_FACTOR, maxAge: 900 }, { acr: ACR_PHISHING_RESISTANT, maxAge: 300 })).toEqual({ acr: ACR_PHISHING_RESISTANT, maxAge: 300 });
-    expect(combineStepUp({ acr: ACR_PHISHING_RESISTANT, maxAge: 100 }, { acr: ACR_TWO_FACTOR, maxAge: 900 })).toEqual({ acr: ACR_PHISHING_RESISTANT, maxAge: 100 });
+    expect(combineStepUp({ acr: ACR_TWO_FACTOR, maxAge: 900 }, { acr: ACR_PHISHING_RESISTANT, maxAge: 300 })).toEqual({
+      acr: ACR_PHISHING_RESISTANT,
+      maxAge: 300,
+    });
+    expect(combineStepUp({ acr: ACR_PHISHING_RESISTANT, maxAge: 100 }, { acr: ACR_TWO_FACTOR, maxAge: 900 })).toEqual({
+      acr: ACR_PHISHING_RESISTANT,
+      maxAge: 100,
+    });
     expect(combineStepUp({ maxAge: 300 }, { maxAge: 300 })).toEqual({ maxAge: 300 });
   });
 });
@@ -81,7 +87,9 @@ describe('validateStepUp (start-up)', () => {
     expect(validateStepUp({ acr: null, maxAge: 300 }, 'x')).toEqual({ maxAge: 300 });
   });
   it('refuses an unknown level, a bad age, or nothing at all', () => {
-    expect(() => validateStepUp({ acr: 'urn:latchkey:acr:otp' }, 'Mutation.x')).toThrow(/Mutation.x: acr "urn:latchkey:acr:otp" is not a known level/);
+    expect(() => validateStepUp({ acr: 'urn:latchkey:acr:otp' }, 'Mutation.x')).toThrow(
+      /Mutation.x: acr "urn:latchkey:acr:otp" is not a known level/,
+    );
     expect(() => validateStepUp({ maxAge: -1 }, 'x')).toThrow(/maxAge/);
     expect(() => validateStepUp({ maxAge: 1.5 }, 'x')).toThrow(/maxAge/);
     expect(() => validateStepUp({}, 'x')).toThrow(/acr, maxAge or both/);

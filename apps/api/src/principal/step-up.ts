@@ -77,7 +77,11 @@ export function stepUpChallengeHeader(requirement: StepUpRequirement): string {
  * One requirement that meets both: the stronger level and the shorter age (used when one response carries
  * several challenges, since a client can answer only one).
  */
-export function combineStepUp(a: StepUpRequirement, b: StepUpRequirement, levels: readonly AcrLevel[] = DEFAULT_ACR_LEVELS): StepUpRequirement {
+export function combineStepUp(
+  a: StepUpRequirement,
+  b: StepUpRequirement,
+  levels: readonly AcrLevel[] = DEFAULT_ACR_LEVELS,
+): StepUpRequirement {
   const rank = (value: string | undefined) => (value === undefined ? -1 : levels.findIndex((level) => level.value === value));
   const acr = rank(b.acr) > rank(a.acr) ? b.acr : (a.acr ?? b.acr);
   const maxAge = a.maxAge === undefined ? b.maxAge : b.maxAge === undefined ? a.maxAge : Math.min(a.maxAge, b.maxAge);
@@ -88,14 +92,19 @@ export function combineStepUp(a: StepUpRequirement, b: StepUpRequirement, levels
  * Checks a requirement written in configuration or SDL once, at start-up: a known level, a whole number of
  * seconds, at least one of the two. Returns it frozen, or throws naming `where`.
  */
-export function validateStepUp(requirement: { acr?: string | null; maxAge?: number | null }, where: string, levels: readonly AcrLevel[] = DEFAULT_ACR_LEVELS): StepUpRequirement {
+export function validateStepUp(
+  requirement: { acr?: string | null; maxAge?: number | null },
+  where: string,
+  levels: readonly AcrLevel[] = DEFAULT_ACR_LEVELS,
+): StepUpRequirement {
   const acr = requirement.acr ?? undefined;
   const maxAge = requirement.maxAge ?? undefined;
   if (acr === undefined && maxAge === undefined) throw new Error(`${where}: a step-up needs acr, maxAge or both`);
   if (acr !== undefined && !levels.some((level) => level.value === acr)) {
     throw new Error(`${where}: acr "${acr}" is not a known level (${levels.map((level) => level.value).join(', ')})`);
   }
-  if (maxAge !== undefined && (!Number.isSafeInteger(maxAge) || maxAge < 0)) throw new Error(`${where}: maxAge must be a whole number of seconds >= 0`);
+  if (maxAge !== undefined && (!Number.isSafeInteger(maxAge) || maxAge < 0))
+    throw new Error(`${where}: maxAge must be a whole number of seconds >= 0`);
   return Object.freeze({ ...(acr !== undefined ? { acr } : {}), ...(maxAge !== undefined ? { maxAge } : {}) });
 }
 

@@ -2,7 +2,16 @@ import type { DocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
 import type { Role } from '@latchkey/db';
 import { authorize, can, isAuthorizationDenied, type Ability, type AuthorizationDenied } from '@latchkey/policy';
 import type { DomainRequest } from '../domain/access.js';
-import { archiveDocument, createDocument, deleteDocument, publishDocument, setLegalHold, updateDocument, type DocumentFields, type DocumentResult } from '../domain/document-mutations.js';
+import {
+  archiveDocument,
+  createDocument,
+  deleteDocument,
+  publishDocument,
+  setLegalHold,
+  updateDocument,
+  type DocumentFields,
+  type DocumentResult,
+} from '../domain/document-mutations.js';
 import { getDocument, listDocuments } from '../domain/documents.js';
 import { InvalidInputError, type UserError } from '../domain/errors.js';
 import { parseDateTime } from '../domain/validate.js';
@@ -54,12 +63,14 @@ const EDITABLE = ['title', 'body', 'internalNotes', 'embargoUntil'] as const;
 
 /** A JSON object with only the known fields, of the right types; anything else is 400 (nothing is written). */
 function fieldsOf(body: unknown, allowed: readonly string[]): DocumentFields & Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidInputError('The request body must be a JSON object.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new InvalidInputError('The request body must be a JSON object.');
   const fields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     if (!allowed.includes(key)) throw new InvalidInputError(`Unknown field "${key.slice(0, 64)}".`, [key.slice(0, 64)]);
     if (key === 'embargoUntil') {
-      if (value !== null && typeof value !== 'string') throw new InvalidInputError('embargoUntil must be an RFC 3339 date-time (years 1-9999) or null.', [key]);
+      if (value !== null && typeof value !== 'string')
+        throw new InvalidInputError('embargoUntil must be an RFC 3339 date-time (years 1-9999) or null.', [key]);
       const date = typeof value === 'string' ? parseDateTime(value) : null;
       if (value !== null && !date) throw new InvalidInputError('embargoUntil must be an RFC 3339 date-time (years 1-9999) or null.', [key]);
       fields[key] = date;
@@ -84,9 +95,13 @@ function firstOf(query: URLSearchParams): number | undefined {
 /** `/api/documents`: the same services, abilities and NOT_FOUND hiding as the GraphQL fields. */
 export function documentRoutes(domainRequestFor: DomainRequestFor): RestRoute<Principal>[] {
   /** The domain request, with how the caller signed in (argument-dependent step-ups judge it). */
-  const requestFor: DomainRequestFor = async (http, handler) => ({ ...(await domainRequestFor(http, handler)), authentication: http.caller });
+  const requestFor: DomainRequestFor = async (http, handler) => ({
+    ...(await domainRequestFor(http, handler)),
+    authentication: http.caller,
+  });
   /** The route-level marks of the matching GraphQL mutations (`@auth(role:)`, `@can(ability:)`), applied alike. */
-  const requires = <Args extends unknown[]>(handler: string, ability: Ability<Subject, Args>, ...args: Args) =>
+  const requires =
+    <Args extends unknown[]>(handler: string, ability: Ability<Subject, Args>, ...args: Args) =>
     async (http: RestRequest<Principal>): Promise<AuthorizationDenied | null> => {
       try {
         authorize((await requestFor(http, handler)).subject, ability, args, { handler });
@@ -105,10 +120,18 @@ export function documentRoutes(domainRequestFor: DomainRequestFor): RestRoute<Pr
       path: '/api/documents',
       async handler(http) {
         const request = await requestFor(http, 'GET /api/documents');
-        const statuses = http.query.getAll('status').flatMap((value) => value.split(',')).filter(Boolean);
+        const statuses = http.query
+          .getAll('status')
+          .flatMap((value) => value.split(','))
+          .filter(Boolean);
         const page = await listDocuments(
           request,
-          { organization: http.query.get('organization'), status: statuses.length > 0 ? statuses : null, first: firstOf(http.query), after: http.query.get('after') },
+          {
+            organization: http.query.get('organization'),
+            status: statuses.length > 0 ? statuses : null,
+            first: firstOf(http.query),
+            after: http.query.get('after'),
+          },
           { filter: [], first: ['first'], after: ['after'] },
         );
         const data = await Promise.all(page.edges.map(({ node }) => view(request, node)));
@@ -176,7 +199,8 @@ export function documentRoutes(domainRequestFor: DomainRequestFor): RestRoute<Pr
       async handler(http) {
         const request = await requestFor(http, 'POST /api/documents/:id/legal-hold');
         const body = http.body;
-        const legalHold = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)['legalHold'] : undefined;
+        const legalHold =
+          typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)['legalHold'] : undefined;
         const unknown = typeof body === 'object' && body !== null ? Object.keys(body).find((key) => key !== 'legalHold') : undefined;
         if (unknown !== undefined) throw new InvalidInputError(`Unknown field "${unknown.slice(0, 64)}".`, [unknown.slice(0, 64)]);
         if (typeof legalHold !== 'boolean') throw new InvalidInputError('legalHold (true or false) is required.', ['legalHold']);

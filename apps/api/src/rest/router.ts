@@ -5,7 +5,15 @@ import { isDomainError } from '../domain/errors.js';
 import { acceptableContentType } from '../http/media-types.js';
 import { BodyTooLargeError, readBody } from '../http/read-body.js';
 import { sendJson } from '../http/respond.js';
-import { isStepUpRequired, meetsStepUp, stepUpChallengeHeader, stepUpParameters, StepUpRequired, type AuthenticationEvidence, type StepUpRequirement } from '../principal/step-up.js';
+import {
+  isStepUpRequired,
+  meetsStepUp,
+  stepUpChallengeHeader,
+  stepUpParameters,
+  StepUpRequired,
+  type AuthenticationEvidence,
+  type StepUpRequirement,
+} from '../principal/step-up.js';
 
 /** What a REST handler receives. */
 export interface RestRequest<Caller> {
@@ -75,7 +83,12 @@ const REASONS: Record<number, string> = {
 };
 
 /** The error body of docs/endpoints.md: `{ statusCode, message, error }`, plus any extra fields given. */
-export function restError(status: number, message: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>): RestResponse {
+export function restError(
+  status: number,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+): RestResponse {
   return { status, body: { statusCode: status, message, error: REASONS[status] ?? 'Error', ...extra }, headers };
 }
 
@@ -135,7 +148,10 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
 
   function send(res: ServerResponse, response: RestResponse): void {
     if (response.status === 204 || response.body === undefined) {
-      res.writeHead(response.status, { 'cache-control': (res.getHeader('cache-control') as string | undefined) ?? 'no-store', ...response.headers });
+      res.writeHead(response.status, {
+        'cache-control': (res.getHeader('cache-control') as string | undefined) ?? 'no-store',
+        ...response.headers,
+      });
       res.end();
       return;
     }
@@ -154,7 +170,8 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
     try {
       raw = await readBody(req, maxBodyBytes);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return refuse(413, `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
+      if (error instanceof BodyTooLargeError)
+        return refuse(413, `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
       return refuse(400, 'The request body could not be read.');
     }
     try {
@@ -164,7 +181,9 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
     }
   }
 
-  const refuse = (status: number, message: string, headers?: Record<string, string>) => ({ refused: restError(status, message, {}, headers) });
+  const refuse = (status: number, message: string, headers?: Record<string, string>) => ({
+    refused: restError(status, message, {}, headers),
+  });
 
   async function run(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const parts = path.split('/').filter(Boolean);
@@ -195,7 +214,8 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
     const denied = found.route.guard ? await found.route.guard(request) : null;
     if (denied) return send(res, denial(denied));
     const { stepUp } = found.route;
-    if (stepUp && !meetsStepUp(request.caller as AuthenticationEvidence | null, stepUp)) return send(res, stepUpChallenge(new StepUpRequired(stepUp)));
+    if (stepUp && !meetsStepUp(request.caller as AuthenticationEvidence | null, stepUp))
+      return send(res, stepUpChallenge(new StepUpRequired(stepUp)));
     if (WITH_BODY.has(req.method!)) {
       const parsed = await body(req);
       if ('refused' in parsed) return send(res, parsed.refused);
@@ -221,7 +241,15 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
       if (res.headersSent) return void res.destroy();
       // The database is down or did not answer in time: the environment's fault, said honestly (never a 500).
       if (isDatabaseUnavailable(error)) {
-        return send(res, restError(503, 'The database is unavailable. Try again shortly.', { code: 'SERVICE_UNAVAILABLE' }, { 'retry-after': String(RETRY_AFTER_SECONDS) }));
+        return send(
+          res,
+          restError(
+            503,
+            'The database is unavailable. Try again shortly.',
+            { code: 'SERVICE_UNAVAILABLE' },
+            { 'retry-after': String(RETRY_AFTER_SECONDS) },
+          ),
+        );
       }
       options.onUnexpected?.(error, req);
       send(res, restError(500, 'Internal server error.'));
@@ -232,7 +260,8 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
   function templateOf(path: string): string | undefined {
     const parts = path.split('/').filter(Boolean);
     for (const { route, segments } of routes) {
-      if (segments.length === parts.length && segments.every((segment, i) => segment.startsWith(':') || segment === parts[i])) return route.path;
+      if (segments.length === parts.length && segments.every((segment, i) => segment.startsWith(':') || segment === parts[i]))
+        return route.path;
     }
     return undefined;
   }

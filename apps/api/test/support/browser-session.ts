@@ -33,7 +33,10 @@ export class BrowserSession {
 
   constructor(readonly base: string) {}
 
-  async request(path: string, init: { method?: string; form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {}) {
+  async request(
+    path: string,
+    init: { method?: string; form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {},
+  ) {
     const url = path.startsWith('http') ? path : `${this.base}${path}`;
     const headers: Record<string, string> = { accept: 'text/html', ...init.headers };
     if (this.cookies.size > 0) headers['cookie'] = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');

@@ -5,13 +5,25 @@ import type { outboxOf } from './outbox.js';
 
 /** Debian's Chromium (never a downloaded browser); CI installs it when missing. */
 export const CHROMIUM = '/usr/bin/chromium';
-export const hasChromium = needsTool('chromium', existsSync(CHROMIUM), 'the browser tests (passkeys, the demo, GraphiQL; apt-get install chromium)');
+export const hasChromium = needsTool(
+  'chromium',
+  existsSync(CHROMIUM),
+  'the browser tests (passkeys, the demo, GraphiQL; apt-get install chromium)',
+);
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -23,7 +35,14 @@ export async function addPlatformAuthenticator(context: BrowserContext, page: Pa
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { cdp, authenticatorId };
 }

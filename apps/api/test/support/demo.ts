@@ -35,12 +35,19 @@ export async function demoOf(service: TestService): Promise<Demo> {
   const userId = Object.fromEntries(
     Object.entries(PERSONAS).map(([persona, email]) => [persona, people.find((row) => row.email === email)!.id]),
   ) as Record<Persona, string>;
-  const documentId = new Map((await db.select({ id: documents.id, title: documents.title }).from(documents)).map((row) => [row.title, row.id]));
+  const documentId = new Map(
+    (await db.select({ id: documents.id, title: documents.title }).from(documents)).map((row) => [row.title, row.id]),
+  );
   return { userId, documentId, token: (persona, input) => service.token(userId[persona], input) };
 }
 
 /** A REST call as a client would make it. */
-export async function callRest(service: TestService, method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export async function callRest(
+  service: TestService,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const response = await fetch(`${service.url}${path}`, {
     method,
     headers: {

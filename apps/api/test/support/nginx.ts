@@ -10,7 +10,9 @@ export const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((file) => exists
 
 /** The configuration an operator starts from, shipped with the repository. */
 // (This file also runs compiled, from dist/test/support, for `pnpm chaos`.)
-export const EXAMPLE_CONF = fileURLToPath(new URL(`${import.meta.url.includes('/dist/test/') ? '../' : ''}../../../../docs/examples/nginx.conf`, import.meta.url));
+export const EXAMPLE_CONF = fileURLToPath(
+  new URL(`${import.meta.url.includes('/dist/test/') ? '../' : ''}../../../../docs/examples/nginx.conf`, import.meta.url),
+);
 
 export interface ProxySetup {
   /** where the TLS server listens (127.0.0.1) and the plain one that redirects to it */
@@ -39,7 +41,10 @@ export function configFromExample(example: string, setup: ProxySetup, dir: strin
   };
   replace(/^user .+;$/m, `user ${userInfo().username};\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;`);
   replace(/^worker_processes .+;$/m, 'worker_processes 1;');
-  replace(/^http \{$/m, `http {\n    client_body_temp_path ${dir}/body;\n    proxy_temp_path ${dir}/proxy;\n    fastcgi_temp_path ${dir}/fastcgi;\n    uwsgi_temp_path ${dir}/uwsgi;\n    scgi_temp_path ${dir}/scgi;`);
+  replace(
+    /^http \{$/m,
+    `http {\n    client_body_temp_path ${dir}/body;\n    proxy_temp_path ${dir}/proxy;\n    fastcgi_temp_path ${dir}/fastcgi;\n    uwsgi_temp_path ${dir}/uwsgi;\n    scgi_temp_path ${dir}/scgi;`,
+  );
   replace(/access_log \/var\/log\/nginx\/latchkey\.access\.log/, `access_log ${dir}/access.log`);
   replace(/server 127\.0\.0\.1:4001 /, `server ${setup.upstreams[0]} `);
   replace(/server 127\.0\.0\.1:4002 /, `server ${setup.upstreams[1]} `);
@@ -75,7 +80,9 @@ export async function startNginx(setup: ProxySetup): Promise<RunningNginx> {
   const dir = mkdtempSync(path.join(tmpdir(), 'latchkey-nginx-'));
   const confFile = path.join(dir, 'nginx.conf');
   writeFileSync(confFile, configFromExample(readFileSync(EXAMPLE_CONF, 'utf8'), setup, dir));
-  const child = spawn(NGINX, ['-p', dir, '-c', confFile, '-e', path.join(dir, 'error.log'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(NGINX, ['-p', dir, '-c', confFile, '-e', path.join(dir, 'error.log'), '-g', 'daemon off;'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const errorLog = () => (existsSync(path.join(dir, 'error.log')) ? readFileSync(path.join(dir, 'error.log'), 'utf8') : '');

@@ -46,7 +46,10 @@ export class NodeBrowser {
   /** every Set-Cookie line this browser received */
   readonly setCookies: string[] = [];
 
-  constructor(readonly base: string, readonly options: NodeBrowserOptions = {}) {}
+  constructor(
+    readonly base: string,
+    readonly options: NodeBrowserOptions = {},
+  ) {}
 
   /** Sends a request and hands back the response unread (an event stream, say). */
   open(target: string, init: NodeRequestInit = {}): Promise<IncomingMessage> {
@@ -81,7 +84,15 @@ export class NodeBrowser {
         resolve(res);
       };
       const req = https
-        ? httpsRequest({ ...options, servername: url.hostname, ca: this.options.ca, ...(init.cert ? { cert: init.cert.cert, key: init.cert.key } : {}) }, onResponse)
+        ? httpsRequest(
+            {
+              ...options,
+              servername: url.hostname,
+              ca: this.options.ca,
+              ...(init.cert ? { cert: init.cert.cert, key: init.cert.key } : {}),
+            },
+            onResponse,
+          )
         : httpRequest(options, onResponse);
       req.on('error', reject);
       req.end(body);
@@ -99,7 +110,14 @@ export class NodeBrowser {
     } catch {
       json = undefined;
     }
-    return { status: res.statusCode!, headers: res.headers, setCookies: res.headers['set-cookie'] ?? [], text, json, location: res.headers.location };
+    return {
+      status: res.statusCode!,
+      headers: res.headers,
+      setCookies: res.headers['set-cookie'] ?? [],
+      text,
+      json,
+      location: res.headers.location,
+    };
   }
 
   private remember(line: string): void {

@@ -21,13 +21,22 @@ export function demoAuthorization(base: string, extra: Record<string, string> = 
     path: `/oidc/auth?${params}`,
     verifier,
     /** The token response for the callback URL the provider redirected to (its `code`). */
-    async redeem(callbackUrl: string): Promise<{ status: number; json: { id_token: string; access_token: string; refresh_token?: string } }> {
+    async redeem(
+      callbackUrl: string,
+    ): Promise<{ status: number; json: { id_token: string; access_token: string; refresh_token?: string } }> {
       const callback = new URL(callbackUrl);
-      if (`${callback.origin}${callback.pathname}` !== `${base}/callback`) throw new Error(`not the demo client's callback: ${callbackUrl}`);
+      if (`${callback.origin}${callback.pathname}` !== `${base}/callback`)
+        throw new Error(`not the demo client's callback: ${callbackUrl}`);
       const response = await fetch(`${base}/oidc/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: `${base}/callback`, client_id: 'latchkey-demo', code_verifier: verifier }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: callback.searchParams.get('code')!,
+          redirect_uri: `${base}/callback`,
+          client_id: 'latchkey-demo',
+          code_verifier: verifier,
+        }),
       });
       return { status: response.status, json: (await response.json()) as never };
     },

@@ -14,7 +14,10 @@ export function outboxOf(dataDir: string) {
   const dir = path.join(dataDir, 'outbox');
   const messages = (): OutboxMessage[] =>
     existsSync(dir)
-      ? readdirSync(dir).filter((name) => name.endsWith('.json')).sort().map((name) => JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as OutboxMessage)
+      ? readdirSync(dir)
+          .filter((name) => name.endsWith('.json'))
+          .sort()
+          .map((name) => JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as OutboxMessage)
       : [];
   return {
     count: () => messages().length,
@@ -24,7 +27,9 @@ export function outboxOf(dataDir: string) {
      */
     async next(after: number, to?: string): Promise<OutboxMessage> {
       for (let i = 0; i < 100; i++) {
-        const arrived = messages().slice(after).filter((message) => to === undefined || message.to === to);
+        const arrived = messages()
+          .slice(after)
+          .filter((message) => to === undefined || message.to === to);
         if (arrived.length > 0) return arrived.at(-1)!;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

@@ -12,7 +12,9 @@ import { freePort } from './browser-session.js';
 
 // Real api processes (the built dist/src/main.js), as an operator runs them.
 // (This file also runs compiled, from dist/test/support, for `pnpm chaos`.)
-const MAIN = fileURLToPath(new URL(import.meta.url.includes('/dist/test/') ? '../../src/main.js' : '../../dist/src/main.js', import.meta.url));
+const MAIN = fileURLToPath(
+  new URL(import.meta.url.includes('/dist/test/') ? '../../src/main.js' : '../../dist/src/main.js', import.meta.url),
+);
 
 export interface ServiceProcesses {
   /** each process's base URL */
@@ -61,7 +63,18 @@ export async function startServiceProcesses(count: number, env: ProcessEnv = {})
     const port = await freePort();
     children.push(
       spawn(process.execPath, [MAIN], {
-        env: { PATH: process.env['PATH'], NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: publicUrl, DATA_DIR: dataDir, ...(own ? { DATABASE_URL: own.url } : {}), SIGNING_KEY: JSON.stringify(privateJwk), LOG_LEVEL: 'warn', ...(typeof env === 'function' ? env(own?.url ?? '', i) : env) },
+        env: {
+          PATH: process.env['PATH'],
+          NODE_ENV: 'test',
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          PUBLIC_URL: publicUrl,
+          DATA_DIR: dataDir,
+          ...(own ? { DATABASE_URL: own.url } : {}),
+          SIGNING_KEY: JSON.stringify(privateJwk),
+          LOG_LEVEL: 'warn',
+          ...(typeof env === 'function' ? env(own?.url ?? '', i) : env),
+        },
         stdio: process.env['TEST_PROCESS_LOGS'] ? 'inherit' : 'ignore',
       }),
     );
@@ -72,7 +85,8 @@ export async function startServiceProcesses(count: number, env: ProcessEnv = {})
   for (const [index, base] of urls.entries()) {
     for (let i = 0; ; i++) {
       if ((await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200) break;
-      if (i >= 150 || children[index]!.exitCode !== null) throw new Error(`api process ${index} did not become ready (TEST_PROCESS_LOGS=1 shows its output)`);
+      if (i >= 150 || children[index]!.exitCode !== null)
+        throw new Error(`api process ${index} did not become ready (TEST_PROCESS_LOGS=1 shows its output)`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
@@ -97,10 +111,13 @@ export async function startServiceProcesses(count: number, env: ProcessEnv = {})
         await database.close();
       }
     },
-    token: (subject, ttlSeconds = 600) => mintAccessToken(signingKey, { subject, issuer: publicUrl, audience: 'urn:latchkey:api', ttlSeconds, amr: ['otp'] }),
+    token: (subject, ttlSeconds = 600) =>
+      mintAccessToken(signingKey, { subject, issuer: publicUrl, audience: 'urn:latchkey:api', ttlSeconds, amr: ['otp'] }),
     async stop() {
       for (const child of children) child.kill('SIGTERM');
-      await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))));
+      await Promise.all(
+        children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))),
+      );
       await own?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

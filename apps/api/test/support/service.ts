@@ -43,7 +43,10 @@ export interface TestServiceOptions {
  * Starts the real service on 127.0.0.1 with an ephemeral port, a fresh DATA_DIR, and a generated key.
  * `env` overrides configuration exactly as environment variables would.
  */
-export async function startTestService(env: Record<string, string | undefined> = {}, options: TestServiceOptions = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string | undefined> = {},
+  options: TestServiceOptions = {},
+): Promise<TestService> {
   if (!announced) {
     announced = true;
     process.stdout.write(`[latchkey tests] database: ${databaseKind}\n`);
@@ -51,7 +54,8 @@ export async function startTestService(env: Record<string, string | undefined> =
   const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-test-'));
   // Test files run in parallel and some reseed (truncate) the domain tables: on PostgreSQL each service
   // gets a database of its own, as each gets its own PGlite directory without DATABASE_URL.
-  const ownDatabase = !('DATABASE_URL' in env) && process.env['DATABASE_URL'] ? await createOwnDatabase(process.env['DATABASE_URL']) : undefined;
+  const ownDatabase =
+    !('DATABASE_URL' in env) && process.env['DATABASE_URL'] ? await createOwnDatabase(process.env['DATABASE_URL']) : undefined;
   const privateJwk = await generateSigningJwk();
   const config = loadConfig({
     env: {

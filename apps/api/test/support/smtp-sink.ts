@@ -34,7 +34,10 @@ export async function startSmtpSink() {
     async nextLink(after: number): Promise<string> {
       for (let i = 0; i < 100 && inbox.length <= after; i++) await new Promise((resolve) => setTimeout(resolve, 50));
       const mail = inbox.at(-1);
-      const link = mail && inbox.length > after ? /https?:\/\/[^\s"<>]+\/login\/ott\?token=[A-Za-z0-9_%-]+/.exec(decodedMail(mail.raw))?.[0] : undefined;
+      const link =
+        mail && inbox.length > after
+          ? /https?:\/\/[^\s"<>]+\/login\/ott\?token=[A-Za-z0-9_%-]+/.exec(decodedMail(mail.raw))?.[0]
+          : undefined;
       if (!link) throw new Error('no sign-in mail arrived');
       return link;
     },

@@ -42,8 +42,10 @@ function track(subscribe: Subscribe, payload: Payload): Received {
     results: [],
     completed: false,
     dispose: () => undefined,
-    waitFor: (count, timeoutMs = 10_000) => until(() => received.results.length >= count, timeoutMs, `${count} results (have ${received.results.length})`),
-    ended: (timeoutMs = 10_000) => until(() => received.completed || received.error !== undefined, timeoutMs, 'the end of the subscription'),
+    waitFor: (count, timeoutMs = 10_000) =>
+      until(() => received.results.length >= count, timeoutMs, `${count} results (have ${received.results.length})`),
+    ended: (timeoutMs = 10_000) =>
+      until(() => received.completed || received.error !== undefined, timeoutMs, 'the end of the subscription'),
   };
   received.dispose = subscribe(payload, {
     next: (value) => received.results.push(value),
@@ -58,7 +60,11 @@ function track(subscribe: Subscribe, payload: Payload): Received {
  * go to `ws` as they are (headers, and for a proxy in front: ca, servername, localAddress; ws passes servername on
  * to tls.connect, though its types omit it).
  */
-export function wsClient(graphqlUrl: string, token?: string, options: ClientOptions & { servername?: string } = {}): WsClient & { on: WsClient['on'] } {
+export function wsClient(
+  graphqlUrl: string,
+  token?: string,
+  options: ClientOptions & { servername?: string } = {},
+): WsClient & { on: WsClient['on'] } {
   const url = graphqlUrl.replace(/^http/, 'ws');
   return createWsClient({
     url,
@@ -115,8 +121,14 @@ export function overEventStream(open: (payload: Payload) => Promise<IncomingMess
           for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
             const lines = buffered.slice(0, end).split('\n');
             buffered = buffered.slice(end + 2);
-            const event = lines.find((line) => line.startsWith('event:'))?.slice(6).trim();
-            const data = lines.filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
+            const event = lines
+              .find((line) => line.startsWith('event:'))
+              ?.slice(6)
+              .trim();
+            const data = lines
+              .filter((line) => line.startsWith('data:'))
+              .map((line) => line.slice(5).trimStart())
+              .join('\n');
             if (event === 'next') sink.next(JSON.parse(data));
             if (event === 'complete') sink.complete();
           }

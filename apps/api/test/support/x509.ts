@@ -36,23 +36,68 @@ export class TestPki {
   /** A self-signed authority. */
   authority(name: string, subject: string): Issued {
     this.openssl([
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
-      '-subj', subject, '-keyout', `${name}.key`, '-out', `${name}.pem`,
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      subject,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.pem`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
     ]);
     return this.read(`${name}.pem`, `${name}.key`);
   }
 
   /** A certificate issued by `issuer`: for a TLS server (`serverNames`) or a TLS client. */
   issue(name: string, issuer: Issued, subject: string, serverNames?: string[]): Issued {
-    this.openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', subject, '-keyout', `${name}.key`, '-out', `${name}.csr`]);
+    this.openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-subj',
+      subject,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+    ]);
     const extensions = serverNames
       ? `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=${serverNames.join(',')}\n`
       : 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n';
     writeFileSync(path.join(this.dir, `${name}.ext`), extensions);
     this.openssl([
-      'x509', '-req', '-in', `${name}.csr`, '-CA', issuer.certFile, '-CAkey', issuer.keyFile, '-set_serial', String(this.serial++),
-      '-days', '2', '-sha256', '-extfile', `${name}.ext`, '-out', `${name}.pem`,
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      issuer.certFile,
+      '-CAkey',
+      issuer.keyFile,
+      '-set_serial',
+      String(this.serial++),
+      '-days',
+      '2',
+      '-sha256',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.pem`,
     ]);
     return this.read(`${name}.pem`, `${name}.key`);
   }

@@ -13,7 +13,10 @@ describe('development outbox (delivery handler)', () => {
     const outbox = createDevOutbox({ dir, production: false, echo: { write: (text: string) => echoed.push(text) } });
     const expiresAt = new Date(Date.now() + 300_000);
     for (const to of ['alice@acme.test', 'bob@acme.test', 'erin@acme.test']) {
-      await outbox.deliver({ to, token: `token-for-${to}`, magicLink: `http://localhost:4000/login/ott?token=token-for-${to}`, expiresAt }, {});
+      await outbox.deliver(
+        { to, token: `token-for-${to}`, magicLink: `http://localhost:4000/login/ott?token=token-for-${to}`, expiresAt },
+        {},
+      );
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     const files = readdirSync(dir);
@@ -26,7 +29,10 @@ describe('development outbox (delivery handler)', () => {
 
     const latest = await readOutbox(dir, 2);
     expect(latest.map((message) => message.to)).toEqual(['bob@acme.test', 'erin@acme.test']);
-    expect(latest[1]).toMatchObject({ subject: 'Your Latchkey sign-in link', magicLink: 'http://localhost:4000/login/ott?token=token-for-erin@acme.test' });
+    expect(latest[1]).toMatchObject({
+      subject: 'Your Latchkey sign-in link',
+      magicLink: 'http://localhost:4000/login/ott?token=token-for-erin@acme.test',
+    });
     expect(latest[1]!.text).toContain('within 5 minute(s)');
   });
 

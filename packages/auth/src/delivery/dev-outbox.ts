@@ -41,7 +41,13 @@ export function createDevOutbox(options: DevOutboxOptions): DeliveryHandler {
     name: 'dev-outbox',
     async deliver(message) {
       const sentAt = new Date();
-      const stored: StoredMessage = { to: message.to, ...renderMessage(message), magicLink: message.magicLink, expiresAt: message.expiresAt.toISOString(), sentAt: sentAt.toISOString() };
+      const stored: StoredMessage = {
+        to: message.to,
+        ...renderMessage(message),
+        magicLink: message.magicLink,
+        expiresAt: message.expiresAt.toISOString(),
+        sentAt: sentAt.toISOString(),
+      };
       await mkdir(options.dir, { recursive: true, mode: 0o700 });
       const name = `${sentAt.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.json`;
       // Written whole, then renamed: a reader never sees half a message.

@@ -36,7 +36,8 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 /** The decoded text of a quoted-printable body (enough for our plain-text message). */
-const decoded = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+const decoded = (raw: string) =>
+  raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
 describe('SMTP delivery (nodemailer)', () => {
   it('sends the sign-in link to the user through a real SMTP server, with credentials from the URL', async () => {
@@ -53,7 +54,9 @@ describe('SMTP delivery (nodemailer)', () => {
 
   it('a server that refuses the credentials makes delivery fail (the caller logs it; the client never learns)', async () => {
     const delivery = createSmtpDelivery({ url: `smtp://mailer:wrong@127.0.0.1:${port}`, from: 'login@latchkey.test' });
-    await expect(delivery.deliver({ to: 'bob@acme.test', token: 't', magicLink: 'http://x/login/ott?token=t', expiresAt: new Date() }, {})).rejects.toThrow();
+    await expect(
+      delivery.deliver({ to: 'bob@acme.test', token: 't', magicLink: 'http://x/login/ott?token=t', expiresAt: new Date() }, {}),
+    ).rejects.toThrow();
     delivery.close();
   });
 

@@ -29,7 +29,12 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): Delivery
   return {
     name: 'webhook',
     async deliver(message) {
-      const body = JSON.stringify({ to: message.to, ...renderMessage(message), magicLink: message.magicLink, expiresAt: message.expiresAt.toISOString() });
+      const body = JSON.stringify({
+        to: message.to,
+        ...renderMessage(message),
+        magicLink: message.magicLink,
+        expiresAt: message.expiresAt.toISOString(),
+      });
       const signature = createHmac('sha256', options.secret).update(body).digest('hex');
       const response = await fetch(options.url, {
         method: 'POST',

@@ -6,7 +6,17 @@ import type { AcrLevel, Factor, FactorGrant } from './types.js';
  */
 export const DEFAULT_ACR_LEVELS: readonly AcrLevel[] = [
   { value: 'urn:latchkey:acr:1fa', anyOf: [['PASSWORD'], ['OTT'], ['WEBAUTHN'], ['X509'], ['AUTHORIZATION_CODE']] },
-  { value: 'urn:latchkey:acr:2fa', anyOf: [['OTT', 'TOTP'], ['OTT', 'PASSWORD'], ['PASSWORD', 'TOTP'], ['OTT', 'RECOVERY_CODE'], ['PASSWORD', 'RECOVERY_CODE'], ['AUTHORIZATION_CODE', 'TOTP']] },
+  {
+    value: 'urn:latchkey:acr:2fa',
+    anyOf: [
+      ['OTT', 'TOTP'],
+      ['OTT', 'PASSWORD'],
+      ['PASSWORD', 'TOTP'],
+      ['OTT', 'RECOVERY_CODE'],
+      ['PASSWORD', 'RECOVERY_CODE'],
+      ['AUTHORIZATION_CODE', 'TOTP'],
+    ],
+  },
   { value: 'urn:latchkey:acr:phr', anyOf: [['WEBAUTHN'], ['X509']] },
 ];
 

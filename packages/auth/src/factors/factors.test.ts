@@ -19,17 +19,37 @@ describe('amr (spec Resources: RFC 8176 values, mfa when more than one factor wa
     [['PASSWORD'], ['pwd']],
     [['X509'], ['hwk']],
     [['AUTHORIZATION_CODE'], ['fed']],
-    [['OTT', 'TOTP'], ['otp', 'mfa']],
-    [['OTT', 'PASSWORD'], ['otp', 'pwd', 'mfa']],
-    [['PASSWORD', 'OTT'], ['pwd', 'otp', 'mfa']],
-    [['OTT', 'RECOVERY_CODE'], ['otp', 'mfa']],
-    [['WEBAUTHN', 'TOTP'], ['swk', 'otp', 'mfa']],
+    [
+      ['OTT', 'TOTP'],
+      ['otp', 'mfa'],
+    ],
+    [
+      ['OTT', 'PASSWORD'],
+      ['otp', 'pwd', 'mfa'],
+    ],
+    [
+      ['PASSWORD', 'OTT'],
+      ['pwd', 'otp', 'mfa'],
+    ],
+    [
+      ['OTT', 'RECOVERY_CODE'],
+      ['otp', 'mfa'],
+    ],
+    [
+      ['WEBAUTHN', 'TOTP'],
+      ['swk', 'otp', 'mfa'],
+    ],
   ] as const)('%j -> %j', (factors, amr) => {
     expect(amrOf(factors.map((factor, index) => ({ factor, issuedAt: 1000 + index })))).toEqual(amr);
   });
 
   it('the same factor proven twice is one factor (no mfa)', () => {
-    expect(amrOf([{ factor: 'OTT', issuedAt: 1 }, { factor: 'OTT', issuedAt: 2 }])).toEqual(['otp']);
+    expect(
+      amrOf([
+        { factor: 'OTT', issuedAt: 1 },
+        { factor: 'OTT', issuedAt: 2 },
+      ]),
+    ).toEqual(['otp']);
   });
 });
 
@@ -59,12 +79,29 @@ describe('multi-factor rules (spec Multi-factor rules 1-3)', () => {
 
   it('rule 2 alternatives: a passkey alone meets the admins rule; OTT alone still needs TOTP', () => {
     expect(evaluateRules([adminsRule], admin, [{ factor: 'WEBAUTHN', issuedAt: now }], now)).toEqual({ met: true });
-    expect(evaluateRules([adminsRule], admin, [{ factor: 'OTT', issuedAt: now }], now)).toEqual({ met: false, rule: 'admins', stillNeeded: [['WEBAUTHN'], ['TOTP']] });
-    expect(evaluateRules([adminsRule], admin, [{ factor: 'OTT', issuedAt: now }, { factor: 'TOTP', issuedAt: now }], now)).toEqual({ met: true });
+    expect(evaluateRules([adminsRule], admin, [{ factor: 'OTT', issuedAt: now }], now)).toEqual({
+      met: false,
+      rule: 'admins',
+      stillNeeded: [['WEBAUTHN'], ['TOTP']],
+    });
+    expect(
+      evaluateRules(
+        [adminsRule],
+        admin,
+        [
+          { factor: 'OTT', issuedAt: now },
+          { factor: 'TOTP', issuedAt: now },
+        ],
+        now,
+      ),
+    ).toEqual({ met: true });
   });
 
   it('rule 2 validity durations: a factor past its duration no longer counts', () => {
-    const grants = [{ factor: 'OTT' as const, issuedAt: now - 7200 }, { factor: 'TOTP' as const, issuedAt: now - 3601 }];
+    const grants = [
+      { factor: 'OTT' as const, issuedAt: now - 7200 },
+      { factor: 'TOTP' as const, issuedAt: now - 3601 },
+    ];
     expect(evaluateRules([adminsRule], admin, grants, now)).toMatchObject({ met: false, stillNeeded: [['WEBAUTHN'], ['TOTP']] });
     expect(evaluateRules([adminsRule], admin, grants, now - 1)).toEqual({ met: true });
   });
@@ -77,9 +114,33 @@ describe('multi-factor rules (spec Multi-factor rules 1-3)', () => {
   });
 
   it('every applicable rule must be met', () => {
-    const everyone: FactorRule = { name: 'fresh', appliesTo: { everyone: true }, anyOf: [[{ factor: 'OTT', maxAgeSeconds: 60 }], [{ factor: 'WEBAUTHN' }]] };
-    expect(evaluateRules([everyone, adminsRule], admin, [{ factor: 'OTT', issuedAt: now }, { factor: 'TOTP', issuedAt: now }], now)).toEqual({ met: true });
-    expect(evaluateRules([everyone, adminsRule], admin, [{ factor: 'OTT', issuedAt: now - 61 }, { factor: 'TOTP', issuedAt: now }], now)).toMatchObject({ met: false, rule: 'fresh' });
+    const everyone: FactorRule = {
+      name: 'fresh',
+      appliesTo: { everyone: true },
+      anyOf: [[{ factor: 'OTT', maxAgeSeconds: 60 }], [{ factor: 'WEBAUTHN' }]],
+    };
+    expect(
+      evaluateRules(
+        [everyone, adminsRule],
+        admin,
+        [
+          { factor: 'OTT', issuedAt: now },
+          { factor: 'TOTP', issuedAt: now },
+        ],
+        now,
+      ),
+    ).toEqual({ met: true });
+    expect(
+      evaluateRules(
+        [everyone, adminsRule],
+        admin,
+        [
+          { factor: 'OTT', issuedAt: now - 61 },
+          { factor: 'TOTP', issuedAt: now },
+        ],
+        now,
+      ),
+    ).toMatchObject({ met: false, rule: 'fresh' });
   });
 });
 
@@ -94,10 +155,16 @@ describe('a remembered browser (spec Multi-factor rules 5)', () => {
     expect(evaluateRules([adminsRule], admin, [], now, { rememberedDevice: true })).toMatchObject({ met: false });
     // A rule of first factors only (a passkey) is not spared by it.
     const passkeyOnly: FactorRule = { name: 'passkey', appliesTo: { everyone: true }, anyOf: [[{ factor: 'WEBAUTHN' }]] };
-    expect(evaluateRules([passkeyOnly], admin, ott, now, { rememberedDevice: true })).toMatchObject({ met: false, stillNeeded: [['WEBAUTHN']] });
+    expect(evaluateRules([passkeyOnly], admin, ott, now, { rememberedDevice: true })).toMatchObject({
+      met: false,
+      stillNeeded: [['WEBAUTHN']],
+    });
     // OTT + password held as password alone: the link is still needed.
     const ottPassword: FactorRule = { name: 'op', appliesTo: { everyone: true }, anyOf: [[{ factor: 'OTT' }, { factor: 'PASSWORD' }]] };
-    expect(evaluateRules([ottPassword], admin, [{ factor: 'PASSWORD', issuedAt: now }], now, { rememberedDevice: true })).toMatchObject({ met: false, stillNeeded: [['OTT']] });
+    expect(evaluateRules([ottPassword], admin, [{ factor: 'PASSWORD', issuedAt: now }], now, { rememberedDevice: true })).toMatchObject({
+      met: false,
+      stillNeeded: [['OTT']],
+    });
   });
 });
 
@@ -109,7 +176,11 @@ describe('start-up refuses rules that enforce nothing (spec Multi-factor rules 4
     const x509: FactorRule = { name: 'certs', appliesTo: { everyone: true }, anyOf: [[{ factor: 'X509' }]] };
     expect(() => validateRules([x509], all)).toThrow(FactorRuleError);
     expect(() => validateRules([x509], all)).toThrow(/requires X509, which nothing on this server contributes/);
-    const upstream: FactorRule = { name: 'sso', appliesTo: { everyone: true }, anyOf: [[{ factor: 'WEBAUTHN' }], [{ factor: 'AUTHORIZATION_CODE' }]] };
+    const upstream: FactorRule = {
+      name: 'sso',
+      appliesTo: { everyone: true },
+      anyOf: [[{ factor: 'WEBAUTHN' }], [{ factor: 'AUTHORIZATION_CODE' }]],
+    };
     expect(() => validateRules([upstream], all)).toThrow(/AUTHORIZATION_CODE/);
   });
 

@@ -22,7 +22,8 @@ export const SUPPRESSIBLE_FACTORS: ReadonlySet<Factor> = new Set<Factor>(['TOTP'
 /** Whether a requirement is met by the grants at `now` (a factor past its validity no longer counts). */
 function holds(requirement: FactorRequirement, grants: readonly FactorGrant[], now: number): boolean {
   return grants.some(
-    (grant) => grant.factor === requirement.factor && (requirement.maxAgeSeconds === undefined || now - grant.issuedAt <= requirement.maxAgeSeconds),
+    (grant) =>
+      grant.factor === requirement.factor && (requirement.maxAgeSeconds === undefined || now - grant.issuedAt <= requirement.maxAgeSeconds),
   );
 }
 
@@ -77,12 +78,16 @@ export function validateRules(rules: readonly FactorRule[], contributed: Readonl
     for (const alternative of rule.anyOf) {
       if (!Array.isArray(alternative) || alternative.length === 0) throw new FactorRuleError(`${where} has an empty alternative`);
       for (const requirement of alternative) {
-        if (!(FACTORS as readonly string[]).includes(requirement.factor)) throw new FactorRuleError(`${where} names an unknown factor "${String(requirement.factor)}"`);
+        if (!(FACTORS as readonly string[]).includes(requirement.factor))
+          throw new FactorRuleError(`${where} names an unknown factor "${String(requirement.factor)}"`);
         if (!contributed.has(requirement.factor)) {
-          throw new FactorRuleError(`${where} requires ${requirement.factor}, which nothing on this server contributes: enable it or change the rule`);
+          throw new FactorRuleError(
+            `${where} requires ${requirement.factor}, which nothing on this server contributes: enable it or change the rule`,
+          );
         }
         const age = requirement.maxAgeSeconds;
-        if (age !== undefined && (!Number.isInteger(age) || age < 1)) throw new FactorRuleError(`${where}: maxAgeSeconds of ${requirement.factor} must be a positive integer`);
+        if (age !== undefined && (!Number.isInteger(age) || age < 1))
+          throw new FactorRuleError(`${where}: maxAgeSeconds of ${requirement.factor} must be a positive integer`);
       }
     }
   }

@@ -30,7 +30,12 @@ function adapterFor(model: string): OidcAdapter {
 
 async function storedRows(model?: string) {
   const rows = await database.db
-    .select({ model: oidcModels.model, id: oidcModels.id, grantId: oidcModels.grantId, type: sql<string>`jsonb_typeof(${oidcModels.payload})` })
+    .select({
+      model: oidcModels.model,
+      id: oidcModels.id,
+      grantId: oidcModels.grantId,
+      type: sql<string>`jsonb_typeof(${oidcModels.payload})`,
+    })
     .from(oidcModels)
     .where(model ? eq(oidcModels.model, model) : undefined)
     .orderBy(oidcModels.model, oidcModels.id);
@@ -117,7 +122,7 @@ describe('Drizzle adapter for oidc-provider', () => {
     expect(await tokens.find('at-2')).toEqual({ jti: 'at-2' });
   });
 
-  it('findByUid and findByUserCode look up within the adapter\'s model and skip expired rows', async () => {
+  it("findByUid and findByUserCode look up within the adapter's model and skip expired rows", async () => {
     const sessions = adapterFor('Session');
     const deviceCodes = adapterFor('DeviceCode');
     await sessions.upsert('sess-a', { jti: 'sess-a', uid: 'uid-a', accountId: 'alice' }, 60);
@@ -199,8 +204,13 @@ describe('Drizzle adapter for oidc-provider', () => {
 describe('oidc-provider running on the Drizzle adapter', () => {
   const issuer = 'https://op.latchkey.test';
   const client = { client_id: 'reporting-service', client_secret: 'a-client-secret-of-reasonable-length-0123456789' };
-  const web = { client_id: 'web-app', client_secret: 'another-client-secret-of-reasonable-length-98765', redirect_uri: 'https://rp.latchkey.test/cb' };
-  const basicFor = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+  const web = {
+    client_id: 'web-app',
+    client_secret: 'another-client-secret-of-reasonable-length-98765',
+    redirect_uri: 'https://rp.latchkey.test/cb',
+  };
+  const basicFor = (id: string, secret: string) =>
+    `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
   const basic = basicFor(client.client_id, client.client_secret);
 
   /** Every adapter call the provider makes, as `Model.method`. */
@@ -295,7 +305,10 @@ describe('oidc-provider running on the Drizzle adapter', () => {
       token = String(issued.body['access_token']);
 
       // The provider stored it through the adapter, keyed by the opaque token value.
-      const rows = await database.db.select().from(oidcModels).where(and(eq(oidcModels.model, 'ClientCredentials'), eq(oidcModels.id, token)));
+      const rows = await database.db
+        .select()
+        .from(oidcModels)
+        .where(and(eq(oidcModels.model, 'ClientCredentials'), eq(oidcModels.id, token)));
       expect(rows).toHaveLength(1);
       expect(rows[0]!.expiresAt).toBeInstanceOf(Date);
       expect(rows[0]!.payload).toMatchObject({ jti: token, kind: 'ClientCredentials', clientId: client.client_id, scope: 'reports:read' });
@@ -358,7 +371,13 @@ describe('oidc-provider running on the Drizzle adapter', () => {
       }
       const body = await response.text();
       const location = response.headers.get('location');
-      expect(response.status, `${target.pathname} should redirect: ${body.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").slice(-400)}`).toBe(303);
+      expect(
+        response.status,
+        `${target.pathname} should redirect: ${body
+          .replace(/<[^>]*>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .slice(-400)}`,
+      ).toBe(303);
       return location!;
     }
 
@@ -418,10 +437,17 @@ describe('oidc-provider running on the Drizzle adapter', () => {
     const second = new Provider(issuer, configuration());
     const two = await serve(second);
     try {
-      const refreshed = await post(two.base, '/token', { grant_type: 'refresh_token', refresh_token: String(tokens['refresh_token']) }, webBasic);
+      const refreshed = await post(
+        two.base,
+        '/token',
+        { grant_type: 'refresh_token', refresh_token: String(tokens['refresh_token']) },
+        webBasic,
+      );
       expect(refreshed.status).toBe(200);
       expect(refreshed.body['access_token']).not.toBe(tokens['access_token']);
-      expect((await post(two.base, '/token/introspection', { token: String(refreshed.body['access_token']) }, webBasic)).body).toMatchObject({
+      expect(
+        (await post(two.base, '/token/introspection', { token: String(refreshed.body['access_token']) }, webBasic)).body,
+      ).toMatchObject({
         active: true,
         sub: 'alice',
         client_id: web.client_id,
@@ -440,12 +466,21 @@ describe('oidc-provider running on the Drizzle adapter', () => {
       expect(left).toEqual([]);
       expect(await adapterFor('Grant').find(grantId!)).toBeUndefined();
       expect(await storedRows('Session')).toHaveLength(1);
-      expect((await post(two.base, '/token/introspection', { token: String(refreshed.body['access_token']) }, webBasic)).body).toEqual({ active: false });
+      expect((await post(two.base, '/token/introspection', { token: String(refreshed.body['access_token']) }, webBasic)).body).toEqual({
+        active: false,
+      });
     } finally {
       await stop(two.server);
     }
 
-    for (const call of ['Session.upsert', 'Interaction.upsert', 'Grant.upsert', 'AuthorizationCode.consume', 'RefreshToken.find', 'AccessToken.revokeByGrantId']) {
+    for (const call of [
+      'Session.upsert',
+      'Interaction.upsert',
+      'Grant.upsert',
+      'AuthorizationCode.consume',
+      'RefreshToken.find',
+      'AccessToken.revokeByGrantId',
+    ]) {
       expect(calls).toContain(call);
     }
     console.info(`oidc-provider adapter calls: ${[...new Set(calls)].join(', ')}`);
@@ -456,7 +491,11 @@ describe('Drizzle adapter: what jsonb cannot store', () => {
   it('a payload with a NUL character is refused as invalid_request (400), and nothing is written', async () => {
     const Adapter = createDrizzleAdapter(database.db);
     const interactions = new Adapter('Interaction');
-    await expect(interactions.upsert('nul-1', { params: { state: 'a\u0000b' } }, 60)).rejects.toMatchObject({ message: 'invalid_request', statusCode: 400, expose: true });
+    await expect(interactions.upsert('nul-1', { params: { state: 'a\u0000b' } }, 60)).rejects.toMatchObject({
+      message: 'invalid_request',
+      statusCode: 400,
+      expose: true,
+    });
     expect(await interactions.find('nul-1')).toBeUndefined();
   });
 });

@@ -55,7 +55,12 @@ function withConsumed(row: { payload: OidcPayload; consumedAt: Date | null } | u
  */
 /** An OAuth `invalid_request` in the shape oidc-provider's error handler exposes to the client. */
 function nulRefused(): Error {
-  return Object.assign(new Error('invalid_request'), { expose: true, statusCode: 400, status: 400, error_description: 'parameters must not contain NUL characters' });
+  return Object.assign(new Error('invalid_request'), {
+    expose: true,
+    statusCode: 400,
+    status: 400,
+    error_description: 'parameters must not contain NUL characters',
+  });
 }
 
 export function createDrizzleAdapter(db: Database): OidcAdapterClass {

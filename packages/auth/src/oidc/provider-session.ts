@@ -27,10 +27,20 @@ type SessionContext = { req: IncomingMessage; res: ServerResponse };
  * The provider's session of this browser (its signed session cookie), or null when nobody is signed in.
  * Pages served beside the provider (the account page) use it instead of a second session mechanism.
  */
-export async function readProviderSession(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<ProviderSessionState | null> {
+export async function readProviderSession(
+  provider: Provider,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<ProviderSessionState | null> {
   const session = await provider.Session.get({ req, res } as SessionContext as never);
   if (!session.accountId || typeof session.loginTs !== 'number') return null;
-  return { accountId: session.accountId, sessionUid: session.uid, amr: session.amr ?? [], acr: session.acr ?? '', authTime: session.loginTs };
+  return {
+    accountId: session.accountId,
+    sessionUid: session.uid,
+    amr: session.amr ?? [],
+    acr: session.acr ?? '',
+    authTime: session.loginTs,
+  };
 }
 
 /**
@@ -39,7 +49,12 @@ export async function readProviderSession(provider: Provider, req: IncomingMessa
  * so later authorization requests from any client skip the login prompt. The session id is always new
  * (no session fixation); another account's session in this browser is ended first.
  */
-export async function signInProviderSession(provider: Provider, req: IncomingMessage, res: ServerResponse, signIn: Omit<ProviderSignIn, 'authTime'>): Promise<{ sessionUid: string; expiresAt: Date }> {
+export async function signInProviderSession(
+  provider: Provider,
+  req: IncomingMessage,
+  res: ServerResponse,
+  signIn: Omit<ProviderSignIn, 'authTime'>,
+): Promise<{ sessionUid: string; expiresAt: Date }> {
   const ctx = provider.createContext(req, res);
   let session = await provider.Session.get(ctx as never);
   if (session.accountId && session.accountId !== signIn.accountId) {

@@ -77,7 +77,6 @@ export interface SessionStandingQuery {
   cookieHeader: string | undefined;
 }
 
-
 /** Scopes an access token for the API may carry. */
 export const API_SCOPES = 'api';
 
@@ -85,7 +84,10 @@ export const API_SCOPES = 'api';
 export const FACTORS_REQUIRED = 'latchkey_factors_required';
 
 /** oidc-provider's default prompts, with one more login check: the session's factors must still suffice. */
-function loginPolicy(policy: typeof import('oidc-provider').interactionPolicy, sessionNeedsLogin: AuthorizationServerOptions['sessionNeedsLogin']) {
+function loginPolicy(
+  policy: typeof import('oidc-provider').interactionPolicy,
+  sessionNeedsLogin: AuthorizationServerOptions['sessionNeedsLogin'],
+) {
   const prompts = policy.base();
   prompts.get('login')!.checks.add(
     new policy.Check(FACTORS_REQUIRED, 'additional authentication factors are required', async (ctx) => {
@@ -93,7 +95,12 @@ function loginPolicy(policy: typeof import('oidc-provider').interactionPolicy, s
       // No session: the default checks prompt already. A login just finished here was judged complete first.
       if (!session?.accountId || ctx.oidc.result?.['login']) return policy.Check.NO_NEED_TO_PROMPT;
       const acrValues = typeof params?.['acr_values'] === 'string' ? params['acr_values'].split(' ').filter(Boolean) : [];
-      const needed = await sessionNeedsLogin!({ sessionUid: session.uid, accountId: session.accountId, acrValues, cookieHeader: ctx.get('cookie') || undefined });
+      const needed = await sessionNeedsLogin!({
+        sessionUid: session.uid,
+        accountId: session.accountId,
+        acrValues,
+        cookieHeader: ctx.get('cookie') || undefined,
+      });
       return needed ? policy.Check.REQUEST_PROMPT : policy.Check.NO_NEED_TO_PROMPT;
     }),
   );
@@ -129,7 +136,12 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     adapter: options.adapter,
     clients: options.clients,
     jwks: { keys: [signingJwk as never] },
-    enabledJWA: { idTokenSigningAlgValues: signedWith, userinfoSigningAlgValues: signedWith, introspectionSigningAlgValues: signedWith, authorizationSigningAlgValues: signedWith },
+    enabledJWA: {
+      idTokenSigningAlgValues: signedWith,
+      userinfoSigningAlgValues: signedWith,
+      introspectionSigningAlgValues: signedWith,
+      authorizationSigningAlgValues: signedWith,
+    },
     clientDefaults: { id_token_signed_response_alg: signingAlg },
     routes: OIDC_ROUTES,
     cookies: {
@@ -148,7 +160,10 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     // OpenID scopes only: `api` is the API's (resource) scope, granted through the resource indicator.
     scopes: ['openid', 'offline_access', 'email', 'profile'],
     findAccount: (_ctx, id) => findAccount(options.db, id),
-    interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`, ...(options.sessionNeedsLogin ? { policy: loginPolicy(interactionPolicy, options.sessionNeedsLogin) } : {}) },
+    interactions: {
+      url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
+      ...(options.sessionNeedsLogin ? { policy: loginPolicy(interactionPolicy, options.sessionNeedsLogin) } : {}),
+    },
     // Authorization code with PKCE (S256) for every client, public or not, and nothing else (RFC 9700): no
     // implicit grant, no `id_token` or `code id_token` response types, so discovery advertises none of them.
     responseTypes: [...OFFERED_RESPONSE_TYPES],
@@ -167,14 +182,20 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
         logoutSource: async (ctx, form) => {
           ctx.type = 'html';
           ctx.set('content-security-policy', PROVIDER_PAGE_CSP);
-          ctx.body = renderPage('Sign out', `<p>Sign out of Latchkey in this browser?</p>${form}
+          ctx.body = renderPage(
+            'Sign out',
+            `<p>Sign out of Latchkey in this browser?</p>${form}
 <button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button>
-<button type="submit" form="op.logoutForm">Stay signed in</button>`);
+<button type="submit" form="op.logoutForm">Stay signed in</button>`,
+          );
         },
         postLogoutSuccessSource: async (ctx) => {
           ctx.type = 'html';
           ctx.set('content-security-policy', PROVIDER_PAGE_CSP);
-          ctx.body = renderPage('Signed out', '<p role="status">You are signed out of Latchkey in this browser.</p><p><a href="/login">Sign in again</a></p>');
+          ctx.body = renderPage(
+            'Signed out',
+            '<p role="status">You are signed out of Latchkey in this browser.</p><p><a href="/login">Sign in again</a></p>',
+          );
         },
       },
       resourceIndicators: {

@@ -32,7 +32,12 @@ export async function generateOneTimeTokenWithCode(
   return { ...generated, code: generated.code! };
 }
 
-async function insertToken(db: Database, request: GenerateRequest, binding: string | undefined, now: Date): Promise<GeneratedOneTimeToken & { code?: string }> {
+async function insertToken(
+  db: Database,
+  request: GenerateRequest,
+  binding: string | undefined,
+  now: Date,
+): Promise<GeneratedOneTimeToken & { code?: string }> {
   const ttlSeconds = request.ttlSeconds ?? DEFAULT_TTL_SECONDS;
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_TTL_SECONDS) {
     throw new RangeError(`ttlSeconds must be an integer from 1 to ${MAX_TTL_SECONDS}`);

@@ -75,7 +75,15 @@ describe('one-time tokens (spec One-time token login)', () => {
 
   it('wrong, malformed and foreign tokens are refused without touching stored ones', async () => {
     const { token } = await generateOneTimeToken(database.db, { username: 'alice@acme.test' });
-    for (const wrong of ['', 'x', `${token}x`, token.slice(0, -1), randomBytes(32).toString('base64url'), "' or 1=1 --", token.toUpperCase()]) {
+    for (const wrong of [
+      '',
+      'x',
+      `${token}x`,
+      token.slice(0, -1),
+      randomBytes(32).toString('base64url'),
+      "' or 1=1 --",
+      token.toUpperCase(),
+    ]) {
       if (wrong === token) continue;
       expect(await consumeOneTimeToken(database.db, wrong)).toBeNull();
     }
@@ -121,7 +129,7 @@ describe('short codes: a second way of presenting a token, typed in the browser 
     await expect(generateOneTimeTokenWithCode(database.db, { username: alice }, 'not a binding')).rejects.toThrow(TypeError);
   });
 
-  it('without a username the code is looked up among this browser\'s codes only, whatever address they were sent to', async () => {
+  it("without a username the code is looked up among this browser's codes only, whatever address they were sent to", async () => {
     const binding = newCodeBinding();
     const mine = await withCode(binding);
     expect(await consumeShortCode(database.db, { code: mine.code, binding: newCodeBinding() })).toBeNull();
@@ -161,11 +169,13 @@ describe('short codes: a second way of presenting a token, typed in the browser 
   it(`the budget: ${SHORT_CODE_ATTEMPTS} guesses; the last may be right, after it the code is dead but the link still works`, async () => {
     const binding = newCodeBinding();
     const lucky = await withCode(binding);
-    for (let i = 0; i < SHORT_CODE_ATTEMPTS - 1; i++) expect(await consumeShortCode(database.db, { username: alice, code: wrongCodeFor(lucky.code), binding })).toBeNull();
+    for (let i = 0; i < SHORT_CODE_ATTEMPTS - 1; i++)
+      expect(await consumeShortCode(database.db, { username: alice, code: wrongCodeFor(lucky.code), binding })).toBeNull();
     expect(await consumeShortCode(database.db, { username: alice, code: lucky.code, binding })).toEqual({ username: alice });
 
     const unlucky = await withCode(binding);
-    for (let i = 0; i < SHORT_CODE_ATTEMPTS; i++) expect(await consumeShortCode(database.db, { username: alice, code: wrongCodeFor(unlucky.code), binding })).toBeNull();
+    for (let i = 0; i < SHORT_CODE_ATTEMPTS; i++)
+      expect(await consumeShortCode(database.db, { username: alice, code: wrongCodeFor(unlucky.code), binding })).toBeNull();
     const [row] = await database.db.select().from(oneTimeTokens);
     expect(row).toMatchObject({ codeHash: null, bindingHash: null, codeAttempts: SHORT_CODE_ATTEMPTS });
     expect(await consumeShortCode(database.db, { username: alice, code: unlucky.code, binding })).toBeNull();
@@ -179,7 +189,9 @@ describe('short codes: a second way of presenting a token, typed in the browser 
     expect(results.filter((result) => result !== null)).toEqual([{ username: alice }]);
 
     const other = await withCode(binding);
-    const guesses = await Promise.all(Array.from({ length: 20 }, () => consumeShortCode(database.db, { username: alice, code: wrongCodeFor(other.code), binding })));
+    const guesses = await Promise.all(
+      Array.from({ length: 20 }, () => consumeShortCode(database.db, { username: alice, code: wrongCodeFor(other.code), binding })),
+    );
     expect(guesses.every((result) => result === null)).toBe(true);
     const [row] = await database.db.select().from(oneTimeTokens);
     expect(row).toMatchObject({ codeHash: null, codeAttempts: SHORT_CODE_ATTEMPTS });
@@ -190,15 +202,19 @@ describe('short codes: a second way of presenting a token, typed in the browser 
     const now = new Date('2026-11-22T12:00:00Z');
     const binding = newCodeBinding();
     const short = await withCode(binding, { username: alice, ttlSeconds: 60 }, now);
-    expect(await consumeShortCode(database.db, { username: alice, code: short.code, binding }, new Date('2026-11-22T12:01:00Z'))).toBeNull();
-    expect(await consumeShortCode(database.db, { username: alice, code: short.code, binding }, new Date('2026-11-22T12:00:59Z'))).toEqual({ username: alice });
+    expect(
+      await consumeShortCode(database.db, { username: alice, code: short.code, binding }, new Date('2026-11-22T12:01:00Z')),
+    ).toBeNull();
+    expect(await consumeShortCode(database.db, { username: alice, code: short.code, binding }, new Date('2026-11-22T12:00:59Z'))).toEqual({
+      username: alice,
+    });
     const plain = await generateOneTimeToken(database.db, { username: alice });
     const [row] = await database.db.select().from(oneTimeTokens);
     expect(row).toMatchObject({ codeHash: null, bindingHash: null, codeAttempts: 0 });
     expect(await consumeOneTimeToken(database.db, plain.token)).toEqual({ username: alice });
   });
 
-  it('revoking a browser kills its outstanding codes only; their links, and other browsers\' codes, live on', async () => {
+  it("revoking a browser kills its outstanding codes only; their links, and other browsers' codes, live on", async () => {
     const stopped = newCodeBinding();
     const bystander = newCodeBinding();
     const [a, b] = [await withCode(stopped), await withCode(stopped, { username: 'bob@acme.test' })];

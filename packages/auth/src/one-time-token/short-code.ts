@@ -76,14 +76,22 @@ export async function consumeShortCode(
         gt(oneTimeTokens.expiresAt, now),
       ),
     )
-    .returning({ tokenHash: oneTimeTokens.tokenHash, username: oneTimeTokens.username, codeHash: oneTimeTokens.codeHash, codeAttempts: oneTimeTokens.codeAttempts });
+    .returning({
+      tokenHash: oneTimeTokens.tokenHash,
+      username: oneTimeTokens.username,
+      codeHash: oneTimeTokens.codeHash,
+      codeAttempts: oneTimeTokens.codeAttempts,
+    });
   let consumed: ConsumedOneTimeToken | null = null;
   const spent: string[] = [];
   for (const candidate of candidates) {
     const expected = Buffer.from(hashShortCode(presented.binding, candidate.tokenHash, candidate.username, presented.code));
     const stored = Buffer.from(candidate.codeHash ?? '');
     if (!consumed && stored.length === expected.length && timingSafeEqual(stored, expected)) {
-      const [row] = await db.delete(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, candidate.tokenHash)).returning({ username: oneTimeTokens.username });
+      const [row] = await db
+        .delete(oneTimeTokens)
+        .where(eq(oneTimeTokens.tokenHash, candidate.tokenHash))
+        .returning({ username: oneTimeTokens.username });
       if (row) consumed = { username: row.username };
     } else if (candidate.codeAttempts >= SHORT_CODE_ATTEMPTS) {
       spent.push(candidate.tokenHash);

@@ -33,7 +33,12 @@ export async function finishPasskeyAuthentication(
 ): Promise<PasskeyAuthenticationResult> {
   checkRelyingParty(rp);
   const response = request.response;
-  const consumed = await consumeChallenge(db, { purpose: 'authentication', binding: request.binding }, response?.response?.clientDataJSON, now);
+  const consumed = await consumeChallenge(
+    db,
+    { purpose: 'authentication', binding: request.binding },
+    response?.response?.clientDataJSON,
+    now,
+  );
 
   const credentialId = response?.id;
   if (typeof credentialId !== 'string' || !CREDENTIAL_ID_FORMAT.test(credentialId) || response.rawId !== credentialId) {

@@ -64,7 +64,15 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   page = await browser.newPage();
   await page.goto(`${origin}/`);
@@ -117,16 +125,26 @@ interface BrowserApi {
 
 /** navigator.credentials.create() in the page, through @simplewebauthn/browser. */
 function create(optionsJSON: PublicKeyCredentialCreationOptionsJSON): Promise<RegistrationResponseJSON> {
-  return page.evaluate((o) => (globalThis as unknown as { SimpleWebAuthnBrowser: BrowserApi }).SimpleWebAuthnBrowser.startRegistration({ optionsJSON: o }), optionsJSON);
+  return page.evaluate(
+    (o) => (globalThis as unknown as { SimpleWebAuthnBrowser: BrowserApi }).SimpleWebAuthnBrowser.startRegistration({ optionsJSON: o }),
+    optionsJSON,
+  );
 }
 
 /** navigator.credentials.get() in the page, through @simplewebauthn/browser. */
 function get(optionsJSON: PublicKeyCredentialRequestOptionsJSON): Promise<AuthenticationResponseJSON> {
-  return page.evaluate((o) => (globalThis as unknown as { SimpleWebAuthnBrowser: BrowserApi }).SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: o }), optionsJSON);
+  return page.evaluate(
+    (o) => (globalThis as unknown as { SimpleWebAuthnBrowser: BrowserApi }).SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: o }),
+    optionsJSON,
+  );
 }
 
 async function registerPasskey(userId: string, binding = 'session-1', label?: string) {
-  const options = await startPasskeyRegistration(database.db, rp, { userId, userName: userId === alice ? 'alice@acme.test' : 'bob@acme.test', binding });
+  const options = await startPasskeyRegistration(database.db, rp, {
+    userId,
+    userName: userId === alice ? 'alice@acme.test' : 'bob@acme.test',
+    binding,
+  });
   const response = await create(options);
   return finishPasskeyRegistration(database.db, rp, { userId, binding, response, ...(label === undefined ? {} : { label }) });
 }
@@ -153,7 +171,12 @@ async function storedPasskey(id: string) {
 
 describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
   it('registers a discoverable passkey, then signs in without a username: userId returned, counter and last_used_at updated', async () => {
-    const options = await startPasskeyRegistration(database.db, rp, { userId: alice, userName: 'alice@acme.test', displayName: 'Alice', binding: 'session-1' });
+    const options = await startPasskeyRegistration(database.db, rp, {
+      userId: alice,
+      userName: 'alice@acme.test',
+      displayName: 'Alice',
+      binding: 'session-1',
+    });
     expect(options.rp).toEqual({ id: 'localhost', name: 'Latchkey test' });
     expect(options.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'preferred' });
     expect(options.excludeCredentials).toEqual([]);
@@ -164,7 +187,12 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
 
     const response = await create(options);
     const created = new Date();
-    const summary = await finishPasskeyRegistration(database.db, rp, { userId: alice, binding: 'session-1', response, label: '  Laptop  ' }, created);
+    const summary = await finishPasskeyRegistration(
+      database.db,
+      rp,
+      { userId: alice, binding: 'session-1', response, label: '  Laptop  ' },
+      created,
+    );
     expect(summary).toMatchObject({ id: response.id, label: 'Laptop', rpId: 'localhost', backedUp: false, lastUsedAt: null });
     expect(summary.createdAt).toEqual(created);
     expect(summary).not.toHaveProperty('publicKey');
@@ -185,13 +213,19 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
     const signedIn = await get(signInOptions);
     expect(signedIn.response.userHandle).toBe(options.user.id);
     const usedAt = new Date();
-    expect(await finishPasskeyAuthentication(database.db, rp, { binding: 'session-2', response: signedIn }, usedAt)).toEqual({ userId: alice, credentialId: response.id });
+    expect(await finishPasskeyAuthentication(database.db, rp, { binding: 'session-2', response: signedIn }, usedAt)).toEqual({
+      userId: alice,
+      credentialId: response.id,
+    });
     const afterFirst = (await storedPasskey(response.id))!;
     expect(afterFirst.counter).toBeGreaterThan(registeredCounter);
     expect(afterFirst.lastUsedAt).toEqual(usedAt);
 
     const again = await assertion('session-3');
-    expect(await finishPasskeyAuthentication(database.db, rp, { binding: 'session-3', response: again })).toEqual({ userId: alice, credentialId: response.id });
+    expect(await finishPasskeyAuthentication(database.db, rp, { binding: 'session-3', response: again })).toEqual({
+      userId: alice,
+      credentialId: response.id,
+    });
     expect((await storedPasskey(response.id))!.counter).toBeGreaterThan(afterFirst.counter);
     expect(await database.db.select().from(webauthnChallenges)).toHaveLength(0);
   });
@@ -212,19 +246,27 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
     const options = await startPasskeyRegistration(database.db, rp, { userId: alice, userName: 'alice@acme.test', binding: 'session-1' });
     const response = await create(options);
     await finishPasskeyRegistration(database.db, rp, { userId: alice, binding: 'session-1', response });
-    await expectRefused(finishPasskeyRegistration(database.db, rp, { userId: alice, binding: 'session-1', response }), 'PASSKEY_CHALLENGE_INVALID');
+    await expectRefused(
+      finishPasskeyRegistration(database.db, rp, { userId: alice, binding: 'session-1', response }),
+      'PASSKEY_CHALLENGE_INVALID',
+    );
 
     const signIn = await assertion('session-1');
     const counter = (await storedPasskey(response.id))!.counter;
     await finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: signIn });
-    await expectRefused(finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: signIn }), 'PASSKEY_CHALLENGE_INVALID');
+    await expectRefused(
+      finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: signIn }),
+      'PASSKEY_CHALLENGE_INVALID',
+    );
     expect((await storedPasskey(response.id))!.counter).toBeGreaterThan(counter);
   });
 
   it('single use under concurrency: of 8 simultaneous finishes of one sign-in exactly one wins', async () => {
     const { id } = await registerPasskey(alice);
     const signIn = await assertion('session-1');
-    const results = await Promise.allSettled(Array.from({ length: 8 }, () => finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: signIn })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, () => finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: signIn })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled').map((r) => r.value)).toEqual([{ userId: alice, credentialId: id }]);
     for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'PASSKEY_CHALLENGE_INVALID' });
   });
@@ -232,15 +274,27 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
   it('wrong binding is refused, and the attempt uses the challenge up', async () => {
     const options = await startPasskeyRegistration(database.db, rp, { userId: alice, userName: 'alice@acme.test', binding: 'session-1' });
     const response = await create(options);
-    await expectRefused(finishPasskeyRegistration(database.db, rp, { userId: alice, binding: 'session-2', response }), 'PASSKEY_CHALLENGE_INVALID');
-    await expectRefused(finishPasskeyRegistration(database.db, rp, { userId: alice, binding: 'session-1', response }), 'PASSKEY_CHALLENGE_INVALID');
+    await expectRefused(
+      finishPasskeyRegistration(database.db, rp, { userId: alice, binding: 'session-2', response }),
+      'PASSKEY_CHALLENGE_INVALID',
+    );
+    await expectRefused(
+      finishPasskeyRegistration(database.db, rp, { userId: alice, binding: 'session-1', response }),
+      'PASSKEY_CHALLENGE_INVALID',
+    );
     expect(await listPasskeys(database.db, alice)).toEqual([]);
 
     await resetAuthenticator();
     await registerPasskey(alice);
     const signIn = await assertion('session-1');
-    await expectRefused(finishPasskeyAuthentication(database.db, rp, { binding: 'session-1x', response: signIn }), 'PASSKEY_CHALLENGE_INVALID');
-    await expectRefused(finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: signIn }), 'PASSKEY_CHALLENGE_INVALID');
+    await expectRefused(
+      finishPasskeyAuthentication(database.db, rp, { binding: 'session-1x', response: signIn }),
+      'PASSKEY_CHALLENGE_INVALID',
+    );
+    await expectRefused(
+      finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: signIn }),
+      'PASSKEY_CHALLENGE_INVALID',
+    );
     // Only a hash of the binding is stored.
     await startPasskeyAuthentication(database.db, rp, { binding: 'session-secret-value' });
     expect(JSON.stringify(await database.db.select().from(webauthnChallenges))).not.toContain('session-secret-value');
@@ -249,7 +303,10 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
   it('a challenge is refused for another purpose or another user', async () => {
     const options = await startPasskeyRegistration(database.db, rp, { userId: alice, userName: 'alice@acme.test', binding: 'session-1' });
     const response = await create(options);
-    await expectRefused(finishPasskeyRegistration(database.db, rp, { userId: bob, binding: 'session-1', response }), 'PASSKEY_CHALLENGE_INVALID');
+    await expectRefused(
+      finishPasskeyRegistration(database.db, rp, { userId: bob, binding: 'session-1', response }),
+      'PASSKEY_CHALLENGE_INVALID',
+    );
     expect(await listPasskeys(database.db, bob)).toEqual([]);
 
     // A registration response offered as a sign-in: its registration challenge does not serve for sign-in.
@@ -257,7 +314,10 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
     await resetAuthenticator();
     const bobsRegistration = await create(other);
     await expectRefused(
-      finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: bobsRegistration as unknown as AuthenticationResponseJSON }),
+      finishPasskeyAuthentication(database.db, rp, {
+        binding: 'session-1',
+        response: bobsRegistration as unknown as AuthenticationResponseJSON,
+      }),
       'PASSKEY_CHALLENGE_INVALID',
     );
     // and an authentication challenge does not serve for registration.
@@ -265,7 +325,11 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
     const { id } = await registerPasskey(alice);
     const signIn = await assertion('session-1');
     await expectRefused(
-      finishPasskeyRegistration(database.db, rp, { userId: alice, binding: 'session-1', response: signIn as unknown as RegistrationResponseJSON }),
+      finishPasskeyRegistration(database.db, rp, {
+        userId: alice,
+        binding: 'session-1',
+        response: signIn as unknown as RegistrationResponseJSON,
+      }),
       'PASSKEY_CHALLENGE_INVALID',
     );
     expect((await listPasskeys(database.db, alice)).map((p) => p.id)).toEqual([id]);
@@ -277,11 +341,22 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
     const signIn = await assertion('session-1', tenMinutesAgo);
     const [row] = await database.db.select().from(webauthnChallenges);
     expect(row!.expiresAt.getTime() - row!.createdAt.getTime()).toBe(300_000);
-    await expectRefused(finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: signIn }), 'PASSKEY_CHALLENGE_INVALID');
+    await expectRefused(
+      finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: signIn }),
+      'PASSKEY_CHALLENGE_INVALID',
+    );
 
-    const options = await startPasskeyRegistration(database.db, rp, { userId: bob, userName: 'bob@acme.test', binding: 'session-1', ttlSeconds: 60 }, tenMinutesAgo);
+    const options = await startPasskeyRegistration(
+      database.db,
+      rp,
+      { userId: bob, userName: 'bob@acme.test', binding: 'session-1', ttlSeconds: 60 },
+      tenMinutesAgo,
+    );
     const response = await create(options);
-    await expectRefused(finishPasskeyRegistration(database.db, rp, { userId: bob, binding: 'session-1', response }), 'PASSKEY_CHALLENGE_INVALID');
+    await expectRefused(
+      finishPasskeyRegistration(database.db, rp, { userId: bob, binding: 'session-1', response }),
+      'PASSKEY_CHALLENGE_INVALID',
+    );
     expect(await listPasskeys(database.db, bob)).toEqual([]);
   });
 
@@ -289,13 +364,19 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
     const elsewhere: PasskeyRelyingParty = { ...rp, origins: ['https://login.example.test', 'http://localhost:1'] };
     const options = await startPasskeyRegistration(database.db, rp, { userId: alice, userName: 'alice@acme.test', binding: 'session-1' });
     const response = await create(options);
-    await expectRefused(finishPasskeyRegistration(database.db, elsewhere, { userId: alice, binding: 'session-1', response }), 'PASSKEY_VERIFICATION_FAILED');
+    await expectRefused(
+      finishPasskeyRegistration(database.db, elsewhere, { userId: alice, binding: 'session-1', response }),
+      'PASSKEY_VERIFICATION_FAILED',
+    );
     expect(await listPasskeys(database.db, alice)).toEqual([]);
 
     await resetAuthenticator();
     const { id } = await registerPasskey(bob);
     const signIn = await assertion('session-1');
-    await expectRefused(finishPasskeyAuthentication(database.db, elsewhere, { binding: 'session-1', response: signIn }), 'PASSKEY_VERIFICATION_FAILED');
+    await expectRefused(
+      finishPasskeyAuthentication(database.db, elsewhere, { binding: 'session-1', response: signIn }),
+      'PASSKEY_VERIFICATION_FAILED',
+    );
     expect((await storedPasskey(id))!.lastUsedAt).toBeNull();
   });
 
@@ -303,12 +384,21 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
     const { id } = await registerPasskey(alice);
     const otherRp: PasskeyRelyingParty = { id: 'login.example.test', name: 'Other', origins: [origin] };
     // Unknown to the other RP ID: the lookup is scoped to rp.id.
-    await expectRefused(finishPasskeyAuthentication(database.db, otherRp, { binding: 'session-1', response: await assertion('session-1') }), 'PASSKEY_UNKNOWN_CREDENTIAL');
+    await expectRefused(
+      finishPasskeyAuthentication(database.db, otherRp, { binding: 'session-1', response: await assertion('session-1') }),
+      'PASSKEY_UNKNOWN_CREDENTIAL',
+    );
     // Even if the stored row claimed the other RP ID, the signed RP ID hash is localhost's and is refused.
     await database.db.update(passkeys).set({ rpId: 'login.example.test' }).where(eq(passkeys.id, id));
-    await expectRefused(finishPasskeyAuthentication(database.db, otherRp, { binding: 'session-1', response: await assertion('session-1') }), 'PASSKEY_VERIFICATION_FAILED');
+    await expectRefused(
+      finishPasskeyAuthentication(database.db, otherRp, { binding: 'session-1', response: await assertion('session-1') }),
+      'PASSKEY_VERIFICATION_FAILED',
+    );
     // ... and now that the row says another RP ID, localhost does not accept it either.
-    await expectRefused(finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: await assertion('session-1') }), 'PASSKEY_UNKNOWN_CREDENTIAL');
+    await expectRefused(
+      finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: await assertion('session-1') }),
+      'PASSKEY_UNKNOWN_CREDENTIAL',
+    );
     expect((await storedPasskey(id))!.lastUsedAt).toBeNull();
   });
 
@@ -316,7 +406,10 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
     const { id } = await registerPasskey(alice);
     await database.db.update(passkeys).set({ counter: 1000 }).where(eq(passkeys.id, id));
     const signIn = await assertion('session-1');
-    await expectRefused(finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: signIn }), 'PASSKEY_COUNTER_REGRESSION');
+    await expectRefused(
+      finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: signIn }),
+      'PASSKEY_COUNTER_REGRESSION',
+    );
     const row = (await storedPasskey(id))!;
     expect(row.counter).toBe(1000);
     expect(row.lastUsedAt).toBeNull();
@@ -326,9 +419,15 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
     const { id } = await registerPasskey(alice);
     const signIn = await assertion('session-1');
     const forged = { ...signIn, response: { ...signIn.response, userHandle: randomBytes(32).toString('base64url') } };
-    await expectRefused(finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: forged }), 'PASSKEY_VERIFICATION_FAILED');
+    await expectRefused(
+      finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: forged }),
+      'PASSKEY_VERIFICATION_FAILED',
+    );
     expect(await removePasskey(database.db, alice, id)).toBe(true);
-    await expectRefused(finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: await assertion('session-1') }), 'PASSKEY_UNKNOWN_CREDENTIAL');
+    await expectRefused(
+      finishPasskeyAuthentication(database.db, rp, { binding: 'session-1', response: await assertion('session-1') }),
+      'PASSKEY_UNKNOWN_CREDENTIAL',
+    );
   });
 
   it('a credential id is stored once: registering it again is refused', async () => {
@@ -338,11 +437,14 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
     // Put the (used) challenge back as if it had been issued again, to reach the credential check.
     await startPasskeyRegistration(database.db, rp, { userId: alice, userName: 'alice@acme.test', binding: 'session-1' });
     await database.db.update(webauthnChallenges).set({ challenge: options.challenge, userHandle: options.user.id });
-    await expectRefused(finishPasskeyRegistration(database.db, rp, { userId: alice, binding: 'session-1', response }), 'PASSKEY_ALREADY_REGISTERED');
+    await expectRefused(
+      finishPasskeyRegistration(database.db, rp, { userId: alice, binding: 'session-1', response }),
+      'PASSKEY_ALREADY_REGISTERED',
+    );
     expect(await listPasskeys(database.db, alice)).toHaveLength(1);
   });
 
-  it('list, rename and remove are scoped to the owner: someone else\'s passkey is not found', async () => {
+  it("list, rename and remove are scoped to the owner: someone else's passkey is not found", async () => {
     const alices = await registerPasskey(alice, 'session-1', 'Laptop');
     await resetAuthenticator();
     const bobs = await registerPasskey(bob, 'session-2');
@@ -355,7 +457,8 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
     expect(await renamePasskey(database.db, alice, 'no-such-id', 'Phone')).toBeNull();
     expect((await storedPasskey(alices.id))!.label).toBe('Laptop');
 
-    for (const bad of ['', '   ', 'x'.repeat(65), 'tab\there']) await expectRefused(renamePasskey(database.db, alice, alices.id, bad), 'PASSKEY_LABEL_INVALID');
+    for (const bad of ['', '   ', 'x'.repeat(65), 'tab\there'])
+      await expectRefused(renamePasskey(database.db, alice, alices.id, bad), 'PASSKEY_LABEL_INVALID');
     const sixtyFour = '🔑'.repeat(64);
     expect(await renamePasskey(database.db, alice, alices.id, sixtyFour)).toMatchObject({ id: alices.id, label: sixtyFour });
     expect(await renamePasskey(database.db, alice, alices.id, ' Work laptop ')).toMatchObject({ id: alices.id, label: 'Work laptop' });
@@ -387,7 +490,10 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
       ['authentication', null],
     ]);
     // The known username's sign-in still works with her passkey.
-    expect(await finishPasskeyAuthentication(database.db, rp, { binding: 's', response: await get(known) })).toEqual({ userId: alice, credentialId: id });
+    expect(await finishPasskeyAuthentication(database.db, rp, { binding: 's', response: await get(known) })).toEqual({
+      userId: alice,
+      credentialId: id,
+    });
   });
 
   it('expired challenges are purged; live ones stay', async () => {
@@ -405,7 +511,8 @@ describe.runIf(hasChromium)('passkeys (spec "Passkeys")', () => {
     await expect(startPasskeyAuthentication(database.db, { ...rp, origins: [`${origin}/`] }, { binding: 's' })).rejects.toThrow(TypeError);
     await expect(startPasskeyAuthentication(database.db, { ...rp, id: 'localhost:3000' }, { binding: 's' })).rejects.toThrow(TypeError);
     await expect(startPasskeyAuthentication(database.db, rp, { binding: '' })).rejects.toThrow(TypeError);
-    for (const ttlSeconds of [0, 1.5, 601]) await expect(startPasskeyAuthentication(database.db, rp, { binding: 's', ttlSeconds })).rejects.toThrow(RangeError);
+    for (const ttlSeconds of [0, 1.5, 601])
+      await expect(startPasskeyAuthentication(database.db, rp, { binding: 's', ttlSeconds })).rejects.toThrow(RangeError);
     expect(await database.db.select().from(webauthnChallenges)).toHaveLength(0);
   });
 });

@@ -18,6 +18,7 @@ export function checkRelyingParty(rp: PasskeyRelyingParty): void {
     } catch {
       parsed = undefined;
     }
-    if (!parsed || parsed.origin !== origin) throw new TypeError('each of rp.origins must be an origin such as https://example.com or http://localhost:3000');
+    if (!parsed || parsed.origin !== origin)
+      throw new TypeError('each of rp.origins must be an origin such as https://example.com or http://localhost:3000');
   }
 }

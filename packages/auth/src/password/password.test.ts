@@ -51,7 +51,6 @@ async function refusal(promise: Promise<unknown>): Promise<PasswordErrorCode> {
   throw new Error('expected a PasswordError');
 }
 
-
 describe('setPassword', () => {
   it('stores an argon2id PHC string with the OWASP minimum parameters, never the password', async () => {
     const { userId, email } = await newUser();
@@ -113,7 +112,10 @@ describe('setPassword', () => {
   it('setting again replaces the password: one row, the old one no longer works', async () => {
     const { userId, email } = await newUser();
     await setPassword(database.db, { userId, email, password: GOOD });
-    await database.db.update(passwordCredentials).set({ updatedAt: new Date('2020-01-01T00:00:00Z') }).where(eq(passwordCredentials.userId, userId));
+    await database.db
+      .update(passwordCredentials)
+      .set({ updatedAt: new Date('2020-01-01T00:00:00Z') })
+      .where(eq(passwordCredentials.userId, userId));
     await setPassword(database.db, { userId, email, password: 'a completely different one' });
 
     const rows = await storedRows(userId);
@@ -132,7 +134,7 @@ describe('setPassword', () => {
 });
 
 describe('verifyPassword', () => {
-  it('is true for the right password, false for a wrong one, another account\'s, or a near miss', async () => {
+  it("is true for the right password, false for a wrong one, another account's, or a near miss", async () => {
     const alice = await newUser();
     const bob = await newUser();
     await setPassword(database.db, { ...alice, password: GOOD });
@@ -218,7 +220,7 @@ describe('removePassword', () => {
     expect(await removePassword(database.db, userId)).toBe(false);
   });
 
-  it('leaves other accounts\' passwords alone', async () => {
+  it("leaves other accounts' passwords alone", async () => {
     const a = await newUser();
     const b = await newUser();
     await setPassword(database.db, { ...a, password: GOOD });

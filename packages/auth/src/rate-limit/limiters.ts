@@ -17,14 +17,24 @@ export interface LoginLimiters {
 export function createLimiters(store: LimiterStore, keyPrefix: string, policy: LoginLimitPolicy): LoginLimiters {
   const prefix = `${keyPrefix}:login`;
   const window = (name: string, limit: LoginLimitPolicy['generatePerIp']) =>
-    store.create({ keyPrefix: `${prefix}:${name}`, points: limit.points, duration: limit.durationSeconds, blockDuration: limit.blockSeconds });
+    store.create({
+      keyPrefix: `${prefix}:${name}`,
+      points: limit.points,
+      duration: limit.durationSeconds,
+      blockDuration: limit.blockSeconds,
+    });
   const failures = policy.failuresPerIp;
   return {
     policy,
     generateByUsername: window('generate-user', policy.generatePerUsername),
     generateByIp: window('generate-ip', policy.generatePerIp),
     attemptsByIp: window('attempt-ip', policy.attemptsPerIp),
-    failuresByIp: store.create({ keyPrefix: `${prefix}:failure-ip`, points: failures.lockoutAfter, duration: failures.durationSeconds, blockDuration: 0 }),
+    failuresByIp: store.create({
+      keyPrefix: `${prefix}:failure-ip`,
+      points: failures.lockoutAfter,
+      duration: failures.durationSeconds,
+      blockDuration: 0,
+    }),
     pauseByIp: store.create({ keyPrefix: `${prefix}:pause-ip`, points: 1, duration: failures.blockSeconds, blockDuration: 0 }),
   };
 }

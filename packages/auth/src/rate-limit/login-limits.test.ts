@@ -7,7 +7,14 @@ import { createDatabase, sql } from '@latchkey/db';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLoginLimits, DEFAULT_LOGIN_LIMIT_POLICY, RATE_LIMIT_TABLE, type LoginLimitPolicyOverrides, type LoginLimits, type LoginLimitStore } from './index.js';
+import {
+  createLoginLimits,
+  DEFAULT_LOGIN_LIMIT_POLICY,
+  RATE_LIMIT_TABLE,
+  type LoginLimitPolicyOverrides,
+  type LoginLimits,
+  type LoginLimitStore,
+} from './index.js';
 
 // Small, fast policies: 2-3 points, 2 s windows. The "window reset" test waits for them once.
 const POLICY: LoginLimitPolicyOverrides = {
@@ -32,7 +39,9 @@ interface StoreFixture {
 const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-rl-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const fixtures: Array<[string, StoreFixture]> = [['memory', { store: { kind: 'memory' }, shared: false, setup: async () => undefined, teardown: async () => undefined }]];
+const fixtures: Array<[string, StoreFixture]> = [
+  ['memory', { store: { kind: 'memory' }, shared: false, setup: async () => undefined, teardown: async () => undefined }],
+];
 
 const adminUrl = process.env['DATABASE_URL'];
 if (adminUrl) {
@@ -171,7 +180,10 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
   });
 
   it('wrong tokens first slow the source down (growing pauses), then lock it out; each failure says which it did', async () => {
-    const limits = await open({ ...POLICY, failuresPerIp: { lockoutAfter: 4, durationSeconds: 5, blockSeconds: 7, slowDownAfter: 2, slowDownBaseSeconds: 1 } });
+    const limits = await open({
+      ...POLICY,
+      failuresPerIp: { lockoutAfter: 4, durationSeconds: 5, blockSeconds: 7, slowDownAfter: 2, slowDownBaseSeconds: 1 },
+    });
     expect(await limits.consumeFailed(ATTACKER)).toBe('counted');
     expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: true }); // one mistake: no pause
     expect(await limits.consumeFailed(ATTACKER)).toBe('paused');
@@ -201,7 +213,9 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
     const prefix = newPrefix();
     const first = (await open(POLICY, prefix)).window('pq-register', { points: 2, durationSeconds: 60, blockSeconds: 0 });
     // Memory counters are per process: there the "second instance" is the first one again.
-    const second = fixture.shared ? (await open(POLICY, prefix)).window('pq-register', { points: 2, durationSeconds: 60, blockSeconds: 0 }) : first;
+    const second = fixture.shared
+      ? (await open(POLICY, prefix)).window('pq-register', { points: 2, durationSeconds: 60, blockSeconds: 0 })
+      : first;
     expect(await first(ATTACKER)).toEqual({ allowed: true });
     expect(await second(ATTACKER)).toEqual({ allowed: true });
     const refused = await first(ATTACKER);

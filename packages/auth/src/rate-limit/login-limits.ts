@@ -55,7 +55,12 @@ export async function createLoginLimits(options: LoginLimitsOptions): Promise<Lo
     consumeSucceeded: (ip) => recordConsumeSucceeded(limiters, ip),
     window(name, limit) {
       if (!/^[a-z0-9-]{1,40}$/.test(name)) throw new RangeError('a window name is 1 to 40 lower-case letters, digits or dashes');
-      const limiter = store.create({ keyPrefix: `${keyPrefix}:window:${name}`, points: limit.points, duration: limit.durationSeconds, blockDuration: limit.blockSeconds });
+      const limiter = store.create({
+        keyPrefix: `${keyPrefix}:window:${name}`,
+        points: limit.points,
+        duration: limit.durationSeconds,
+        blockDuration: limit.blockSeconds,
+      });
       return (ip) => unavailableOnFailure(consumePoint(limiter, sourceKey(ip)));
     },
     close: () => (closing ??= store.close()),

@@ -21,7 +21,10 @@ const SWEEP_AFTER_EXPIRY_MS = 60 * 60_000;
  * The library creates its table itself (`CREATE TABLE IF NOT EXISTS`, concurrent creation by another instance
  * tolerated); opening waits for that, and the limiters are then made with `tableCreated: true`.
  */
-export async function openPostgresStore(url: string, options: { timeoutMs?: number; available?: () => boolean } = {}): Promise<LimiterStore> {
+export async function openPostgresStore(
+  url: string,
+  options: { timeoutMs?: number; available?: () => boolean } = {},
+): Promise<LimiterStore> {
   const timeoutMs = options.timeoutMs ?? 5000;
   // Bounded like the service's own pool: the wait for a connection and each query (client side: a black-holed
   // connection never answers a server-side timeout), TCP keepalive, and abandoned transactions ended by the server.
@@ -75,7 +78,15 @@ export async function openPostgresStore(url: string, options: { timeoutMs?: numb
 function createTable(pool: Pool): Promise<void> {
   return new Promise((resolve, reject) => {
     new RateLimiterPostgres(
-      { storeClient: pool, storeType: 'pool', tableName: RATE_LIMIT_TABLE, keyPrefix: 'table', points: 1, duration: 1, clearExpiredByTimeout: false },
+      {
+        storeClient: pool,
+        storeType: 'pool',
+        tableName: RATE_LIMIT_TABLE,
+        keyPrefix: 'table',
+        points: 1,
+        duration: 1,
+        clearExpiredByTimeout: false,
+      },
       (error) => (error ? reject(error) : resolve()),
     );
   });

@@ -9,7 +9,12 @@ const MAX_RECOVERY_CODE_COUNT = 100;
  * transaction). The codes are returned in clear this once: show them once, never log them; only their
  * hashes are stored.
  */
-export async function generateRecoveryCodes(db: Database, userId: string, options: { count?: number } = {}, now = new Date()): Promise<string[]> {
+export async function generateRecoveryCodes(
+  db: Database,
+  userId: string,
+  options: { count?: number } = {},
+  now = new Date(),
+): Promise<string[]> {
   const count = options.count ?? DEFAULT_RECOVERY_CODE_COUNT;
   if (!Number.isInteger(count) || count < 1 || count > MAX_RECOVERY_CODE_COUNT) {
     throw new RangeError(`count must be an integer from 1 to ${MAX_RECOVERY_CODE_COUNT}`);

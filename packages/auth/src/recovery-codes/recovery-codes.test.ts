@@ -17,10 +17,12 @@ afterAll(() => cleanup?.());
 const CODE_SHAPE = /^[0-9a-hjkmnp-tv-z]{4}-[0-9a-hjkmnp-tv-z]{4}-[0-9a-hjkmnp-tv-z]{4}$/;
 
 async function newUser(): Promise<string> {
-  const [row] = await database.db.insert(users).values({ email: `u-${randomBytes(6).toString('hex')}@acme.test` }).returning({ id: users.id });
+  const [row] = await database.db
+    .insert(users)
+    .values({ email: `u-${randomBytes(6).toString('hex')}@acme.test` })
+    .returning({ id: users.id });
   return row!.id;
 }
-
 
 describe('recovery codes', () => {
   it('ten unique codes of 60 random bits, unambiguous, stored as hashes only', async () => {

@@ -7,7 +7,13 @@ export async function isRememberedDevice(db: Database, userId: string, token: st
   const used = await db
     .update(rememberedDevices)
     .set({ lastUsedAt: now })
-    .where(and(eq(rememberedDevices.tokenHash, hashDeviceToken(token)), eq(rememberedDevices.userId, userId), gt(rememberedDevices.expiresAt, now)))
+    .where(
+      and(
+        eq(rememberedDevices.tokenHash, hashDeviceToken(token)),
+        eq(rememberedDevices.userId, userId),
+        gt(rememberedDevices.expiresAt, now),
+      ),
+    )
     .returning({ id: rememberedDevices.id });
   return used.length > 0;
 }

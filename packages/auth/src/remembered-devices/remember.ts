@@ -16,7 +16,13 @@ export async function rememberDevice(
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = newDeviceToken();
   const expiresAt = new Date(now.getTime() + (request.days ?? DEFAULT_REMEMBER_DAYS) * 86_400_000);
-  const label = request.label.replace(/\p{Cc}/gu, ' ').trim().slice(0, 120) || 'A browser';
-  await db.insert(rememberedDevices).values({ userId: request.userId, tokenHash: hashDeviceToken(token), label, createdAt: now, expiresAt });
+  const label =
+    request.label
+      .replace(/\p{Cc}/gu, ' ')
+      .trim()
+      .slice(0, 120) || 'A browser';
+  await db
+    .insert(rememberedDevices)
+    .values({ userId: request.userId, tokenHash: hashDeviceToken(token), label, createdAt: now, expiresAt });
   return { token, expiresAt };
 }

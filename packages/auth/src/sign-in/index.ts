@@ -1,5 +1,13 @@
 export { accountFactsOf } from './account-facts.js';
-export { purgeExpiredSignInProgress, PROGRESS_TTL_SECONDS, readSignInProgress, recordFactor, saveSignInProgress, takeSignInProgress, withGrant } from './progress.js';
+export {
+  purgeExpiredSignInProgress,
+  PROGRESS_TTL_SECONDS,
+  readSignInProgress,
+  recordFactor,
+  saveSignInProgress,
+  takeSignInProgress,
+  withGrant,
+} from './progress.js';
 export type { SignInProgress } from './progress.js';
 export { purgeExpiredSessionFactors, readSessionFactors, saveSessionFactors } from './session-factors.js';
 export { DEFAULT_SIGN_IN_POLICY, judgeSignIn } from './requirement.js';

@@ -25,7 +25,10 @@ export function withGrant(factors: readonly FactorGrant[], grant: FactorGrant): 
  */
 export async function takeSignInProgress(db: Database, progressId: string | undefined, now = new Date()): Promise<SignInProgress | null> {
   if (!progressId || !PROGRESS_ID.test(progressId)) return null;
-  const [row] = await db.delete(signInProgress).where(eq(signInProgress.idHash, hashOf(progressId))).returning();
+  const [row] = await db
+    .delete(signInProgress)
+    .where(eq(signInProgress.idHash, hashOf(progressId)))
+    .returning();
   if (!row || row.expiresAt.getTime() <= now.getTime()) return null;
   return { userId: row.userId, factors: row.factors as FactorGrant[] };
 }
@@ -63,7 +66,11 @@ export async function saveSignInProgress(db: Database, progress: SignInProgress,
 /** Reads this browser's sign-in in progress without using it up (for showing what is still needed). */
 export async function readSignInProgress(db: Database, progressId: string | undefined, now = new Date()): Promise<SignInProgress | null> {
   if (!progressId || !PROGRESS_ID.test(progressId)) return null;
-  const [row] = await db.select().from(signInProgress).where(eq(signInProgress.idHash, hashOf(progressId))).limit(1);
+  const [row] = await db
+    .select()
+    .from(signInProgress)
+    .where(eq(signInProgress.idHash, hashOf(progressId)))
+    .limit(1);
   if (!row || row.expiresAt.getTime() <= now.getTime()) return null;
   return { userId: row.userId, factors: row.factors as FactorGrant[] };
 }

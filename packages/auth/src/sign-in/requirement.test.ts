@@ -9,7 +9,10 @@ const ott = [{ factor: 'OTT' as const, issuedAt: 1_000 }];
 
 describe('a requested acr (RFC 9470 step-up, acr_values) that the sign-in does not reach yet', () => {
   it('lists each way to it once, fewest factors first, and none that asks for more than another (OTT held: TOTP, not password and TOTP)', () => {
-    const standing = judgeSignIn(policy(['OTT', 'TOTP', 'RECOVERY_CODE', 'PASSWORD', 'WEBAUTHN']), member, ott, { acrValues: ['urn:latchkey:acr:2fa'], now: 1_000 });
+    const standing = judgeSignIn(policy(['OTT', 'TOTP', 'RECOVERY_CODE', 'PASSWORD', 'WEBAUTHN']), member, ott, {
+      acrValues: ['urn:latchkey:acr:2fa'],
+      now: 1_000,
+    });
     expect(standing).toEqual({ complete: false, reason: 'acr', stillNeeded: [['TOTP'], ['PASSWORD'], ['RECOVERY_CODE'], ['WEBAUTHN']] });
   });
 

@@ -11,7 +11,11 @@ export interface SignInPolicy {
   contributed: ReadonlySet<Factor>;
 }
 
-export const DEFAULT_SIGN_IN_POLICY: SignInPolicy = { rules: [], acrLevels: DEFAULT_ACR_LEVELS, contributed: new Set(['OTT', 'WEBAUTHN', 'TOTP', 'RECOVERY_CODE']) };
+export const DEFAULT_SIGN_IN_POLICY: SignInPolicy = {
+  rules: [],
+  acrLevels: DEFAULT_ACR_LEVELS,
+  contributed: new Set(['OTT', 'WEBAUTHN', 'TOTP', 'RECOVERY_CODE']),
+};
 
 /** Where a sign-in stands: complete (with what it reports to clients), or what is still needed. */
 export type SignInStanding =

@@ -14,13 +14,21 @@ export async function saveSessionFactors(
 }
 
 /** The factors behind a session, or null (none recorded, expired, or another account's). */
-export async function readSessionFactors(db: Database, sessionUid: string, userId: string, now = new Date()): Promise<FactorGrant[] | null> {
+export async function readSessionFactors(
+  db: Database,
+  sessionUid: string,
+  userId: string,
+  now = new Date(),
+): Promise<FactorGrant[] | null> {
   const [row] = await db.select().from(providerSessionFactors).where(eq(providerSessionFactors.sessionUid, sessionUid)).limit(1);
   if (!row || row.userId !== userId || row.expiresAt.getTime() <= now.getTime()) return null;
   return row.factors as FactorGrant[];
 }
 
 export async function purgeExpiredSessionFactors(db: Database, now = new Date()): Promise<number> {
-  const removed = await db.delete(providerSessionFactors).where(lt(providerSessionFactors.expiresAt, now)).returning({ uid: providerSessionFactors.sessionUid });
+  const removed = await db
+    .delete(providerSessionFactors)
+    .where(lt(providerSessionFactors.expiresAt, now))
+    .returning({ uid: providerSessionFactors.sessionUid });
   return removed.length;
 }

@@ -43,7 +43,15 @@ export async function startUpstreamProvider(options: { redirectUri: string; acco
   const clientSecret = 'upstream-client-secret-0123456789abcdef';
   const accounts = new Map(options.accounts.map((account) => [account.sub, account]));
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [options.redirectUri], grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: [options.redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     cookies: { keys: ['upstream-test-cookie-key-0123456789'] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     features: { devInteractions: { enabled: true } },
@@ -73,7 +81,12 @@ export async function startUpstreamProvider(options: { redirectUri: string; acco
       const headers: Record<string, string> = {};
       if (cookies.size > 0) headers['cookie'] = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
       if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
-      const response = await fetch(url, { method: form ? 'POST' : 'GET', headers, body: form ? new URLSearchParams(form).toString() : undefined, redirect: 'manual' });
+      const response = await fetch(url, {
+        method: form ? 'POST' : 'GET',
+        headers,
+        body: form ? new URLSearchParams(form).toString() : undefined,
+        redirect: 'manual',
+      });
       for (const line of response.headers.getSetCookie()) {
         const [pair] = line.split(';');
         const index = pair!.indexOf('=');
@@ -82,7 +95,10 @@ export async function startUpstreamProvider(options: { redirectUri: string; acco
         else cookies.set(pair!.slice(0, index).trim(), value);
       }
       await response.text();
-      return { status: response.status, location: response.headers.get('location') ? new URL(response.headers.get('location')!, url).href : undefined };
+      return {
+        status: response.status,
+        location: response.headers.get('location') ? new URL(response.headers.get('location')!, url).href : undefined,
+      };
     };
   }
 
@@ -101,7 +117,8 @@ export async function startUpstreamProvider(options: { redirectUri: string; acco
     const visit = browser();
     const first = await visit(authorizationUrl);
     const interactionUrl = first.location;
-    if (!interactionUrl || !/\/interaction\//.test(interactionUrl)) throw new Error(`expected the upstream login prompt, got ${first.status} ${interactionUrl}`);
+    if (!interactionUrl || !/\/interaction\//.test(interactionUrl))
+      throw new Error(`expected the upstream login prompt, got ${first.status} ${interactionUrl}`);
     await visit(interactionUrl);
     return { visit, interactionUrl };
   }

@@ -20,7 +20,14 @@ export type StepMatch = { readonly outcome: 'valid'; readonly step: number } | {
 export async function matchStep(secret: string, code: string, now: Date, lastUsedStep: number | null): Promise<StepMatch> {
   const epoch = Math.floor(now.getTime() / 1000);
   const maxStep = Math.floor((epoch + EPOCH_TOLERANCE_SECONDS) / TOTP_PERIOD_SECONDS);
-  const options = { secret, token: code, epoch, period: TOTP_PERIOD_SECONDS, digits: TOTP_DIGITS, epochTolerance: EPOCH_TOLERANCE_SECONDS } as const;
+  const options = {
+    secret,
+    token: code,
+    epoch,
+    period: TOTP_PERIOD_SECONDS,
+    digits: TOTP_DIGITS,
+    epochTolerance: EPOCH_TOLERANCE_SECONDS,
+  } as const;
   // otplib throws when afterTimeStep lies beyond the window; at maxStep it already rules every step out.
   const afterTimeStep = lastUsedStep === null ? undefined : Math.min(lastUsedStep, maxStep);
   const result = await verify(afterTimeStep === undefined ? options : { ...options, afterTimeStep });

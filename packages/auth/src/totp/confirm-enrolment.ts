@@ -26,7 +26,13 @@ export async function confirmTotpEnrolment(db: Database, key: Uint8Array, reques
   const confirmed = await db
     .update(totpCredentials)
     .set({ confirmedAt: now, lastUsedStep: match.step })
-    .where(and(eq(totpCredentials.userId, request.userId), isNull(totpCredentials.confirmedAt), eq(totpCredentials.secretCiphertext, row.secretCiphertext)))
+    .where(
+      and(
+        eq(totpCredentials.userId, request.userId),
+        isNull(totpCredentials.confirmedAt),
+        eq(totpCredentials.secretCiphertext, row.secretCiphertext),
+      ),
+    )
     .returning({ userId: totpCredentials.userId });
   if (confirmed.length === 0) throw new TotpError('TOTP_NOT_ENROLLED');
 }

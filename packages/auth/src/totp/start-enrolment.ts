@@ -12,7 +12,12 @@ import type { StartTotpEnrolmentRequest, TotpEnrolment } from './types.js';
  * seen a code from the app. While a confirmed credential exists this is refused (TOTP_ALREADY_ENROLLED):
  * removeTotp first. One upsert, so a confirmation racing with it is never overwritten.
  */
-export async function startTotpEnrolment(db: Database, key: Uint8Array, request: StartTotpEnrolmentRequest, now = new Date()): Promise<TotpEnrolment> {
+export async function startTotpEnrolment(
+  db: Database,
+  key: Uint8Array,
+  request: StartTotpEnrolmentRequest,
+  now = new Date(),
+): Promise<TotpEnrolment> {
   const secret = generateSecret({ length: 20 });
   const secretCiphertext = sealTotpSecret(key, request.userId, secret);
   const stored = await db

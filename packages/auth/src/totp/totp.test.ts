@@ -34,7 +34,10 @@ const now = new Date((STEP_START + 10) * 1000);
 const codeAt = (secret: string, stepOffset: number) => generate({ secret, epoch: STEP_START + stepOffset * 30 });
 
 async function newUser(): Promise<string> {
-  const [row] = await database.db.insert(users).values({ email: `u-${randomBytes(6).toString('hex')}@acme.test` }).returning({ id: users.id });
+  const [row] = await database.db
+    .insert(users)
+    .values({ email: `u-${randomBytes(6).toString('hex')}@acme.test` })
+    .returning({ id: users.id });
   return row!.id;
 }
 
@@ -56,7 +59,6 @@ async function refusal(promise: Promise<unknown>): Promise<TotpErrorCode> {
   }
   throw new Error('expected a TotpError');
 }
-
 
 describe('TOTP enrolment', () => {
   it('returns a 160-bit base32 secret, its otpauth URI and a QR code; stores the secret only encrypted', async () => {
@@ -132,7 +134,9 @@ describe('TOTP enrolment', () => {
     await confirmTotpEnrolment(database.db, key, { userId, code: await codeAt(second.secret, 0), now });
 
     const [before] = await database.db.select().from(totpCredentials).where(eq(totpCredentials.userId, userId));
-    expect(await refusal(startTotpEnrolment(database.db, key, { userId, accountName: 'a@acme.test', issuer: 'Latchkey' }))).toBe('TOTP_ALREADY_ENROLLED');
+    expect(await refusal(startTotpEnrolment(database.db, key, { userId, accountName: 'a@acme.test', issuer: 'Latchkey' }))).toBe(
+      'TOTP_ALREADY_ENROLLED',
+    );
     const [after] = await database.db.select().from(totpCredentials).where(eq(totpCredentials.userId, userId));
     expect(after).toEqual(before);
 
@@ -183,7 +187,9 @@ describe('TOTP verification', () => {
     await verifyTotp(database.db, key, { userId, code: current, now });
     expect(await refusal(verifyTotp(database.db, key, { userId, code: current, now }))).toBe('TOTP_CODE_REPLAYED');
     // Half a minute later the same code is the previous step's: still used.
-    expect(await refusal(verifyTotp(database.db, key, { userId, code: current, now: new Date(now.getTime() + 30_000) }))).toBe('TOTP_CODE_REPLAYED');
+    expect(await refusal(verifyTotp(database.db, key, { userId, code: current, now: new Date(now.getTime() + 30_000) }))).toBe(
+      'TOTP_CODE_REPLAYED',
+    );
 
     await verifyTotp(database.db, key, { userId, code: await codeAt(secret, 1), now });
     expect(await refusal(verifyTotp(database.db, key, { userId, code: await codeAt(secret, -1), now }))).toBe('TOTP_CODE_REPLAYED');
@@ -191,9 +197,9 @@ describe('TOTP verification', () => {
 
     // A clock set back behind the last accepted step accepts nothing (and does not trip otplib's range check).
     const past = new Date((STEP_START - 300) * 1000);
-    expect(await refusal(verifyTotp(database.db, key, { userId, code: await generate({ secret, epoch: STEP_START - 300 }), now: past }))).toBe(
-      'TOTP_CODE_REPLAYED',
-    );
+    expect(
+      await refusal(verifyTotp(database.db, key, { userId, code: await generate({ secret, epoch: STEP_START - 300 }), now: past })),
+    ).toBe('TOTP_CODE_REPLAYED');
   });
 
   it('of 10 concurrent submissions of one code exactly one succeeds', async () => {

@@ -20,7 +20,11 @@ async function newUser(email = `u-${randomBytes(6).toString('hex')}@acme.test`):
   return row!.id;
 }
 
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: unknown) => (error instanceof UpstreamError ? error.code : String(error)));
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'resolved',
+    (error: unknown) => (error instanceof UpstreamError ? error.code : String(error)),
+  );
 
 describe('federated identities: accounts are linked by (issuer, subject), never by e-mail', () => {
   it('links, finds, lists and unlinks by the pair', async () => {
@@ -76,12 +80,23 @@ describe('federated identities: accounts are linked by (issuer, subject), never 
 
   it('malformed pairs are refused without a query error', async () => {
     const userId = await newUser();
-    for (const [issuer, subject] of [['', 's'], [ISSUER, ''], [ISSUER, 'a b'], [ISSUER, 'x'.repeat(256)], ['h'.repeat(2049), 's'], [ISSUER, 'tab\t']]) {
-      expect(await codeOf(linkFederatedIdentity(database.db, { issuer: issuer!, subject: subject!, userId }))).toBe('UPSTREAM_IDENTITY_INVALID');
+    for (const [issuer, subject] of [
+      ['', 's'],
+      [ISSUER, ''],
+      [ISSUER, 'a b'],
+      [ISSUER, 'x'.repeat(256)],
+      ['h'.repeat(2049), 's'],
+      [ISSUER, 'tab\t'],
+    ]) {
+      expect(await codeOf(linkFederatedIdentity(database.db, { issuer: issuer!, subject: subject!, userId }))).toBe(
+        'UPSTREAM_IDENTITY_INVALID',
+      );
       expect(await findLinkedUser(database.db, issuer!, subject!)).toBeNull();
       expect(await unlinkFederatedIdentity(database.db, { issuer: issuer!, subject: subject!, userId })).toBe(false);
     }
-    expect(await codeOf(linkFederatedIdentity(database.db, { issuer: ISSUER, subject: 's', userId: 'not-a-uuid' }))).toBe('UPSTREAM_IDENTITY_INVALID');
+    expect(await codeOf(linkFederatedIdentity(database.db, { issuer: ISSUER, subject: 's', userId: 'not-a-uuid' }))).toBe(
+      'UPSTREAM_IDENTITY_INVALID',
+    );
     expect(await listFederatedIdentities(database.db, 'not-a-uuid')).toEqual([]);
     expect(await listFederatedIdentities(database.db, userId)).toEqual([]);
   });

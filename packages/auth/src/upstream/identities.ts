@@ -40,7 +40,8 @@ export function isFederatedIdentityShaped(issuer: unknown, subject: unknown): bo
  * linked to another account is refused (UPSTREAM_LINKED_ELSEWHERE) and changes nothing.
  */
 export async function linkFederatedIdentity(db: Database, identity: FederatedIdentity): Promise<'linked' | 'already-linked'> {
-  if (!isFederatedIdentityShaped(identity.issuer, identity.subject) || !UUID.test(identity.userId)) throw new UpstreamError('UPSTREAM_IDENTITY_INVALID');
+  if (!isFederatedIdentityShaped(identity.issuer, identity.subject) || !UUID.test(identity.userId))
+    throw new UpstreamError('UPSTREAM_IDENTITY_INVALID');
   const inserted = await db
     .insert(federatedIdentities)
     .values({ issuer: identity.issuer, subject: identity.subject, userId: identity.userId })
@@ -81,7 +82,13 @@ export async function unlinkFederatedIdentity(db: Database, identity: FederatedI
   if (!isFederatedIdentityShaped(identity.issuer, identity.subject) || !UUID.test(identity.userId)) return false;
   const removed = await db
     .delete(federatedIdentities)
-    .where(and(eq(federatedIdentities.issuer, identity.issuer), eq(federatedIdentities.subject, identity.subject), eq(federatedIdentities.userId, identity.userId)))
+    .where(
+      and(
+        eq(federatedIdentities.issuer, identity.issuer),
+        eq(federatedIdentities.subject, identity.subject),
+        eq(federatedIdentities.userId, identity.userId),
+      ),
+    )
     .returning({ subject: federatedIdentities.subject });
   return removed.length > 0;
 }

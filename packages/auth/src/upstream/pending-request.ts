@@ -75,7 +75,8 @@ function isPendingRequest(value: unknown): value is PendingUpstreamRequest {
   if (typeof value !== 'object' || value === null) return false;
   const request = value as Record<string, unknown>;
   return (
-    (request['purpose'] === 'sign-in' || (request['purpose'] === 'link' && typeof request['userId'] === 'string' && UUID.test(request['userId']))) &&
+    (request['purpose'] === 'sign-in' ||
+      (request['purpose'] === 'link' && typeof request['userId'] === 'string' && UUID.test(request['userId']))) &&
     [request['state'], request['nonce'], request['codeVerifier']].every((item) => typeof item === 'string' && RANDOM.test(item)) &&
     typeof request['expiresAt'] === 'number' &&
     Number.isInteger(request['expiresAt'])

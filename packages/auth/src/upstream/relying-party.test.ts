@@ -27,7 +27,8 @@ describe('the sealed pending request (the browser keeps it until the callback)',
   it('opens under the same key, reveals nothing in clear, and is refused when tampered, foreign, junk or expired', () => {
     const sealed = sealUpstreamRequest(key, request);
     expect(sealed).toMatch(/^[A-Za-z0-9_-]+$/);
-    for (const secret of [request.state, request.nonce, request.codeVerifier, request.userId!]) expect(Buffer.from(sealed, 'base64url').toString('latin1')).not.toContain(secret);
+    for (const secret of [request.state, request.nonce, request.codeVerifier, request.userId!])
+      expect(Buffer.from(sealed, 'base64url').toString('latin1')).not.toContain(secret);
     expect(openUpstreamRequest(key, sealed)).toEqual(request);
     expect(sealUpstreamRequest(key, request)).not.toBe(sealed); // a fresh IV every time
 
@@ -48,10 +49,21 @@ describe('issuer URLs', () => {
     expect(isAcceptableIssuer('https://example.com/tenant/1')).toBe(true);
     expect(isAcceptableIssuer('http://localhost:3000')).toBe(true);
     expect(isAcceptableIssuer('http://127.0.0.1:3000')).toBe(true);
-    for (const bad of ['http://accounts.example.com', 'http://10.0.0.1', 'ftp://localhost', 'https://example.com/?a=1', 'https://example.com/#x', 'https://u:p@example.com', 'example.com', '']) {
+    for (const bad of [
+      'http://accounts.example.com',
+      'http://10.0.0.1',
+      'ftp://localhost',
+      'https://example.com/?a=1',
+      'https://example.com/#x',
+      'https://u:p@example.com',
+      'example.com',
+      '',
+    ]) {
       expect(isAcceptableIssuer(bad)).toBe(false);
     }
-    expect(() => createUpstreamRelyingParty({ issuer: 'http://accounts.example.com', clientId: 'c', clientSecret: 's', redirectUri: REDIRECT_URI })).toThrow(TypeError);
+    expect(() =>
+      createUpstreamRelyingParty({ issuer: 'http://accounts.example.com', clientId: 'c', clientSecret: 's', redirectUri: REDIRECT_URI }),
+    ).toThrow(TypeError);
   });
 });
 
@@ -61,17 +73,34 @@ describe('the relying party against a real upstream oidc-provider', () => {
 
   beforeAll(async () => {
     upstream = await startUpstreamProvider({ redirectUri: REDIRECT_URI, accounts: [{ sub: 'upstream-alice', email: 'alice@acme.test' }] });
-    party = createUpstreamRelyingParty({ issuer: upstream.issuer, clientId: upstream.clientId, clientSecret: upstream.clientSecret, redirectUri: REDIRECT_URI });
+    party = createUpstreamRelyingParty({
+      issuer: upstream.issuer,
+      clientId: upstream.clientId,
+      clientSecret: upstream.clientSecret,
+      redirectUri: REDIRECT_URI,
+    });
   });
   afterAll(() => upstream?.close());
 
-  const refusal = (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: unknown) => (error instanceof UpstreamError ? error.code : String(error)));
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'resolved',
+      (error: unknown) => (error instanceof UpstreamError ? error.code : String(error)),
+    );
 
   it('sends state, nonce and an S256 PKCE challenge, and returns the verified issuer and subject', async () => {
     const { url, request } = await party.start('sign-in');
     const params = new URL(url).searchParams;
     expect(url.startsWith(`${upstream.issuer}/`)).toBe(true);
-    expect(Object.fromEntries(params)).toMatchObject({ client_id: 'latchkey', response_type: 'code', scope: 'openid email', redirect_uri: REDIRECT_URI, state: request.state, nonce: request.nonce, code_challenge_method: 'S256' });
+    expect(Object.fromEntries(params)).toMatchObject({
+      client_id: 'latchkey',
+      response_type: 'code',
+      scope: 'openid email',
+      redirect_uri: REDIRECT_URI,
+      state: request.state,
+      nonce: request.nonce,
+      code_challenge_method: 'S256',
+    });
     expect(params.get('code_challenge')).not.toBe(request.codeVerifier);
     expect(request.purpose).toBe('sign-in');
 
@@ -91,7 +120,9 @@ describe('the relying party against a real upstream oidc-provider', () => {
     expect(await refusal(party.finish(new URL(callback).search, second.request))).toBe('UPSTREAM_INVALID_RESPONSE');
     // The nonce and PKCE verifier belong to the request too: the right state with another request's nonce fails.
     const fresh = await upstream.authorize((await party.start('sign-in')).url, 'upstream-alice');
-    expect(await refusal(party.finish(new URL(fresh).search, { ...second.request, state: new URL(fresh).searchParams.get('state')! }))).toBe('UPSTREAM_INVALID_RESPONSE');
+    expect(
+      await refusal(party.finish(new URL(fresh).search, { ...second.request, state: new URL(fresh).searchParams.get('state')! })),
+    ).toBe('UPSTREAM_INVALID_RESPONSE');
     expect(await refusal(party.finish('', first.request))).toBe('UPSTREAM_INVALID_RESPONSE');
     expect(await refusal(party.finish(`?state=${first.request.state}`, first.request))).toBe('UPSTREAM_INVALID_RESPONSE');
 
@@ -108,7 +139,13 @@ describe('the relying party against a real upstream oidc-provider', () => {
     const { request } = await party.start('link', '6f1c1d2e-1111-4222-8333-944455556666');
     expect(request).toMatchObject({ purpose: 'link', userId: '6f1c1d2e-1111-4222-8333-944455556666' });
 
-    const nowhere = createUpstreamRelyingParty({ issuer: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's', redirectUri: REDIRECT_URI, timeoutSeconds: 2 });
+    const nowhere = createUpstreamRelyingParty({
+      issuer: 'http://127.0.0.1:9',
+      clientId: 'c',
+      clientSecret: 's',
+      redirectUri: REDIRECT_URI,
+      timeoutSeconds: 2,
+    });
     expect(await refusal(nowhere.start('sign-in'))).toBe('UPSTREAM_UNAVAILABLE');
     expect(await refusal(nowhere.start('sign-in'))).toBe('UPSTREAM_UNAVAILABLE');
   });

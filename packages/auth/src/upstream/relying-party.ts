@@ -42,7 +42,13 @@ export function isAcceptableIssuer(issuer: string): boolean {
   } catch {
     return false;
   }
-  return (url.protocol === 'https:' || isLoopbackHttpIssuer(url)) && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+  return (
+    (url.protocol === 'https:' || isLoopbackHttpIssuer(url)) &&
+    url.search === '' &&
+    url.hash === '' &&
+    url.username === '' &&
+    url.password === ''
+  );
 }
 
 /**
@@ -51,7 +57,8 @@ export function isAcceptableIssuer(issuer: string): boolean {
  * a failed discovery is retried on the next use.
  */
 export function createUpstreamRelyingParty(options: UpstreamProviderOptions) {
-  if (!isAcceptableIssuer(options.issuer)) throw new TypeError('issuer must be an https URL (http only on localhost or 127.0.0.1), without query or fragment');
+  if (!isAcceptableIssuer(options.issuer))
+    throw new TypeError('issuer must be an https URL (http only on localhost or 127.0.0.1), without query or fragment');
   const issuer = new URL(options.issuer);
   const redirectUri = new URL(options.redirectUri);
   const scope = options.scope ?? 'openid email';
@@ -76,7 +83,11 @@ export function createUpstreamRelyingParty(options: UpstreamProviderOptions) {
    * A new authorization request: where to send the browser, and what the browser must keep (sealed) until the
    * callback. `userId` is the account asking for a link.
    */
-  async function start(purpose: UpstreamPurpose, userId?: string, now = Date.now()): Promise<{ url: string; request: PendingUpstreamRequest }> {
+  async function start(
+    purpose: UpstreamPurpose,
+    userId?: string,
+    now = Date.now(),
+  ): Promise<{ url: string; request: PendingUpstreamRequest }> {
     if (purpose === 'link' && !userId) throw new TypeError('a link needs the account that asks for it');
     const config = await discover();
     const request: PendingUpstreamRequest = {
@@ -134,7 +145,8 @@ export type UpstreamRelyingParty = ReturnType<typeof createUpstreamRelyingParty>
 /** Which refusal an openid-client failure is. */
 function classify(error: unknown): UpstreamError {
   if (error instanceof UpstreamError) return error;
-  if (error instanceof client.AuthorizationResponseError) return new UpstreamError('UPSTREAM_DENIED', { upstreamError: error.error, cause: error });
+  if (error instanceof client.AuthorizationResponseError)
+    return new UpstreamError('UPSTREAM_DENIED', { upstreamError: error.error, cause: error });
   if (error instanceof client.ResponseBodyError) {
     // invalid_grant and the like: a code used already, expired, or not this client's.
     return error.status >= 500

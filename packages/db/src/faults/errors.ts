@@ -41,7 +41,8 @@ const CONNECTION_CODES = new Set([
 const UNAVAILABLE_SQLSTATE = /^(57P0[123]|08\d{3}|53300)$/;
 
 /** node-postgres reports some connection failures by message only. */
-const PG_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
+const PG_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
 
 /**
  * Whether `error` (or any error in its `cause` chain: drizzle wraps driver errors) means the database could not

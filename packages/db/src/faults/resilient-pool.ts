@@ -67,7 +67,11 @@ export function createResilientPool(options: ResilientPoolOptions) {
     if (available) for (const registration of listeners) void relisten(registration);
   });
 
-  async function relisten(registration: { channel: string; onPayload: (payload: string) => void; unlisten?: () => Promise<void> }): Promise<void> {
+  async function relisten(registration: {
+    channel: string;
+    onPayload: (payload: string) => void;
+    unlisten?: () => Promise<void>;
+  }): Promise<void> {
     for (let attempt = 0; attempt < 10 && health.available && listeners.has(registration); attempt++) {
       try {
         const { unlisten } = await current.listen(registration.channel, registration.onPayload);
@@ -97,7 +101,10 @@ export function createResilientPool(options: ResilientPoolOptions) {
     /** a separate short-lived client on the same server (migrations: no deadline, may run long) */
     open,
     async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
-      const registration: { channel: string; onPayload: (payload: string) => void; unlisten?: () => Promise<void> } = { channel, onPayload };
+      const registration: { channel: string; onPayload: (payload: string) => void; unlisten?: () => Promise<void> } = {
+        channel,
+        onPayload,
+      };
       const { unlisten } = await current.listen(channel, onPayload);
       registration.unlisten = unlisten;
       listeners.add(registration);

@@ -179,7 +179,8 @@ export function createStatementGuard(options: StatementGuardOptions) {
    */
   function guardSql(sql: Sql, fixed?: Fixed): Sql {
     // Made once per client or view, not per statement.
-    const unsafe = (text: string, parameters?: never[], queryOptions?: object) => guardQuery(sql.unsafe(text, parameters, queryOptions as never) as PendingQuery<never[]>, fixed);
+    const unsafe = (text: string, parameters?: never[], queryOptions?: object) =>
+      guardQuery(sql.unsafe(text, parameters, queryOptions as never) as PendingQuery<never[]>, fixed);
     const begin = (...args: unknown[]) => {
       const fn = args.pop() as (inner: Sql) => unknown;
       const mode = (args[0] as string | undefined) ?? '';
@@ -189,7 +190,9 @@ export function createStatementGuard(options: StatementGuardOptions) {
     const savepoint = (...args: unknown[]) => {
       const fn = args.pop() as (inner: Sql) => unknown;
       const deadline = deadlineNow(performance.now(), fixed);
-      return bound(deadline, () => (sql as unknown as { savepoint(...rest: unknown[]): Promise<unknown> }).savepoint(...args, guardBody(deadline, fn)));
+      return bound(deadline, () =>
+        (sql as unknown as { savepoint(...rest: unknown[]): Promise<unknown> }).savepoint(...args, guardBody(deadline, fn)),
+      );
     };
     return new Proxy(sql, {
       apply(target, thisArg, args: unknown[]) {

@@ -123,7 +123,10 @@ export function createPersistedStore(options: PersistedStoreOptions = {}): Persi
       for (const entry of memoryOnly.values()) totals[entry.source] += 1;
       return totals;
     }
-    const rows = await db.select({ source: persistedOperations.source, n: count() }).from(persistedOperations).groupBy(persistedOperations.source);
+    const rows = await db
+      .select({ source: persistedOperations.source, n: count() })
+      .from(persistedOperations)
+      .groupBy(persistedOperations.source);
     for (const row of rows) totals[row.source as PersistedSource] = Number(row.n);
     return totals;
   }

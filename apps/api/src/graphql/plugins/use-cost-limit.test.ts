@@ -26,7 +26,10 @@ async function run(yoga: ReturnType<typeof server>, query: string, variables?: R
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
     body: JSON.stringify({ query, variables }),
   });
-  return { status: res.status, body: (await res.json()) as { data?: unknown; errors?: { message: string; extensions: { code: string } }[] } };
+  return {
+    status: res.status,
+    body: (await res.json()) as { data?: unknown; errors?: { message: string; extensions: { code: string } }[] },
+  };
 }
 
 describe('cost limit (spec Limits 3)', () => {
@@ -65,7 +68,7 @@ describe('cost limit (spec Limits 3)', () => {
     expect((await run(yoga, query)).body.errors?.[0]?.message).toBe('Query cost 13 exceeds the limit of 12.');
   });
 
-  it('a paged connection sizes its edges and nodes by first/last (variables included), else by the argument\'s schema default', async () => {
+  it("a paged connection sizes its edges and nodes by first/last (variables included), else by the argument's schema default", async () => {
     const yoga = server(1000);
     const cost = async (query: string, variables?: Record<string, unknown>, limit = 0) => {
       const refused = await run(server(limit), query, variables);
@@ -81,11 +84,13 @@ describe('cost limit (spec Limits 3)', () => {
     expect((await run(yoga, '{ page(first: 5) { edges { node { id } } } }')).body.errors).toBeUndefined();
   });
 
-  it('a page larger than maxPageSize is costed as maxPageSize (the resolver\'s BAD_USER_INPUT is the clearer refusal); a variable that is no Int is left to coercion', async () => {
+  it("a page larger than maxPageSize is costed as maxPageSize (the resolver's BAD_USER_INPUT is the clearer refusal); a variable that is no Int is left to coercion", async () => {
     const cost = async (query: string, variables?: Record<string, unknown>) =>
       Number(/Query cost (\d+)/.exec((await run(server(0), query, variables)).body.errors?.[0]?.message ?? '')?.[1]);
     expect(await cost('{ items(first: 100000) { id } }')).toBe(101);
     expect(await cost('query ($n: Int) { items(first: $n) { id } }', { n: 2 ** 31 })).toBe(11); // as if no first: the default list size
-    expect((await run(server(1000), 'query ($n: Int) { items(first: $n) { id } }', { n: 2 ** 31 })).body.errors?.[0]?.message).toContain('Int cannot represent');
+    expect((await run(server(1000), 'query ($n: Int) { items(first: $n) { id } }', { n: 2 ** 31 })).body.errors?.[0]?.message).toContain(
+      'Int cannot represent',
+    );
   });
 });

@@ -95,7 +95,13 @@ export function estimateCost(
    * `page`: the size of the paged connection whose selection this is (a non-list field with `first`/`last`,
    * Relay style): its `edges`/`nodes` lists hold that many items, not the default list size.
    */
-  const walk = (selectionSet: SelectionSetNode, parent: GraphQLCompositeType, multiplier: number, seen: Set<string>, page?: number): number => {
+  const walk = (
+    selectionSet: SelectionSetNode,
+    parent: GraphQLCompositeType,
+    multiplier: number,
+    seen: Set<string>,
+    page?: number,
+  ): number => {
     let total = 0;
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
@@ -143,29 +149,32 @@ export function estimateCost(
  */
 export function useCostLimit(options: CostLimitOptions): Plugin {
   const staticCosts = new WeakMap<DocumentNode, Map<string, number>>();
-  const check = ({ args, setResultAndStopExecution }: Pick<Parameters<NonNullable<Plugin['onExecute']>>[0], 'args' | 'setResultAndStopExecution'>): void => {
-      const { schema, document, operationName, variableValues } = args;
-      const key = operationName ?? '';
-      let cost = staticCosts.get(document)?.get(key);
-      if (cost === undefined) {
-        const operation = document.definitions.find(
-          (d: DefinitionNode): d is OperationDefinitionNode =>
-            d.kind === Kind.OPERATION_DEFINITION && (operationName == null || d.name?.value === operationName),
-        );
-        if (!operation) return;
-        const estimate = estimateCost(schema, document, operation, variableValues, options.defaultListSize, options.maxPageSize);
-        cost = estimate.cost;
-        if (estimate.reusable) {
-          let byOperation = staticCosts.get(document);
-          if (!byOperation) staticCosts.set(document, (byOperation = new Map()));
-          byOperation.set(key, cost);
-        }
+  const check = ({
+    args,
+    setResultAndStopExecution,
+  }: Pick<Parameters<NonNullable<Plugin['onExecute']>>[0], 'args' | 'setResultAndStopExecution'>): void => {
+    const { schema, document, operationName, variableValues } = args;
+    const key = operationName ?? '';
+    let cost = staticCosts.get(document)?.get(key);
+    if (cost === undefined) {
+      const operation = document.definitions.find(
+        (d: DefinitionNode): d is OperationDefinitionNode =>
+          d.kind === Kind.OPERATION_DEFINITION && (operationName == null || d.name?.value === operationName),
+      );
+      if (!operation) return;
+      const estimate = estimateCost(schema, document, operation, variableValues, options.defaultListSize, options.maxPageSize);
+      cost = estimate.cost;
+      if (estimate.reusable) {
+        let byOperation = staticCosts.get(document);
+        if (!byOperation) staticCosts.set(document, (byOperation = new Map()));
+        byOperation.set(key, cost);
       }
-      if (cost > options.maxCost) {
-        setResultAndStopExecution({
-          errors: [queryTooComplex(`Query cost ${cost} exceeds the limit of ${options.maxCost}.`)],
-        });
-      }
+    }
+    if (cost > options.maxCost) {
+      setResultAndStopExecution({
+        errors: [queryTooComplex(`Query cost ${cost} exceeds the limit of ${options.maxCost}.`)],
+      });
+    }
   };
   // A subscription's selection is resolved once per event: its cost is judged when it starts.
   return { onExecute: check, onSubscribe: check };

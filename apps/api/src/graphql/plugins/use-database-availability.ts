@@ -1,5 +1,16 @@
 import type { DatabaseHealth } from '@latchkey/db';
-import { getNamedType, getOperationAST, isObjectType, isInterfaceType, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import {
+  getNamedType,
+  getOperationAST,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { serviceUnavailable } from '../errors.js';
 
@@ -52,12 +63,18 @@ export function createDatabaseNeeds(databaseFree: ReadonlySet<string>) {
   };
 }
 
-function judge(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, databaseFree: ReadonlySet<string>): boolean {
+function judge(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  databaseFree: ReadonlySet<string>,
+): boolean {
   const operation = getOperationAST(document, operationName);
   if (!operation) return false; // nothing will execute
   if (operation.operation !== 'query') return true;
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   const seen = new Set<string>();
 
   function selects(selectionSet: SelectionSetNode, parent: GraphQLNamedType | undefined): boolean {

@@ -11,7 +11,8 @@ function logUnexpected(logger: Logger, result: ExecutionResult, requestId: strin
     // Domain failures (NOT_FOUND, BAD_USER_INPUT) are answers, not faults.
     if (!original || original instanceof GraphQLError || isDomainError(original)) continue;
     // An outage is the environment's fault, not a bug: one short line, no stack.
-    if (isDatabaseUnavailable(original)) logger.warn({ reqId: requestId, path: error.path, reason: original.message }, 'database unavailable');
+    if (isDatabaseUnavailable(original))
+      logger.warn({ reqId: requestId, path: error.path, reason: original.message }, 'database unavailable');
     else logger.error({ reqId: requestId, path: error.path, err: original }, 'resolver failed');
   }
 }

@@ -90,9 +90,7 @@ function maxDirectivesRule(limit: number) {
       Document: {
         leave(node) {
           if (directives > limit) {
-            context.reportError(
-              queryTooComplex(`Query has ${directives} directives, more than the limit of ${limit}.`, [node]),
-            );
+            context.reportError(queryTooComplex(`Query has ${directives} directives, more than the limit of ${limit}.`, [node]));
           }
         },
       },

@@ -113,25 +113,31 @@ export function createRouteRequirements(publicDirective = 'public'): RouteRequir
  * Every field requires a signed-in caller unless it (or its type) is marked @public; `__typename` is
  * always allowed. A guest's operation that selects anything non-public is refused whole, with no `data`.
  */
-export function useRouteAccess(options: RouteAccessOptions, requirementsOf: RouteRequirementsOf = createRouteRequirements(options.publicDirective)): Plugin<GraphQLContext> {
-  const check = ({ args, setResultAndStopExecution }: Pick<Parameters<NonNullable<Plugin<GraphQLContext>['onExecute']>>[0], 'args' | 'setResultAndStopExecution'>): void => {
-      const { schema, document, operationName, contextValue } = args;
-      const requirements = requirementsOf(schema, document, operationName);
-      if (requirements.introspection && options.introspection === 'off') {
-        setResultAndStopExecution({
-          errors: [
-            new GraphQLError('Introspection is disabled on this server.', {
-              extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED, http: { status: 400, spec: true } },
-            }),
-          ],
-        });
-        return;
-      }
-      const guest = contextValue.caller === null;
-      if (!guest) return;
-      if (requirements.signIn || (requirements.introspection && options.introspection !== 'open')) {
-        setResultAndStopExecution({ errors: [unauthenticated(contextValue.credentialRejected)] });
-      }
+export function useRouteAccess(
+  options: RouteAccessOptions,
+  requirementsOf: RouteRequirementsOf = createRouteRequirements(options.publicDirective),
+): Plugin<GraphQLContext> {
+  const check = ({
+    args,
+    setResultAndStopExecution,
+  }: Pick<Parameters<NonNullable<Plugin<GraphQLContext>['onExecute']>>[0], 'args' | 'setResultAndStopExecution'>): void => {
+    const { schema, document, operationName, contextValue } = args;
+    const requirements = requirementsOf(schema, document, operationName);
+    if (requirements.introspection && options.introspection === 'off') {
+      setResultAndStopExecution({
+        errors: [
+          new GraphQLError('Introspection is disabled on this server.', {
+            extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED, http: { status: 400, spec: true } },
+          }),
+        ],
+      });
+      return;
+    }
+    const guest = contextValue.caller === null;
+    if (!guest) return;
+    if (requirements.signIn || (requirements.introspection && options.introspection !== 'open')) {
+      setResultAndStopExecution({ errors: [unauthenticated(contextValue.credentialRejected)] });
+    }
   };
   // Subscriptions are judged like queries when they start.
   return { onExecute: check, onSubscribe: check };

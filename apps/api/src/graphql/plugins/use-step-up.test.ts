@@ -45,12 +45,14 @@ describe('spec Multi-factor rules 6 / RFC 9470: @stepUp marks', () => {
     );
     expect(res.body).toEqual({
       data: { plain: 'p', strong: null },
-      errors: [{
-        message: 'A different authentication level is required.',
-        locations: [{ line: 1, column: 9 }],
-        path: ['strong'],
-        extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: 'urn:latchkey:acr:phr' },
-      }],
+      errors: [
+        {
+          message: 'A different authentication level is required.',
+          locations: [{ line: 1, column: 9 }],
+          path: ['strong'],
+          extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: 'urn:latchkey:acr:phr' },
+        },
+      ],
     });
     const json = await run(weak, '{ plain strong }', 'application/json');
     expect(json.status).toBe(200);
@@ -75,8 +77,15 @@ describe('spec Multi-factor rules 6 / RFC 9470: @stepUp marks', () => {
   });
 
   it('start-up refuses an unknown level and a public field that asks for a step-up', () => {
-    const bad = (sdl: string) => () => applyStepUpRules(createSchema({ typeDefs: `directive @public on FIELD_DEFINITION | OBJECT\ndirective @stepUp(acr: String, maxAge: Int) on FIELD_DEFINITION\n${sdl}` }));
-    expect(bad('type Query { x: String @stepUp(acr: "urn:latchkey:acr:otp") }')).toThrow(/Query.x @stepUp: acr "urn:latchkey:acr:otp" is not a known level/);
+    const bad = (sdl: string) => () =>
+      applyStepUpRules(
+        createSchema({
+          typeDefs: `directive @public on FIELD_DEFINITION | OBJECT\ndirective @stepUp(acr: String, maxAge: Int) on FIELD_DEFINITION\n${sdl}`,
+        }),
+      );
+    expect(bad('type Query { x: String @stepUp(acr: "urn:latchkey:acr:otp") }')).toThrow(
+      /Query.x @stepUp: acr "urn:latchkey:acr:otp" is not a known level/,
+    );
     expect(bad('type Query { x: String @public @stepUp(maxAge: 5) }')).toThrow(/Query.x: a @public field cannot ask for @stepUp/);
     expect(bad('type Query { x: String @stepUp }')).toThrow(/acr, maxAge or both/);
   });

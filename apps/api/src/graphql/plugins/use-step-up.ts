@@ -31,7 +31,10 @@ const hasMark = (node: Marked, name: string) => node?.directives?.some((d) => d.
  * The `@stepUp(acr:, maxAge:)` marks of a schema, by "Type.field", validated (a known level, a whole number of
  * seconds, never on a public field). Read once, at start-up.
  */
-export function stepUpMarks(schema: GraphQLSchema, options: Pick<StepUpOptions, 'directive' | 'publicDirective'> = {}): Map<string, StepUpRequirement> {
+export function stepUpMarks(
+  schema: GraphQLSchema,
+  options: Pick<StepUpOptions, 'directive' | 'publicDirective'> = {},
+): Map<string, StepUpRequirement> {
   const name = options.directive ?? 'stepUp';
   const publicName = options.publicDirective ?? 'public';
   const directive = schema.getDirective(name);
@@ -69,7 +72,9 @@ export function applyStepUpRules(schema: GraphQLSchema, options: StepUpOptions =
   const marks = stepUpMarks(schema, options);
   for (const [coordinate, requirement] of marks) {
     const [typeName, fieldName] = coordinate.split('.') as [string, string];
-    const field = (schema.getType(typeName) as { getFields(): Record<string, { resolve?: GraphQLFieldResolver<unknown, GraphQLContext> }> }).getFields()[fieldName]!;
+    const field = (
+      schema.getType(typeName) as { getFields(): Record<string, { resolve?: GraphQLFieldResolver<unknown, GraphQLContext> }> }
+    ).getFields()[fieldName]!;
     const resolve: GraphQLFieldResolver<unknown, GraphQLContext> = field.resolve ?? defaultFieldResolver;
     field.resolve = (source, args, context, info) => {
       if (!meetsStepUp(context.caller, requirement, now())) throw new StepUpRequired(requirement);
@@ -90,7 +95,9 @@ export function convertStepUps<T extends ExecutionResult>(result: T): T {
   if (!challenge) return result;
   // One response, one challenge: when several fields fall short, the header states what meets them all.
   const errors = result.errors!.map((error) =>
-    error.originalError instanceof StepUpRequired ? insufficientUserAuthentication(error.originalError.requirement, error as GraphQLError, challenge) : error,
+    error.originalError instanceof StepUpRequired
+      ? insufficientUserAuthentication(error.originalError.requirement, error as GraphQLError, challenge)
+      : error,
   );
   return { ...result, errors };
 }
@@ -104,7 +111,13 @@ export function convertStepUps<T extends ExecutionResult>(result: T): T {
 export function useStepUp(): Plugin<GraphQLContext> {
   // One shared hook object: nothing is allocated per request.
   const afterExecute = {
-    onExecuteDone({ result, setResult }: { result: ExecutionResult | AsyncIterable<ExecutionResult>; setResult(result: ExecutionResult): void }) {
+    onExecuteDone({
+      result,
+      setResult,
+    }: {
+      result: ExecutionResult | AsyncIterable<ExecutionResult>;
+      setResult(result: ExecutionResult): void;
+    }) {
       if (Symbol.asyncIterator in result || !result.errors) return;
       const converted = convertStepUps(result);
       if (converted !== result) setResult(converted);

@@ -1,7 +1,8 @@
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { badRequest } from '../errors.js';
 
-const STREAM_NOT_ACCEPTED = 'This operation answers in parts (@defer, @stream or a subscription): send Accept: multipart/mixed or text/event-stream.';
+const STREAM_NOT_ACCEPTED =
+  'This operation answers in parts (@defer, @stream or a subscription): send Accept: multipart/mixed or text/event-stream.';
 
 const KNOWN = new Set(['query', 'variables', 'operationName', 'extensions', 'documentId']);
 
@@ -66,7 +67,8 @@ export function useStrictParams(): Plugin {
       const given = params as unknown;
       if (kind(given) !== 'object') throw badRequest(`Each request must be a JSON object, not ${kind(given)}.`);
       for (const key of Object.keys(params)) {
-        if (!KNOWN.has(key)) throw badRequest(`Unexpected parameter "${key}" (allowed: query, variables, operationName, extensions, documentId).`);
+        if (!KNOWN.has(key))
+          throw badRequest(`Unexpected parameter "${key}" (allowed: query, variables, operationName, extensions, documentId).`);
       }
       // A persisted operation's text has been filled in by the persisted-operations plugin (which runs first).
       if (params.query == null) throw badRequest('Missing parameter "query" (or a persisted operation\'s id).');

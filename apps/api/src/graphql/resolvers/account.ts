@@ -21,7 +21,11 @@ export const accountResolvers = {
     },
     organization: async (_source, { slug }, context) => {
       const request = await domainRequest(context, 'Query.organization');
-      const [org] = await dbOf(context).select().from(organizations).where(eq(organizations.slug, requireSlug(slug, ['slug']))).limit(1);
+      const [org] = await dbOf(context)
+        .select()
+        .from(organizations)
+        .where(eq(organizations.slug, requireSlug(slug, ['slug'])))
+        .limit(1);
       if (!org) throw new NotFoundError();
       // Another tenant's organization must look exactly like a missing one.
       authorizeOrHide(request, OrganizationPolicy.view, [org]);

@@ -1,5 +1,12 @@
 import { can } from '@latchkey/policy';
-import { archiveDocument, createDocument, deleteDocument, publishDocument, setLegalHold, updateDocument } from '../../domain/document-mutations.js';
+import {
+  archiveDocument,
+  createDocument,
+  deleteDocument,
+  publishDocument,
+  setLegalHold,
+  updateDocument,
+} from '../../domain/document-mutations.js';
 import { getDocument, getDocumentByTitle, listDocuments } from '../../domain/documents.js';
 import { DocumentPolicy } from '../../domain/policies.js';
 import type { Resolvers } from '../../generated/resolvers.js';
@@ -11,11 +18,17 @@ export const documentResolvers = {
     // A @oneOf input: validation has made sure exactly one key is given.
     documentBy: async (_source, { lookup }, context) => {
       const request = await domainRequest(context, 'Query.documentBy');
-      const found = lookup.id != null ? await getDocument(request, lookup.id, ['lookup', 'id']) : await getDocumentByTitle(request, lookup.title!);
+      const found =
+        lookup.id != null ? await getDocument(request, lookup.id, ['lookup', 'id']) : await getDocumentByTitle(request, lookup.title!);
       return found.document;
     },
     documents: async (_source, { filter, first, after }, context) =>
-      listDocuments(await domainRequest(context, 'Query.documents'), { organization: filter?.organization, status: filter?.status, first, after }),
+      listDocuments(await domainRequest(context, 'Query.documents'), {
+        organization: filter?.organization,
+        status: filter?.status,
+        first,
+        after,
+      }),
   },
   Document: {
     // Plain fields resolve by property name; internalNotes is guarded by its @can mark, once per row.

@@ -12,7 +12,9 @@ function toDate(value: unknown): Date | null {
  * (BAD_USER_INPUT), both 400 under graphql-response+json and 200 under application/json.
  */
 function invalid(value: unknown, node?: ValueNode): GraphQLError {
-  return new GraphQLError(`DateTime must be an ISO 8601 string with a time zone, got ${JSON.stringify(value)?.slice(0, 40)}`, { nodes: node });
+  return new GraphQLError(`DateTime must be an ISO 8601 string with a time zone, got ${JSON.stringify(value)?.slice(0, 40)}`, {
+    nodes: node,
+  });
 }
 
 export const DateTime = new GraphQLScalarType<Date, string>({

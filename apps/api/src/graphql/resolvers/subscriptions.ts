@@ -7,7 +7,8 @@ const resolve = (item: unknown) => resolveStreamItem(item as StreamItem);
 export const subscriptionResolvers = {
   Subscription: {
     documentChanged: {
-      subscribe: (_root, { organization }, context) => openDocumentStream(context, { organization }, 'Subscription.documentChanged') as never,
+      subscribe: (_root, { organization }, context) =>
+        openDocumentStream(context, { organization }, 'Subscription.documentChanged') as never,
       resolve,
     },
     documentUpdated: {

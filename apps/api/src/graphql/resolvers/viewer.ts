@@ -7,7 +7,15 @@ import type { Resolvers } from '../../generated/resolvers.js';
 import { dbOf, subjectOf } from '../access.js';
 
 /** Fields these resolvers answer from the verified token alone, without the database (`user` reads it). */
-export const viewerDatabaseFree = ['Query.viewer', 'Viewer.subject', 'Viewer.amr', 'Viewer.acr', 'Viewer.authTime', 'Viewer.expiresAt', 'Viewer.scope'];
+export const viewerDatabaseFree = [
+  'Query.viewer',
+  'Viewer.subject',
+  'Viewer.amr',
+  'Viewer.acr',
+  'Viewer.authTime',
+  'Viewer.expiresAt',
+  'Viewer.scope',
+];
 
 export const viewerResolvers = {
   Query: {
