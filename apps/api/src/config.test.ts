@@ -99,7 +99,10 @@ describe('rule 4: the signing secret comes from configuration', () => {
     const read: string[] = [];
     const config = loadConfig({
       env: { NODE_ENV: 'production', SIGNING_KEY_FILE: '/run/secrets/key' },
-      readFile: (file) => (read.push(file), PRIVATE_JWK_STAND_IN),
+      readFile: (file) => {
+        read.push(file);
+        return PRIVATE_JWK_STAND_IN;
+      },
     });
     expect(read).toEqual(['/run/secrets/key']);
     expect(config.keys.signingKey).toBe(PRIVATE_JWK_STAND_IN);

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { SchemaGapError } from './graphql/schema.js';
 import { KeyMaterialError } from './keys/key-material.js';
 import { createLogger, exitAfterFlush, logFatalAndExit } from './logger.js';
@@ -8,7 +8,7 @@ import { readVersion } from './version.js';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 
-let config;
+let config: Config;
 try {
   config = loadConfig({ env: process.env, readFile: (file) => readFileSync(file, 'utf8'), version: readVersion() });
 } catch (error) {

@@ -1,4 +1,3 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from './support/chromium.js';
 import { startLocalhostService, type TestService } from './support/service.js';
@@ -12,7 +11,9 @@ describe('GraphiQL from the installed packages (development)', () => {
   beforeAll(async () => {
     ({ service, base } = await startLocalhostService({ NODE_ENV: 'development' }));
   });
+  const cleanup: (() => Promise<void>)[] = [];
   afterAll(async () => {
+    for (const step of cleanup.splice(0)) await step();
     await service?.stop();
   });
 
@@ -29,15 +30,9 @@ describe('GraphiQL from the installed packages (development)', () => {
   });
 
   describe.runIf(hasChromium)('in Chromium with every other origin blocked', () => {
-    let browser: Browser;
-    beforeAll(async () => {
-      browser = await launchChromium();
-    });
-    afterAll(async () => {
-      await browser?.close();
-    });
-
     it('loads, reports no policy violation, and runs a query', async () => {
+      const browser = await launchChromium();
+      cleanup.push(() => browser.close());
       const context = await browser.newContext();
       const page = await context.newPage();
       const elsewhere: string[] = [];
@@ -64,8 +59,8 @@ describe('GraphiQL from the installed packages (development)', () => {
       await page.keyboard.press('Delete');
       await page.keyboard.type('{ status { service version } }');
       await run.click();
-      await expect.poll(async () => page.locator('.graphiql-response').innerText(), { timeout: 30_000 }).toContain('"service"');
-      const response = await page.locator('.graphiql-response').innerText();
+      await expect.poll(async () => page.locator('.graphiql-response').textContent(), { timeout: 30_000 }).toContain('"service"');
+      const response = await page.locator('.graphiql-response').textContent();
       expect(response).toContain('"status"');
       expect(elsewhere).toEqual([]);
       expect(violations).toEqual([]);

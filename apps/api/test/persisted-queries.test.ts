@@ -189,8 +189,7 @@ describe('caching (issue 6 caching rules, spec Authorization 14) judged by an RF
     const viaCache = async (token: string) => {
       const probe = await call(service, { method: 'GET', body: { query }, token });
       const cached = cache.get(probe.url);
-      if (cached && cached.policy.satisfiesWithoutRevalidation({ url: probe.url, method: 'GET', headers: probe.requestHeaders }))
-        return cached.body;
+      if (cached?.policy.satisfiesWithoutRevalidation({ url: probe.url, method: 'GET', headers: probe.requestHeaders })) return cached.body;
       const policy = sharedCachePolicy(probe);
       if (policy.storable()) cache.set(probe.url, { policy, body: probe.json });
       expect(probe.headers.get('cache-control')).toBe('private, no-store');

@@ -164,7 +164,7 @@ describe('sign-in through an upstream OpenID provider (issue 5: AUTHORIZATION_CO
   afterAll(() => pair?.stop());
 
   const stored = () => pair.stored();
-  const startUpstream = (browser: BrowserSession) => pair.startUpstream(browser);
+  const _startUpstream = (browser: BrowserSession) => pair.startUpstream(browser);
   const signInUpstream = (browser: BrowserSession, sub: string) => pair.signInUpstream(browser, sub);
 
   async function signedInByEmail(email: string): Promise<BrowserSession> {

@@ -15,9 +15,16 @@ const schema = createSchema({
 function counting() {
   const counts = { parse: 0, validate: 0 };
   const plugin: Plugin = {
-    onParse: ({ parseFn, setParseFn }) => setParseFn((...args: Parameters<typeof parseFn>) => (counts.parse++, parseFn(...args))),
+    onParse: ({ parseFn, setParseFn }) =>
+      setParseFn((...args: Parameters<typeof parseFn>) => {
+        counts.parse++;
+        return parseFn(...args);
+      }),
     onValidate: ({ validateFn, setValidationFn }) =>
-      setValidationFn((...args: Parameters<typeof validateFn>) => (counts.validate++, validateFn(...args))),
+      setValidationFn((...args: Parameters<typeof validateFn>) => {
+        counts.validate++;
+        return validateFn(...args);
+      }),
   };
   return { counts, plugin };
 }

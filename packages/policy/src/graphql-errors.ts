@@ -51,7 +51,7 @@ interface ResultPayload {
 function afterResult({
   result,
   setResult,
-}: ResultPayload): void | { onNext(payload: { result: ExecutionResult; setResult(result: ExecutionResult): void }): void } {
+}: ResultPayload): undefined | { onNext(payload: { result: ExecutionResult; setResult(result: ExecutionResult): void }): void } {
   if (Symbol.asyncIterator in result) return streamHooks;
   const converted = convertDenials(result);
   if (converted !== result) setResult(converted);

@@ -5,6 +5,7 @@ export type Guest = null | undefined | false;
  * Runs before every non-binding ability of a policy: `true` allows, `false` denies, anything else
  * defers to the ability (spec Authorization 8).
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook with no opinion may simply not return
 export type BeforeHook<User> = (user: User | null, ability: string, args: readonly unknown[]) => boolean | undefined | void;
 
 /** An ability's check: allows only when it returns the boolean `true` (spec Authorization 8). */

@@ -94,7 +94,7 @@ export async function listDocuments(
   }
   const slug = input.organization == null ? null : requireSlug(input.organization, [...fields.filter, 'organization']);
   const statuses = input.status ?? null;
-  if (statuses && statuses.some((status) => !DOCUMENT_STATUSES.includes(status as DocumentStatus))) {
+  if (statuses?.some((status) => !DOCUMENT_STATUSES.includes(status as DocumentStatus))) {
     throw new InvalidInputError(`status must be one of ${DOCUMENT_STATUSES.join(', ')}.`, [...fields.filter, 'status']);
   }
   const after = input.after == null ? null : decodeCursor(input.after, fields.after);

@@ -33,7 +33,7 @@ export const AccountPolicy = definePolicy('AccountPolicy', {
     /** route level: at least `role` in some organization (the record decides which one) */
     holdsRole: (user: Subject | null, role: Role) => user !== null && [...user.roles.values()].some((held) => roles.grants(held, role)),
     /** route level: publishing needs a verified e-mail, whatever the document */
-    publish: (user: Subject | null) => user !== null && user.emailVerified,
+    publish: (user: Subject | null) => user?.emailVerified,
   },
 });
 

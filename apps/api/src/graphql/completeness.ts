@@ -29,6 +29,7 @@ type OutputOf<R> = R extends (...args: never[]) => infer Out
 type Accepts<Out> = null extends Out ? Out | undefined : Out;
 
 /** A property's value as read: an optional one may be missing (stated here: a generic index can drop it). */
+// biome-ignore lint/complexity/noBannedTypes: `{} extends Pick<T, K>` is the type-level test for an optional property
 type PropertyOf<Parent, F extends keyof Parent> = ({} extends Pick<Parent, F> ? undefined : never) | Parent[F];
 
 /** The model's property of the field's name fits the field's type (a nullable column behind a Non-Null field does not). */

@@ -6,7 +6,7 @@ import {
   type PersistedRequestResolver,
   type RegistrationDecision,
 } from '@latchkey/persisted';
-import { GraphQLError, type ExecutionArgs } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type ConnectionInitMessage } from 'graphql-ws';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -121,7 +121,7 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       };
       if (known) runsPersistedOperation(params, known);
       const enveloped = yoga.getEnveloped({ req: ctx.extra.request, params, connectionAuthorization: credentials.get(ctx) ?? null });
-      let document;
+      let document: DocumentNode;
       try {
         document = enveloped.parse(query);
       } catch (error) {

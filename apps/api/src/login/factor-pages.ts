@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Factor, type LoginLimits, type TotpEnrolment } from '@latchkey/auth';
+import type { Factor, LoginLimits, TotpEnrolment } from '@latchkey/auth';
 import { eq, users, type Database } from '@latchkey/db';
 import type { Logger } from 'pino';
 import { sendJson } from '../http/respond.js';

@@ -177,7 +177,7 @@ export function createPasskeyRoutes(options: PasskeyRoutesOptions) {
       );
     if (typeof body['response'] !== 'object' || body['response'] === null)
       return fail(res, 400, 'response must be the assertion the browser produced.');
-    let result;
+    let result: Awaited<ReturnType<typeof finishPasskeyAuthentication>>;
     try {
       result = await finishPasskeyAuthentication(db, rp, { binding: bindingOf(req, res), response: body['response'] as never });
     } catch (error) {

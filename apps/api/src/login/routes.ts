@@ -237,7 +237,7 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
    * the sign-in form.
    */
   async function interaction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
-    let details;
+    let details: Awaited<ReturnType<Provider['interactionDetails']>>;
     try {
       details = await provider.interactionDetails(req, res);
     } catch {
@@ -282,7 +282,7 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
   }
 
   /** The provider's own sign-in page (no application waiting): signs the browser in to the provider. */
-  function standaloneSignIn(req: IncomingMessage, res: ServerResponse): void {
+  function standaloneSignIn(_req: IncomingMessage, res: ServerResponse): void {
     // A sign-in started here completes here, never an authorization request or a sign-in left over in this browser.
     clearCookie(res, PENDING_COOKIE, { path: '/', secure });
     clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });

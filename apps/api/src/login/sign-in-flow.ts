@@ -194,7 +194,7 @@ export function createSignInFlow(options: SignInFlowOptions) {
   }
 
   /** This browser's sign-in that still needs something, for the factor page; null when there is none. */
-  async function pendingSignIn(req: IncomingMessage, res: ServerResponse): Promise<PendingSignIn | null> {
+  async function pendingSignIn(req: IncomingMessage, _res: ServerResponse): Promise<PendingSignIn | null> {
     const progress = await readSignInProgress(db, readCookie(req, PROGRESS_COOKIE));
     if (!progress) return null;
     const standing = await judge(req, progress.userId, progress.factors);

@@ -172,7 +172,7 @@ export function createUpstreamRoutes(options: UpstreamRoutesOptions) {
     const back = pending.purpose === 'link' ? 'account' : 'login';
     const rawUrl = req.url ?? '';
     const query = rawUrl.includes('?') ? rawUrl.slice(rawUrl.indexOf('?')) : '';
-    let identity;
+    let identity: Awaited<ReturnType<typeof party.finish>>;
     try {
       identity = await party.finish(query, pending);
     } catch (error) {

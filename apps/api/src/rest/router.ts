@@ -58,6 +58,7 @@ export interface RestRoute<Caller> {
  * Runs before the handler, outside it. Returning a response ends the request; a denial (or any error)
  * thrown here is NOT converted (spec Events 3): it becomes a 500.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a middleware that lets the request through returns nothing at all
 export type RestMiddleware<Caller> = (request: RestRequest<Caller>) => RestResponse | void | Promise<RestResponse | void>;
 
 export interface RestRouterOptions<Caller> {

@@ -14,7 +14,7 @@ export interface SmtpDeliveryOptions {
 /** Sends the sign-in link by e-mail through an SMTP server (nodemailer). The token travels only in the mail. */
 export function createSmtpDelivery(options: SmtpDeliveryOptions): DeliveryHandler & { close(): void } {
   const timeout = options.timeoutMs ?? 10_000;
-  let transport;
+  let transport: ReturnType<typeof createTransport>;
   try {
     const url = new URL(options.url);
     if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new TypeError('not smtp');

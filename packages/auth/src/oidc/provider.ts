@@ -1,4 +1,4 @@
-import { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './offered.js';
+import { OFFERED_RESPONSE_TYPES } from './offered.js';
 import type { Database } from '@latchkey/db';
 import type Provider from 'oidc-provider';
 import type { AsymmetricSigningAlgorithm, ClientMetadata, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';

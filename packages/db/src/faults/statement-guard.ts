@@ -148,6 +148,7 @@ export function createStatementGuard(options: StatementGuardOptions) {
         query.values();
         return guarded;
       },
+      // biome-ignore lint/suspicious/noThenProperty: drizzle awaits the query, so the guarded query must be a thenable
       then<A, B>(onFulfilled?: (value: unknown) => A, onRejected?: (reason: unknown) => B) {
         return run().then(onFulfilled, onRejected);
       },

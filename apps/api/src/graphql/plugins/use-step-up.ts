@@ -1,7 +1,7 @@
 import {
   defaultFieldResolver,
   getDirectiveValues,
-  GraphQLError,
+  type GraphQLError,
   isObjectType,
   type ExecutionResult,
   type GraphQLFieldResolver,
