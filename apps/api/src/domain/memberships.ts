@@ -24,8 +24,6 @@ export async function membershipsOf(db: Database, userId: string): Promise<Membe
 
 export type MembershipResult = { membership: MembershipWithOrganization; userErrors: [] } | { membership: null; userErrors: UserError[] };
 
-export const ROLES: readonly Role[] = ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'];
-
 /**
  * Changes a member's role: ADMIN or above, never to or from a role above one's own (OrganizationPolicy.changeRole).
  * Another tenant's organization and a user who is not a member both answer NOT_FOUND; the last OWNER cannot

@@ -86,25 +86,8 @@ export function serviceUnavailableAt(at: GraphQLError): GraphQLError {
   });
 }
 
-export function forbidden(message = 'You are not allowed to perform this operation.'): GraphQLError {
-  return requestError(message, ErrorCode.FORBIDDEN, { status: 403, spec: true });
-}
-
 export function badRequest(message: string): GraphQLError {
   return requestError(message, ErrorCode.BAD_REQUEST, { status: 400 });
-}
-
-/**
- * A record that is missing, or hidden because its existence is sensitive (spec Authorization 6): both
- * answer alike. An execution error, so it carries no HTTP status (partial success stays 200).
- */
-export function notFound(what = 'The requested record was not found.'): GraphQLError {
-  return new GraphQLError(what, { extensions: { code: ErrorCode.NOT_FOUND } });
-}
-
-/** Input that is well-formed GraphQL but unacceptable (a malformed id or slug, say). */
-export function badUserInput(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: ErrorCode.BAD_USER_INPUT } });
 }
 
 /**

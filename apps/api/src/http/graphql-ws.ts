@@ -231,5 +231,3 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
 
   return { handleUpgrade, close, terminate, clients: () => wss.clients.size };
 }
-
-export type GraphQLWebSocket = ReturnType<typeof createGraphQLWebSocket>;

@@ -210,5 +210,3 @@ export function createClientCertificateSignIn(options: ClientCertificateSignInOp
 
   return { route };
 }
-
-export type ClientCertificateSignIn = ReturnType<typeof createClientCertificateSignIn>;

@@ -291,4 +291,3 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
 
   return { generate, tokenPage, consume, interaction, standaloneSignIn };
 }
-export type LoginRoutes = ReturnType<typeof createLoginRoutes>;

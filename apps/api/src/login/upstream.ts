@@ -290,5 +290,3 @@ ${linked.length ? `<ul id="linked-identities">${items}</ul>` : `<p>No ${name} ac
 
   return { start, callback, linkForm, unlinkForm, accountSection };
 }
-
-export type UpstreamRoutes = ReturnType<typeof createUpstreamRoutes>;

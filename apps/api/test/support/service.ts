@@ -4,7 +4,7 @@ import { freePort } from './browser-session.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { importJWK, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import { loadConfig, type Config } from '../../src/config.js';
 import { generateSigningJwk, parseSigningKey, type SigningKey } from '../../src/keys/key-material.js';
 import { createLogger } from '../../src/logger.js';
@@ -120,8 +120,6 @@ export async function startTestService(
     },
   };
 }
-
-export { importJWK };
 
 export { createOwnDatabase };
 

@@ -11,10 +11,6 @@ const CHALLENGE_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
 export type ChallengePurpose = 'registration' | 'authentication';
 
-export function newChallenge(): string {
-  return randomBytes(32).toString('base64url');
-}
-
 export function checkTtl(ttlSeconds: number): void {
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_CHALLENGE_TTL_SECONDS) {
     throw new RangeError(`ttlSeconds must be an integer from 1 to ${MAX_CHALLENGE_TTL_SECONDS}`);

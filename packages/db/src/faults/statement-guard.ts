@@ -238,5 +238,3 @@ export function createStatementGuard(options: StatementGuardOptions) {
     },
   };
 }
-
-export type StatementGuard = ReturnType<typeof createStatementGuard>;
