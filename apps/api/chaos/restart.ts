@@ -1,9 +1,7 @@
-import { createDatabase, documents } from '@latchkey/db';
 import { startTcpProxy } from '@latchkey/db/testing';
-import { like } from 'drizzle-orm';
 import { startServiceProcesses } from '../test/support/processes.js';
 import { overWebSocket, wsClient } from '../test/support/subscriptions.js';
-import { graphqlProbe, record, sleep } from './load.js';
+import { committedTitles, graphqlProbe, record, sleep } from './load.js';
 
 export interface RestartFigures {
   scenario: string;
@@ -63,18 +61,7 @@ export async function restartScenario(seconds: number): Promise<RestartFigures> 
     writing = false;
     await writer;
     await sleep(3000); // the reader polls every second; give it a few
-    const database = await createDatabase({ url: processes.databaseUrl, dataDir: processes.dataDir, poolSize: 2 });
-    let committed: string[];
-    try {
-      committed = (
-        await database.db
-          .select({ title: documents.title })
-          .from(documents)
-          .where(like(documents.title, `${prefix}-%`))
-      ).map((row) => row.title);
-    } finally {
-      await database.close();
-    }
+    const committed = await committedTitles(processes, prefix);
     const titles = received.results
       .map((result) => result.data?.documentChanged?.document?.title as string | undefined)
       .filter((title) => title?.startsWith(prefix));

@@ -1,7 +1,5 @@
-import { createDatabase, documents } from '@latchkey/db';
-import { like } from 'drizzle-orm';
 import { startServiceProcesses } from '../test/support/processes.js';
-import { graphqlProbe, runLoad, sleep } from './load.js';
+import { committedTitles, graphqlProbe, runLoad, sleep } from './load.js';
 
 export interface ShutdownFigures {
   scenario: string;
@@ -57,18 +55,7 @@ export async function shutdownScenario(balancer: boolean): Promise<ShutdownFigur
     const { code, ms } = await exited;
     inRotation = false;
     const outcomes = await load;
-    const database = await createDatabase({ url: processes.databaseUrl || undefined, dataDir: processes.dataDir, poolSize: 2 });
-    let committed: string[];
-    try {
-      committed = (
-        await database.db
-          .select({ title: documents.title })
-          .from(documents)
-          .where(like(documents.title, `${prefix}-%`))
-      ).map((row) => row.title);
-    } finally {
-      await database.close();
-    }
+    const committed = await committedTitles(processes, prefix);
     const answered = new Set(outcomes.filter((o) => o.status === 200 && !o.code).map((o) => o.note));
     return {
       scenario: balancer ? 'shutdown: balancer honours /readyz' : 'shutdown: clients ignore readiness',
