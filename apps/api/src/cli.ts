@@ -111,16 +111,18 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** node:util's parseArgs refusing the command line (an unknown option, a missing value). */
+const isParseArgsError = (error: unknown) =>
+  error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
+
 async function exitCodeOf(error: unknown): Promise<number> {
-  if (error instanceof UsageError || error instanceof ConfigError || error instanceof KeyMaterialError) return 2;
-  if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) return 2;
+  if (error instanceof UsageError || error instanceof ConfigError || error instanceof KeyMaterialError || isParseArgsError(error)) return 2;
   // A domain answer can only come from a command that loaded the domain.
   const { domainExitCode } = await import('./cli/database-commands.js');
   return domainExitCode(error) ?? 1;
 }
 
 main(process.argv.slice(2)).catch(async (error: unknown) => {
-  const usage = error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
-  process.stderr.write(`latchkey: ${(error as Error).message}\n${usage ? `\n${USAGE}` : ''}`);
+  process.stderr.write(`latchkey: ${(error as Error).message}\n${isParseArgsError(error) ? `\n${USAGE}` : ''}`);
   process.exitCode = await exitCodeOf(error);
 });
