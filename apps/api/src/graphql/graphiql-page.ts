@@ -13,11 +13,11 @@ export interface GraphiQLPage {
 /**
  * GraphiQL from the installed packages (@graphql-yoga/render-graphiql inlines its scripts, styles and workers),
  * so the page works without network access; Yoga's default loads them from a CDN. The page is about 9 MB: its
- * module is loaded, and the page rendered, once and only when GraphiQL is on (development). Its policy allows
+ * module is loaded, and the page rendered, on the first request for it, once per process. Its policy allows
  * its own inline script by hash (not 'unsafe-inline'), the inline styles the editor adds at run time, its
  * editor workers (blob: URLs the page makes itself), data: images and fonts, and requests to this origin only.
  */
-export async function createGraphiQLPage(): Promise<GraphiQLPage> {
+async function renderPage(): Promise<GraphiQLPage> {
   const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
   const html = renderGraphiQL(GRAPHIQL_OPTIONS);
   const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
@@ -36,4 +36,12 @@ export async function createGraphiQLPage(): Promise<GraphiQLPage> {
     "frame-ancestors 'none'",
   ].join('; ');
   return { render: () => html, contentSecurityPolicy: () => policy };
+}
+
+let rendered: Promise<GraphiQLPage> | undefined;
+
+/** The page, rendered on first use (about 170 ms) and then kept for the life of the process. */
+export function graphiQLPage(): Promise<GraphiQLPage> {
+  rendered ??= renderPage();
+  return rendered;
 }

@@ -50,7 +50,7 @@ export interface GraphQLHandlerDeps {
   /** the tracing plugin (OTEL_EXPORTER_OTLP_ENDPOINT); undefined: no spans */
   tracing?: Plugin;
   /** the GraphiQL page (GRAPHIQL on); undefined: none is served */
-  graphiql?: GraphiQLPage;
+  graphiql?: () => Promise<GraphiQLPage>;
 }
 
 const noop = () => {};
@@ -164,7 +164,7 @@ export function createGraphQLHandler({
     // Only application/json bodies reach Yoga (CSRF rule); multipart is never parsed.
     multipart: false,
     graphiql: graphiql ? GRAPHIQL_OPTIONS : false,
-    ...(graphiql ? { renderGraphiQL: graphiql.render } : {}),
+    ...(graphiql ? { renderGraphiQL: async () => (await graphiql()).render() } : {}),
     landingPage: false,
     maskedErrors: { isDev: false, errorMessage: 'Internal server error.', maskError: domainErrorsUnmasked },
     logging: yogaLogger(logger),

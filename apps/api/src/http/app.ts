@@ -6,7 +6,7 @@ import { ConfigError, type Config } from '../config.js';
 import { ErrorCode } from '../graphql/errors.js';
 import { createLoaderFactory } from '../domain/loaders.js';
 import { createSubjectLoader } from '../domain/subjects.js';
-import { createGraphiQLPage } from '../graphql/graphiql-page.js';
+import { graphiQLPage } from '../graphql/graphiql-page.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import { createPersistedOperations, importAllowlist } from '../graphql/persisted.js';
 import { buildSchema } from '../graphql/schema.js';
@@ -172,7 +172,7 @@ export async function createHttpApp({
       throw error;
     }
   }
-  const graphiql = config.graphiql ? await createGraphiQLPage() : undefined;
+  const graphiql = config.graphiql ? graphiQLPage : undefined;
   const yoga = createGraphQLHandler({
     config,
     logger,
@@ -435,7 +435,19 @@ export async function createHttpApp({
     }
     if (req.method === 'GET') {
       // The GraphiQL page (a browser's GET): no script, style or request of any other origin.
-      if (graphiql && req.headers.accept?.includes('text/html')) res.setHeader('content-security-policy', graphiql.contentSecurityPolicy());
+      if (graphiql && req.headers.accept?.includes('text/html')) {
+        void graphiql().then(
+          (page) => {
+            res.setHeader('content-security-policy', page.contentSecurityPolicy());
+            return yoga(req, res);
+          },
+          (error: unknown) => {
+            logger.error({ err: error }, 'the GraphiQL page could not be rendered');
+            sendHttpError(res, 500, 'Internal Server Error');
+          },
+        );
+        return;
+      }
       void yoga(req, res);
       return;
     }

@@ -57,6 +57,7 @@ export async function startServiceProcesses(count: number, env: ProcessEnv = {})
   const signingKey = await parseSigningKey(JSON.stringify(privateJwk));
   const publicUrl = (typeof env === 'function' ? undefined : env['PUBLIC_URL']) ?? `http://localhost:${await freePort()}`;
   const children: ChildProcess[] = [];
+  const outputs: string[][] = [];
   const exits: Promise<number | null>[] = [];
   const urls: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -75,18 +76,29 @@ export async function startServiceProcesses(count: number, env: ProcessEnv = {})
           LOG_LEVEL: 'warn',
           ...(typeof env === 'function' ? env(own?.url ?? '', i) : env),
         },
-        stdio: process.env['TEST_PROCESS_LOGS'] ? 'inherit' : 'ignore',
+        stdio: process.env['TEST_PROCESS_LOGS'] ? 'inherit' : ['ignore', 'pipe', 'pipe'],
       }),
     );
     const child = children.at(-1)!;
+    // The end of what the process wrote, for the error when it does not come up (a port taken meanwhile, say).
+    const written: string[] = [];
+    outputs.push(written);
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.setEncoding('utf8').on('data', (chunk: string) => {
+        written.push(chunk);
+        while (written.join('').length > 4096) written.shift();
+      });
+    }
     exits.push(new Promise((resolve) => child.once('exit', (code) => resolve(code))));
     urls.push(`http://127.0.0.1:${port}`);
   }
   for (const [index, base] of urls.entries()) {
     for (let i = 0; ; i++) {
       if ((await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200) break;
-      if (i >= 150 || children[index]!.exitCode !== null)
-        throw new Error(`api process ${index} did not become ready (TEST_PROCESS_LOGS=1 shows its output)`);
+      if (i >= 150 || children[index]!.exitCode !== null) {
+        const exit = children[index]!.exitCode === null ? 'still running' : `exit code ${children[index]!.exitCode}`;
+        throw new Error(`api process ${index} did not become ready (${exit}); its last output:\n${outputs[index]!.join('')}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
