@@ -1,7 +1,3 @@
-import { createDatabase, documents } from '@latchkey/db';
-import { like } from 'drizzle-orm';
-import type { ServiceProcesses } from '../test/support/processes.js';
-
 /**
  * The load of a chaos scenario: clients that follow HTTP semantics (fetch: keep-alive, honours
  * `Connection: close`), each sending one request after another, every outcome recorded with its timing.
@@ -94,18 +90,4 @@ export function graphqlProbe(
         body: JSON.stringify({ query, variables }),
       }),
   };
-}
-
-/** The titles of the documents a scenario's writers committed (each title starts with the scenario's prefix). */
-export async function committedTitles(processes: ServiceProcesses, prefix: string): Promise<string[]> {
-  const database = await createDatabase({ url: processes.databaseUrl || undefined, dataDir: processes.dataDir, poolSize: 2 });
-  try {
-    const rows = await database.db
-      .select({ title: documents.title })
-      .from(documents)
-      .where(like(documents.title, `${prefix}-%`));
-    return rows.map((row) => row.title);
-  } finally {
-    await database.close();
-  }
 }

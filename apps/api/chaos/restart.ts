@@ -1,7 +1,7 @@
 import { startTcpProxy } from '@latchkey/db/testing';
 import { startServiceProcesses } from '../test/support/processes.js';
 import { overWebSocket, wsClient } from '../test/support/subscriptions.js';
-import { committedTitles, graphqlProbe, record, sleep } from './load.js';
+import { graphqlProbe, record, sleep } from './load.js';
 
 export interface RestartFigures {
   scenario: string;
@@ -61,7 +61,7 @@ export async function restartScenario(seconds: number): Promise<RestartFigures> 
     writing = false;
     await writer;
     await sleep(3000); // the reader polls every second; give it a few
-    const committed = await committedTitles(processes, prefix);
+    const committed = await processes.documentTitles(prefix);
     const titles = received.results
       .map((result) => result.data?.documentChanged?.document?.title as string | undefined)
       .filter((title) => title?.startsWith(prefix));

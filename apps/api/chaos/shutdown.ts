@@ -1,5 +1,5 @@
 import { startServiceProcesses } from '../test/support/processes.js';
-import { committedTitles, graphqlProbe, runLoad, sleep } from './load.js';
+import { graphqlProbe, runLoad, sleep } from './load.js';
 
 export interface ShutdownFigures {
   scenario: string;
@@ -55,7 +55,7 @@ export async function shutdownScenario(balancer: boolean): Promise<ShutdownFigur
     const { code, ms } = await exited;
     inRotation = false;
     const outcomes = await load;
-    const committed = await committedTitles(processes, prefix);
+    const committed = await processes.documentTitles(prefix);
     const answered = new Set(outcomes.filter((o) => o.status === 200 && !o.code).map((o) => o.note));
     return {
       scenario: balancer ? 'shutdown: balancer honours /readyz' : 'shutdown: clients ignore readiness',

@@ -1,5 +1,3 @@
-import { createDatabase, documents } from '@latchkey/db';
-import { like } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from './support/browser-session.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
@@ -101,17 +99,9 @@ describe('issue 13 point 3: graceful shutdown on SIGTERM', () => {
     expect(answered.size).toBeGreaterThan(20);
 
     // Every write the database holds was answered, and answered as a success.
-    const database = await createDatabase({ url: processes.databaseUrl || undefined, dataDir: processes.dataDir, poolSize: 2 });
-    try {
-      const committed = await database.db
-        .select({ title: documents.title })
-        .from(documents)
-        .where(like(documents.title, `${prefix}-%`));
-      expect(committed.length).toBeGreaterThan(0);
-      for (const { title } of committed) expect(answered.get(title), title).toBe(200);
-    } finally {
-      await database.close();
-    }
+    const committed = await processes.documentTitles(prefix);
+    expect(committed.length).toBeGreaterThan(0);
+    for (const title of committed) expect(answered.get(title), title).toBe(200);
   });
 
   it('open subscriptions end: WebSockets are closed with 1001 and SSE streams complete; an idle keep-alive connection does not hold the process past SHUTDOWN_TIMEOUT', async () => {

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDatabase, eq, runMigrations, seedDemoData, users } from '@latchkey/db';
+import { createDatabase, documents, eq, runMigrations, seedDemoData, users } from '@latchkey/db';
+import { like } from 'drizzle-orm';
 import { createOwnDatabase } from '@latchkey/db/testing';
 import { generateSigningJwk } from '../../src/keys/key-material.js';
 import { mintAccessToken } from '../../src/principal/mint-access-token.js';
@@ -31,8 +32,8 @@ export interface ServiceProcesses {
   userIdOf(email: string): Promise<string>;
   /** the database URL they share ('' on the embedded database) */
   databaseUrl: string;
-  /** the id of a seeded user, by e-mail */
-  userIdOf(email: string): Promise<string>;
+  /** the titles of the documents in the shared database that start with `prefix-` (what a test's writers committed) */
+  documentTitles(prefix: string): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -119,6 +120,18 @@ export async function startServiceProcesses(count: number, env: ProcessEnv = {})
         const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email));
         if (!user) throw new Error(`no seeded user ${email}`);
         return user.id;
+      } finally {
+        await database.close();
+      }
+    },
+    async documentTitles(prefix) {
+      const database = await createDatabase({ url: own?.url, dataDir, poolSize: 2 });
+      try {
+        const rows = await database.db
+          .select({ title: documents.title })
+          .from(documents)
+          .where(like(documents.title, `${prefix}-%`));
+        return rows.map((row) => row.title);
       } finally {
         await database.close();
       }
