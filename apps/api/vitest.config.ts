@@ -11,8 +11,9 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // Tests skipped for a missing tool (Chromium, nginx, Redis) are listed once, at the end.
-    globalSetup: [require.resolve('@latchkey/db/testing/skip-report')],
+    // Tests skipped for a missing tool (Chromium, nginx, Redis) are listed once, at the end; every test
+    // database starts as a copy of one migrated template made per run.
+    globalSetup: [require.resolve('@latchkey/db/testing/skip-report'), require.resolve('@latchkey/db/testing/template')],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 90_000,

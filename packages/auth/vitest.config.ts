@@ -8,7 +8,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Tests skipped for a missing tool (Chromium, Redis) are listed once, at the end.
-    globalSetup: [require.resolve('@latchkey/db/testing/skip-report')],
+    // Tests skipped for a missing tool (Chromium, Redis) are listed once, at the end; every test database
+    // starts as a copy of one migrated template made per run.
+    globalSetup: [require.resolve('@latchkey/db/testing/skip-report'), require.resolve('@latchkey/db/testing/template')],
   },
 });

@@ -7,5 +7,7 @@ export default defineConfig({
     // processes and creates/drops databases: all slow compared to unit tests.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Every test database made by ./src/testing starts as a copy of one migrated template made per run.
+    globalSetup: ['./src/testing/template.ts'],
   },
 });

@@ -7,5 +7,11 @@ export default defineConfig({
   // graphql 16 has no "exports": Node loads its CommonJS build, so must the tests (one realm).
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   // Opening a database of its own (and migrating it) can take a while on a busy CI machine.
-  test: { include: ['src/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 },
+  // Every test database starts as a copy of one migrated template made per run.
+  test: {
+    include: ['src/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    globalSetup: [require.resolve('@latchkey/db/testing/template')],
+  },
 });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDevOutbox } from '@latchkey/auth';
@@ -67,8 +68,9 @@ describe('operator CLI (dist/src/cli.js)', () => {
   beforeAll(async () => {
     service = await startTestService();
     // A working directory of its own, so a developer's .env is never loaded into the child.
-    workDir = mkdtempSync(path.join(tmpdir(), 'latchkey-cli-'));
+    workDir = testTempDir('cli');
     dataDir = path.join(workDir, 'data');
+    if (!service.config.database.url) seedPgliteDataDir(dataDir);
     env = {
       DATA_DIR: dataDir,
       SIGNING_KEY: JSON.stringify(service.privateJwk),

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +31,8 @@ afterEach(() => {
 });
 
 async function start(nodeEnv: 'production' | 'development', extraArgs: string[] = []): Promise<Server> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-logs-'));
+  const dataDir = testTempDir('logs');
+  seedPgliteDataDir(dataDir);
   const port = await freePort();
   const child = spawn(process.execPath, [...extraArgs, MAIN], {
     env: {

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
+import { seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
 import { persistedOperations, seedDemoData } from '@latchkey/db';
 import CachePolicy from 'http-cache-semantics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -239,8 +238,9 @@ describe('registration floods and restarts', () => {
   });
 
   it('a registration made before a restart is served after it (same database)', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-pq-restart-'));
+    const dataDir = testTempDir('pq-restart');
     const own = databaseKind === 'postgres' ? await createOwnDatabase(process.env['DATABASE_URL']!) : undefined;
+    if (!own) seedPgliteDataDir(dataDir);
     const env = { DATA_DIR: dataDir, DATABASE_URL: own?.url };
     const query = '{ status { service version } }';
     try {

@@ -1,8 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createDatabase, documents, seedDemoData, users, type DatabaseHandle } from '@latchkey/db';
-import { startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
+import { startTcpProxy, testTempDir, type TcpProxy } from '@latchkey/db/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainRequest } from '../src/domain/access.js';
@@ -29,7 +26,7 @@ const kindsAndTitles = (received: Received) =>
   );
 
 function openDatabase(url: string): Promise<DatabaseHandle> {
-  return createDatabase({ url, dataDir: mkdtempSync(path.join(tmpdir(), 'latchkey-outbox-test-')), poolSize: 2 });
+  return createDatabase({ url, dataDir: testTempDir('outbox-test'), poolSize: 2 });
 }
 
 /** A domain request acting as `email` on `database`, recording events with `wake` (as the CLI does). */

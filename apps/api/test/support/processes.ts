@@ -1,11 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, documents, eq, runMigrations, seedDemoData, users } from '@latchkey/db';
 import { like } from 'drizzle-orm';
-import { createOwnDatabase } from '@latchkey/db/testing';
+import { createOwnDatabase, seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
 import { generateSigningJwk } from '../../src/keys/key-material.js';
 import { mintAccessToken } from '../../src/principal/mint-access-token.js';
 import { parseSigningKey } from '../../src/keys/key-material.js';
@@ -46,10 +44,11 @@ export type ProcessEnv = Record<string, string> | ((databaseUrl: string, index: 
  * a DATABASE_URL through a proxy for some of them); a PUBLIC_URL in it (a proxy in front) replaces the default one.
  */
 export async function startServiceProcesses(count: number, env: ProcessEnv = {}): Promise<ServiceProcesses> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-processes-'));
+  const dataDir = testTempDir('processes');
   // One PostgreSQL database of their own; without DATABASE_URL a single process may run on the embedded one.
   if (!process.env['DATABASE_URL'] && count > 1) throw new Error('several processes share PostgreSQL: DATABASE_URL is needed');
   const own = process.env['DATABASE_URL'] ? await createOwnDatabase(process.env['DATABASE_URL']) : undefined;
+  if (!own) seedPgliteDataDir(dataDir);
   const seeded = await createDatabase({ url: own?.url, dataDir, poolSize: 2 });
   await runMigrations(seeded);
   await seedDemoData(seeded);

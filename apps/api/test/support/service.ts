@@ -1,8 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createOwnDatabase } from '@latchkey/db/testing';
+import { readFileSync, rmSync } from 'node:fs';
+import { createOwnDatabase, seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
 import { freePort } from './browser-session.js';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { JWK } from 'jose';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -51,11 +49,13 @@ export async function startTestService(
     announced = true;
     process.stdout.write(`[latchkey tests] database: ${databaseKind}\n`);
   }
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-test-'));
+  const dataDir = testTempDir();
   // Test files run in parallel and some reseed (truncate) the domain tables: on PostgreSQL each service
-  // gets a database of its own, as each gets its own PGlite directory without DATABASE_URL.
+  // gets a database of its own, as each gets its own PGlite directory without DATABASE_URL. Both start as a
+  // copy of the run's migrated template.
   const ownDatabase =
     !('DATABASE_URL' in env) && process.env['DATABASE_URL'] ? await createOwnDatabase(process.env['DATABASE_URL']) : undefined;
+  if (!('DATABASE_URL' in env) && !process.env['DATABASE_URL']) seedPgliteDataDir(dataDir);
   const privateJwk = await generateSigningJwk();
   const config = loadConfig({
     env: {

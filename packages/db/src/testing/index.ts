@@ -4,3 +4,4 @@ export { createOwnDatabase, openOwnDatabase } from './own-database.js';
 export { countStatements } from './statements.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { needsTool } from './needs-tool.js';
+export { seedPgliteDataDir, testTempDir } from './template.js';

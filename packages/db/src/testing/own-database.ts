@@ -1,20 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { createDatabase, type DatabaseHandle } from '../client.js';
 import { runMigrations } from '../migrate.js';
+import { postgresTemplateFor, seedPgliteDataDir, testTempDir } from './template.js';
 
 /**
- * Tests only: a fresh, empty database on the PostgreSQL server of `adminUrl` (test files run in parallel and
- * some reseed, so each gets its own), dropped again by `drop()`.
+ * Tests only: a fresh database on the PostgreSQL server of `adminUrl` (test files run in parallel and some
+ * reseed, so each gets its own), dropped again by `drop()`. It is a copy of the run's migrated template when
+ * the test setup made one on that server (see `template.ts`), else empty.
  */
 export async function createOwnDatabase(adminUrl: string, label = 'test'): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `latchkey_${label.replace(/[^a-z0-9_]/g, '_')}_${randomBytes(6).toString('hex')}`;
   const admin = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2 });
   try {
-    await admin.db.execute(sql.raw(`create database ${name}`));
+    const template = postgresTemplateFor(adminUrl);
+    await admin.db.execute(sql.raw(`create database ${name}${template ? ` template ${template}` : ''}`));
   } finally {
     await admin.close();
   }
@@ -38,9 +40,10 @@ export async function createOwnDatabase(adminUrl: string, label = 'test'): Promi
  * by `close`), else PGlite in a temporary directory (removed by `close`).
  */
 export async function openOwnDatabase(label: string): Promise<{ database: DatabaseHandle; dataDir: string; close(): Promise<void> }> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), `latchkey-${label}-`));
+  const dataDir = testTempDir(label);
   const adminUrl = process.env['DATABASE_URL'];
   const own = adminUrl ? await createOwnDatabase(adminUrl, label) : undefined;
+  if (!own) seedPgliteDataDir(dataDir);
   const database = await createDatabase(own ? { url: own.url, dataDir, poolSize: 12 } : { dataDir });
   await runMigrations(database);
   return {
