@@ -63,12 +63,12 @@ export default async function migratedTemplate(): Promise<() => Promise<void>> {
   const adminUrl = process.env['DATABASE_URL'];
   if (adminUrl) {
     const name = `latchkey_template_${randomBytes(6).toString('hex')}`;
-    const admin = await createDatabase({ url: adminUrl, dataDir: runDir, poolSize: 1 });
+    const admin = await createDatabase({ url: adminUrl, dataDir: runDir, poolSize: 2 });
     try {
       await admin.db.execute(sql.raw(`create database ${name}`));
       const url = new URL(adminUrl);
       url.pathname = `/${name}`;
-      const template = await createDatabase({ url: url.toString(), dataDir: runDir, poolSize: 1 });
+      const template = await createDatabase({ url: url.toString(), dataDir: runDir, poolSize: 2 });
       try {
         await runMigrations(template);
       } finally {
@@ -79,7 +79,7 @@ export default async function migratedTemplate(): Promise<() => Promise<void>> {
     }
     process.env[POSTGRES_TEMPLATE_VARIABLE] = name;
     return async () => {
-      const again = await createDatabase({ url: adminUrl, dataDir: runDir, poolSize: 1 });
+      const again = await createDatabase({ url: adminUrl, dataDir: runDir, poolSize: 2 });
       try {
         await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
       } finally {
