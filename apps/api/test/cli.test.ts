@@ -194,6 +194,19 @@ describe('operator CLI (dist/src/cli.js)', () => {
     });
   });
 
+  it.runIf(databaseKind === 'pglite')(
+    'the embedded database a running server has open is refused (exit 1, DATABASE_IN_USE named), and the server keeps serving',
+    async () => {
+      const result = await run(CLI, ['documents', '--as', 'alice@acme.test'], { ...env, DATA_DIR: service.config.dataDir }, workDir);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`the embedded database is open in process ${process.pid}`);
+      expect(result.stderr).not.toMatch(STACK_TRACE);
+      const response = await postGraphQL(service.graphqlUrl, { query: '{ viewer { subject } }' }, { token: await service.token('u') });
+      expect(response.json).toEqual({ data: { viewer: { subject: 'u' } } });
+    },
+  );
+
   it('migrate: exit 0 (and again: idempotent)', async () => {
     for (let i = 0; i < 2; i++) {
       const result = await cli('migrate');

@@ -66,8 +66,9 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     await expect.poll(async () => (await registered()).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     expect(manifestIds.length).toBeGreaterThan((await registered()).length);
 
-    // The tab's access token works on /graphql.
+    // The tab's access token, shown on the page for curl (README's tour), works on /graphql.
     const tokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
+    expect(await page.locator('#access-token').textContent()).toBe(tokens.access_token);
     const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token });
     expect(api.json).toEqual({ data: { me: { email: 'alice@acme.test' } } });
 

@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite, type PgliteDatabase } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres, PostgresJsDatabase, PostgresJsSession } from 'drizzle-orm/postgres-js';
+import { acquirePgliteLock } from './pglite-lock.js';
 import { ALWAYS_AVAILABLE, type DatabaseHealth } from './faults/health.js';
 import { createResilientPool, type ResilientPool } from './faults/resilient-pool.js';
 import type { PoolStats } from './faults/statement-guard.js';
@@ -142,7 +143,14 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   const dir = join(dataDir, 'pglite');
   await mkdir(dir, { recursive: true });
-  const client = await PGlite.create(dir);
+  const release = acquirePgliteLock(dataDir);
+  let client: PGlite;
+  try {
+    client = await PGlite.create(dir);
+  } catch (error) {
+    release();
+    throw error;
+  }
   const db = drizzlePglite({ client, schema, logger: queryLogger });
   let closing: Promise<void> | undefined;
 
@@ -155,7 +163,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     background: drizzlePglite({ client, schema }),
     health: ALWAYS_AVAILABLE,
     poolStats: () => ({ size: 1, inUse: 0, waiting: 0 }),
-    close: () => (closing ??= client.close()),
+    close: () => (closing ??= client.close().finally(release)),
   };
   internals.set(handle, { kind: 'pglite', client, db });
   return handle;

@@ -1,6 +1,7 @@
 // Connection
 export { createDatabase, QUERY_CHANNEL } from './client.js';
 export type { Database, DatabaseHandle, DatabaseOptions } from './client.js';
+export { DatabaseInUseError } from './pglite-lock.js';
 
 // Database faults: one deadline per request, outages known and refused at once
 export { currentDeadline, withDatabaseDeadline } from './faults/deadline.js';

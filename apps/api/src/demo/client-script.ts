@@ -66,6 +66,7 @@ import { createClient, DocumentsDocument, MyPasskeysDocument, RemovePasskeyDocum
     const claims = claimsOf(signedIn.id_token);
     text('who', claims.email || claims.sub);
     text('claims', JSON.stringify({ sub: claims.sub, email: claims.email, amr: claims.amr, acr: claims.acr, auth_time: claims.auth_time }, null, 2));
+    text('access-token', signedIn.access_token);
     const list = $('documents');
     list.replaceChildren();
     let result;

@@ -55,6 +55,9 @@ export function createDemoClient(options: DemoClientOptions) {
 <p>Signed in as <strong id="who"></strong>.</p>
 <h2>ID token claims</h2>
 <pre id="claims"></pre>
+<h2>Call the API yourself</h2>
+<p>Your access token, for <code>curl</code> or GraphiQL (<code>Authorization: Bearer ...</code>) until it expires:</p>
+<pre id="access-token" style="white-space:pre-wrap;word-break:break-all"></pre>
 <h2>Your documents</h2>
 <p id="documents-error" class="error"></p>
 <ul id="documents"></ul>
