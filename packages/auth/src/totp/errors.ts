@@ -9,6 +9,11 @@ export const TOTP_ERRORS = {
   TOTP_CODE_REPLAYED: 'The code is not valid. Try the current code from your app.',
   /** no credential to check against: none at all, or (verification) none confirmed, or (confirmation) none pending */
   TOTP_NOT_ENROLLED: 'No authenticator app is set up for this account.',
+  /**
+   * the stored secret no longer opens: it was sealed under a key derived from an earlier SIGNING_KEY. The app
+   * cannot be checked until it is set up again (docs/operations.md, "Signing keys and rotation").
+   */
+  TOTP_SECRET_UNREADABLE: 'This authenticator app can no longer be checked. Sign in another way and set it up again.',
   /** enrolment: a confirmed authenticator app exists; remove it first */
   TOTP_ALREADY_ENROLLED: 'An authenticator app is already set up for this account.',
 } as const;

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { TotpError } from './errors.js';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -27,18 +28,21 @@ export function sealTotpSecret(key: Uint8Array, userId: string, secret: string):
   return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url');
 }
 
-/** Inverse of sealTotpSecret. Throws a plain Error (no detail) when the key or the user id does not fit. */
+/**
+ * Inverse of sealTotpSecret. A secret that does not open (sealed under another key, or for another user, or
+ * damaged) is TOTP_SECRET_UNREADABLE: a refusal the caller answers, never a server error.
+ */
 export function openTotpSecret(key: Uint8Array, userId: string, sealed: string): string {
   checkKey(key);
   const bytes = Buffer.from(sealed, 'base64url');
-  if (bytes.length <= IV_BYTES + TAG_BYTES) throw new Error('stored TOTP secret is malformed');
+  if (bytes.length <= IV_BYTES + TAG_BYTES) throw new TotpError('TOTP_SECRET_UNREADABLE');
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
     decipher.setAAD(additionalData(userId));
     decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
   } catch {
-    throw new Error('stored TOTP secret could not be decrypted (wrong key?)');
+    throw new TotpError('TOTP_SECRET_UNREADABLE');
   }
 }
 

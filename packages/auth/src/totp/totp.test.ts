@@ -80,9 +80,9 @@ describe('TOTP enrolment', () => {
     expect(JSON.stringify(row)).not.toContain(enrolment.secret.toLowerCase());
     expect(Buffer.from(row!.secretCiphertext, 'base64url')).toHaveLength(12 + 16 + 32);
     expect(openTotpSecret(key, userId, row!.secretCiphertext)).toBe(enrolment.secret);
-    expect(() => openTotpSecret(otherKey, userId, row!.secretCiphertext)).toThrow(/could not be decrypted/);
+    expect(() => openTotpSecret(otherKey, userId, row!.secretCiphertext)).toThrow(TOTP_ERRORS.TOTP_SECRET_UNREADABLE);
     // Bound to the account: the same ciphertext on another account's row does not decrypt.
-    expect(() => openTotpSecret(key, randomUUID(), row!.secretCiphertext)).toThrow(/could not be decrypted/);
+    expect(() => openTotpSecret(key, randomUUID(), row!.secretCiphertext)).toThrow(TOTP_ERRORS.TOTP_SECRET_UNREADABLE);
   });
 
   it('derives a stable 32-byte key per server secret; refuses keys of another size', () => {
@@ -222,11 +222,11 @@ describe('TOTP verification', () => {
     await verifyTotp(database.db, key, { userId, code: current, now });
   });
 
-  it('does not verify with another key, nor for another account', async () => {
+  it('does not verify with another key (a changed SIGNING_KEY: TOTP_SECRET_UNREADABLE, a refusal, not a server error), nor for another account', async () => {
     const { userId, secret } = await enrolledUser();
     const other = await enrolledUser();
     const code = await codeAt(secret, 0);
-    await expect(verifyTotp(database.db, otherKey, { userId, code, now })).rejects.not.toBeInstanceOf(TotpError);
+    expect(await refusal(verifyTotp(database.db, otherKey, { userId, code, now }))).toBe('TOTP_SECRET_UNREADABLE');
     if (code !== (await codeAt(other.secret, 0))) {
       expect(await refusal(verifyTotp(database.db, key, { userId: other.userId, code, now }))).toBe('TOTP_CODE_INVALID');
     }
