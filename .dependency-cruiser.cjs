@@ -8,7 +8,7 @@ const API_LAYERS = [
   ['http', '^apps/api/src/(http|observability)/'],
   ['graphql, rest, login, demo', '^apps/api/src/(graphql|rest|login|demo|generated)/'],
   ['events', '^apps/api/src/events/'],
-  ['domain', '^apps/api/src/(domain|principal)/'],
+  ['domain', '^apps/api/src/domain/'],
   ['config and logger', '^apps/api/src/(config|logger|sign-in-policy-config|version)\\.ts$|^apps/api/src/keys/'],
 ];
 

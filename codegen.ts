@@ -19,7 +19,7 @@ const server: CodegenConfig['generates'] = {
       useIndexSignature: false,
       contextType: '../graphql/context.js#GraphQLContext',
       mappers: {
-        Viewer: '../principal/principal.js#Principal',
+        Viewer: '@latchkey/auth/tokens#Principal',
         User: '@latchkey/db#UserRow',
         Organization: '@latchkey/db#OrganizationRow',
         Document: '@latchkey/db#DocumentRow',

@@ -6,8 +6,7 @@ import { parseArgs } from 'node:util';
 import { ISSUED_AMR_VALUES } from '@latchkey/auth/configuration';
 import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './config.js';
 import { USAGE, UsageError } from './cli/usage.js';
-import { generateSigningJwk, KeyMaterialError, loadKeyMaterial } from './keys/key-material.js';
-import { mintAccessToken } from './principal/mint-access-token.js';
+import { generateSigningJwk, KeyMaterialError, loadKeyMaterial, mintAccessToken } from '@latchkey/auth/tokens';
 import { readVersion } from './version.js';
 
 /** `--amr otp,swk`: only values the server issues, each once; an empty one is refused too (every sign-in has a method). */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { SchemaGapError } from './graphql/schema.js';
-import { KeyMaterialError } from './keys/key-material.js';
+import { KeyMaterialError } from '@latchkey/auth/tokens';
 import { createLogger, exitAfterFlush, logFatalAndExit } from './logger.js';
 import { startService } from './service.js';
 import { readVersion } from './version.js';

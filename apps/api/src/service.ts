@@ -26,7 +26,7 @@ import { stopAccepting } from './http/stop-accepting.js';
 import { refuseConnect } from './http/respond.js';
 import { listen } from './http/listen.js';
 import { createTlsListener, listenTls } from './http/tls-listener.js';
-import { loadKeyMaterial } from './keys/key-material.js';
+import { loadKeyMaterial } from '@latchkey/auth/tokens';
 import { createLogger } from './logger.js';
 import { createServiceMetrics } from './observability/metrics.js';
 import { createMetricsHandler } from './observability/metrics-listener.js';

@@ -10,7 +10,7 @@ import { createDatabase, runMigrations, users } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSigningKey } from '../src/keys/key-material.js';
+import { parseSigningKey } from '@latchkey/auth/tokens';
 import { databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
 import { overSse, sleep, sseClient } from './support/subscriptions.js';
 

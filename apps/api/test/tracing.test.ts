@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOwnDatabase } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSigningJwk } from '../src/keys/key-material.js';
+import { generateSigningJwk } from '@latchkey/auth/tokens';
 import { freePort } from './support/browser-session.js';
 import { postGraphQL } from './support/service.js';
 

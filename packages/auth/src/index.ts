@@ -1,3 +1,6 @@
+// Signing keys, access tokens, the caller of a request, step-up (also `@latchkey/auth/tokens`, which loads only jose)
+export * from './tokens.js';
+
 // One-time-token login (spec "One-time token login")
 export {
   consumeOneTimeToken,

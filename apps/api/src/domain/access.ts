@@ -1,7 +1,7 @@
 import { authorize, isAuthorizationDenied, type Ability } from '@latchkey/policy';
 import type { Database } from '@latchkey/db';
 import type { DocumentEventRecorder } from '../events/outbox.js';
-import type { AuthenticationEvidence } from '../principal/step-up.js';
+import type { AuthenticationEvidence } from '@latchkey/auth/tokens';
 import { NotFoundError } from './errors.js';
 import type { RequestLoaders } from './loaders.js';
 import type { Subject } from './subject.js';

@@ -4,7 +4,7 @@ import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
 import { NotFoundError, type UserError } from './errors.js';
 import { OrganizationPolicy } from './policies.js';
 import { requireId, requireSlug } from './validate.js';
-import { OWNER_GRANT_STEP_UP, requireStepUp } from '../principal/step-up.js';
+import { OWNER_GRANT_STEP_UP, requireStepUp } from '@latchkey/auth/tokens';
 
 export interface MembershipWithOrganization {
   role: Role;

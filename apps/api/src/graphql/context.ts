@@ -2,7 +2,7 @@ import type { DatabaseHandle } from '@latchkey/db';
 import type { LoaderFactory } from '../domain/loaders.js';
 import type { SubjectLoader } from '../domain/subjects.js';
 import type { YogaInitialContext } from 'graphql-yoga';
-import type { Caller } from '../principal/principal.js';
+import type { Caller } from '@latchkey/auth/tokens';
 import type { DocumentEventRecorder } from '../events/outbox.js';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 

@@ -1,6 +1,6 @@
 import { RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { GraphQLError, type ASTNode } from 'graphql';
-import { stepUpChallengeHeader, stepUpDescription, stepUpParameters, type StepUpRequirement } from '../principal/step-up.js';
+import { stepUpChallengeHeader, stepUpDescription, stepUpParameters, type StepUpRequirement } from '@latchkey/auth/tokens';
 
 /** The one error vocabulary of the service (its codes in docs/), kept as data. */
 export const ErrorCode = {

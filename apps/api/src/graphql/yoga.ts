@@ -8,7 +8,7 @@ import { isDomainError } from '../domain/errors.js';
 import { serviceUnavailableAt } from './errors.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { AccessTokenVerifier, VerificationResult } from '../principal/access-token-verifier.js';
+import { principalFrom, type AccessTokenVerifier, type VerificationResult } from '@latchkey/auth/tokens';
 import type { AppServices, RequestContext } from './context.js';
 import { DATABASE_FREE_FIELDS } from './schema.js';
 import { useCostLimit } from './plugins/use-cost-limit.js';
@@ -111,7 +111,7 @@ export function createGraphQLHandler({
   });
 
   const signedInRequest = (req: IncomingMessage) => {
-    const verified = verifier.verifyAuthorization(req.headers.authorization);
+    const verified = principalFrom(verifier, { authorization: req.headers.authorization });
     return verified instanceof Promise ? verified.then((result) => result?.ok === true) : verified?.ok === true;
   };
   // One judgement of what a guest may see, for the route check and for public caching alike.
@@ -126,7 +126,7 @@ export function createGraphQLHandler({
       const fromConnection = (initial as { connectionAuthorization?: string | null }).connectionAuthorization;
       const header = fromConnection !== undefined ? fromConnection : req ? req.headers.authorization : request.headers.get('authorization');
       const requestId = req ? requestIdOf(req) : '';
-      const verified = verifier.verifyAuthorization(header);
+      const verified = principalFrom(verifier, { authorization: header });
       return verified instanceof Promise ? verified.then((result) => contextFor(result, requestId)) : contextFor(verified, requestId);
     },
     plugins: [

@@ -15,12 +15,10 @@ import type { Duplex } from 'node:stream';
 import type { DocumentEventRecorder } from '../events/outbox.js';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 import { createGraphQLWebSocket } from './graphql-ws.js';
-import type { KeyMaterial } from '../keys/key-material.js';
-import { createAccessTokenVerifier } from '../principal/access-token-verifier.js';
+import { createAccessTokenVerifier, principalFrom, type KeyMaterial, type Principal } from '@latchkey/auth/tokens';
 import { authenticate } from '../rest/authenticate.js';
 import { documentRoutes } from '../rest/documents.js';
 import { createRestRouter } from '../rest/router.js';
-import type { Principal } from '../principal/principal.js';
 import { createClientAddresses } from './client-address.js';
 import { createCors } from './cors.js';
 import {
@@ -295,7 +293,7 @@ export async function createHttpApp({
         clientAddress,
         // An access token (API clients, the demo client) or, without one, the provider session (account page).
         caller: async (req, res) => {
-          const result = await verifier.verifyAuthorization(req.headers.authorization);
+          const result = await principalFrom(verifier, { authorization: req.headers.authorization });
           if (result !== undefined) return result.ok ? result.principal : 'rejected';
           const session = await readProviderSession(provider, req, res);
           // A session past a factor's validity (spec Multi-factor rules 2) is no caller until it is renewed.

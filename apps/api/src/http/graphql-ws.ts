@@ -15,7 +15,7 @@ import { ErrorCode, unauthenticated } from '../graphql/errors.js';
 import { suggestionsAllowed, withoutSuggestions, type HiddenSuggestionsOptions } from '../graphql/plugins/use-hidden-suggestions.js';
 import { createRouteRequirements } from '../graphql/plugins/use-route-access.js';
 import type { GraphQLHandler } from '../graphql/yoga.js';
-import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
+import { authorizationOfConnection, principalFrom, type AccessTokenVerifier } from '@latchkey/auth/tokens';
 
 export interface GraphQLWebSocketOptions {
   yoga: GraphQLHandler;
@@ -38,12 +38,6 @@ export interface GraphQLWebSocketOptions {
   connectionInitWaitMs?: number;
   /** ping interval; a client that does not answer in as long is dropped. @default 12000 */
   keepAliveMs?: number;
-}
-
-/** What the connection_init message may carry: the bearer credential, as the Authorization header would. */
-interface ConnectionParams {
-  authorization?: unknown;
-  Authorization?: unknown;
 }
 
 const refusal = (code: string, message: string) => [new GraphQLError(message, { extensions: { code } })];
@@ -74,14 +68,10 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const server = makeServer<ConnectionInitMessage['payload'], { socket: WebSocket; request: IncomingMessage }>({
     connectionInitWaitTimeout: options.connectionInitWaitMs ?? 10_000,
     async onConnect(ctx) {
-      const params = (ctx.connectionParams ?? {}) as ConnectionParams;
-      const given = params.authorization ?? params.Authorization;
-      if (given === undefined || given === null || given === '') return true; // a guest: public fields only
-      if (typeof given !== 'string') return false;
-      const header = /^bearer /i.test(given) ? given : `Bearer ${given}`;
-      const verified = await verifier.verifyAuthorization(header);
-      if (!verified?.ok) return false; // 4403 Forbidden: nothing about why
-      credentials.set(ctx, header);
+      const verified = await principalFrom(verifier, { connectionParams: ctx.connectionParams });
+      if (verified === undefined) return true; // a guest: public fields only
+      if (!verified.ok) return false; // 4403 Forbidden: nothing about why
+      credentials.set(ctx, authorizationOfConnection(ctx.connectionParams) as string);
       return true;
     },
     async onSubscribe(ctx, _id, payload) {
@@ -153,7 +143,7 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     async onError(ctx, _id, _payload, errors) {
       if (options.introspection === 'open') return undefined;
       const credential = credentials.get(ctx);
-      const signedIn = credential !== undefined && (await verifier.verifyAuthorization(credential))?.ok === true;
+      const signedIn = credential !== undefined && (await principalFrom(verifier, { authorization: credential }))?.ok === true;
       return suggestionsAllowed(options.introspection, signedIn) ? undefined : withoutSuggestions(errors);
     },
     onNext(_ctx, _id, _payload, args, result) {

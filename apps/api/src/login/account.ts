@@ -29,7 +29,7 @@ import { PASSWORD_BODY_BYTES, passwordSetupForm } from './factor-pages.js';
 import { escapeHtml, page, sendHtml } from './html.js';
 import { FormError, readFields } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';
-import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp } from '../principal/step-up.js';
+import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp } from '@latchkey/auth/tokens';
 import { readCookie } from './cookies.js';
 import { DEVICE_COOKIE, FACTORS_PAGE, type SignInFlow } from './sign-in-flow.js';
 import { recoveryCodesPage, totpSetupPage } from './totp-setup-page.js';

@@ -12,8 +12,7 @@ import {
 import { eq, users, type Database } from '@latchkey/db';
 import type { Logger } from 'pino';
 import { sendJson } from '../http/respond.js';
-import type { Principal } from '../principal/principal.js';
-import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp, stepUpChallengeHeader, stepUpParameters } from '../principal/step-up.js';
+import { type Principal, CREDENTIAL_CHANGE_STEP_UP, meetsStepUp, stepUpChallengeHeader, stepUpParameters } from '@latchkey/auth/tokens';
 import { readCookie, setCookie } from './cookies.js';
 import { FormError, readJsonObject } from './request-body.js';
 import { isSameOrigin } from './same-origin.js';

@@ -1,5 +1,4 @@
-import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
-import type { Principal } from '../principal/principal.js';
+import { principalFrom, type AccessTokenVerifier, type Principal } from '@latchkey/auth/tokens';
 import { restError, type RestMiddleware } from './router.js';
 
 /**
@@ -9,7 +8,7 @@ import { restError, type RestMiddleware } from './router.js';
 export function authenticate(verifier: AccessTokenVerifier): RestMiddleware<Principal> {
   return async (request) => {
     const header = request.req.headers.authorization;
-    const result = await verifier.verifyAuthorization(header);
+    const result = await principalFrom(verifier, { authorization: header });
     if (result === undefined) return;
     if (!result.ok) {
       return restError(401, 'The access token is invalid or expired.', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });

@@ -17,8 +17,7 @@ import { InvalidInputError, type UserError } from '../domain/errors.js';
 import { parseDateTime } from '../domain/validate.js';
 import { AccountPolicy, DocumentPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
-import type { Principal } from '../principal/principal.js';
-import { LEGAL_HOLD_STEP_UP } from '../principal/step-up.js';
+import { type Principal, LEGAL_HOLD_STEP_UP } from '@latchkey/auth/tokens';
 import { restError, type RestRequest, type RestResponse, type RestRoute } from './router.js';
 
 /** Builds the domain request for one REST call (subject and loaders are per HTTP request). */

@@ -13,7 +13,7 @@ import {
   StepUpRequired,
   type AuthenticationEvidence,
   type StepUpRequirement,
-} from '../principal/step-up.js';
+} from '@latchkey/auth/tokens';
 
 /** What a REST handler receives. */
 export interface RestRequest<Caller> {

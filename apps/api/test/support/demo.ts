@@ -1,6 +1,6 @@
 import { documents, seedDemoData, users, type DatabaseHandle } from '@latchkey/db';
 import { sql } from 'drizzle-orm';
-import type { MintAccessTokenInput } from '../../src/principal/mint-access-token.js';
+import type { MintAccessTokenInput } from '@latchkey/auth/tokens';
 import type { TestService } from './service.js';
 
 /** The seeded personas (docs/endpoints.md, "Demo data"), by e-mail. */

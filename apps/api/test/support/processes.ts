@@ -4,9 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createDatabase, documents, eq, runMigrations, seedDemoData, users } from '@latchkey/db';
 import { like } from 'drizzle-orm';
 import { createOwnDatabase, seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
-import { generateSigningJwk } from '../../src/keys/key-material.js';
-import { mintAccessToken } from '../../src/principal/mint-access-token.js';
-import { parseSigningKey } from '../../src/keys/key-material.js';
+import { generateSigningJwk, mintAccessToken, parseSigningKey } from '@latchkey/auth/tokens';
 import { freePort } from './browser-session.js';
 
 // Real api processes (the built dist/src/main.js), as an operator runs them.

@@ -4,9 +4,8 @@ import { freePort } from './browser-session.js';
 import { Writable } from 'node:stream';
 import type { JWK } from 'jose';
 import { loadConfig, type Config } from '../../src/config.js';
-import { generateSigningJwk, parseSigningKey, type SigningKey } from '../../src/keys/key-material.js';
+import { generateSigningJwk, parseSigningKey, type SigningKey, mintAccessToken, type MintAccessTokenInput } from '@latchkey/auth/tokens';
 import { createLogger } from '../../src/logger.js';
-import { mintAccessToken, type MintAccessTokenInput } from '../../src/principal/mint-access-token.js';
 import { startService, type RunningService } from '../../src/service.js';
 
 export interface TestService extends RunningService {

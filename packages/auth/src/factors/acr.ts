@@ -1,13 +1,18 @@
 import type { AcrLevel, Factor, FactorGrant } from './types.js';
 
+/** The assurance levels' `acr` values (defined here once; step-up requirements name them too). */
+export const ACR_ONE_FACTOR = 'urn:latchkey:acr:1fa';
+export const ACR_TWO_FACTOR = 'urn:latchkey:acr:2fa';
+export const ACR_PHISHING_RESISTANT = 'urn:latchkey:acr:phr';
+
 /**
  * The default assurance levels, weakest first: one factor; two factors; phishing-resistant (a passkey or a
  * client certificate, which bind the proof to this site). A stronger level satisfies a weaker requirement.
  */
 export const DEFAULT_ACR_LEVELS: readonly AcrLevel[] = [
-  { value: 'urn:latchkey:acr:1fa', anyOf: [['PASSWORD'], ['OTT'], ['WEBAUTHN'], ['X509'], ['AUTHORIZATION_CODE']] },
+  { value: ACR_ONE_FACTOR, anyOf: [['PASSWORD'], ['OTT'], ['WEBAUTHN'], ['X509'], ['AUTHORIZATION_CODE']] },
   {
-    value: 'urn:latchkey:acr:2fa',
+    value: ACR_TWO_FACTOR,
     anyOf: [
       ['OTT', 'TOTP'],
       ['OTT', 'PASSWORD'],
@@ -17,7 +22,7 @@ export const DEFAULT_ACR_LEVELS: readonly AcrLevel[] = [
       ['AUTHORIZATION_CODE', 'TOTP'],
     ],
   },
-  { value: 'urn:latchkey:acr:phr', anyOf: [['WEBAUTHN'], ['X509']] },
+  { value: ACR_PHISHING_RESISTANT, anyOf: [['WEBAUTHN'], ['X509']] },
 ];
 
 /** The strongest level the factors reach, or undefined when they reach none. */

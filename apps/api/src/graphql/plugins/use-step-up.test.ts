@@ -1,6 +1,6 @@
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { CREDENTIAL_CHANGE_STEP_UP, LEGAL_HOLD_STEP_UP } from '../../principal/step-up.js';
+import { CREDENTIAL_CHANGE_STEP_UP, LEGAL_HOLD_STEP_UP } from '@latchkey/auth/tokens';
 import { buildSchema } from '../schema.js';
 import { applyStepUpRules, stepUpMarks, useStepUp } from './use-step-up.js';
 

@@ -8,7 +8,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { combineStepUp, meetsStepUp, StepUpRequired, validateStepUp, type StepUpRequirement } from '../../principal/step-up.js';
+import { combineStepUp, meetsStepUp, StepUpRequired, validateStepUp, type StepUpRequirement } from '@latchkey/auth/tokens';
 import type { GraphQLContext } from '../context.js';
 import { insufficientUserAuthentication } from '../errors.js';
 

@@ -1,4 +1,5 @@
-import { acrSatisfies, DEFAULT_ACR_LEVELS, type AcrLevel } from '@latchkey/auth';
+import { ACR_PHISHING_RESISTANT, ACR_TWO_FACTOR, acrSatisfies, DEFAULT_ACR_LEVELS } from '../factors/acr.js';
+import type { AcrLevel } from '../factors/types.js';
 
 /**
  * Step-up at the resource server (spec Multi-factor rules 6, RFC 9470): what an operation asks of the
@@ -16,10 +17,6 @@ export interface AuthenticationEvidence {
   /** epoch seconds */
   readonly authTime?: number | null;
 }
-
-export const ACR_ONE_FACTOR = 'urn:latchkey:acr:1fa';
-export const ACR_TWO_FACTOR = 'urn:latchkey:acr:2fa';
-export const ACR_PHISHING_RESISTANT = 'urn:latchkey:acr:phr';
 
 /**
  * Every credential change (adding or removing a passkey, enrolling TOTP, regenerating recovery codes, setting a

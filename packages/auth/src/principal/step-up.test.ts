@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ACR_ONE_FACTOR, ACR_PHISHING_RESISTANT, ACR_TWO_FACTOR } from '../factors/acr.js';
 import {
-  ACR_ONE_FACTOR,
-  ACR_PHISHING_RESISTANT,
-  ACR_TWO_FACTOR,
   combineStepUp,
   CREDENTIAL_CHANGE_STEP_UP,
   meetsStepUp,

@@ -1,0 +1,41 @@
+// `@latchkey/auth/tokens`: signing keys, access-token verification and minting, the caller of a request
+// (`principalFrom`) and step-up requirements, without the provider, WebAuthn or the database client: the API's
+// hot path and the CLI's `keygen` and `token` load only jose. The main entry exports the same things.
+export {
+  generateSigningJwk,
+  KeyMaterialError,
+  loadKeyMaterial,
+  parseSigningKey,
+  parseVerifyKeys,
+  type KeyMaterial,
+  type KeyMaterialOptions,
+  type SigningKey,
+} from './keys/key-material.js';
+export {
+  bearerToken,
+  createAccessTokenVerifier,
+  type AccessTokenVerifier,
+  type AccessTokenVerifierOptions,
+  type TokenRejection,
+  type VerificationResult,
+} from './principal/access-token-verifier.js';
+export { mintAccessToken, type MintAccessTokenInput } from './principal/mint-access-token.js';
+export type { Caller, Principal } from './principal/principal.js';
+export { authorizationOfConnection, principalFrom, type PresentedCredential, type PrincipalResult } from './principal/principal-from.js';
+export {
+  combineStepUp,
+  CREDENTIAL_CHANGE_STEP_UP,
+  isStepUpRequired,
+  LEGAL_HOLD_STEP_UP,
+  meetsStepUp,
+  OWNER_GRANT_STEP_UP,
+  requireStepUp,
+  StepUpRequired,
+  stepUpChallengeHeader,
+  stepUpDescription,
+  stepUpParameters,
+  validateStepUp,
+  type AuthenticationEvidence,
+  type StepUpRequirement,
+} from './principal/step-up.js';
+export { ACR_ONE_FACTOR, ACR_PHISHING_RESISTANT, ACR_TWO_FACTOR } from './factors/acr.js';
