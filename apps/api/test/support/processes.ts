@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createDatabase, documents, eq, runMigrations, seedDemoData, users } from '@latchkey/db';
+import { createDatabase, documents, runMigrations, seedDemoData, users } from '@latchkey/db';
 import { like } from 'drizzle-orm';
 import { createOwnDatabase, seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
 import { generateSigningJwk, mintAccessToken, parseSigningKey } from '@latchkey/auth/tokens';
@@ -50,6 +50,8 @@ export async function startServiceProcesses(count: number, env: ProcessEnv = {})
   const seeded = await createDatabase({ url: own?.url, dataDir, poolSize: 2 });
   await runMigrations(seeded);
   await seedDemoData(seeded);
+  // Read now: once a process has it open, the embedded database serves no one else (DATABASE_IN_USE).
+  const seededUsers = new Map((await seeded.db.select({ id: users.id, email: users.email }).from(users)).map((row) => [row.email, row.id]));
   await seeded.close();
   const privateJwk = await generateSigningJwk();
   const signingKey = await parseSigningKey(JSON.stringify(privateJwk));
@@ -112,14 +114,9 @@ export async function startServiceProcesses(count: number, env: ProcessEnv = {})
     publicUrl,
     databaseUrl: own?.url ?? '',
     async userIdOf(email) {
-      const database = await createDatabase({ url: own?.url, dataDir, poolSize: 2 });
-      try {
-        const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email));
-        if (!user) throw new Error(`no seeded user ${email}`);
-        return user.id;
-      } finally {
-        await database.close();
-      }
+      const id = seededUsers.get(email);
+      if (!id) throw new Error(`no seeded user ${email}`);
+      return id;
     },
     async documentTitles(prefix) {
       const database = await createDatabase({ url: own?.url, dataDir, poolSize: 2 });
