@@ -7,6 +7,7 @@ export { createPersistedRequestResolver } from './resolve-request.js';
 export { persistedOperationOf, runsPersistedOperation } from './running-operation.js';
 export type {
   PersistedMode,
+  PersistedRequest,
   PersistedRequestParams,
   PersistedRequestResolver,
   PersistedResolution,

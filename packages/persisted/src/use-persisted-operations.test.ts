@@ -31,7 +31,7 @@ function counting() {
 
 function server(
   mode: 'apq' | 'allowlist' | 'off',
-  options: { store?: PersistedOperationStore; allow?: () => Promise<RegistrationDecision> } = {},
+  options: { store?: PersistedOperationStore; allow?: () => Promise<RegistrationDecision>; after?: Plugin } = {},
 ) {
   const store = options.store ?? createPersistedStore();
   const { counts, plugin } = counting();
@@ -39,7 +39,8 @@ function server(
     schema,
     // The parse/validation caches would hide what the plugin skips: off, to count real work.
     parserAndValidationCache: false,
-    plugins: [usePersistedOperations({ mode, store, allowRegistration: options.allow }), plugin],
+    batching: true,
+    plugins: [usePersistedOperations({ mode, store, allowRegistration: options.allow }), plugin, ...(options.after ? [options.after] : [])],
   });
   const post = async (body: unknown, accept = 'application/graphql-response+json') => {
     const response = await yoga.fetch('http://yoga/graphql', {
@@ -182,6 +183,43 @@ describe('trusted documents (mode allowlist: spec "hash not on allowlist" row)',
     await store.register(hash, query);
     const { post } = server('allowlist', { store });
     expect((await post({ extensions: apq() })).json.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+  });
+});
+
+describe('what the id look-up hands on', () => {
+  it("an id is replaced by its operation's text and nothing else: other parameters stay for the parameter checks", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const { post } = server('apq', { after: { onParams: ({ params }) => void seen.push({ ...params }) } });
+    await post({ query, extensions: apq() });
+    seen.length = 0;
+    await post({ documentId: `sha256:${hash}`, operationName: null, stray: 1 });
+    expect(seen).toEqual([{ query, operationName: null, stray: 1 }]);
+  });
+
+  it('each entry of a batch is looked up on its own; an unknown id refuses its entry only', async () => {
+    const store = createPersistedStore();
+    await store.importAllowlist([{ hash, query }]);
+    const { post } = server('allowlist', { store });
+    const answer = await post(
+      [{ documentId: `sha256:${hash}` }, { extensions: apq('0'.repeat(64)) }, { extensions: apq() }],
+      'application/json',
+    );
+    expect(answer.json).toEqual([
+      { data: { hello: 'hello world' } },
+      { errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] },
+      { data: { hello: 'hello world' } },
+    ]);
+  });
+
+  it('in allowlist mode, query text that is present but empty is still text: refused, never looked up', async () => {
+    const store = createPersistedStore();
+    await store.importAllowlist([{ hash, query }]);
+    const { post } = server('allowlist', { store });
+    for (const body of [{ query: '' }, { query: '', documentId: `sha256:${hash}` }, { query: false, extensions: apq() }]) {
+      const answer = await post(body);
+      expect(answer.status).toBe(400);
+      expect(answer.json.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_ALLOWED');
+    }
   });
 });
 

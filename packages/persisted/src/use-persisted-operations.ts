@@ -1,7 +1,8 @@
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { createPersistedRequestResolver, type PersistedMode, type RegistrationDecision } from './resolve-request.js';
-import { persistedOperationOf, runsPersistedOperation } from './running-operation.js';
+import { persistedOperationOf } from './running-operation.js';
 import type { PersistedOperationStore } from './store/types.js';
+import { usePersistedLookup } from './use-persisted-lookup.js';
 
 export interface PersistedOperationsOptions<TServerContext> {
   /** which requests are accepted (see PersistedMode). @default 'apq' */
@@ -29,18 +30,25 @@ const ALLOWED: RegistrationDecision = Object.freeze({ allowed: true });
  *
  * The ids are read from `extensions.persistedQuery` and from the draft spec's `documentId` parameter (POST
  * body or GET query string); place this plugin before any plugin that checks the request parameters.
+ *
+ * Looking an id up, and refusing text in `allowlist` mode, is @graphql-yoga/plugin-persisted-operations'
+ * (usePersistedLookup); the checks before it (mode `off`, version, malformed ids, hash mismatch), registration
+ * after validation and the parse and validation memo are this package's own: that plugin only looks up.
  */
 export function usePersistedOperations<TServerContext extends Record<string, unknown>>(
   options: PersistedOperationsOptions<TServerContext>,
 ): Plugin<Record<string, unknown>, TServerContext> {
   const resolver = createPersistedRequestResolver(options.mode ?? 'apq', options.store);
+  // Mode `off` never looks an id up (classify refuses every persisted reference first).
+  const lookup = usePersistedLookup<TServerContext>({ mode: resolver.mode === 'allowlist' ? 'allowlist' : 'apq', store: options.store });
   const allowRegistration = options.allowRegistration;
   const onRegistrationError = options.onRegistrationError ?? (() => {});
   /** Requests whose query text registers once it has validated. */
   const pending = new WeakMap<GraphQLParams, { hash: string; query: string }>();
   const paramsOf = (context: unknown) => (context as { params?: GraphQLParams } | undefined)?.params;
 
-  const onParams: NonNullable<Plugin<Record<string, unknown>, TServerContext>['onParams']> = ({ params, request, context, setParams }) => {
+  const onParams: NonNullable<Plugin<Record<string, unknown>, TServerContext>['onParams']> = (payload) => {
+    const { params, request, context } = payload;
     // Not an object (a batch entry of `null`, say): the parameter checks refuse it.
     if (typeof params !== 'object' || params === null || Array.isArray(params)) return;
     const given = params as GraphQLParams & { documentId?: unknown };
@@ -57,19 +65,21 @@ export function usePersistedOperations<TServerContext extends Record<string, unk
       (resolver.mode !== 'allowlist' || given.query == null)
     )
       return;
-    return resolver
-      .resolve(given, () => (allowRegistration ? allowRegistration(request, context) : Promise.resolve(ALLOWED)))
-      .then((resolution) => {
-        if (resolution.kind === 'none') return;
-        if (resolution.kind === 'register') {
-          pending.set(params, resolution);
-          return;
-        }
-        const { documentId: _id, ...rest } = given;
-        const next: GraphQLParams = { ...rest, query: resolution.operation.query };
-        runsPersistedOperation(next, resolution.operation);
-        setParams(next);
-      });
+    const persisted = resolver.classify(given);
+    switch (persisted.kind) {
+      case 'text':
+        return;
+      case 'text-with-hash':
+        return resolver
+          .admit(persisted, () => (allowRegistration ? allowRegistration(request, context) : Promise.resolve(ALLOWED)))
+          .then((resolution) => {
+            if (resolution.kind === 'register') pending.set(params, resolution);
+          });
+      // An id to look up, or text in `allowlist` mode: @graphql-yoga/plugin-persisted-operations answers.
+      case 'id':
+      case 'text-refused':
+        return lookup.onParams!(payload);
+    }
   };
 
   return {
