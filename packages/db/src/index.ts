@@ -9,8 +9,6 @@ export { DatabaseTimeoutError, DatabaseUnavailableError, isDatabaseUnavailable }
 export { RETRY_AFTER_SECONDS, type DatabaseHealth } from './faults/health.js';
 export type { PoolStats } from './faults/statement-guard.js';
 
-// Background work (polls, purges): kept out of per-request statement counts
-
 // Migrations
 export { runMigrations } from './migrate.js';
 
@@ -66,6 +64,39 @@ export type {
   UserRow,
   WebAuthnChallengeRow,
 } from './schema.js';
+
+// Repositories: the application's queries, one module per feature. Each function takes the database (a request's
+// view, a transaction, or `DatabaseHandle.background`) and typed arguments, and answers typed rows; what to ask for
+// (and whether the caller may) is decided by the caller.
+export {
+  deleteDocumentById,
+  findDocumentById,
+  findDocumentByTitle,
+  findDocumentWithOrganization,
+  insertDocument,
+  listVisibleDocuments,
+  lockDocumentWithOrganization,
+  updateDocumentById,
+} from './repositories/documents.js';
+export type { DocumentListQuery, DocumentVisibility, DocumentWithOrganizationRow } from './repositories/documents.js';
+export {
+  insertDocumentEvent,
+  nextDocumentEventSeq,
+  purgeDocumentEvents,
+  readDocumentEventBatch,
+} from './repositories/document-events.js';
+export type { DocumentEventBatchRow } from './repositories/document-events.js';
+export {
+  countOwners,
+  findMemberRole,
+  listMembershipsOfUser,
+  listOrganizationIdsOfUsers,
+  setMemberRole,
+} from './repositories/memberships.js';
+export type { MemberKey, MembershipWithOrganizationRow } from './repositories/memberships.js';
+export { findOrganizationBySlug, listOrganizationsByIds, lockOrganizationBySlug } from './repositories/organizations.js';
+export { findUserById, findUserIdByEmail, findUserWithRoles, listUsersWithOrganizationIds } from './repositories/users.js';
+export type { UserWithRoles } from './repositories/users.js';
 
 // Demo data
 export { isEmpty, seedDemoData } from './seed.js';

@@ -4,10 +4,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readOutbox } from '@latchkey/auth';
-import { createDatabase, runMigrations, seedDemoData, users } from '@latchkey/db';
+import { createDatabase, findUserIdByEmail, runMigrations, seedDemoData } from '@latchkey/db';
 import { createPersistedStore, ManifestError } from '@latchkey/persisted';
 import { isAuthorizationDenied } from '@latchkey/policy';
-import { eq } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { DomainRequest } from '../domain/access.js';
 import { deleteDocument } from '../domain/document-mutations.js';
@@ -32,8 +31,8 @@ async function asUser<T>(
   if (!email) throw new UsageError(`${handler}: --as EMAIL is required`);
   return withDatabase(config, async (database) => {
     await runMigrations(database);
-    const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
-    if (!user) throw new UsageError(`${handler}: no user with e-mail ${email}`);
+    const userId = await findUserIdByEmail(database.db, email.trim().toLowerCase());
+    if (!userId) throw new UsageError(`${handler}: no user with e-mail ${email}`);
     // The change's event goes to the outbox like any other: running servers read it there (woken by NOTIFY or
     // Redis, else by their poll), and their subscribers hear of it. Waking them only hastens that.
     const wake = await createWakeChannel(config, database, createLogger('silent'), { listen: false }).catch((error: unknown) => {
@@ -46,7 +45,7 @@ async function asUser<T>(
       const events = createEventRecorder(wake);
       const request: DomainRequest = {
         db: database.db,
-        subject: await loadSubject(database.db, user.id),
+        subject: await loadSubject(database.db, userId),
         loaders: createLoaderFactory()({}, database.db),
         handler: `cli ${handler}`,
         events,
@@ -172,9 +171,9 @@ export async function seedCommand(config: Config, args: string[]): Promise<void>
 export async function userIdByEmail(config: Config, email: string): Promise<string> {
   return withDatabase(config, async (database) => {
     await runMigrations(database);
-    const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
-    if (!user) throw new UsageError(`token: no user with e-mail ${email}`);
-    return user.id;
+    const userId = await findUserIdByEmail(database.db, email);
+    if (!userId) throw new UsageError(`token: no user with e-mail ${email}`);
+    return userId;
   });
 }
 

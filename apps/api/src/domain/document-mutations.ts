@@ -1,5 +1,11 @@
-import { documents, organizations, type DocumentRow } from '@latchkey/db';
-import { eq } from 'drizzle-orm';
+import {
+  deleteDocumentById,
+  findOrganizationBySlug,
+  insertDocument,
+  lockDocumentWithOrganization,
+  updateDocumentById,
+  type DocumentRow,
+} from '@latchkey/db';
 import type { DocumentEventKind } from '../events/types.js';
 import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
 import type { DocumentWithOrganization } from './documents.js';
@@ -65,18 +71,20 @@ export async function createDocument(
   const slug = requireSlug(input.organization, [...at, 'organization']);
   if (input.title === undefined) throw new InvalidInputError('title is required.', [...at, 'title']);
   const values = editableFields(input, at);
-  const [organization] = await request.db.select().from(organizations).where(eq(organizations.slug, slug)).limit(1);
+  const organization = await findOrganizationBySlug(request.db, slug);
   if (!organization) throw new NotFoundError();
   authorizeOrHide(request, OrganizationPolicy.view, [organization]);
   authorizeIn(request, DocumentPolicy.create, [organization]);
   try {
     const document = await request.db.transaction(async (tx) => {
-      const [created] = await tx
-        .insert(documents)
-        .values({ ...values, title: values.title!, organizationId: organization.id, ownerId: request.subject!.id })
-        .returning();
-      await request.events.record(tx, 'CREATED', created!);
-      return created!;
+      const created = await insertDocument(tx, {
+        ...values,
+        title: values.title!,
+        organizationId: organization.id,
+        ownerId: request.subject!.id,
+      });
+      await request.events.record(tx, 'CREATED', created);
+      return created;
     });
     request.events.committed();
     request.loaders.organization.prime(organization.id, organization);
@@ -110,20 +118,15 @@ async function changeDocument(
   const documentId = requireId(id, idField);
   let written: DocumentRow | undefined;
   const result = await request.db.transaction(async (tx) => {
-    const [found] = await tx
-      .select({ document: documents, organization: organizations })
-      .from(documents)
-      .innerJoin(organizations, eq(organizations.id, documents.organizationId))
-      .where(eq(documents.id, documentId))
-      .for('update', { of: documents });
+    const found = await lockDocumentWithOrganization(tx, documentId);
     if (!found) throw new NotFoundError();
     authorizeOrHide(request, DocumentPolicy.view, [found.document, new Date()]);
     authorizeChange(found);
     request.loaders.organization.prime(found.organization.id, found.organization);
     const outcome = await change(found, {
-      update: async (values) => (written = (await tx.update(documents).set(values).where(eq(documents.id, documentId)).returning())[0]!),
+      update: async (values) => (written = (await updateDocumentById(tx, documentId, values))!),
       remove: async () => {
-        await tx.delete(documents).where(eq(documents.id, documentId));
+        await deleteDocumentById(tx, documentId);
         written = found.document;
       },
     });

@@ -1,9 +1,15 @@
-import { documents, organizations, type Database, type DocumentRow, type DocumentStatus, type OrganizationRow } from '@latchkey/db';
-import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import {
+  findDocumentByTitle,
+  findDocumentWithOrganization,
+  listVisibleDocuments,
+  type DocumentRow,
+  type DocumentStatus,
+  type OrganizationRow,
+} from '@latchkey/db';
 import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
-import { DocumentPolicy, visibleDocumentsCondition } from './policies.js';
+import { DocumentPolicy, visibleDocumentsScope } from './policies.js';
 import type { Subject } from './subject.js';
 import { requireId, requireSlug, requireText } from './validate.js';
 
@@ -22,22 +28,12 @@ export interface DocumentWithOrganization {
 export const DOCUMENT_STATUSES: readonly DocumentStatus[] = ['DRAFT', 'PUBLISHED', 'ARCHIVED'];
 export const MAX_PAGE_SIZE = 100;
 
-export async function findDocument(db: Database, id: string): Promise<DocumentWithOrganization | null> {
-  const [row] = await db
-    .select({ document: documents, organization: organizations })
-    .from(documents)
-    .innerJoin(organizations, eq(organizations.id, documents.organizationId))
-    .where(eq(documents.id, id))
-    .limit(1);
-  return row ?? null;
-}
-
 /**
  * One document the caller may see. Missing, another tenant's, and (for VIEWERs) unpublished or embargoed
  * documents all answer NOT_FOUND (spec Authorization 2, 6, 11).
  */
 export async function getDocument(request: DomainRequest, id: string, field = ['id']): Promise<DocumentWithOrganization> {
-  const found = await findDocument(request.db, requireId(id, field));
+  const found = await findDocumentWithOrganization(request.db, requireId(id, field));
   if (!found) throw new NotFoundError();
   request.loaders.organization.prime(found.organization.id, found.organization);
   authorizeOrHide(request, DocumentPolicy.view, [found.document, new Date()]);
@@ -55,12 +51,7 @@ export async function getDocumentByTitle(
 ): Promise<DocumentWithOrganization> {
   const slug = requireSlug(key.organization, [...field, 'organization']);
   const title = requireText(key.title, [...field, 'title'], { min: 1, max: 200 });
-  const [found] = await request.db
-    .select({ document: documents, organization: organizations })
-    .from(documents)
-    .innerJoin(organizations, eq(organizations.id, documents.organizationId))
-    .where(and(eq(organizations.slug, slug), eq(documents.title, title)))
-    .limit(1);
+  const found = await findDocumentByTitle(request.db, { organizationSlug: slug, title });
   if (!found) throw new NotFoundError();
   request.loaders.organization.prime(found.organization.id, found.organization);
   authorizeOrHide(request, DocumentPolicy.view, [found.document, new Date()]);
@@ -100,21 +91,16 @@ export async function listDocuments(
   const after = input.after == null ? null : decodeCursor(input.after, fields.after);
   authorizeIn(request, DocumentPolicy.list, []);
 
-  const conditions: (SQL | undefined)[] = [visibleDocumentsCondition(request.subject!, new Date())];
-  if (slug !== null) conditions.push(eq(organizations.slug, slug));
-  if (statuses !== null) conditions.push(statuses.length === 0 ? sql`false` : inArray(documents.status, statuses as DocumentStatus[]));
-  if (after !== null)
-    conditions.push(sql`(${documents.createdAt}, ${documents.id}) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
   const rows =
     first === 0
       ? []
-      : await request.db
-          .select({ document: documents, organization: organizations, position: sql<string>`${documents.createdAt}::text` })
-          .from(documents)
-          .innerJoin(organizations, eq(organizations.id, documents.organizationId))
-          .where(and(...conditions))
-          .orderBy(desc(documents.createdAt), desc(documents.id))
-          .limit(first + 1);
+      : await listVisibleDocuments(request.db, {
+          visibility: visibleDocumentsScope(request.subject!, new Date()),
+          organizationSlug: slug,
+          statuses: statuses as readonly DocumentStatus[] | null,
+          after,
+          limit: first + 1,
+        });
 
   const page = rows.slice(0, first);
   const edges = page.map(({ document, organization, position }) => {

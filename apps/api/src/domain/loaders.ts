@@ -1,6 +1,12 @@
-import { memberships, organizations, users, type Database, type OrganizationRow, type UserRow } from '@latchkey/db';
+import {
+  listOrganizationIdsOfUsers,
+  listOrganizationsByIds,
+  listUsersWithOrganizationIds,
+  type Database,
+  type OrganizationRow,
+  type UserRow,
+} from '@latchkey/db';
 import DataLoader from 'dataloader';
-import { eq, inArray, sql } from 'drizzle-orm';
 
 /**
  * Batched lookups for one request: every `load` made in the same tick becomes one SQL statement, so a page
@@ -20,37 +26,16 @@ function byId<Row extends { id: string }>(rows: readonly Row[], ids: readonly st
 
 function createRequestLoaders(db: Database): RequestLoaders {
   const organizationIdsOf: RequestLoaders['organizationIdsOf'] = new DataLoader(async (userIds) => {
-    const rows = await db
-      .select({ userId: memberships.userId, organizationId: memberships.organizationId })
-      .from(memberships)
-      .where(inArray(memberships.userId, [...userIds]));
+    const rows = await listOrganizationIdsOfUsers(db, userIds);
     const byUser = new Map<string, string[]>();
     for (const row of rows) (byUser.get(row.userId) ?? byUser.set(row.userId, []).get(row.userId)!).push(row.organizationId);
     return userIds.map((id) => byUser.get(id) ?? []);
   });
   return {
-    organization: new DataLoader(async (ids) =>
-      byId(
-        await db
-          .select()
-          .from(organizations)
-          .where(inArray(organizations.id, [...ids])),
-        ids,
-      ),
-    ),
+    organization: new DataLoader(async (ids) => byId(await listOrganizationsByIds(db, ids), ids)),
     // Users come with the ids of their organizations (one statement): the e-mail rule needs them for every owner.
     user: new DataLoader(async (ids) => {
-      const rows = await db
-        .select({
-          user: users,
-          organizationIds: sql<
-            string[]
-          >`coalesce(array_agg(${memberships.organizationId}::text) filter (where ${memberships.organizationId} is not null), '{}')`,
-        })
-        .from(users)
-        .leftJoin(memberships, eq(memberships.userId, users.id))
-        .where(inArray(users.id, [...ids]))
-        .groupBy(users.id);
+      const rows = await listUsersWithOrganizationIds(db, ids);
       for (const { user, organizationIds } of rows) organizationIdsOf.prime(user.id, organizationIds);
       return byId(
         rows.map((row) => row.user),

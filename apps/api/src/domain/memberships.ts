@@ -1,5 +1,13 @@
-import { memberships, organizations, type Database, type OrganizationRow, type Role } from '@latchkey/db';
-import { and, asc, count, eq } from 'drizzle-orm';
+import {
+  countOwners,
+  findMemberRole,
+  listMembershipsOfUser,
+  lockOrganizationBySlug,
+  setMemberRole,
+  type Database,
+  type OrganizationRow,
+  type Role,
+} from '@latchkey/db';
 import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
 import { NotFoundError, type UserError } from './errors.js';
 import { OrganizationPolicy } from './policies.js';
@@ -13,13 +21,8 @@ export interface MembershipWithOrganization {
 }
 
 /** A user's memberships with their organizations, in one statement. */
-export async function membershipsOf(db: Database, userId: string): Promise<MembershipWithOrganization[]> {
-  return db
-    .select({ role: memberships.role, userId: memberships.userId, organization: organizations })
-    .from(memberships)
-    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
-    .where(eq(memberships.userId, userId))
-    .orderBy(asc(organizations.slug));
+export function membershipsOf(db: Database, userId: string): Promise<MembershipWithOrganization[]> {
+  return listMembershipsOfUser(db, userId);
 }
 
 export type MembershipResult = { membership: MembershipWithOrganization; userErrors: [] } | { membership: null; userErrors: UserError[] };
@@ -38,37 +41,26 @@ export async function changeMemberRole(
   const slug = requireSlug(input.organization, [...at, 'organization']);
   const userId = requireId(input.userId, [...at, 'userId'], 'a user id');
   return request.db.transaction(async (tx) => {
-    const [organization] = await tx.select().from(organizations).where(eq(organizations.slug, slug)).for('update');
+    const organization = await lockOrganizationBySlug(tx, slug);
     if (!organization) throw new NotFoundError();
     authorizeOrHide(request, OrganizationPolicy.view, [organization]);
-    const [member] = await tx
-      .select({ role: memberships.role })
-      .from(memberships)
-      .where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, userId)));
-    if (!member) throw new NotFoundError();
-    authorizeIn(request, OrganizationPolicy.changeRole, [organization, member.role, input.role]);
+    const member = { organizationId: organization.id, userId };
+    const current = await findMemberRole(tx, member);
+    if (!current) throw new NotFoundError();
+    authorizeIn(request, OrganizationPolicy.changeRole, [organization, current, input.role]);
     // Step-up (spec Multi-factor rules 6): granting OWNER hands over the organization for good, so it needs a
     // recent two-factor sign-in. Judged only once the caller is known to be allowed (FORBIDDEN / NOT_FOUND first).
-    if (input.role === 'OWNER' && member.role !== 'OWNER') requireStepUp(request.authentication, OWNER_GRANT_STEP_UP);
-    if (member.role === 'OWNER' && input.role !== 'OWNER') {
+    if (input.role === 'OWNER' && current !== 'OWNER') requireStepUp(request.authentication, OWNER_GRANT_STEP_UP);
+    if (current === 'OWNER' && input.role !== 'OWNER') {
       // The organization row is locked above, so two demotions cannot both see a second owner.
-      const [owners] = await tx
-        .select({ n: count() })
-        .from(memberships)
-        .where(and(eq(memberships.organizationId, organization.id), eq(memberships.role, 'OWNER')));
-      if ((owners?.n ?? 0) <= 1) {
+      if ((await countOwners(tx, organization.id)) <= 1) {
         return {
           membership: null,
           userErrors: [{ field: [...at, 'role'], message: 'The organization must keep at least one OWNER.', code: 'LAST_OWNER' }],
         };
       }
     }
-    if (member.role !== input.role) {
-      await tx
-        .update(memberships)
-        .set({ role: input.role })
-        .where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, userId)));
-    }
+    if (current !== input.role) await setMemberRole(tx, member, input.role);
     return { membership: { role: input.role, userId, organization }, userErrors: [] };
   });
 }

@@ -1,6 +1,5 @@
-import { documents, type DocumentRow, type OrganizationRow, type Role } from '@latchkey/db';
+import type { DocumentRow, DocumentVisibility, OrganizationRow, Role } from '@latchkey/db';
 import { binding, createRoleHierarchy, definePolicy } from '@latchkey/policy';
-import { and, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Subject } from './subject.js';
 
 export const roles = createRoleHierarchy<Role>(['OWNER', 'ADMIN', 'EDITOR', 'VIEWER']);
@@ -56,26 +55,20 @@ function visibleTo(user: Subject | null, doc: Doc, now: Date): boolean {
 }
 
 /**
- * The SQL twin of `DocumentPolicy.view` for lists (spec Authorization 15): filtering happens in the query,
- * never by loading rows and checking each. The test suite proves both agree for every seeded user and document.
+ * The list twin of `DocumentPolicy.view` (spec Authorization 15): which documents a list may return, decided here
+ * and applied in the list's SQL (`listVisibleDocuments` of `@latchkey/db`), never by loading rows and checking
+ * each. EDITORs and above see every document of their organizations, VIEWERs the published ones out of embargo.
+ * The test suite proves both agree for every seeded user and document.
  */
-export function visibleDocumentsCondition(user: Subject, now: Date): SQL | undefined {
-  if (user.superAdmin) return undefined;
-  const editorOf: string[] = [];
-  const viewerOf: string[] = [];
+export function visibleDocumentsScope(user: Subject, now: Date): DocumentVisibility {
+  if (user.superAdmin) return { everything: true };
+  const anyStatusIn: string[] = [];
+  const publishedIn: string[] = [];
   for (const [organizationId, role] of user.roles) {
-    if (roles.grants(role, 'EDITOR')) editorOf.push(organizationId);
-    else if (roles.grants(role, 'VIEWER')) viewerOf.push(organizationId);
+    if (roles.grants(role, 'EDITOR')) anyStatusIn.push(organizationId);
+    else if (roles.grants(role, 'VIEWER')) publishedIn.push(organizationId);
   }
-  const published = and(
-    inArray(documents.organizationId, viewerOf),
-    sql`${documents.status} = 'PUBLISHED'`,
-    or(isNull(documents.embargoUntil), lte(documents.embargoUntil, now)),
-  );
-  if (editorOf.length === 0 && viewerOf.length === 0) return sql`false`;
-  if (viewerOf.length === 0) return inArray(documents.organizationId, editorOf);
-  if (editorOf.length === 0) return published;
-  return or(inArray(documents.organizationId, editorOf), published);
+  return { everything: false, anyStatusIn, publishedIn, now };
 }
 
 export const DocumentPolicy = definePolicy('DocumentPolicy', {

@@ -1,28 +1,15 @@
-import { memberships, users, type Database, type Role } from '@latchkey/db';
-import { eq } from 'drizzle-orm';
+import { findUserWithRoles, type Database, type Role } from '@latchkey/db';
 import type { Subject } from './subject.js';
 import { isUuid } from './validate.js';
 
 /** The caller's volatile attributes, read now (spec Authentication 3): null when the subject is no user. */
 export async function loadSubject(db: Database, userId: string): Promise<Subject | null> {
   if (!isUuid(userId)) return null;
-  const rows = await db
-    .select({
-      id: users.id,
-      superAdmin: users.superAdmin,
-      suspended: users.suspended,
-      emailVerified: users.emailVerified,
-      organizationId: memberships.organizationId,
-      role: memberships.role,
-    })
-    .from(users)
-    .leftJoin(memberships, eq(memberships.userId, users.id))
-    .where(eq(users.id, userId));
-  const [first] = rows;
-  if (!first) return null;
+  const user = await findUserWithRoles(db, userId);
+  if (!user) return null;
   const roles = new Map<string, Role>();
-  for (const row of rows) if (row.organizationId && row.role) roles.set(row.organizationId, row.role);
-  return { id: first.id, superAdmin: first.superAdmin, suspended: first.suspended, emailVerified: first.emailVerified, roles };
+  for (const { organizationId, role } of user.roles) roles.set(organizationId, role);
+  return { id: user.id, superAdmin: user.superAdmin, suspended: user.suspended, emailVerified: user.emailVerified, roles };
 }
 
 /**

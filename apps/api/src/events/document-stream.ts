@@ -1,17 +1,14 @@
-import { documents, isDatabaseUnavailable, organizations, type DocumentRow, type OrganizationRow } from '@latchkey/db';
+import { findDocumentById, isDatabaseUnavailable, type DocumentRow, type OrganizationRow } from '@latchkey/db';
 import { can } from '@latchkey/policy';
-import { eq } from 'drizzle-orm';
 import { GraphQLError } from 'graphql';
-import { authorizeOrHide } from '../domain/access.js';
-import { findDocument } from '../domain/documents.js';
-import { NotFoundError } from '../domain/errors.js';
+import { getDocument } from '../domain/documents.js';
+import { getOrganization } from '../domain/organizations.js';
 import { DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
 import { loadSubject } from '../domain/subjects.js';
-import { requireId, requireSlug } from '../domain/validate.js';
 import { ErrorCode } from '../graphql/errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import { dbOf, domainRequest } from '../graphql/access.js';
+import { domainRequest } from '../graphql/access.js';
 import type { Delivery } from './subscription-hub.js';
 import type { DocumentEventKind } from './types.js';
 
@@ -60,7 +57,6 @@ export async function openDocumentStream(
   handler: string,
 ): Promise<AsyncGenerator<StreamItem>> {
   const { subscriptions, database, databaseTimeoutMs } = context.app;
-  const db = dbOf(context);
   const caller = context.caller;
   if (!caller) throw new GraphQLError('Sign in to subscribe.', { extensions: { code: ErrorCode.UNAUTHENTICATED } });
   const request = await domainRequest(context, handler);
@@ -70,16 +66,10 @@ export async function openDocumentStream(
   let organization: OrganizationRow;
   let documentId: string | undefined;
   if ('organization' in target) {
-    const slug = requireSlug(target.organization, ['organization']);
-    const [found] = await db.select().from(organizations).where(eq(organizations.slug, slug)).limit(1);
-    if (!found) throw new NotFoundError();
-    authorizeOrHide(request, OrganizationPolicy.view, [found]);
-    organization = found;
+    organization = await getOrganization(request, target.organization, ['organization']);
   } else {
-    documentId = requireId(target.documentId, ['id']);
-    const found = await findDocument(db, documentId);
-    if (!found) throw new NotFoundError();
-    authorizeOrHide(request, DocumentPolicy.view, [found.document, new Date()]);
+    const found = await getDocument(request, target.documentId, ['id']);
+    documentId = found.document.id;
     organization = found.organization;
   }
 
@@ -111,12 +101,7 @@ export async function openDocumentStream(
       };
       if (!can(current, DocumentPolicy.view, last, now)) return 'skip';
     } else {
-      document =
-        (await shared(
-          delivery,
-          'document',
-          async () => (await view.db.select().from(documents).where(eq(documents.id, event.documentId)).limit(1))[0] ?? null,
-        )) ?? null;
+      document = (await shared(delivery, 'document', () => findDocumentById(view.db, event.documentId))) ?? null;
       if (!document || !can(current, DocumentPolicy.view, document, now)) return 'skip';
     }
     // Field rules of this event's document see the same fresh subject (and fresh loaders).

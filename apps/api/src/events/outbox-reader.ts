@@ -1,4 +1,4 @@
-import { documentEvents, documentEventsPurged, sql, type DatabaseHandle } from '@latchkey/db';
+import { nextDocumentEventSeq, purgeDocumentEvents, readDocumentEventBatch, type DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
 import { parseDocumentEvent, type DocumentEvent, type EventSource } from './types.js';
 
@@ -33,23 +33,8 @@ interface Gap {
   xmax: bigint;
 }
 
-interface ReadRow {
-  xmin: string;
-  xmax: string;
-  purged: string;
-  now_ms: string;
-  seq: string | null;
-  event: string | null;
-  created_ms: string | null;
-}
-
 const FIRST_RETRY_MS = 20;
 const MAX_RETRY_MS = 1000;
-
-/** drizzle's `execute` answers an array (postgres-js) or `{ rows }` (PGlite). */
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
-}
 
 /**
  * This instance's reader of the event outbox: it starts after the newest row (no replay) and hands every
@@ -75,12 +60,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
   // deadline, none counted as a request's statement.
   const db = database.background;
 
-  const [start] = rowsOf<{ next: string }>(
-    await db.execute(sql`select greatest(
-        coalesce((select max(seq) from ${documentEvents}), 0),
-        coalesce((select through_seq from ${documentEventsPurged} where id = 1), 0)) + 1 as next`),
-  );
-  let next = Number(start!.next);
+  let next = await nextDocumentEventSeq(db);
   let gap: Gap | undefined;
   let gapRetryMs = FIRST_RETRY_MS;
   let failureRetryMs = FIRST_RETRY_MS;
@@ -97,21 +77,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
 
   /** One statement, so the rows, the watermark and the snapshot's xmin/xmax are of one snapshot. */
   async function readBatch(): Promise<'caught-up' | 'more' | 'waiting'> {
-    const rows = rowsOf<ReadRow>(
-      await db.execute(sql`select
-          pg_snapshot_xmin(s.snapshot)::text as xmin,
-          pg_snapshot_xmax(s.snapshot)::text as xmax,
-          coalesce((select through_seq from ${documentEventsPurged} where id = 1), 0)::text as purged,
-          (extract(epoch from clock_timestamp()) * 1000)::text as now_ms,
-          e.seq::text as seq,
-          (e.event || jsonb_build_object('id', e.seq::text, 'at', floor(extract(epoch from e.created_at) * 1000)::bigint))::text as event,
-          (extract(epoch from e.created_at) * 1000)::text as created_ms
-        from (select pg_current_snapshot() as snapshot) s
-        left join lateral (
-          select seq, event, created_at from ${documentEvents} where seq >= ${next} order by seq limit ${batchSize}
-        ) e on true
-        order by e.seq`),
-    );
+    const rows = await readDocumentEventBatch(db, next, batchSize);
     const readAt = Date.now();
     const head = rows[0]!;
     const xmin = BigInt(head.xmin);
@@ -202,18 +168,8 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
     });
   }
 
-  async function purge(): Promise<void> {
-    // The oldest rows up to the first one still within the retention (a prefix in sequence order, found along
-    // the primary key), and the watermark raised to the last of them, in one statement; two instances purging
-    // at once delete disjoint rows and the watermark only rises.
-    await db.execute(sql`with gone as (
-        delete from ${documentEvents} where seq < coalesce(
-          (select seq from ${documentEvents} where created_at >= clock_timestamp() - make_interval(secs => ${options.retentionSeconds}) order by seq limit 1),
-          9223372036854775807)
-        returning seq)
-      insert into ${documentEventsPurged} (id, through_seq) select 1, max(seq) from gone having count(*) > 0
-      on conflict (id) do update set through_seq = greatest(${documentEventsPurged.throughSeq}, excluded.through_seq)`);
-  }
+  // The oldest rows up to the first one still within the retention, and the watermark raised, in one statement.
+  const purge = () => purgeDocumentEvents(db, options.retentionSeconds);
   let purgeFailing = false;
   const purgeTimer = setInterval(() => {
     // A missed purge is done by the next one; one log line per streak of failures.

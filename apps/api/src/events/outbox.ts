@@ -1,4 +1,4 @@
-import { documentEvents, sql, type Database, type DocumentRow } from '@latchkey/db';
+import { insertDocumentEvent, type Database, type DocumentRow } from '@latchkey/db';
 import type { DocumentEventKind, StoredDocumentEvent } from './types.js';
 import { WAKE_CHANNEL, type WakeChannel } from './wake.js';
 
@@ -30,12 +30,7 @@ export function createEventRecorder(wake: WakeChannel, wakeThisInstance: () => v
         status: document.status,
         embargoUntil: document.embargoUntil ? document.embargoUntil.toISOString() : null,
       };
-      if (wake.notifiesInTransaction) {
-        await tx.execute(sql`with added as (insert into ${documentEvents} (event) values (${JSON.stringify(event)}::jsonb) returning seq)
-          select pg_notify(${WAKE_CHANNEL}, seq::text) from added`);
-      } else {
-        await tx.insert(documentEvents).values({ event: { ...event } });
-      }
+      await insertDocumentEvent(tx, event, wake.notifiesInTransaction ? WAKE_CHANNEL : null);
     },
     committed() {
       wakeThisInstance();

@@ -1,36 +1,16 @@
-import { organizations, users } from '@latchkey/db';
 import { authorize } from '@latchkey/policy';
-import { eq } from 'drizzle-orm';
-import { authorizeOrHide } from '../../domain/access.js';
-import { NotFoundError } from '../../domain/errors.js';
+import { getOwnAccount } from '../../domain/accounts.js';
 import { changeMemberRole, membershipsOf } from '../../domain/memberships.js';
-import { AccountPolicy, OrganizationPolicy } from '../../domain/policies.js';
-import { isUuid, requireSlug } from '../../domain/validate.js';
+import { getOrganization } from '../../domain/organizations.js';
+import { AccountPolicy } from '../../domain/policies.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import { dbOf, domainRequest, loadersOf, subjectOf } from '../access.js';
 
 export const accountResolvers = {
   Query: {
-    me: async (_source, _args, context) => {
-      const id = context.caller?.subject;
-      if (!id || !isUuid(id)) return null;
-      const [user] = await dbOf(context).select().from(users).where(eq(users.id, id)).limit(1);
-      if (!user) return null;
-      authorize(await subjectOf(context), AccountPolicy.view, [user], { handler: 'Query.me' });
-      return user;
-    },
-    organization: async (_source, { slug }, context) => {
-      const request = await domainRequest(context, 'Query.organization');
-      const [org] = await dbOf(context)
-        .select()
-        .from(organizations)
-        .where(eq(organizations.slug, requireSlug(slug, ['slug'])))
-        .limit(1);
-      if (!org) throw new NotFoundError();
-      // Another tenant's organization must look exactly like a missing one.
-      authorizeOrHide(request, OrganizationPolicy.view, [org]);
-      return org;
-    },
+    me: (_source, _args, context) => getOwnAccount(dbOf(context), context.caller?.subject, () => subjectOf(context), 'Query.me'),
+    // Another tenant's organization looks exactly like a missing one.
+    organization: async (_source, { slug }, context) => getOrganization(await domainRequest(context, 'Query.organization'), slug),
   },
   User: {
     emailVerified: (user) => user.emailVerified,

@@ -1,8 +1,4 @@
-import { users } from '@latchkey/db';
-import { eq } from 'drizzle-orm';
-import { isUuid } from '../../domain/validate.js';
-import { authorize } from '@latchkey/policy';
-import { AccountPolicy } from '../../domain/policies.js';
+import { getOwnAccount } from '../../domain/accounts.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import { dbOf, subjectOf } from '../access.js';
 
@@ -29,13 +25,7 @@ export const viewerResolvers = {
     authTime: (principal) => (principal.authTime === null ? null : new Date(principal.authTime * 1000)),
     expiresAt: (principal) => new Date(principal.expiresAt * 1000),
     scope: (principal) => [...principal.scope],
-    user: async (principal, _args, context) => {
-      if (!isUuid(principal.subject)) return null;
-      const [row] = await dbOf(context).select().from(users).where(eq(users.id, principal.subject)).limit(1);
-      if (!row) return null;
-      // The same account rule as `me`: a suspended account is refused whatever its token says.
-      authorize(await subjectOf(context), AccountPolicy.view, [row], { handler: 'Viewer.user' });
-      return row;
-    },
+    // The same account rule as `me`: a suspended account is refused whatever its token says.
+    user: (principal, _args, context) => getOwnAccount(dbOf(context), principal.subject, () => subjectOf(context), 'Viewer.user'),
   },
 } satisfies Resolvers;

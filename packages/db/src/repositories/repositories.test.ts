@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../client.js';
+import { seedDemoData } from '../seed.js';
+import { openOwnDatabase } from '../testing/own-database.js';
+import { insertDocumentEvent, nextDocumentEventSeq, purgeDocumentEvents, readDocumentEventBatch } from './document-events.js';
+import { listVisibleDocuments, type DocumentListQuery, type DocumentVisibility } from './documents.js';
+import { countOwners, findMemberRole, listMembershipsOfUser, setMemberRole } from './memberships.js';
+import { findOrganizationBySlug } from './organizations.js';
+import { findUserIdByEmail, findUserWithRoles } from './users.js';
+
+let database: DatabaseHandle;
+let close: () => Promise<void>;
+let acme: string;
+let globex: string;
+const now = new Date();
+
+beforeAll(async () => {
+  ({ database, close } = await openOwnDatabase('repositories'));
+  await seedDemoData(database);
+  acme = (await findOrganizationBySlug(database.db, 'acme'))!.id;
+  globex = (await findOrganizationBySlug(database.db, 'globex'))!.id;
+});
+afterAll(() => close?.());
+
+const all: DocumentVisibility = { everything: true };
+const some = (anyStatusIn: string[], publishedIn: string[]): DocumentVisibility => ({ everything: false, anyStatusIn, publishedIn, now });
+
+async function titles(query: Partial<DocumentListQuery> & { visibility: DocumentVisibility }): Promise<string[]> {
+  const rows = await listVisibleDocuments(database.db, { organizationSlug: null, statuses: null, after: null, limit: 100, ...query });
+  return rows.map((row) => row.document.title).sort();
+}
+
+describe('listVisibleDocuments applies the visibility it is given, in SQL', () => {
+  it('everything, nothing, every status of some organizations, the published ones of others', async () => {
+    expect(await titles({ visibility: all })).toHaveLength(7);
+    expect(await titles({ visibility: some([], []) })).toEqual([]);
+    expect(await titles({ visibility: some([globex], []) })).toEqual(['Globex handbook', 'Globex merger draft']);
+    // Published and out of embargo only: not the draft, the archived one, nor the embargoed announcement.
+    expect(await titles({ visibility: some([], [acme]) })).toEqual(['Litigation memo', 'Quarterly plan']);
+    expect(await titles({ visibility: some([globex], [acme]) })).toEqual([
+      'Globex handbook',
+      'Globex merger draft',
+      'Litigation memo',
+      'Quarterly plan',
+    ]);
+  });
+
+  it('filters by organization and status (an empty status list matches none)', async () => {
+    expect(await titles({ visibility: all, organizationSlug: 'globex' })).toEqual(['Globex handbook', 'Globex merger draft']);
+    expect(await titles({ visibility: all, statuses: ['DRAFT'] })).toEqual(['Draft roadmap', 'Globex merger draft']);
+    expect(await titles({ visibility: all, statuses: [] })).toEqual([]);
+  });
+
+  it('pages newest first by keyset, each row with its organization and position', async () => {
+    const first = await listVisibleDocuments(database.db, {
+      visibility: all,
+      organizationSlug: null,
+      statuses: null,
+      after: null,
+      limit: 3,
+    });
+    expect(first).toHaveLength(3);
+    expect(first.every((row) => row.organization.id === row.document.organizationId)).toBe(true);
+    const last = first.at(-1)!;
+    const rest = await listVisibleDocuments(database.db, {
+      visibility: all,
+      organizationSlug: null,
+      statuses: null,
+      after: { createdAt: last.position, id: last.document.id },
+      limit: 100,
+    });
+    const ids = [...first, ...rest].map((row) => row.document.id);
+    expect(new Set(ids).size).toBe(7);
+  });
+});
+
+describe('users and memberships', () => {
+  it('an account with its roles; none for an unknown id; ids by e-mail', async () => {
+    const alice = (await findUserIdByEmail(database.db, 'alice@acme.test'))!;
+    expect(await findUserWithRoles(database.db, alice)).toMatchObject({ id: alice, roles: [{ organizationId: acme, role: 'OWNER' }] });
+    const root = (await findUserIdByEmail(database.db, 'root@latchkey.test'))!;
+    expect(await findUserWithRoles(database.db, root)).toMatchObject({ superAdmin: true, roles: [] });
+    expect(await findUserWithRoles(database.db, '00000000-0000-4000-8000-000000000000')).toBeNull();
+    expect(await findUserIdByEmail(database.db, 'nobody@acme.test')).toBeNull();
+  });
+
+  it('roles are read, counted and changed per member', async () => {
+    const erin = (await findUserIdByEmail(database.db, 'erin@acme.test'))!;
+    expect(await countOwners(database.db, acme)).toBe(1);
+    await setMemberRole(database.db, { organizationId: acme, userId: erin }, 'OWNER');
+    expect(await findMemberRole(database.db, { organizationId: acme, userId: erin })).toBe('OWNER');
+    expect(await countOwners(database.db, acme)).toBe(2);
+    await setMemberRole(database.db, { organizationId: acme, userId: erin }, 'EDITOR');
+    expect(await findMemberRole(database.db, { organizationId: globex, userId: erin })).toBeNull();
+    expect((await listMembershipsOfUser(database.db, erin)).map((m) => [m.organization.slug, m.role])).toEqual([['acme', 'EDITOR']]);
+  });
+});
+
+describe('the document event outbox', () => {
+  it('starts after the newest event, reads in order, and purges below a watermark', async () => {
+    const db = database.background;
+    const start = await nextDocumentEventSeq(db);
+    await insertDocumentEvent(db, { kind: 'CREATED', documentId: 'a' }, null);
+    await insertDocumentEvent(db, { kind: 'UPDATED', documentId: 'a' }, 'latchkey_repositories_test');
+    expect(await nextDocumentEventSeq(db)).toBe(start + 2);
+    const rows = await readDocumentEventBatch(db, start, 10);
+    expect(rows.map((row) => [row.seq, JSON.parse(row.event!).kind])).toEqual([
+      [String(start), 'CREATED'],
+      [String(start + 1), 'UPDATED'],
+    ]);
+    await purgeDocumentEvents(db, 0);
+    const [empty] = await readDocumentEventBatch(db, start, 10);
+    expect(empty).toMatchObject({ seq: null, purged: String(start + 1) });
+    expect(await nextDocumentEventSeq(db)).toBe(start + 2);
+  });
+});

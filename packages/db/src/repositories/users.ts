@@ -1,0 +1,63 @@
+import { eq, inArray, sql } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import { memberships, users, type Role, type UserRow } from '../schema.js';
+
+/** One account by id (the id must be a UUID: the caller checks it). */
+export async function findUserById(db: Database, id: string): Promise<UserRow | null> {
+  const [user] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return user ?? null;
+}
+
+/** The id of the account with this e-mail address, as given (the caller normalises it). */
+export async function findUserIdByEmail(db: Database, email: string): Promise<string | null> {
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
+  return user?.id ?? null;
+}
+
+/** What the policies read of an account at decision time, with its role in every organization it belongs to. */
+export interface UserWithRoles {
+  id: string;
+  superAdmin: boolean;
+  suspended: boolean;
+  emailVerified: boolean;
+  roles: { organizationId: string; role: Role }[];
+}
+
+/** An account's volatile attributes and roles in one statement; null when there is no such account. */
+export async function findUserWithRoles(db: Database, id: string): Promise<UserWithRoles | null> {
+  const rows = await db
+    .select({
+      id: users.id,
+      superAdmin: users.superAdmin,
+      suspended: users.suspended,
+      emailVerified: users.emailVerified,
+      organizationId: memberships.organizationId,
+      role: memberships.role,
+    })
+    .from(users)
+    .leftJoin(memberships, eq(memberships.userId, users.id))
+    .where(eq(users.id, id));
+  const [first] = rows;
+  if (!first) return null;
+  const roles: UserWithRoles['roles'] = [];
+  for (const row of rows) if (row.organizationId && row.role) roles.push({ organizationId: row.organizationId, role: row.role });
+  return { id: first.id, superAdmin: first.superAdmin, suspended: first.suspended, emailVerified: first.emailVerified, roles };
+}
+
+/** Accounts by id, each with the ids of its organizations, in one statement (a batch of a request's loader). */
+export async function listUsersWithOrganizationIds(
+  db: Database,
+  ids: readonly string[],
+): Promise<{ user: UserRow; organizationIds: string[] }[]> {
+  return db
+    .select({
+      user: users,
+      organizationIds: sql<
+        string[]
+      >`coalesce(array_agg(${memberships.organizationId}::text) filter (where ${memberships.organizationId} is not null), '{}')`,
+    })
+    .from(users)
+    .leftJoin(memberships, eq(memberships.userId, users.id))
+    .where(inArray(users.id, [...ids]))
+    .groupBy(users.id);
+}
