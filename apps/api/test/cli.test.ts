@@ -280,15 +280,19 @@ describe('operator CLI (dist/src/cli.js)', () => {
             { token: await service.token(erin!.id) },
           )
         ).json.data.createDocument.document.id as string;
-      const [woken, polled] = [await create('Deleted from the CLI'), await create('Deleted from the CLI, nobody woken')];
+      // Subscribed before the documents exist: their creation is delivered first, so what follows is exactly known
+      // (a subscription opened just after a change may or may not still receive it).
       const before = service.subscriptions.size();
       const received = overSse(sseClient(service.graphqlUrl, await service.token(alice!.id)), {
         query: 'subscription { documentChanged(organization: "acme") { kind documentId document { title } } }',
       });
       for (let i = 0; i < 500 && service.subscriptions.size() <= before; i++) await sleep(10);
+      const titles = ['Deleted from the CLI', 'Deleted from the CLI, nobody woken'];
+      const [woken, polled] = [await create(titles[0]!), await create(titles[1]!)];
+      await received.waitFor(2);
       const deleted = await cli('delete-document', woken, '--as', 'erin@acme.test');
       expect(deleted.code, deleted.stderr).toBe(0);
-      await received.waitFor(1);
+      await received.waitFor(3);
       // A Redis that cannot be reached only costs the wake-up: the change is made, and the server reads it by its poll.
       const unwoken = await run(
         CLI,
@@ -298,10 +302,13 @@ describe('operator CLI (dist/src/cli.js)', () => {
       );
       expect(unwoken.code, unwoken.stderr).toBe(0);
       expect(unwoken.stderr).toMatch(/running servers will not be woken .*within a second/);
-      await received.waitFor(2);
-      expect(received.results).toEqual(
-        [woken, polled].map((id) => ({ data: { documentChanged: { kind: 'DELETED', documentId: id, document: null } } })),
-      );
+      await received.waitFor(4);
+      expect(received.results).toEqual([
+        ...[woken, polled].map((id, i) => ({
+          data: { documentChanged: { kind: 'CREATED', documentId: id, document: { title: titles[i] } } },
+        })),
+        ...[woken, polled].map((id) => ({ data: { documentChanged: { kind: 'DELETED', documentId: id, document: null } } })),
+      ]);
       received.dispose();
     },
   );
