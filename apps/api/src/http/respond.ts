@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { RETRY_AFTER_SECONDS } from '@latchkey/db';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -44,18 +44,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  413: 'Payload Too Large',
-  414: 'URI Too Long',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
-
 export function sendHttpError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  sendJson(res, status, { statusCode: status, message, error: REASONS[status] ?? 'Error' }, headers);
+  sendJson(res, status, { statusCode: status, message, error: STATUS_CODES[status] ?? 'Error' }, headers);
 }
 
 /**

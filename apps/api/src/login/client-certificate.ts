@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { findUserIdByEmail, type LoginLimits, type RateLimitDecision } from '@latchkey/auth';
 import type { Database } from '@latchkey/db';
@@ -35,17 +35,6 @@ export interface ClientCertificateSignInOptions {
 
 const UNTRUSTED = 'A client certificate from a trusted authority is required.';
 const UNMAPPED = 'This client certificate does not belong to an active account.';
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-  503: 'Service Unavailable',
-};
 
 /**
  * Sign-in with an X.509 client certificate (factor X509, amr `hwk`): `/login/x509` on the TLS listener, which
@@ -64,7 +53,7 @@ export function createClientCertificateSignIn(options: ClientCertificateSignInOp
   const onTlsListener = (req: IncomingMessage) => 'encrypted' in req.socket && (req.socket as TLSSocket).encrypted === true;
 
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-    if (wantsJson(req)) return sendJson(res, status, { statusCode: status, message, error: REASONS[status] ?? 'Error' }, headers);
+    if (wantsJson(req)) return sendJson(res, status, { statusCode: status, message, error: STATUS_CODES[status] ?? 'Error' }, headers);
     sendHtml(
       res,
       status,

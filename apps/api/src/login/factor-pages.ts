@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Factor, LoginLimits, TotpEnrolment } from '@latchkey/auth';
 import { eq, users, type Database } from '@latchkey/db';
 import type { Logger } from 'pino';
@@ -98,17 +98,7 @@ export function createFactorPages(options: FactorPagesOptions) {
 
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
     if (wantsJson(req)) {
-      const reasons: Record<number, string> = {
-        400: 'Bad Request',
-        401: 'Unauthorized',
-        403: 'Forbidden',
-        404: 'Not Found',
-        409: 'Conflict',
-        413: 'Payload Too Large',
-        415: 'Unsupported Media Type',
-        429: 'Too Many Requests',
-      };
-      return sendJson(res, status, { statusCode: status, message, error: reasons[status] ?? 'Error' }, headers);
+      return sendJson(res, status, { statusCode: status, message, error: STATUS_CODES[status] ?? 'Error' }, headers);
     }
     sendHtml(
       res,

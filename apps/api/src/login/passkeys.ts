@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
   finishPasskeyAuthentication,
   finishPasskeyRegistration,
@@ -36,22 +36,13 @@ export interface PasskeyRoutesOptions {
   /** the client's address (TRUST_PROXY decides whose forwarded headers count): rate limits and security logs */
   clientAddress: (req: IncomingMessage) => string;
 }
-
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-};
 const fail = (
   res: ServerResponse,
   status: number,
   message: string,
   extra: Record<string, unknown> = {},
   headers: Record<string, string> = {},
-) => sendJson(res, status, { statusCode: status, message, error: REASONS[status] ?? 'Error', ...extra }, headers);
+) => sendJson(res, status, { statusCode: status, message, error: STATUS_CODES[status] ?? 'Error', ...extra }, headers);
 
 /**
  * The passkey endpoints of the spec (POST /webauthn/register/options, /webauthn/register,

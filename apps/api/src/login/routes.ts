@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
   consumeOneTimeToken,
   consumeShortCode,
@@ -78,15 +78,7 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
 
   function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
     if (wantsJson(req) || !(req.headers.accept ?? '').includes('text/html')) {
-      const reasons: Record<number, string> = {
-        400: 'Bad Request',
-        401: 'Unauthorized',
-        403: 'Forbidden',
-        413: 'Payload Too Large',
-        415: 'Unsupported Media Type',
-        429: 'Too Many Requests',
-      };
-      return sendJson(res, status, { statusCode: status, message, error: reasons[status] ?? 'Error' });
+      return sendJson(res, status, { statusCode: status, message, error: STATUS_CODES[status] ?? 'Error' });
     }
     html(res, status, page('Sign in', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/login">Start again</a></p>`));
   }

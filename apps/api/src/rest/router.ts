@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { denialToHttp, isAuthorizationDenied, type AuthorizationDenied } from '@latchkey/policy';
 import { isDomainError } from '../domain/errors.js';
@@ -70,19 +70,6 @@ export interface RestRouterOptions<Caller> {
   onUnexpected?: (error: unknown, req: IncomingMessage) => void;
 }
 
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
-
 /** The error body of docs/endpoints.md: `{ statusCode, message, error }`, plus any extra fields given. */
 export function restError(
   status: number,
@@ -90,7 +77,7 @@ export function restError(
   extra: Record<string, unknown> = {},
   headers?: Record<string, string>,
 ): RestResponse {
-  return { status, body: { statusCode: status, message, error: REASONS[status] ?? 'Error', ...extra }, headers };
+  return { status, body: { statusCode: status, message, error: STATUS_CODES[status] ?? 'Error', ...extra }, headers };
 }
 
 /**
