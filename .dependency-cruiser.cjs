@@ -9,7 +9,7 @@ const API_LAYERS = [
   ['graphql, rest, login, demo', '^apps/api/src/(graphql|rest|login|demo|generated)/'],
   ['events', '^apps/api/src/events/'],
   ['domain', '^apps/api/src/domain/'],
-  ['config and logger', '^apps/api/src/(config|logger|sign-in-policy-config|version)\\.ts$|^apps/api/src/keys/'],
+  ['config and logger', '^apps/api/src/(config|logger|sign-in-policy-config|version)\\.ts$|^apps/api/src/(config|keys)/'],
 ];
 
 const upward = API_LAYERS.slice(1).map(([name, path], index) => ({
@@ -25,8 +25,8 @@ const upward = API_LAYERS.slice(1).map(([name, path], index) => ({
 }));
 
 /** The workspace packages, bottom to top: a package imports only packages below it (and never an app). */
-const PACKAGES = ['policy', 'db', 'persisted', 'auth', 'client'];
-const BELOW = { policy: [], db: [], persisted: ['db'], auth: ['db'], client: [] };
+const PACKAGES = ['http', 'policy', 'db', 'persisted', 'auth', 'client'];
+const BELOW = { http: [], policy: [], db: [], persisted: ['db'], auth: ['db', 'http'], client: [] };
 const downward = PACKAGES.map((name) => ({
   name: `packages-depend-downward: ${name}`,
   comment: `packages/${name} may import ${BELOW[name].length ? BELOW[name].map((b) => `packages/${b}`).join(', ') : 'no other workspace package'}, and never apps/`,

@@ -28,7 +28,7 @@ const server: CodegenConfig['generates'] = {
         DocumentPayload: '../domain/document-mutations.js#DocumentResult',
         ChangeMemberRolePayload: '../domain/memberships.js#MembershipResult',
         DocumentConnection: '../domain/documents.js#DocumentPage',
-        DocumentEvent: '../events/document-stream.js#DocumentEventPayload',
+        DocumentEvent: '../graphql/document-stream.js#DocumentEventPayload',
         Passkey: '@latchkey/auth#PasskeySummary',
         Status: '../graphql/resolvers/status.js#StatusSource',
       },

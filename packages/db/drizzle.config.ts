@@ -4,6 +4,6 @@ import { defineConfig } from 'drizzle-kit';
 // database), so no dbCredentials here: applying migrations is runMigrations()' job.
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/schema.ts',
+  schema: './src/schema/index.ts',
   out: './drizzle',
 });

@@ -23,7 +23,7 @@ import { createSubscriptionHub, type SubscriptionHub } from './events/subscripti
 import { createWakeChannel } from './events/wake.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { stopAccepting } from './http/stop-accepting.js';
-import { refuseConnect } from './http/respond.js';
+import { refuseConnect } from './http/refuse-connect.js';
 import { listen } from './http/listen.js';
 import { createTlsListener, listenTls } from './http/tls-listener.js';
 import { loadKeyMaterial } from '@latchkey/auth/tokens';

@@ -3,7 +3,7 @@ import { recoveryCodes, rememberedDevices, seedDemoData, sql, totpCredentials } 
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
-import { outboxOf, tokenOf } from './support/outbox.js';
+import { proveLink } from './support/link-sign-in.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
 let service: TestService;
@@ -16,12 +16,8 @@ beforeAll(async () => {
 afterAll(() => service?.stop());
 
 async function signedInBrowser(email: string): Promise<BrowserSession> {
-  const outbox = outboxOf(service.config.dataDir);
   const browser = new BrowserSession(base);
-  await browser.request('/login');
-  const before = outbox.count();
-  await browser.request('/ott/generate', { form: { username: email } });
-  expect((await browser.request('/login/ott', { form: { token: tokenOf(await outbox.next(before, email)) } })).location).toBe('/account');
+  expect((await proveLink(browser, service.config.dataDir, email)).location).toBe('/account');
   return browser;
 }
 

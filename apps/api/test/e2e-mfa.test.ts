@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { generateRecoveryCodes } from '@latchkey/auth';
 import { eq, seedDemoData, sql, users } from '@latchkey/db';
 import { generate } from 'otplib';
@@ -8,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPlatformAuthenticator, demoSignInByLink, hasChromium, launchChromium } from './support/chromium.js';
 import { outboxOf } from './support/outbox.js';
+import { policyFile } from './support/policy-file.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 
 /** The issue's rule: organization owners and admins (and super-admins) sign in with a passkey alone, or with OTT + TOTP. */
@@ -33,9 +31,7 @@ describe.runIf(hasChromium)('end to end in Chromium: multi-factor rules (spec Mu
   let base: string;
 
   beforeAll(async () => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'latchkey-policy-')), 'auth-policy.json');
-    writeFileSync(file, JSON.stringify(ADMINS_RULE));
-    ({ service, base } = await startLocalhostService({ NODE_ENV: 'development', AUTH_POLICY_FILE: file }));
+    ({ service, base } = await startLocalhostService({ NODE_ENV: 'development', AUTH_POLICY_FILE: policyFile(ADMINS_RULE) }));
     await seedDemoData(service.database);
     browser = await launchChromium();
   });

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { randomToken } from '@latchkey/auth';
 import { oneTimeTokens, seedDemoData } from '@latchkey/db';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ const nextMessage = (after: number, to?: string) => outbox().next(after, to);
 
 /** Starts an authorization-code + PKCE request of the demo client; returns the interaction path. */
 async function authorize(browser: BrowserSession, scope = 'openid email profile api') {
-  const verifier = randomBytes(32).toString('base64url');
+  const verifier = randomToken();
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const state = randomBytes(8).toString('hex');
   const params = new URLSearchParams({

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { randomToken } from '@latchkey/auth';
 import { eq, oneTimeTokens, seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from './support/chromium.js';
@@ -111,7 +112,7 @@ async function startAuthorization(browser: Browser): Promise<string> {
     response_type: 'code',
     redirect_uri: `${base}/callback`,
     scope: 'openid email',
-    code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
+    code_challenge: createHash('sha256').update(randomToken()).digest('base64url'),
     code_challenge_method: 'S256',
     state: randomBytes(8).toString('hex'),
   });
@@ -179,7 +180,7 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
 
     const strangers = [new Browser(), new Browser(), new Browser()];
     // One without any binding, one with a made-up one, one with a binding of its own (it asked for bob too).
-    strangers[1]!.cookies.set('lk_code', randomBytes(32).toString('base64url'));
+    strangers[1]!.cookies.set('lk_code', randomToken());
     const own = await ask(strangers[2]!, 'bob@acme.test');
     expect(strangers[2]!.cookies.get('lk_code')).not.toBe(ownerBinding);
     for (const [index, stranger] of strangers.entries()) {

@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { confirmTotpEnrolment, deriveTotpKey, generateRecoveryCodes, startTotpEnrolment } from '@latchkey/auth';
 import { eq, recoveryCodes, seedDemoData, totpCredentials, users } from '@latchkey/db';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
-import { outboxOf, tokenOf } from './support/outbox.js';
+import { proveLink } from './support/link-sign-in.js';
+import { policyFile } from './support/policy-file.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
 let service: TestService;
@@ -19,22 +17,18 @@ let secret: string;
 const totpCode = (offset = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offset * 30 });
 
 beforeAll(async () => {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'latchkey-policy-')), 'auth-policy.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      rules: [
-        {
-          name: 'admins',
-          appliesTo: { roles: ['OWNER', 'ADMIN'] },
-          anyOf: [
-            [{ factor: 'OTT' }, { factor: 'TOTP' }],
-            [{ factor: 'OTT' }, { factor: 'RECOVERY_CODE' }],
-          ],
-        },
-      ],
-    }),
-  );
+  const file = policyFile({
+    rules: [
+      {
+        name: 'admins',
+        appliesTo: { roles: ['OWNER', 'ADMIN'] },
+        anyOf: [
+          [{ factor: 'OTT' }, { factor: 'TOTP' }],
+          [{ factor: 'OTT' }, { factor: 'RECOVERY_CODE' }],
+        ],
+      },
+    ],
+  });
   ({ service, base } = await startLocalhostService({ NODE_ENV: 'development', AUTH_POLICY_FILE: file }));
   await seedDemoData(service.database);
   [{ id: carolId }] = (await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, 'carol@globex.test'))) as [
@@ -59,12 +53,8 @@ afterAll(() => service?.stop());
  * costs a generate request: at most 5 per address and 15 minutes, so the lockout test signs in as alice.)
  */
 async function halfSignedIn(email = 'carol@globex.test'): Promise<BrowserSession> {
-  const outbox = outboxOf(service.config.dataDir);
   const browser = new BrowserSession(base);
-  await browser.request('/login');
-  const before = outbox.count();
-  await browser.request('/ott/generate', { form: { username: email } });
-  const consumed = await browser.request('/login/ott', { form: { token: tokenOf(await outbox.next(before, email)) } });
+  const consumed = await proveLink(browser, service.config.dataDir, email);
   expect(consumed.location).toBe('/login/factors');
   return browser;
 }

@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { eq, passwordCredentials, seedDemoData, sql, users } from '@latchkey/db';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
 import { demoAuthorization } from './support/oidc.js';
 import { outboxOf, tokenOf } from './support/outbox.js';
+import { policyFile } from './support/policy-file.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
 let service: TestService;
@@ -16,19 +14,15 @@ const CAROL_PASSWORD = 'carol’s long passphrase 42';
 
 beforeAll(async () => {
   // Issue 5's "OTT plus password" alternative: admins sign in with a passkey alone, or a link and their password.
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'latchkey-policy-')), 'auth-policy.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      rules: [
-        {
-          name: 'admins',
-          appliesTo: { roles: ['OWNER', 'ADMIN'] },
-          anyOf: [[{ factor: 'WEBAUTHN' }], [{ factor: 'OTT' }, { factor: 'PASSWORD' }]],
-        },
-      ],
-    }),
-  );
+  const file = policyFile({
+    rules: [
+      {
+        name: 'admins',
+        appliesTo: { roles: ['OWNER', 'ADMIN'] },
+        anyOf: [[{ factor: 'WEBAUTHN' }], [{ factor: 'OTT' }, { factor: 'PASSWORD' }]],
+      },
+    ],
+  });
   ({ service, base } = await startLocalhostService({ NODE_ENV: 'development', AUTH_POLICY_FILE: file }));
   await seedDemoData(service.database);
 });

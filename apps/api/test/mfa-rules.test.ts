@@ -5,15 +5,10 @@ import { seedDemoData, sql } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { BrowserSession } from './support/browser-session.js';
+import { proveLink } from './support/link-sign-in.js';
 import { outboxOf, tokenOf } from './support/outbox.js';
+import { policyFile } from './support/policy-file.js';
 import { startLocalhostService, type TestService } from './support/service.js';
-
-/** A sign-in policy file as an operator writes it. */
-function policyFile(policy: unknown): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'latchkey-policy-')), 'auth-policy.json');
-  writeFileSync(file, JSON.stringify(policy));
-  return file;
-}
 
 describe('spec Multi-factor rules 4: start-up refuses a rule that would enforce nothing', () => {
   const load =
@@ -124,12 +119,8 @@ describe('spec Multi-factor rules 2: a factor with a validity duration stops cou
   });
 
   it('an application asking for a sign-in of a session past its duration gets the login prompt again', async () => {
-    const outbox = outboxOf(service.config.dataDir);
     const browser = new BrowserSession(base);
-    await browser.request('/login');
-    const before = outbox.count();
-    await browser.request('/ott/generate', { form: { username: 'alice@acme.test' } });
-    await browser.request('/login/ott', { form: { token: tokenOf(await outbox.next(before, 'alice@acme.test')) } });
+    await proveLink(browser, service.config.dataDir, 'alice@acme.test');
     const authorize = () =>
       browser.request(
         `/oidc/auth?${new URLSearchParams({ client_id: 'latchkey-demo', response_type: 'code', redirect_uri: `${base}/callback`, scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', state: 's' })}`,

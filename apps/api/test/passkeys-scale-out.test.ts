@@ -6,6 +6,7 @@ import { seedDemoData, webauthnChallenges, eq } from '@latchkey/db';
 import { decodeJwt, type JWK } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomToken } from '@latchkey/auth';
 import { generateSigningJwk, parseSigningKey, type SigningKey, mintAccessToken } from '@latchkey/auth/tokens';
 import { BrowserSession, freePort } from './support/browser-session.js';
 import { hasChromium, launchChromium } from './support/chromium.js';
@@ -47,7 +48,7 @@ const on = (base: string, location: string) => {
 
 /** Starts an authorization-code + PKCE request of the demo client at `base`; returns the pending interaction path. */
 async function authorize(session: BrowserSession, base: string, publicBase: string) {
-  const verifier = randomBytes(32).toString('base64url');
+  const verifier = randomToken();
   const state = randomBytes(8).toString('hex');
   const params = new URLSearchParams({
     client_id: 'latchkey-demo',

@@ -1,7 +1,7 @@
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { documents, QUERY_CHANNEL } from '@latchkey/db';
+import { documents } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, reseed, type Demo } from './support/demo.js';
+import { statementsDuring } from './support/statements.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
 
 const PAGE = `query Page($first: Int!, $after: String) {
@@ -38,18 +38,6 @@ beforeAll(async () => {
   );
 });
 afterAll(() => service?.stop());
-
-/** The SQL statements the server sends while answering one request (published by packages/db). */
-async function statementsDuring<T>(request: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
-  const statements: string[] = [];
-  const listener = (message: unknown) => statements.push((message as { sql: string }).sql);
-  subscribe(QUERY_CHANNEL, listener);
-  try {
-    return { result: await request(), statements };
-  } finally {
-    unsubscribe(QUERY_CHANNEL, listener);
-  }
-}
 
 describe('Authorization 15 and field checks without a query per row', () => {
   it.each(['alice', 'bob', 'root'] as const)(

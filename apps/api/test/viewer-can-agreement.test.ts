@@ -9,7 +9,7 @@ import { postGraphQL, startTestService, type TestService } from './support/servi
  * Spec Authorization 10 and 15: the yes/no answers a client is shown (`viewerCan`) and the lists it is given
  * must agree with what the real entry points (GraphQL mutations, REST routes, `document(id)`) then do.
  * `viewerCan` answers the ability alone, so the mutations are called with tokens that meet every step-up
- * (`STEPPED_UP`, spec Multi-factor rules 6); what a weaker token gets is proved in step-up.test.ts.
+ * (`STEPPED_UP`, spec Multi-factor rules 6); what a weaker token gets is proved in step-up-graphql.test.ts.
  */
 
 const PERSONA_NAMES = Object.keys(PERSONAS) as Persona[];

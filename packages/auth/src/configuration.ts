@@ -8,3 +8,9 @@ export { FACTORS } from './factors/types.js';
 export type { AcrLevel, Factor, FactorRule } from './factors/types.js';
 export { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './oidc/offered.js';
 export type { SignInPolicy } from './sign-in/requirement.js';
+export {
+  normalizeFingerprint,
+  parseDistinguishedName,
+  subjectKey,
+  type ClientCertificateUsers,
+} from './x509/certificate-subjects.js';

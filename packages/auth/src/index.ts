@@ -1,3 +1,10 @@
+// Coded errors: every error class of this package has a stable `code` and a message fixed per code
+export { CodedError, definedErrors } from './errors/index.js';
+export type { DefinedErrorClass, MessageTable } from './errors/index.js';
+
+// Random tokens: 32 bytes from the CSPRNG in base64url, their shape check and their stored hash
+export { hashToken, isRandomTokenShaped, randomToken } from './secrets/index.js';
+
 // Signing keys, access tokens, the caller of a request, step-up (also `@latchkey/auth/tokens`, which loads only jose)
 export * from './tokens.js';
 
@@ -30,9 +37,11 @@ export {
   createDevOutbox,
   createSmtpDelivery,
   createWebhookDelivery,
+  DEV_OUTBOX_ERRORS,
   OutboxRefusedError,
   readOutbox,
   renderMessage,
+  WEBHOOK_ERRORS,
   WebhookDeliveryError,
 } from './delivery/index.js';
 export type {
@@ -63,6 +72,7 @@ export {
   ISSUED_AMR_VALUES,
   DEFAULT_ACR_LEVELS,
   evaluateRules,
+  FACTOR_RULE_ERRORS,
   FACTORS,
   FactorRuleError,
   SUPPRESSIBLE_FACTORS,
@@ -73,6 +83,7 @@ export type {
   AcrLevel,
   Factor,
   FactorGrant,
+  FactorRuleErrorCode,
   FactorRequirement,
   FactorRule,
   RuleAudience,
@@ -217,3 +228,11 @@ export {
   verifyPassword,
 } from './password/index.js';
 export type { PasswordErrorCode, SetPasswordRequest, VerifyPasswordRequest } from './password/index.js';
+
+// The authorization server's HTTP surface: its pages and login routes, as route definitions the application mounts
+export { createLoginRoutes } from './http/routes.js';
+export type { LoginRoutesOptions } from './http/routes.js';
+export type { LoginLog } from './http/context.js';
+export { page as htmlPage } from './http/html.js';
+export type { UpstreamConfig } from './http/upstream.js';
+export type { ClientCertificateUsers } from './x509/certificate-subjects.js';

@@ -3,11 +3,13 @@
 // hot path and the CLI's `keygen` and `token` load only jose. The main entry exports the same things.
 export {
   generateSigningJwk,
+  KEY_MATERIAL_ERRORS,
   KeyMaterialError,
   loadKeyMaterial,
   parseSigningKey,
   parseVerifyKeys,
   type KeyMaterial,
+  type KeyMaterialErrorCode,
   type KeyMaterialOptions,
   type SigningKey,
 } from './keys/key-material.js';
@@ -21,6 +23,11 @@ export {
 } from './principal/access-token-verifier.js';
 export { mintAccessToken, type MintAccessTokenInput } from './principal/mint-access-token.js';
 export type { Caller, Principal } from './principal/principal.js';
+export {
+  createCallerResolution,
+  type CallerResolution,
+  type CallerResolutionOptions,
+} from './principal/resolve-caller.js';
 export { authorizationOfConnection, principalFrom, type PresentedCredential, type PrincipalResult } from './principal/principal-from.js';
 export {
   combineStepUp,

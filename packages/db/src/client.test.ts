@@ -6,7 +6,7 @@ import { countStatements } from './testing/statements.js';
 import { startTcpProxy } from './testing/tcp-proxy.js';
 import { createDatabase, type DatabaseHandle } from './client.js';
 import { runMigrations } from './migrate.js';
-import { users } from './schema.js';
+import { users } from './schema/index.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { acquirePgliteLock } from './pglite-lock.js';
 import { ALWAYS_AVAILABLE, type DatabaseHealth } from './faults/health.js';
 import { createResilientPool, type ResilientPool } from './faults/resilient-pool.js';
 import type { PoolStats } from './faults/statement-guard.js';
-import * as schema from './schema.js';
+import * as schema from './schema/index.js';
 
 /** Driver-independent Drizzle database: what application code should depend on. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;

@@ -16,7 +16,7 @@ export { runMigrations } from './migrate.js';
 export { listen, notify } from './notify.js';
 
 // Schema
-export * as schema from './schema.js';
+export * as schema from './schema/index.js';
 export {
   documentEvents,
   documentEventsPurged,
@@ -39,7 +39,7 @@ export {
   totpCredentials,
   users,
   webauthnChallenges,
-} from './schema.js';
+} from './schema/index.js';
 export type {
   DocumentEventRow,
   DocumentRow,
@@ -63,7 +63,7 @@ export type {
   TotpCredentialRow,
   UserRow,
   WebAuthnChallengeRow,
-} from './schema.js';
+} from './schema/index.js';
 
 // Repositories: the application's queries, one module per feature. Each function takes the database (a request's
 // view, a transaction, or `DatabaseHandle.background`) and typed arguments, and answers typed rows; what to ask for
@@ -95,11 +95,13 @@ export {
 } from './repositories/memberships.js';
 export type { MemberKey, MembershipWithOrganizationRow } from './repositories/memberships.js';
 export { findOrganizationBySlug, listOrganizationsByIds, lockOrganizationBySlug } from './repositories/organizations.js';
-export { findUserById, findUserIdByEmail, findUserWithRoles, listUsersWithOrganizationIds } from './repositories/users.js';
+export { addUserIfAbsent, findUserById, findUserIdByEmail, findUserWithRoles, listUsersWithOrganizationIds } from './repositories/users.js';
 export type { UserWithRoles } from './repositories/users.js';
 
 // Demo data
 export { isEmpty, seedDemoData } from './seed.js';
+export { BENCH_DATA, seedBenchData } from './seed-bench.js';
+export type { BenchSeedCounts, BenchSeedResult } from './seed-bench.js';
 export type { SeedResult } from './seed.js';
 
 // Query helpers of this package's drizzle-orm instance. Packages that reach the database through

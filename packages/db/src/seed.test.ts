@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestTarget, serverUrl } from '../tests/helpers.js';
 import { createDatabase, type DatabaseHandle } from './client.js';
 import { runMigrations } from './migrate.js';
-import { documents, memberships, organizations, users } from './schema.js';
+import { documents, memberships, organizations, users } from './schema/index.js';
 import { isEmpty, seedDemoData } from './seed.js';
 
 const cleanups: Array<() => Promise<void>> = [];

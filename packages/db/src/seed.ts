@@ -1,6 +1,6 @@
 import { inArray } from 'drizzle-orm';
 import type { DatabaseHandle } from './client.js';
-import { documents, memberships, organizations, users, type DocumentStatus, type Plan, type Role } from './schema.js';
+import { documents, memberships, organizations, users, type DocumentStatus, type Plan, type Role } from './schema/index.js';
 
 /** The demo data (docs/endpoints.md, "Demo data"). */
 const ORGANIZATIONS: { slug: string; name: string; plan: Plan; billingEmail: string }[] = [

@@ -10,9 +10,10 @@ import {
 } from 'graphql';
 import { authorize } from './decide.js';
 import { isAuthorizationDenied } from './denial.js';
+import { governingMarks, ruleDirectives, type RuleDirectiveNames } from './route-rules.js';
 import type { Ability } from './types.js';
 
-export interface DirectiveRulesOptions<User, Context> {
+export interface DirectiveRulesOptions<User, Context> extends RuleDirectiveNames {
   /** The caller as the abilities see it, or null for a guest; called once per checked field (memoise it per request). */
   subject: (context: Context) => User | null | Promise<User | null>;
   /** Policies whose abilities `@can(ability: "Policy.ability")` may name. */
@@ -26,12 +27,6 @@ export interface DirectiveRulesOptions<User, Context> {
    * @default false
    */
   fieldLevel?: boolean;
-  /** @default 'public' */
-  publicDirective?: string;
-  /** @default 'auth' */
-  authDirective?: string;
-  /** @default 'can' */
-  canDirective?: string;
 }
 
 type Rule<User> = {
@@ -52,10 +47,6 @@ const signedIn: Ability<unknown, []> = Object.freeze({
 
 const wrapped = new WeakSet<GraphQLSchema>();
 
-function marksOf(node: { directives?: readonly { name: { value: string } }[] } | null | undefined, names: Set<string>) {
-  return node?.directives?.filter((d) => names.has(d.name.value)) ?? [];
-}
-
 /**
  * Route and field level from SDL metadata (spec Authorization 1, 3, 4, 5, 12, 13): `@auth(role:)` and
  * `@can(ability:)` are checked before the resolver runs, from the caller (and, at field level, the row)
@@ -69,17 +60,12 @@ function marksOf(node: { directives?: readonly { name: { value: string } }[] } |
 export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, options: DirectiveRulesOptions<User, Context>): GraphQLSchema {
   if (wrapped.has(schema)) return schema;
   wrapped.add(schema);
-  const names = {
-    public: options.publicDirective ?? 'public',
-    auth: options.authDirective ?? 'auth',
-    can: options.canDirective ?? 'can',
-  };
+  const names = ruleDirectives(options);
   const directives = new Map<string, GraphQLDirective>();
   for (const name of [names.auth, names.can]) {
     const directive = schema.getDirective(name);
     if (directive) directives.set(name, directive);
   }
-  const known = new Set([names.public, names.auth, names.can]);
   const roots = new Set(
     [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean) as GraphQLObjectType[],
   );
@@ -93,8 +79,7 @@ export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, option
   }
 
   function rulesOf(type: GraphQLObjectType, field: GraphQLField<unknown, unknown>, atRoot: boolean): Rule<User>[] {
-    const own = marksOf(field.astNode, known);
-    const marks = own.length > 0 ? own : [type.astNode, ...type.extensionASTNodes].flatMap((node) => marksOf(node, known));
+    const marks = governingMarks(type, field, names);
     if (marks.some((mark) => mark.name.value === names.public)) return [];
     const where = `${type.name}.${field.name}`;
     const rules: Rule<User>[] = [];

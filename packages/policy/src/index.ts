@@ -20,6 +20,10 @@ export { convertDenials, denialToGraphQLError, useAuthorizationErrors } from './
 // Route and field level from SDL directives
 export { applyDirectiveRules, useDirectiveRules } from './directive-rules.js';
 export type { DirectiveRulesOptions } from './directive-rules.js';
+export { createRouteRules, governingMarks, ruleDirectives } from './route-rules.js';
+export type { RouteRequirements, RouteRules, RuleDirectiveNames } from './route-rules.js';
+export { useRouteRules } from './use-route-rules.js';
+export type { RouteRulesOptions } from './use-route-rules.js';
 // Edges: REST
 export { denialToHttp } from './http-errors.js';
 

@@ -4,16 +4,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readOutbox } from '@latchkey/auth';
-import { createDatabase, findUserIdByEmail, runMigrations, seedDemoData } from '@latchkey/db';
+import { createDatabase, findUserIdByEmail, runMigrations, seedBenchData, seedDemoData } from '@latchkey/db';
 import { createPersistedStore, ManifestError } from '@latchkey/persisted';
 import { isAuthorizationDenied } from '@latchkey/policy';
 import type { Config } from '../config.js';
-import type { DomainRequest } from '../domain/access.js';
+import { openDomainRequest, type DomainRequest } from '../domain/access.js';
 import { deleteDocument } from '../domain/document-mutations.js';
 import { listDocuments } from '../domain/documents.js';
 import { InvalidInputError, NotFoundError } from '../domain/errors.js';
 import { createLoaderFactory } from '../domain/loaders.js';
-import { loadSubject } from '../domain/subjects.js';
+import { createSubjectLoader } from '../domain/subjects.js';
 import { createEventRecorder } from '../events/outbox.js';
 import { createMemoryWake, createWakeChannel } from '../events/wake.js';
 import { importAllowlist } from '../graphql/persisted.js';
@@ -42,15 +42,9 @@ async function asUser<T>(
       return createMemoryWake();
     });
     try {
-      const events = createEventRecorder(wake);
-      const request: DomainRequest = {
-        db: database.db,
-        subject: await loadSubject(database.db, userId),
-        loaders: createLoaderFactory()({}, database.db),
-        handler: `cli ${handler}`,
-        events,
-      };
-      return await run(request);
+      // An operator holds no token, so there is no sign-in to judge: a check that needs a step-up asks for one.
+      const services = { subjects: createSubjectLoader(), loaders: createLoaderFactory(), events: createEventRecorder(wake) };
+      return await run(await openDomainRequest(services, {}, { db: database.db, userId, handler: `cli ${handler}` }));
     } finally {
       await wake.close();
     }
@@ -157,9 +151,16 @@ export async function migrateCommand(config: Config, args: string[]): Promise<vo
 }
 
 export async function seedCommand(config: Config, args: string[]): Promise<void> {
-  parseArgs({ args, options: {}, strict: true });
+  const { values } = parseArgs({ args, options: { bench: { type: 'boolean', default: false } }, strict: true });
+  // Made-up data at volume is for measuring, never for a production database.
+  if (values.bench && config.env === 'production') throw new UsageError('seed --bench is refused under NODE_ENV=production');
   await withDatabase(config, async (database) => {
     await runMigrations(database);
+    if (values.bench) {
+      // One JSON line of what was added (zeros on a second run): scripts read it.
+      process.stdout.write(`${JSON.stringify({ ...(await seedBenchData(database)), database: database.kind })}\n`);
+      return;
+    }
     const seeded = await seedDemoData(database);
     process.stderr.write(
       `demo data: ${seeded.organizations} organizations, ${seeded.users} users, ${seeded.documents} documents added (${database.kind})\n`,

@@ -3,7 +3,9 @@ export const USAGE = `usage: pnpm latchkey <command> [options]
 
 commands:
   migrate                      apply database migrations (idempotent)
-  seed                         apply migrations, then add the demo data (idempotent)
+  seed [--bench]               apply migrations, then add the demo data (idempotent); --bench also adds the
+                               benchmark data set (50 organizations, 2,000 users, 100,000 documents) and prints
+                               one JSON line of the rows added; refused under NODE_ENV=production
   token --sub SUBJECT | --email EMAIL
         [--amr otp,swk] [--acr VALUE] [--scope "openid profile"] [--ttl 10m]
                                mint an access token with the configured key; prints only the token

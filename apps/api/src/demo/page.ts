@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { page } from '../login/html.js';
+import { htmlPage as page } from '@latchkey/auth';
 import { DEMO_CLIENT_SCRIPT } from './client-script.js';
 
 export interface DemoClientOptions {

@@ -1,10 +1,11 @@
 import { authorize, isAuthorizationDenied, type Ability } from '@latchkey/policy';
 import type { Database } from '@latchkey/db';
-import type { DocumentEventRecorder } from '../events/outbox.js';
+import type { DocumentEventRecorder } from './document-events.js';
 import type { AuthenticationEvidence } from '@latchkey/auth/tokens';
 import { NotFoundError } from './errors.js';
-import type { RequestLoaders } from './loaders.js';
+import type { LoaderFactory, RequestLoaders } from './loaders.js';
 import type { Subject } from './subject.js';
+import type { SubjectLoader } from './subjects.js';
 
 /** What a domain service needs from the entry point that calls it (GraphQL, REST or CLI). */
 export interface DomainRequest {
@@ -21,6 +22,42 @@ export interface DomainRequest {
   authentication?: AuthenticationEvidence | null;
   /** records every change to a document in the event outbox, in the change's transaction (subscriptions) */
   events: DocumentEventRecorder;
+}
+
+/** The per-request memos and the event recorder every entry point's domain requests are built from. */
+export interface DomainServices {
+  /** the caller's volatile attributes, loaded once per request scope */
+  subjects: SubjectLoader;
+  /** batched lookups, one set per request scope */
+  loaders: LoaderFactory;
+  /** records document changes in the event outbox (subscriptions) */
+  events: DocumentEventRecorder;
+}
+
+/** Who is asking, through which view of the database, and from which entry point. */
+export interface DomainRequestInput {
+  /** the database as this request sees it (its deadline) */
+  db: Database;
+  /** the verified token's subject, or null for a guest */
+  userId: string | null;
+  handler: string;
+  authentication?: AuthenticationEvidence | null;
+}
+
+/**
+ * The one builder of a `DomainRequest`, for GraphQL, REST and the CLI alike: `scope` keys the per-request memos
+ * (the HTTP request, a GraphQL context, or one subscription event), so however many fields or checks ask, the
+ * subject and the loaders are made once.
+ */
+export async function openDomainRequest(services: DomainServices, scope: object, input: DomainRequestInput): Promise<DomainRequest> {
+  return {
+    db: input.db,
+    subject: await services.subjects(scope, input.userId, input.db),
+    loaders: services.loaders(scope, input.db),
+    handler: input.handler,
+    authentication: input.authentication,
+    events: services.events,
+  };
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   updateDocumentById,
   type DocumentRow,
 } from '@latchkey/db';
-import type { DocumentEventKind } from '../events/types.js';
+import type { DocumentEventKind } from './document-events.js';
 import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
 import type { DocumentWithOrganization } from './documents.js';
 import { InvalidInputError, NotFoundError, type UserError } from './errors.js';

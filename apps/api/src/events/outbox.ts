@@ -1,15 +1,7 @@
-import { insertDocumentEvent, type Database, type DocumentRow } from '@latchkey/db';
-import type { DocumentEventKind, StoredDocumentEvent } from './types.js';
+import { insertDocumentEvent } from '@latchkey/db';
+import type { DocumentEventRecorder } from '../domain/document-events.js';
+import type { StoredDocumentEvent } from './types.js';
 import { WAKE_CHANNEL, type WakeChannel } from './wake.js';
-
-/**
- * Where domain services report document changes (subscriptions). `record` runs inside the change's transaction,
- * after its write, so the event commits or rolls back with the change; `committed` runs once it has committed.
- */
-export interface DocumentEventRecorder {
-  record(tx: Database, kind: DocumentEventKind, document: DocumentRow): Promise<void>;
-  committed(): void;
-}
 
 /**
  * Writes the outbox row of a change (the only record of its event) and wakes the readers: on PostgreSQL with

@@ -1,5 +1,4 @@
-/** What happened to a document. */
-export type DocumentEventKind = 'CREATED' | 'UPDATED' | 'PUBLISHED' | 'ARCHIVED' | 'DELETED' | 'LEGAL_HOLD_CHANGED';
+import type { DocumentEventKind } from '../domain/document-events.js';
 
 /**
  * A change to a document as the outbox row stores it: ids and the few attributes the visibility rule needs when

@@ -5,7 +5,7 @@ import type { UserRow, OrganizationRow, DocumentRow } from '@latchkey/db';
 import type { DocumentAbilitySource, DocumentPage } from '../domain/documents.js';
 import type { MembershipWithOrganization, MembershipResult } from '../domain/memberships.js';
 import type { DocumentResult } from '../domain/document-mutations.js';
-import type { DocumentEventPayload } from '../events/document-stream.js';
+import type { DocumentEventPayload } from '../graphql/document-stream.js';
 import type { PasskeySummary } from '@latchkey/auth';
 import type { StatusSource } from '../graphql/resolvers/status.js';
 import type { GraphQLContext } from '../graphql/context.js';

@@ -1,5 +1,5 @@
 import type { Database } from '@latchkey/db';
-import type { DomainRequest } from '../domain/access.js';
+import { openDomainRequest, type DomainRequest } from '../domain/access.js';
 import type { Subject } from '../domain/subject.js';
 import type { DeadlineScope, GraphQLContext } from './context.js';
 
@@ -35,13 +35,12 @@ export const subjectOf = (context: GraphQLContext): Promise<Subject | null> =>
 export const loadersOf = (context: GraphQLContext) => context.app.loaders(scopeOf(context), dbOf(context));
 
 /** What the domain services need, for the resolver `handler` (named in denial events). */
-export async function domainRequest(context: GraphQLContext, handler: string): Promise<DomainRequest> {
-  return {
+export function domainRequest(context: GraphQLContext, handler: string): Promise<DomainRequest> {
+  const caller = context.caller;
+  return openDomainRequest(context.app, scopeOf(context), {
     db: dbOf(context),
-    subject: await subjectOf(context),
-    loaders: loadersOf(context),
+    userId: caller?.subject ?? null,
     handler,
-    authentication: context.caller,
-    events: context.app.events,
-  };
+    authentication: caller,
+  });
 }

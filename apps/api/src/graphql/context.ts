@@ -1,34 +1,24 @@
 import type { DatabaseHandle } from '@latchkey/db';
-import type { LoaderFactory } from '../domain/loaders.js';
-import type { SubjectLoader } from '../domain/subjects.js';
+import type { DomainServices } from '../domain/access.js';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Caller } from '@latchkey/auth/tokens';
-import type { DocumentEventRecorder } from '../events/outbox.js';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 
 /** What resolvers may use; built once at start-up. */
-export interface AppServices {
+export interface AppServices extends DomainServices {
   /** the database; a request reads it through its own view (`dbOf`), bounded by the request's deadline */
   database: Pick<DatabaseHandle, 'until'>;
   /** DATABASE_TIMEOUT: a request's (or an event delivery's) deadline for everything it asks the database */
   databaseTimeoutMs: number;
   service: { name: string; version: string };
-  /** the caller's volatile attributes, loaded once per request */
-  subjects: SubjectLoader;
-  /** batched lookups (organizations, users, memberships), one set per request */
-  loaders: LoaderFactory;
-  /** records document changes in the event outbox (subscriptions) */
-  events: DocumentEventRecorder;
   /** this instance's subscriptions */
   subscriptions: SubscriptionHub;
 }
 
 /** What the context factory adds to Yoga's initial context. */
 export interface RequestContext {
-  /** the verified caller, or null for a guest (spec Authentication 2) */
+  /** the verified caller, or null for a guest (spec Authentication 2); set by generic-auth's resolveUserFn */
   caller: Caller;
-  /** a credential was presented but refused: still a guest, told so in the error */
-  credentialRejected: boolean;
   requestId: string;
   app: AppServices;
   /** set by a subscription before each event is resolved: the key of that event's fresh memos */
@@ -43,3 +33,14 @@ export interface DeadlineScope {
 }
 
 export type GraphQLContext = YogaInitialContext & RequestContext;
+
+/**
+ * The `Authorization` value an operation carries: a WebSocket operation its connection's credential
+ * (`connectionAuthorization`, given by the socket layer), an HTTP one its request's header.
+ */
+export function authorizationOfOperation(context: GraphQLContext): string | null | undefined {
+  const fromConnection = (context as { connectionAuthorization?: string | null }).connectionAuthorization;
+  if (fromConnection !== undefined) return fromConnection;
+  const { req } = context as { req?: { headers: { authorization?: string } } };
+  return req ? req.headers.authorization : context.request.headers.get('authorization');
+}

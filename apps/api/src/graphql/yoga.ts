@@ -1,15 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import { usePersistedOperations, type PersistedOperationStore, type RegistrationDecision } from '@latchkey/persisted';
-import { useAuthorizationErrors } from '@latchkey/policy';
+import { useGenericAuth } from '@envelop/generic-auth';
+import { useAuthorizationErrors, useRouteRules, type RouteRules } from '@latchkey/policy';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import { isDatabaseUnavailable, type DatabaseHealth } from '@latchkey/db';
 import { isDomainError } from '../domain/errors.js';
-import { serviceUnavailableAt } from './errors.js';
+import { serviceUnavailableAt, unauthenticated } from './errors.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { principalFrom, type AccessTokenVerifier, type VerificationResult } from '@latchkey/auth/tokens';
-import type { AppServices, RequestContext } from './context.js';
+import { principalFrom, type AccessTokenVerifier, type CallerResolution } from '@latchkey/auth/tokens';
+import type { AppServices, GraphQLContext, RequestContext } from './context.js';
 import { DATABASE_FREE_FIELDS } from './schema.js';
 import { useCostLimit } from './plugins/use-cost-limit.js';
 import { useDatabaseAvailability } from './plugins/use-database-availability.js';
@@ -19,18 +20,20 @@ import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
 import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { usePublicCache } from './plugins/use-public-cache.js';
-import { createRouteRequirements, useRouteAccess } from './plugins/use-route-access.js';
+import { useIntrospectionAccess } from './plugins/use-introspection-access.js';
 import { useStepUp } from './plugins/use-step-up.js';
 import { useStreamedConnection } from './plugins/use-streamed-connection.js';
 import { useStrictParams } from './plugins/use-strict-params.js';
-import type { ServiceMetrics } from '../observability/metrics.js';
 import { GRAPHIQL_OPTIONS, type GraphiQLPage } from './graphiql-page.js';
-import { useOperationMetrics } from '../observability/use-operation-metrics.js';
 
 export interface GraphQLHandlerDeps {
   config: Config;
   logger: Logger;
   verifier: AccessTokenVerifier;
+  /** who calls: each operation's caller, resolved once (generic-auth's resolveUserFn) */
+  callers: CallerResolution<GraphQLContext>;
+  /** what a guest may see: the route rules shared with the WebSocket start and public caching */
+  routeRules: RouteRules;
   app: AppServices;
   /** the id the HTTP layer gave this request (for logs) */
   requestIdOf: (req: IncomingMessage) => string;
@@ -45,8 +48,10 @@ export interface GraphQLHandlerDeps {
   };
   /** the client's address (TRUST_PROXY decides whose forwarded headers count) */
   clientAddress: (req: IncomingMessage) => string;
-  /** this instance's metrics (METRICS_PORT); undefined: none are kept */
-  metrics?: ServiceMetrics;
+  /** the operation-metrics plugin (METRICS_PORT); undefined: no operations are counted */
+  operationMetrics?: Plugin;
+  /** counts an error leaving the server by its code (METRICS_PORT); undefined: none are counted */
+  countError?: (code: string | undefined) => void;
   /** the tracing plugin (OTEL_EXPORTER_OTLP_ENDPOINT); undefined: no spans */
   tracing?: Plugin;
   /** the GraphiQL page (GRAPHIQL on); undefined: none is served */
@@ -91,44 +96,30 @@ export function createGraphQLHandler({
   config,
   logger,
   verifier,
+  callers,
+  routeRules,
   app,
   requestIdOf,
   schema,
   health,
   persisted,
   clientAddress,
-  metrics,
+  operationMetrics,
+  countError,
   tracing,
   graphiql,
 }: GraphQLHandlerDeps) {
   const { limits } = config;
 
-  const contextFor = (result: VerificationResult | undefined, requestId: string): RequestContext => ({
-    caller: result?.ok ? result.principal : null,
-    credentialRejected: result !== undefined && !result.ok,
-    requestId,
-    app,
-  });
-
   const signedInRequest = (req: IncomingMessage) => {
     const verified = principalFrom(verifier, { authorization: req.headers.authorization });
     return verified instanceof Promise ? verified.then((result) => result?.ok === true) : verified?.ok === true;
   };
-  // One judgement of what a guest may see, for the route check and for public caching alike.
-  const routeRequirements = createRouteRequirements();
   return createYoga<{ req?: IncomingMessage }, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
-    // Token verification happens here, once per operation at the root (spec Authentication 5).
-    context: (initial) => {
-      const { req, request } = initial;
-      // WebSocket operations carry the connection's credential (connectionParams), not a request header.
-      const fromConnection = (initial as { connectionAuthorization?: string | null }).connectionAuthorization;
-      const header = fromConnection !== undefined ? fromConnection : req ? req.headers.authorization : request.headers.get('authorization');
-      const requestId = req ? requestIdOf(req) : '';
-      const verified = principalFrom(verifier, { authorization: header });
-      return verified instanceof Promise ? verified.then((result) => contextFor(result, requestId)) : contextFor(verified, requestId);
-    },
+    // The caller is resolved by generic-auth (resolveUserFn), once per operation at the root (spec Authentication 5).
+    context: ({ req }) => ({ requestId: req ? requestIdOf(req) : '', app }) as RequestContext,
     plugins: [
       // First: it fills in the text of a persisted operation that the parameter checks then see.
       usePersistedOperations<{ req?: IncomingMessage }>({
@@ -144,17 +135,24 @@ export function createGraphQLHandler({
       useStreamedConnection(),
       useQueryLimits(limits),
       useCostLimit(limits),
-      useRouteAccess({ introspection: config.introspection }, routeRequirements),
+      useIntrospectionAccess({ introspection: config.introspection, rules: routeRules, credentialRejected: callers.credentialRejected }),
+      // Route level (spec Authorization 1, 4, 7): the caller resolved once per operation, then judged once per document.
+      useGenericAuth({ mode: 'resolve-only', contextFieldName: 'caller', resolveUserFn: callers.resolveUserFn }),
+      useRouteRules<GraphQLContext>({
+        rules: routeRules,
+        isGuest: (context) => context.caller === null,
+        refusal: (context) => unauthenticated(callers.credentialRejected(context)),
+      }),
       useDatabaseAvailability({ health, timeoutMs: config.database.timeoutMs, databaseFree: DATABASE_FREE_FIELDS }),
       useHiddenSuggestions({ introspection: config.introspection, signedIn: signedInRequest }),
-      usePublicCache({ maxAge: config.publicCacheMaxAge, requirementsOf: routeRequirements }),
+      usePublicCache({ maxAge: config.publicCacheMaxAge, rules: routeRules }),
       useAuthorizationErrors(),
       useStepUp(),
       // Last of the execution plugins: only operations that pass every check before execution are counted, or get a span.
-      ...(metrics ? [useOperationMetrics({ count: metrics.graphqlOperation })] : []),
+      ...(operationMetrics ? [operationMetrics] : []),
       ...(tracing ? [tracing] : []),
       useErrorLog(logger),
-      useErrorCodes({ onError: metrics?.graphqlError }),
+      useErrorCodes({ onError: countError }),
     ],
     batching: limits.maxBatch > 0 ? { limit: limits.maxBatch } : false,
     // Enforced by the HTTP layer from Content-Length / counted bytes: Yoga's stream limiter costs ~145 us a request.

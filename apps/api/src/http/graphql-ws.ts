@@ -13,13 +13,17 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { GraphQLContext } from '../graphql/context.js';
 import { ErrorCode, unauthenticated } from '../graphql/errors.js';
 import { suggestionsAllowed, withoutSuggestions, type HiddenSuggestionsOptions } from '../graphql/plugins/use-hidden-suggestions.js';
-import { createRouteRequirements } from '../graphql/plugins/use-route-access.js';
+import type { RouteRules } from '@latchkey/policy';
 import type { GraphQLHandler } from '../graphql/yoga.js';
-import { authorizationOfConnection, principalFrom, type AccessTokenVerifier } from '@latchkey/auth/tokens';
+import { authorizationOfConnection, principalFrom, type AccessTokenVerifier, type CallerResolution } from '@latchkey/auth/tokens';
 
 export interface GraphQLWebSocketOptions {
   yoga: GraphQLHandler;
   verifier: AccessTokenVerifier;
+  /** each operation's caller (the same resolution as over HTTP) */
+  callers: CallerResolution<GraphQLContext>;
+  /** what a guest may see (the same route rules as over HTTP) */
+  routeRules: RouteRules;
   logger: Logger;
   /** the persisted-operation rules of the HTTP endpoint (allowlist included) */
   persisted: PersistedRequestResolver;
@@ -52,7 +56,7 @@ const refusal = (code: string, message: string) => [new GraphQLError(message, { 
  * step-up and per-event checks apply unchanged.
  */
 export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
-  const { yoga, verifier, logger, persisted } = options;
+  const { yoga, verifier, callers, routeRules, logger, persisted } = options;
   const maxOperations = options.maxOperationsPerConnection ?? 10;
   const keepAliveMs = options.keepAliveMs ?? 12_000;
   const log = logger.child({ component: 'graphql-ws' });
@@ -61,7 +65,6 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     maxPayload: options.maxMessageBytes ?? 65_536,
     handleProtocols: (protocols) => handleProtocols(protocols),
   });
-  const routeRequirements = createRouteRequirements();
   /** The Authorization value each connection signed in with (checked at connection_init, re-checked per operation). */
   const credentials = new WeakMap<object, string>();
 
@@ -125,8 +128,8 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       const contextValue = (await enveloped.contextFactory()) as GraphQLContext;
       // Route level, before anything runs: a guest asking for more than @public fields gets the protocol's
       // Error message (the same refusal the route check gives over HTTP), not a result.
-      if (contextValue.caller === null && routeRequirements(enveloped.schema, document, params.operationName).signIn) {
-        return [unauthenticated(contextValue.credentialRejected)];
+      if (contextValue.caller === null && routeRules.requirementsOf(enveloped.schema, document, params.operationName).signIn) {
+        return [unauthenticated(callers.credentialRejected(contextValue))];
       }
       const args: ExecutionArgs = {
         schema: enveloped.schema,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
-import { pathOf } from '../http/app.js';
-import { sendHttpError } from '../http/respond.js';
+import { pathOf } from '../http/request-observer.js';
+import { sendHttpError } from '@latchkey/http';
 
 export interface MetricsListenerOptions {
   registry: Registry;

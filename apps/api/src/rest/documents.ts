@@ -1,7 +1,7 @@
-import type { DocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
+import type { Database, DatabaseHandle, DocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
 import type { Role } from '@latchkey/db';
 import { authorize, can, isAuthorizationDenied, type Ability, type AuthorizationDenied } from '@latchkey/policy';
-import type { DomainRequest } from '../domain/access.js';
+import { openDomainRequest, type DomainRequest, type DomainServices } from '../domain/access.js';
 import {
   archiveDocument,
   createDocument,
@@ -20,8 +20,12 @@ import type { Subject } from '../domain/subject.js';
 import { type Principal, LEGAL_HOLD_STEP_UP } from '@latchkey/auth/tokens';
 import { restError, type RestRequest, type RestResponse, type RestRoute } from './router.js';
 
-/** Builds the domain request for one REST call (subject and loaders are per HTTP request). */
-export type DomainRequestFor = (request: RestRequest<Principal>, handler: string) => Promise<DomainRequest>;
+export interface DocumentRoutesDeps {
+  services: DomainServices;
+  database: Pick<DatabaseHandle, 'until'>;
+  /** DATABASE_TIMEOUT: one deadline per HTTP request, from the route's start, for everything it asks the database */
+  databaseTimeoutMs: number;
+}
 
 /** The REST form of a document: `internalNotes` is left out (not null) for callers below EDITOR. */
 async function view(request: DomainRequest, document: DocumentRow, organization?: OrganizationRow) {
@@ -92,12 +96,21 @@ function firstOf(query: URLSearchParams): number | undefined {
 }
 
 /** `/api/documents`: the same services, abilities and NOT_FOUND hiding as the GraphQL fields. */
-export function documentRoutes(domainRequestFor: DomainRequestFor): RestRoute<Principal>[] {
-  /** The domain request, with how the caller signed in (argument-dependent step-ups judge it). */
-  const requestFor: DomainRequestFor = async (http, handler) => ({
-    ...(await domainRequestFor(http, handler)),
-    authentication: http.caller,
-  });
+export function documentRoutes({ services, database, databaseTimeoutMs }: DocumentRoutesDeps): RestRoute<Principal>[] {
+  const views = new WeakMap<object, Database>();
+  const databaseOf = (scope: object): Database => {
+    let db = views.get(scope);
+    if (!db) views.set(scope, (db = database.until(performance.now() + databaseTimeoutMs)));
+    return db;
+  };
+  /** The domain request (subject and loaders once per HTTP request), with how the caller signed in for step-ups. */
+  const requestFor = (http: RestRequest<Principal>, handler: string): Promise<DomainRequest> =>
+    openDomainRequest(services, http.req, {
+      db: databaseOf(http.req),
+      userId: http.caller?.subject ?? null,
+      handler,
+      authentication: http.caller,
+    });
   /** The route-level marks of the matching GraphQL mutations (`@auth(role:)`, `@can(ability:)`), applied alike. */
   const requires =
     <Args extends unknown[]>(handler: string, ability: Ability<Subject, Args>, ...args: Args) =>

@@ -1,10 +1,8 @@
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { denialToHttp, isAuthorizationDenied, type AuthorizationDenied } from '@latchkey/policy';
 import { isDomainError } from '../domain/errors.js';
-import { acceptableContentType } from '../http/media-types.js';
-import { BodyTooLargeError, readBody } from '../http/read-body.js';
-import { sendJson } from '../http/respond.js';
+import { acceptableContentType, BodyTooLargeError, httpErrorBody, readBody, sendJson } from '@latchkey/http';
 import {
   isStepUpRequired,
   meetsStepUp,
@@ -77,7 +75,7 @@ export function restError(
   extra: Record<string, unknown> = {},
   headers?: Record<string, string>,
 ): RestResponse {
-  return { status, body: { statusCode: status, message, error: STATUS_CODES[status] ?? 'Error', ...extra }, headers };
+  return { status, body: httpErrorBody(status, message, extra), headers };
 }
 
 /**

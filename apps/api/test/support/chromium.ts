@@ -1,31 +1,16 @@
 import { existsSync } from 'node:fs';
 import { needsTool } from '@latchkey/db/testing';
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { CHROMIUM } from '@latchkey/auth/testing';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { outboxOf } from './outbox.js';
 
-/** Debian's Chromium (never a downloaded browser); CI installs it when missing. */
-export const CHROMIUM = '/usr/bin/chromium';
+export { launchChromium } from '@latchkey/auth/testing';
+
 export const hasChromium = needsTool(
   'chromium',
   existsSync(CHROMIUM),
   'the browser tests (passkeys, the demo, GraphiQL; apt-get install chromium)',
 );
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
 
 /**
  * A platform authenticator for a page (CDP virtual authenticator: CTAP2, internal transport, resident keys,

@@ -1,11 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { randomToken } from '@latchkey/auth';
 
 /**
  * The demo client's authorization request (code + PKCE, as the page at / makes it): the path to start it at,
  * and `redeem`, which trades the code of the redirect back to `/callback` for tokens, as the page does.
  */
 export function demoAuthorization(base: string, extra: Record<string, string> = {}) {
-  const verifier = randomBytes(32).toString('base64url');
+  const verifier = randomToken();
   const params = new URLSearchParams({
     client_id: 'latchkey-demo',
     response_type: 'code',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { definedErrors } from '../errors/index.js';
 import { renderMessage } from './message.js';
 import type { DeliveryHandler } from './types.js';
 
@@ -13,10 +14,14 @@ export interface DevOutboxOptions {
   echo?: { write(text: string): unknown };
 }
 
-export class OutboxRefusedError extends Error {
+export const DEV_OUTBOX_ERRORS = {
+  /** NODE_ENV=production: sign-in messages written to a local folder would reach nobody */
+  DEV_OUTBOX_IN_PRODUCTION: 'The development outbox cannot be used in production: configure SMTP_URL (or another delivery handler).',
+} as const;
+
+export class OutboxRefusedError extends definedErrors('OutboxRefusedError', DEV_OUTBOX_ERRORS) {
   constructor() {
-    super('The development outbox cannot be used in production: configure SMTP_URL (or another delivery handler).');
-    this.name = 'OutboxRefusedError';
+    super('DEV_OUTBOX_IN_PRODUCTION');
   }
 }
 

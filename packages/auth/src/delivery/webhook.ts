@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { definedErrors } from '../errors/index.js';
 import { renderMessage } from './message.js';
 import type { DeliveryHandler } from './types.js';
 
@@ -11,10 +12,15 @@ export interface WebhookDeliveryOptions {
   timeoutMs?: number;
 }
 
-export class WebhookDeliveryError extends Error {
+export const WEBHOOK_ERRORS = {
+  /** the webhook answered with a status outside 2xx */
+  WEBHOOK_DELIVERY_FAILED: ({ status }: { status: number }) => `the delivery webhook answered ${status}`,
+} as const;
+
+/** The webhook refused a message; `status` is its HTTP status, for logs. */
+export class WebhookDeliveryError extends definedErrors('WebhookDeliveryError', WEBHOOK_ERRORS) {
   constructor(readonly status: number) {
-    super(`the delivery webhook answered ${status}`);
-    this.name = 'WebhookDeliveryError';
+    super('WEBHOOK_DELIVERY_FAILED', { status });
   }
 }
 

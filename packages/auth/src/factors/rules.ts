@@ -1,3 +1,4 @@
+import { definedErrors } from '../errors/index.js';
 import { FACTORS, type AccountFacts, type Factor, type FactorGrant, type FactorRequirement, type FactorRule } from './types.js';
 
 /** The outcome of the rules for one account: met, or the alternatives with what each still needs. */
@@ -53,10 +54,28 @@ export function evaluateRules(
   return { met: true };
 }
 
+type InRule = { rule: string };
+type InRequirement = InRule & { factor: string };
+
+/** Why a rule set was refused; each message names the rule (and the factor) so the operator can find it. */
+export const FACTOR_RULE_ERRORS = {
+  FACTOR_RULE_UNNAMED: 'every multi-factor rule needs a name',
+  FACTOR_RULE_DUPLICATE: ({ rule }: InRule) => `multi-factor rule "${rule}" is defined twice`,
+  FACTOR_RULE_NO_AUDIENCE: ({ rule }: InRule) =>
+    `multi-factor rule "${rule}" applies to nobody: set appliesTo.everyone, roles, superAdmins or users`,
+  FACTOR_RULE_NO_ALTERNATIVES: ({ rule }: InRule) => `multi-factor rule "${rule}" has no alternatives (anyOf)`,
+  FACTOR_RULE_EMPTY_ALTERNATIVE: ({ rule }: InRule) => `multi-factor rule "${rule}" has an empty alternative`,
+  FACTOR_RULE_UNKNOWN_FACTOR: ({ rule, factor }: InRequirement) => `multi-factor rule "${rule}" names an unknown factor "${factor}"`,
+  FACTOR_RULE_FACTOR_NOT_CONTRIBUTED: ({ rule, factor }: InRequirement) =>
+    `multi-factor rule "${rule}" requires ${factor}, which nothing on this server contributes: enable it or change the rule`,
+  FACTOR_RULE_INVALID_MAX_AGE: ({ rule, factor }: InRequirement) =>
+    `multi-factor rule "${rule}": maxAgeSeconds of ${factor} must be a positive integer`,
+} as const;
+
+export type FactorRuleErrorCode = keyof typeof FACTOR_RULE_ERRORS;
+
 /** A rule set that cannot be enforced as written: refused at start-up (spec Multi-factor rules 4). */
-export class FactorRuleError extends Error {
-  override readonly name = 'FactorRuleError';
-}
+export class FactorRuleError extends definedErrors('FactorRuleError', FACTOR_RULE_ERRORS) {}
 
 /**
  * Refuses, at start-up, rules that would look enforced while enforcing nothing: a factor nothing contributes
@@ -66,28 +85,23 @@ export class FactorRuleError extends Error {
 export function validateRules(rules: readonly FactorRule[], contributed: ReadonlySet<Factor>): void {
   const names = new Set<string>();
   for (const rule of rules) {
-    const where = `multi-factor rule "${rule.name}"`;
-    if (typeof rule.name !== 'string' || !rule.name) throw new FactorRuleError('every multi-factor rule needs a name');
-    if (names.has(rule.name)) throw new FactorRuleError(`${where} is defined twice`);
+    if (typeof rule.name !== 'string' || !rule.name) throw new FactorRuleError('FACTOR_RULE_UNNAMED');
+    const named = { rule: rule.name };
+    if (names.has(rule.name)) throw new FactorRuleError('FACTOR_RULE_DUPLICATE', named);
     names.add(rule.name);
     const audience = rule.appliesTo ?? {};
     if (!audience.everyone && !audience.superAdmins && !audience.roles?.length && !audience.users?.length) {
-      throw new FactorRuleError(`${where} applies to nobody: set appliesTo.everyone, roles, superAdmins or users`);
+      throw new FactorRuleError('FACTOR_RULE_NO_AUDIENCE', named);
     }
-    if (!Array.isArray(rule.anyOf) || rule.anyOf.length === 0) throw new FactorRuleError(`${where} has no alternatives (anyOf)`);
+    if (!Array.isArray(rule.anyOf) || rule.anyOf.length === 0) throw new FactorRuleError('FACTOR_RULE_NO_ALTERNATIVES', named);
     for (const alternative of rule.anyOf) {
-      if (!Array.isArray(alternative) || alternative.length === 0) throw new FactorRuleError(`${where} has an empty alternative`);
+      if (!Array.isArray(alternative) || alternative.length === 0) throw new FactorRuleError('FACTOR_RULE_EMPTY_ALTERNATIVE', named);
       for (const requirement of alternative) {
-        if (!(FACTORS as readonly string[]).includes(requirement.factor))
-          throw new FactorRuleError(`${where} names an unknown factor "${String(requirement.factor)}"`);
-        if (!contributed.has(requirement.factor)) {
-          throw new FactorRuleError(
-            `${where} requires ${requirement.factor}, which nothing on this server contributes: enable it or change the rule`,
-          );
-        }
+        const factor = { ...named, factor: String(requirement.factor) };
+        if (!(FACTORS as readonly string[]).includes(requirement.factor)) throw new FactorRuleError('FACTOR_RULE_UNKNOWN_FACTOR', factor);
+        if (!contributed.has(requirement.factor)) throw new FactorRuleError('FACTOR_RULE_FACTOR_NOT_CONTRIBUTED', factor);
         const age = requirement.maxAgeSeconds;
-        if (age !== undefined && (!Number.isInteger(age) || age < 1))
-          throw new FactorRuleError(`${where}: maxAgeSeconds of ${requirement.factor} must be a positive integer`);
+        if (age !== undefined && (!Number.isInteger(age) || age < 1)) throw new FactorRuleError('FACTOR_RULE_INVALID_MAX_AGE', factor);
       }
     }
   }

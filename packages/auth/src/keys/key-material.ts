@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -11,10 +11,43 @@ import {
   type JSONWebKeySet,
   type JWK,
 } from 'jose';
+import { definedErrors } from '../errors/index.js';
 
-export class KeyMaterialError extends Error {
-  override name = 'KeyMaterialError';
-}
+type KeyIndex = { index: number };
+
+/**
+ * Why signing or verification keys were refused at start-up. Messages name the setting and the key's place,
+ * never key bytes.
+ */
+export const KEY_MATERIAL_ERRORS = {
+  KEY_CURVE_UNSUPPORTED: ({ curve }: { curve: string | undefined }) => `unsupported EC curve ${curve ?? 'unknown'}`,
+  KEY_ALG_NOT_CURVE: ({ alg, curve }: { alg: string; curve: string | undefined }) => `key alg ${alg} does not match curve ${curve}`,
+  KEY_TYPE_UNSUPPORTED: ({ type }: { type: string | undefined }) =>
+    `unsupported key type ${type ?? 'unknown'} (use RSA, EC P-256/384/521 or Ed25519)`,
+  KEY_ALG_NOT_TYPE: ({ alg, type }: { alg: string; type: string | undefined }) => `key alg ${alg} does not fit a ${type} key`,
+  SIGNING_KEY_NOT_JSON: 'signing key: not valid JSON',
+  SIGNING_KEY_JWK_NOT_PRIVATE: 'signing key: a private JWK (with "d") is required',
+  SIGNING_KEY_JWK_UNUSABLE: 'signing key: the JWK is not a usable private key',
+  SIGNING_KEY_UNREADABLE: 'signing key: expected a private JWK (JSON) or a PKCS#8 PEM',
+  SIGNING_KEY_NOT_PRIVATE: 'signing key: a private key is required',
+  SIGNING_KEY_TOO_SHORT: ({ bits }: { bits: number }) => `signing key: RSA keys need at least 2048 bits (this one has ${bits})`,
+  SIGNING_KEY_SELF_CHECK_FAILED: 'signing key: the key cannot produce signatures its own public key verifies',
+  SIGNING_KEY_MISSING: 'SIGNING_KEY is required in production',
+  /** the key generated under DATA_DIR was refused for `reason` (one of the messages above) */
+  DEVELOPMENT_KEY_UNUSABLE: ({ reason, file }: { reason: string; file: string }) =>
+    `${reason} (development key ${file}; delete it to generate a new one)`,
+  VERIFY_KEYS_NOT_JSON: 'VERIFY_KEYS: not valid JSON (expected {"keys":[...]})',
+  VERIFY_KEYS_NOT_JWKS: 'VERIFY_KEYS: expected a JWKS object {"keys":[...]}',
+  VERIFY_KEY_PRIVATE: ({ index }: KeyIndex) => `VERIFY_KEYS: key ${index} holds private or symmetric material; give public keys only`,
+  VERIFY_KEY_UNNAMED: ({ index }: KeyIndex) => `VERIFY_KEYS: key ${index} needs "kid" and "alg"`,
+  /** the key's type or alg was refused for `reason` (one of the KEY_ messages above) */
+  VERIFY_KEY_UNSUPPORTED: ({ index, reason }: KeyIndex & { reason: string }) => `VERIFY_KEYS: key ${index}: ${reason}`,
+  VERIFY_KEY_UNUSABLE: ({ index }: KeyIndex) => `VERIFY_KEYS: key ${index} is not a usable public key`,
+} as const;
+
+export type KeyMaterialErrorCode = keyof typeof KEY_MATERIAL_ERRORS;
+
+export class KeyMaterialError extends definedErrors('KeyMaterialError', KEY_MATERIAL_ERRORS) {}
 
 export interface SigningKey {
   key: KeyObject;
@@ -43,14 +76,14 @@ function algorithmFor(key: KeyObject, declared: string | undefined): string {
   if (type === 'ec') {
     const curve = key.asymmetricKeyDetails?.namedCurve;
     const alg = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' }[curve ?? ''];
-    if (!alg) throw new KeyMaterialError(`unsupported EC curve ${curve ?? 'unknown'}`);
-    if (declared && declared !== alg) throw new KeyMaterialError(`key alg ${declared} does not match curve ${curve}`);
+    if (!alg) throw new KeyMaterialError('KEY_CURVE_UNSUPPORTED', { curve });
+    if (declared && declared !== alg) throw new KeyMaterialError('KEY_ALG_NOT_CURVE', { alg: declared, curve });
     return alg;
   }
   const options = type ? allowed[type] : undefined;
-  if (!options) throw new KeyMaterialError(`unsupported key type ${type ?? 'unknown'} (use RSA, EC P-256/384/521 or Ed25519)`);
+  if (!options) throw new KeyMaterialError('KEY_TYPE_UNSUPPORTED', { type });
   if (declared) {
-    if (!options.includes(declared)) throw new KeyMaterialError(`key alg ${declared} does not fit a ${type} key`);
+    if (!options.includes(declared)) throw new KeyMaterialError('KEY_ALG_NOT_TYPE', { alg: declared, type });
     return declared;
   }
   return options[0]!;
@@ -73,15 +106,15 @@ export async function parseSigningKey(text: string): Promise<SigningKey & { publ
     try {
       jwk = JSON.parse(trimmed) as JWK;
     } catch {
-      throw new KeyMaterialError('signing key: not valid JSON');
+      throw new KeyMaterialError('SIGNING_KEY_NOT_JSON');
     }
     if (typeof jwk !== 'object' || jwk === null || !jwk.d) {
-      throw new KeyMaterialError('signing key: a private JWK (with "d") is required');
+      throw new KeyMaterialError('SIGNING_KEY_JWK_NOT_PRIVATE');
     }
     try {
       key = createPrivateKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' });
     } catch {
-      throw new KeyMaterialError('signing key: the JWK is not a usable private key');
+      throw new KeyMaterialError('SIGNING_KEY_JWK_UNUSABLE');
     }
     declaredAlg = typeof jwk.alg === 'string' ? jwk.alg : undefined;
     declaredKid = typeof jwk.kid === 'string' ? jwk.kid : undefined;
@@ -89,13 +122,13 @@ export async function parseSigningKey(text: string): Promise<SigningKey & { publ
     try {
       key = createPrivateKey({ key: trimmed, format: 'pem' });
     } catch {
-      throw new KeyMaterialError('signing key: expected a private JWK (JSON) or a PKCS#8 PEM');
+      throw new KeyMaterialError('SIGNING_KEY_UNREADABLE');
     }
   }
-  if (key.type !== 'private') throw new KeyMaterialError('signing key: a private key is required');
+  if (key.type !== 'private') throw new KeyMaterialError('SIGNING_KEY_NOT_PRIVATE');
   const modulus = key.asymmetricKeyDetails?.modulusLength;
   if (modulus !== undefined && modulus < 2048) {
-    throw new KeyMaterialError(`signing key: RSA keys need at least 2048 bits (this one has ${modulus})`);
+    throw new KeyMaterialError('SIGNING_KEY_TOO_SHORT', { bits: modulus });
   }
   const alg = algorithmFor(key, declaredAlg);
   const publicJwk = await publicJwkOf(key, alg, declaredKid);
@@ -112,7 +145,7 @@ async function assertSignsAndVerifies(key: KeyObject, alg: string, publicJwk: JW
     const jws = await new CompactSign(new TextEncoder().encode('latchkey key check')).setProtectedHeader({ alg }).sign(key);
     await compactVerify(jws, await importJWK(publicJwk, alg));
   } catch {
-    throw new KeyMaterialError('signing key: the key cannot produce signatures its own public key verifies');
+    throw new KeyMaterialError('SIGNING_KEY_SELF_CHECK_FAILED');
   }
 }
 
@@ -122,20 +155,20 @@ export function parseVerifyKeys(text: string): JWK[] {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new KeyMaterialError('VERIFY_KEYS: not valid JSON (expected {"keys":[...]})');
+    throw new KeyMaterialError('VERIFY_KEYS_NOT_JSON');
   }
   const keys = (parsed as JSONWebKeySet | null)?.keys;
-  if (!Array.isArray(keys)) throw new KeyMaterialError('VERIFY_KEYS: expected a JWKS object {"keys":[...]}');
+  if (!Array.isArray(keys)) throw new KeyMaterialError('VERIFY_KEYS_NOT_JWKS');
   return keys.map((jwk, index) => {
     if (PRIVATE_MEMBERS.some((member) => member in jwk)) {
-      throw new KeyMaterialError(`VERIFY_KEYS: key ${index} holds private or symmetric material; give public keys only`);
+      throw new KeyMaterialError('VERIFY_KEY_PRIVATE', { index });
     }
-    if (!jwk.kid || !jwk.alg) throw new KeyMaterialError(`VERIFY_KEYS: key ${index} needs "kid" and "alg"`);
+    if (!jwk.kid || !jwk.alg) throw new KeyMaterialError('VERIFY_KEY_UNNAMED', { index });
     try {
       algorithmFor(createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' }), jwk.alg);
     } catch (error) {
-      if (error instanceof KeyMaterialError) throw new KeyMaterialError(`VERIFY_KEYS: key ${index}: ${error.message}`);
-      throw new KeyMaterialError(`VERIFY_KEYS: key ${index} is not a usable public key`);
+      if (error instanceof KeyMaterialError) throw new KeyMaterialError('VERIFY_KEY_UNSUPPORTED', { index, reason: error.message });
+      throw new KeyMaterialError('VERIFY_KEY_UNUSABLE', { index });
     }
     return { ...jwk, use: 'sig' };
   });
@@ -161,7 +194,8 @@ async function developmentKey(dataDir: string): Promise<string> {
   } catch {
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const jwk = JSON.stringify(await generateSigningJwk(), null, 2);
-    const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
+    // A name of its own per call: two starts in one process and one millisecond must not share a temporary file.
+    const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
     await writeFile(temporary, jwk, { mode: 0o600 });
     try {
       await link(temporary, file);
@@ -183,7 +217,7 @@ export interface KeyMaterialOptions {
 
 export async function loadKeyMaterial(options: KeyMaterialOptions): Promise<KeyMaterial> {
   if (!options.signingKey && options.production) {
-    throw new KeyMaterialError('SIGNING_KEY is required in production');
+    throw new KeyMaterialError('SIGNING_KEY_MISSING');
   }
   let signing: Awaited<ReturnType<typeof parseSigningKey>>;
   if (options.signingKey) {
@@ -193,8 +227,7 @@ export async function loadKeyMaterial(options: KeyMaterialOptions): Promise<KeyM
     try {
       signing = await parseSigningKey(await developmentKey(options.dataDir));
     } catch (error) {
-      if (error instanceof KeyMaterialError)
-        throw new KeyMaterialError(`${error.message} (development key ${file}; delete it to generate a new one)`);
+      if (error instanceof KeyMaterialError) throw new KeyMaterialError('DEVELOPMENT_KEY_UNUSABLE', { reason: error.message, file });
       throw error;
     }
   }

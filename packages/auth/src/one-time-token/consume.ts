@@ -1,6 +1,6 @@
 import { oneTimeTokens, type Database } from '@latchkey/db';
 import { eq, lt } from '@latchkey/db';
-import { hashToken, isTokenShaped } from './token-hash.js';
+import { hashToken, isRandomTokenShaped } from '../secrets/index.js';
 import type { ConsumedOneTimeToken } from './types.js';
 
 /**
@@ -9,7 +9,7 @@ import type { ConsumedOneTimeToken } from './types.js';
  * is not shaped like a token never reaches the database.
  */
 export async function consumeOneTimeToken(db: Database, token: string, now = new Date()): Promise<ConsumedOneTimeToken | null> {
-  if (!isTokenShaped(token)) return null;
+  if (!isRandomTokenShaped(token)) return null;
   const [row] = await db
     .delete(oneTimeTokens)
     .where(eq(oneTimeTokens.tokenHash, hashToken(token)))

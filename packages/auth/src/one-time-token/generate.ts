@@ -1,7 +1,8 @@
 import { oneTimeTokens, type Database } from '@latchkey/db';
-import { hashToken, newTokenValue, normalizeUsername } from './token-hash.js';
-import { hashBinding, hashShortCode, isCodeBindingShaped, newShortCode } from './short-code.js';
+import { hashToken, randomToken } from '../secrets/index.js';
+import { hashShortCode, isCodeBindingShaped, newShortCode } from './short-code.js';
 import type { GeneratedOneTimeToken, GenerateRequest } from './types.js';
+import { normalizeUsername } from './username.js';
 
 export const DEFAULT_TTL_SECONDS = 300;
 /** A day at most: a longer-lived link is a standing credential. */
@@ -43,7 +44,7 @@ async function insertToken(
     throw new RangeError(`ttlSeconds must be an integer from 1 to ${MAX_TTL_SECONDS}`);
   }
   const username = normalizeUsername(request.username);
-  const token = newTokenValue();
+  const token = randomToken();
   const tokenHash = hashToken(token);
   const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
   if (binding === undefined) {
@@ -57,7 +58,7 @@ async function insertToken(
     expiresAt,
     createdAt: now,
     codeHash: hashShortCode(binding, tokenHash, username, code),
-    bindingHash: hashBinding(binding),
+    bindingHash: hashToken(binding),
   });
   return { token, code, username, expiresAt };
 }

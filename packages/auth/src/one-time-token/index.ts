@@ -10,5 +10,5 @@ export {
   SHORT_CODE_ATTEMPTS,
   SHORT_CODE_DIGITS,
 } from './short-code.js';
-export { normalizeUsername } from './token-hash.js';
+export { normalizeUsername } from './username.js';
 export type { ConsumedOneTimeToken, GeneratedOneTimeToken, GenerateRequest } from './types.js';

@@ -1,7 +1,8 @@
-import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt, isNotNull, lt, oneTimeTokens, sql, type Database, type SQL } from '@latchkey/db';
-import { hashToken, normalizeUsername } from './token-hash.js';
+import { hashToken, isRandomTokenShaped, randomToken } from '../secrets/index.js';
 import type { ConsumedOneTimeToken } from './types.js';
+import { normalizeUsername } from './username.js';
 
 /** Six decimal digits. */
 export const SHORT_CODE_DIGITS = 6;
@@ -11,8 +12,6 @@ const SHORT_CODE_FORMAT = /^[0-9]{6}$/;
  * so it holds across instances, restarts and any number of concurrent submissions.
  */
 export const SHORT_CODE_ATTEMPTS = 5;
-/** The browser binding: 256 bits from the CSPRNG, base64url (43 characters), like a token. */
-const BINDING_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
 /** A fresh code: uniform over 000000..999999 (CSPRNG). */
 export function newShortCode(): string {
@@ -23,18 +22,16 @@ export function isShortCodeShaped(value: string): boolean {
   return SHORT_CODE_FORMAT.test(value);
 }
 
-/** A fresh binding value for a browser (kept there in an HttpOnly cookie, stored here only hashed). */
+/**
+ * A fresh binding value for a browser: a random token like the sign-in token itself, kept in that browser's
+ * HttpOnly cookie and stored here only hashed (`hashToken`).
+ */
 export function newCodeBinding(): string {
-  return randomBytes(32).toString('base64url');
+  return randomToken();
 }
 
 export function isCodeBindingShaped(value: string): boolean {
-  return BINDING_FORMAT.test(value);
-}
-
-/** What the table keeps of a binding value. */
-export function hashBinding(binding: string): string {
-  return hashToken(binding);
+  return isRandomTokenShaped(value);
 }
 
 /**
@@ -70,7 +67,7 @@ export async function consumeShortCode(
     .where(
       and(
         username === undefined ? undefined : eq(oneTimeTokens.username, username),
-        eq(oneTimeTokens.bindingHash, hashBinding(presented.binding)),
+        eq(oneTimeTokens.bindingHash, hashToken(presented.binding)),
         isNotNull(oneTimeTokens.codeHash),
         lt(oneTimeTokens.codeAttempts, SHORT_CODE_ATTEMPTS),
         gt(oneTimeTokens.expiresAt, now),
@@ -107,7 +104,7 @@ export async function consumeShortCode(
  */
 export async function revokeShortCodes(db: Database, binding: string): Promise<number> {
   if (!isCodeBindingShaped(binding)) return 0;
-  return killCodes(db, eq(oneTimeTokens.bindingHash, hashBinding(binding)));
+  return killCodes(db, eq(oneTimeTokens.bindingHash, hashToken(binding)));
 }
 
 async function killCodes(db: Database, where: SQL): Promise<number> {

@@ -1,13 +1,11 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { eq, lt, webauthnChallenges, type Database } from '@latchkey/db';
+import { hashToken, isRandomTokenShaped, randomToken } from '../secrets/index.js';
 import { PasskeyError } from './errors.js';
 
 export const DEFAULT_CHALLENGE_TTL_SECONDS = 300;
 /** Ten minutes at most: the ceremony is a moment of user interaction, not a standing grant. */
 export const MAX_CHALLENGE_TTL_SECONDS = 600;
-
-/** 256 bits from the CSPRNG, base64url: 43 characters. */
-const CHALLENGE_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
 export type ChallengePurpose = 'registration' | 'authentication';
 
@@ -23,7 +21,7 @@ export function checkTtl(ttlSeconds: number): void {
  */
 export function hashBinding(binding: string): string {
   if (typeof binding !== 'string' || binding.length === 0) throw new TypeError('binding must be a non-empty string');
-  return createHash('sha256').update(binding).digest('base64url');
+  return hashToken(binding);
 }
 
 export interface StoreChallenge {
@@ -38,7 +36,7 @@ export interface StoreChallenge {
 /** Records a challenge just handed out. The database, not process memory, so any instance can finish. */
 export async function storeChallenge(db: Database, input: StoreChallenge, now: Date): Promise<void> {
   await db.insert(webauthnChallenges).values({
-    id: randomBytes(16).toString('base64url'),
+    id: randomToken(16),
     challenge: input.challenge,
     purpose: input.purpose,
     userId: input.userId ?? null,
@@ -90,7 +88,8 @@ function challengeOf(clientDataJSON: unknown): string | null {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8'));
     const challenge = (parsed as { challenge?: unknown } | null)?.challenge;
-    return typeof challenge === 'string' && CHALLENGE_FORMAT.test(challenge) ? challenge : null;
+    // Ours are 32 random bytes (start-registration, start-authentication): base64url, 43 characters.
+    return isRandomTokenShaped(challenge) ? challenge : null;
   } catch {
     return null;
   }

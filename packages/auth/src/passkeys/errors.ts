@@ -1,3 +1,5 @@
+import { definedErrors } from '../errors/index.js';
+
 /**
  * Why a passkey operation was refused. The code is for the caller's logic and logs; the message is fixed
  * per code and says nothing about which check failed, whose credential it was, or whether an account exists.
@@ -23,12 +25,4 @@ export type PasskeyErrorCode = keyof typeof PASSKEY_ERRORS;
  * A refused passkey operation. Carries no `cause`: the library's messages quote challenges and origins,
  * and nothing of the kind should travel further than the code.
  */
-export class PasskeyError extends Error {
-  override readonly name = 'PasskeyError';
-  readonly code: PasskeyErrorCode;
-
-  constructor(code: PasskeyErrorCode) {
-    super(PASSKEY_ERRORS[code]);
-    this.code = code;
-  }
-}
+export class PasskeyError extends definedErrors('PasskeyError', PASSKEY_ERRORS) {}

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq, passkeys, type Database } from '@latchkey/db';
 import { generateRegistrationOptions, type PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
+import { randomToken } from '../secrets/index.js';
 import { checkTtl, DEFAULT_CHALLENGE_TTL_SECONDS, storeChallenge } from './challenges.js';
 import { checkRelyingParty } from './relying-party.js';
 import type { PasskeyRelyingParty, StartPasskeyRegistrationRequest } from './types.js';
@@ -31,7 +32,7 @@ export async function startPasskeyRegistration(
     .from(passkeys)
     .where(and(eq(passkeys.userId, request.userId), eq(passkeys.rpId, rp.id)))
     .orderBy(asc(passkeys.createdAt), asc(passkeys.id));
-  const userHandle = existing[0]?.userHandle ?? randomBytes(32).toString('base64url');
+  const userHandle = existing[0]?.userHandle ?? randomToken();
 
   const options = await generateRegistrationOptions({
     rpName: rp.name,

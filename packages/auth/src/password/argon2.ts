@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { hash, parseOptions, type Algorithm, type Options, type Version } from '@node-rs/argon2';
+import { randomToken } from '../secrets/index.js';
 
 // The library's enums are `const enum`s in an ambient declaration, which isolatedModules cannot read as
 // values: their numbers, typed by the enums.
@@ -53,6 +53,6 @@ let dummy: Promise<string> | undefined;
  * to refuse as a wrong password does.
  */
 export function dummyHash(): Promise<string> {
-  dummy ??= hashPassword(randomBytes(32).toString('base64url'));
+  dummy ??= hashPassword(randomToken());
   return dummy;
 }

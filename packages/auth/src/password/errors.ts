@@ -1,3 +1,5 @@
+import { definedErrors } from '../errors/index.js';
+
 /**
  * Why setting a password was refused. The code is for the caller's logic and logs; the message is fixed per
  * code and states the rule, never the password. (Verification does not throw: a wrong password, an account
@@ -13,12 +15,4 @@ export const PASSWORD_ERRORS = {
 export type PasswordErrorCode = keyof typeof PASSWORD_ERRORS;
 
 /** A refused password operation. Carries no `cause`, nor the password. */
-export class PasswordError extends Error {
-  override readonly name = 'PasswordError';
-  readonly code: PasswordErrorCode;
-
-  constructor(code: PasswordErrorCode) {
-    super(PASSWORD_ERRORS[code]);
-    this.code = code;
-  }
-}
+export class PasswordError extends definedErrors('PasswordError', PASSWORD_ERRORS) {}

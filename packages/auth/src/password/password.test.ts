@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
-import { eq, passwordCredentials, users, type DatabaseHandle } from '@latchkey/db';
+import { eq, passwordCredentials, users } from '@latchkey/db';
 import { countStatements } from '@latchkey/db/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 // The module's own index (the package index re-exports it as it is).
 import {
   checkPasswordPolicy,
@@ -16,24 +15,17 @@ import {
   verifyPassword,
   type PasswordErrorCode,
 } from './index.js';
-import { openOwnDatabase } from '../test-support/own-database.js';
+import { database, useOwnDatabase } from '../test-support/own-database.js';
+import { insertUser, randomEmail } from '../test-support/users.js';
 
-// The real database: PostgreSQL (a database of its own) when DATABASE_URL is set, else PGlite on disk.
-let database: DatabaseHandle;
-let cleanup: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, close: cleanup } = await openOwnDatabase('password'));
-});
-afterAll(() => cleanup?.());
+useOwnDatabase('password');
 
 const PHC = /^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/;
 const GOOD = 'correct horse battery staple';
 
 async function newUser(): Promise<{ userId: string; email: string }> {
-  const email = `u-${randomBytes(6).toString('hex')}@acme.test`;
-  const [row] = await database.db.insert(users).values({ email }).returning({ id: users.id });
-  return { userId: row!.id, email };
+  const email = randomEmail();
+  return { userId: await insertUser(database.db, email), email };
 }
 
 async function storedRows(userId: string) {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
-import { normalizeUsername } from '../one-time-token/token-hash.js';
+import { normalizeUsername } from '../one-time-token/username.js';
 
 /**
  * Counter key for a username: normalised (trim + lower-case, as one-time tokens compare it), then hashed.

@@ -50,7 +50,7 @@ if (adminUrl) {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const admin = async (statement: string) => {
-    const handle = await createDatabase({ url: adminUrl, dataDir, poolSize: 2 });
+    const handle = await createDatabase({ url: adminUrl, dataDir, poolSize: 2, timeoutMs: 60_000 }); // drop ... with (force) may wait on a busy server
     try {
       await handle.db.execute(sql.raw(statement));
     } finally {

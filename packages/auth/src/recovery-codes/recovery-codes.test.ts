@@ -1,28 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import { eq, recoveryCodes, users, type DatabaseHandle } from '@latchkey/db';
+import { eq, recoveryCodes } from '@latchkey/db';
 import { countStatements } from '@latchkey/db/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { consumeRecoveryCode, countRecoveryCodes, generateRecoveryCodes, RECOVERY_CODE_ALPHABET } from '../index.js';
-import { openOwnDatabase } from '../test-support/own-database.js';
+import { database, useOwnDatabase } from '../test-support/own-database.js';
+import { insertUser } from '../test-support/users.js';
 
-// The real database: PostgreSQL (a database of its own) when DATABASE_URL is set, else PGlite on disk.
-let database: DatabaseHandle;
-let cleanup: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, close: cleanup } = await openOwnDatabase('recovery'));
-});
-afterAll(() => cleanup?.());
+useOwnDatabase('recovery');
 
 const CODE_SHAPE = /^[0-9a-hjkmnp-tv-z]{4}-[0-9a-hjkmnp-tv-z]{4}-[0-9a-hjkmnp-tv-z]{4}$/;
 
-async function newUser(): Promise<string> {
-  const [row] = await database.db
-    .insert(users)
-    .values({ email: `u-${randomBytes(6).toString('hex')}@acme.test` })
-    .returning({ id: users.id });
-  return row!.id;
-}
+const newUser = () => insertUser(database.db);
 
 describe('recovery codes', () => {
   it('ten unique codes of 60 random bits, unambiguous, stored as hashes only', async () => {

@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, rememberedDevices, type Database } from '@latchkey/db';
-import { hashDeviceToken, isDeviceTokenShaped } from './token.js';
+import { hashToken, isRandomTokenShaped } from '../secrets/index.js';
 
 export interface RememberedDevice {
   id: string;
@@ -23,7 +23,7 @@ export async function listRememberedDevices(
     .from(rememberedDevices)
     .where(and(eq(rememberedDevices.userId, userId), gt(rememberedDevices.expiresAt, now)))
     .orderBy(desc(rememberedDevices.createdAt));
-  const currentHash = isDeviceTokenShaped(currentToken) ? hashDeviceToken(currentToken) : undefined;
+  const currentHash = isRandomTokenShaped(currentToken) ? hashToken(currentToken) : undefined;
   return rows.map((row) => ({
     id: row.id,
     label: row.label,

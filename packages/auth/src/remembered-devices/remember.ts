@@ -1,5 +1,5 @@
 import { rememberedDevices, type Database } from '@latchkey/db';
-import { hashDeviceToken, newDeviceToken } from './token.js';
+import { hashToken, randomToken } from '../secrets/index.js';
 
 /** How long a browser is remembered. @default 30 days */
 export const DEFAULT_REMEMBER_DAYS = 30;
@@ -14,15 +14,13 @@ export async function rememberDevice(
   request: { userId: string; label: string; days?: number },
   now = new Date(),
 ): Promise<{ token: string; expiresAt: Date }> {
-  const token = newDeviceToken();
+  const token = randomToken();
   const expiresAt = new Date(now.getTime() + (request.days ?? DEFAULT_REMEMBER_DAYS) * 86_400_000);
   const label =
     request.label
       .replace(/\p{Cc}/gu, ' ')
       .trim()
       .slice(0, 120) || 'A browser';
-  await db
-    .insert(rememberedDevices)
-    .values({ userId: request.userId, tokenHash: hashDeviceToken(token), label, createdAt: now, expiresAt });
+  await db.insert(rememberedDevices).values({ userId: request.userId, tokenHash: hashToken(token), label, createdAt: now, expiresAt });
   return { token, expiresAt };
 }

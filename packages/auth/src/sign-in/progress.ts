@@ -1,12 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { eq, lt, signInProgress, type Database } from '@latchkey/db';
 import type { Factor, FactorGrant } from '../factors/types.js';
+import { hashToken, isRandomTokenShaped, randomToken } from '../secrets/index.js';
 
 /** How long a browser may take between two factors of one sign-in. */
 export const PROGRESS_TTL_SECONDS = 600;
-
-const PROGRESS_ID = /^[A-Za-z0-9_-]{43}$/;
-const hashOf = (id: string) => createHash('sha256').update(id).digest('base64url');
 
 /** A sign-in in progress: whose, and the factors proven so far. */
 export interface SignInProgress {
@@ -24,10 +21,10 @@ export function withGrant(factors: readonly FactorGrant[], grant: FactorGrant): 
  * concurrent requests cannot both continue it). Null when there is none, or it has expired.
  */
 export async function takeSignInProgress(db: Database, progressId: string | undefined, now = new Date()): Promise<SignInProgress | null> {
-  if (!progressId || !PROGRESS_ID.test(progressId)) return null;
+  if (!isRandomTokenShaped(progressId)) return null;
   const [row] = await db
     .delete(signInProgress)
-    .where(eq(signInProgress.idHash, hashOf(progressId)))
+    .where(eq(signInProgress.idHash, hashToken(progressId)))
     .returning();
   if (!row || row.expiresAt.getTime() <= now.getTime()) return null;
   return { userId: row.userId, factors: row.factors as FactorGrant[] };
@@ -52,9 +49,9 @@ export async function recordFactor(
 
 /** Stores a sign-in in progress under a new random id (returned; only its hash is stored). */
 export async function saveSignInProgress(db: Database, progress: SignInProgress, now = new Date()): Promise<string> {
-  const progressId = randomBytes(32).toString('base64url');
+  const progressId = randomToken();
   await db.insert(signInProgress).values({
-    idHash: hashOf(progressId),
+    idHash: hashToken(progressId),
     userId: progress.userId,
     factors: progress.factors,
     expiresAt: new Date(now.getTime() + PROGRESS_TTL_SECONDS * 1000),
@@ -65,11 +62,11 @@ export async function saveSignInProgress(db: Database, progress: SignInProgress,
 
 /** Reads this browser's sign-in in progress without using it up (for showing what is still needed). */
 export async function readSignInProgress(db: Database, progressId: string | undefined, now = new Date()): Promise<SignInProgress | null> {
-  if (!progressId || !PROGRESS_ID.test(progressId)) return null;
+  if (!isRandomTokenShaped(progressId)) return null;
   const [row] = await db
     .select()
     .from(signInProgress)
-    .where(eq(signInProgress.idHash, hashOf(progressId)))
+    .where(eq(signInProgress.idHash, hashToken(progressId)))
     .limit(1);
   if (!row || row.expiresAt.getTime() <= now.getTime()) return null;
   return { userId: row.userId, factors: row.factors as FactorGrant[] };

@@ -2,3 +2,4 @@
 // imported by production code.
 export { startUpstreamProvider } from './upstream-provider.js';
 export type { UpstreamAccount, UpstreamProvider } from './upstream-provider.js';
+export { CHROMIUM, launchChromium } from './chromium.js';

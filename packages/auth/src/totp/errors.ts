@@ -1,3 +1,5 @@
+import { definedErrors } from '../errors/index.js';
+
 /**
  * Why a TOTP operation was refused. The code is for the caller's logic and logs; the message is fixed per
  * code. A wrong code and a replayed one read the same to the user: only the logs tell them apart.
@@ -21,12 +23,4 @@ export const TOTP_ERRORS = {
 export type TotpErrorCode = keyof typeof TOTP_ERRORS;
 
 /** A refused TOTP operation. Carries no `cause`, nor the code, nor the secret. */
-export class TotpError extends Error {
-  override readonly name = 'TotpError';
-  readonly code: TotpErrorCode;
-
-  constructor(code: TotpErrorCode) {
-    super(TOTP_ERRORS[code]);
-    this.code = code;
-  }
-}
+export class TotpError extends definedErrors('TotpError', TOTP_ERRORS) {}

@@ -1,8 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { eq, totpCredentials, users, type DatabaseHandle } from '@latchkey/db';
+import { randomUUID } from 'node:crypto';
+import { eq, totpCredentials } from '@latchkey/db';
 import { generate } from 'otplib';
 import { countStatements } from '@latchkey/db/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   confirmTotpEnrolment,
   deriveTotpKey,
@@ -15,16 +15,10 @@ import {
   type TotpErrorCode,
 } from '../index.js';
 import { openTotpSecret, sealTotpSecret } from './secret-box.js';
-import { openOwnDatabase } from '../test-support/own-database.js';
+import { database, useOwnDatabase } from '../test-support/own-database.js';
+import { insertUser } from '../test-support/users.js';
 
-// The real database: PostgreSQL (a database of its own) when DATABASE_URL is set, else PGlite on disk.
-let database: DatabaseHandle;
-let cleanup: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, close: cleanup } = await openOwnDatabase('totp'));
-});
-afterAll(() => cleanup?.());
+useOwnDatabase('totp');
 
 const key = deriveTotpKey('test signing key material');
 const otherKey = deriveTotpKey('another signing key');
@@ -33,13 +27,7 @@ const STEP_START = 1_800_000_000;
 const now = new Date((STEP_START + 10) * 1000);
 const codeAt = (secret: string, stepOffset: number) => generate({ secret, epoch: STEP_START + stepOffset * 30 });
 
-async function newUser(): Promise<string> {
-  const [row] = await database.db
-    .insert(users)
-    .values({ email: `u-${randomBytes(6).toString('hex')}@acme.test` })
-    .returning({ id: users.id });
-  return row!.id;
-}
+const newUser = () => insertUser(database.db);
 
 /** A user with an authenticator app confirmed ten minutes before `now`, so steps near `now` are unused. */
 async function enrolledUser(): Promise<{ userId: string; secret: string }> {

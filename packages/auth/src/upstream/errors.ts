@@ -1,3 +1,5 @@
+import { definedErrors } from '../errors/index.js';
+
 /**
  * Why an upstream OpenID sign-in or a link was refused. The code is for the caller's logic and logs; the
  * message is fixed per code and quotes nothing from the upstream provider's answer.
@@ -24,14 +26,11 @@ export type UpstreamErrorCode = keyof typeof UPSTREAM_ERRORS;
  * A refused upstream sign-in or link. `upstreamError` is the OAuth error code the upstream provider sent
  * (`access_denied`, `invalid_grant`, ...) when there was one, for logs; the cause is kept for logs too.
  */
-export class UpstreamError extends Error {
-  override readonly name = 'UpstreamError';
-  readonly code: UpstreamErrorCode;
+export class UpstreamError extends definedErrors('UpstreamError', UPSTREAM_ERRORS) {
   readonly upstreamError: string | undefined;
 
   constructor(code: UpstreamErrorCode, options: { upstreamError?: string; cause?: unknown } = {}) {
-    super(UPSTREAM_ERRORS[code], options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(code, options.cause === undefined ? undefined : { cause: options.cause });
     this.upstreamError = options.upstreamError;
   }
 }

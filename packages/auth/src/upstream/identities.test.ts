@@ -1,24 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { eq, federatedIdentities, users, type DatabaseHandle } from '@latchkey/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq, federatedIdentities, users } from '@latchkey/db';
+import { describe, expect, it } from 'vitest';
 import { findLinkedUser, linkFederatedIdentity, listFederatedIdentities, unlinkFederatedIdentity, UpstreamError } from '../index.js';
-import { openOwnDatabase } from '../test-support/own-database.js';
+import { database, useOwnDatabase } from '../test-support/own-database.js';
+import { insertUser } from '../test-support/users.js';
 
-// The real database: PostgreSQL (a database of its own) when DATABASE_URL is set, else PGlite on disk.
-let database: DatabaseHandle;
-let cleanup: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, close: cleanup } = await openOwnDatabase('upstream'));
-});
-afterAll(() => cleanup?.());
+useOwnDatabase('upstream');
 
 const ISSUER = 'https://accounts.example.com';
 
-async function newUser(email = `u-${randomBytes(6).toString('hex')}@acme.test`): Promise<string> {
-  const [row] = await database.db.insert(users).values({ email }).returning({ id: users.id });
-  return row!.id;
-}
+const newUser = (email?: string) => insertUser(database.db, email);
 
 const codeOf = (promise: Promise<unknown>) =>
   promise.then(

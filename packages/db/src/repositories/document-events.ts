@@ -1,11 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { documentEvents, documentEventsPurged } from '../schema.js';
-
-/** drizzle's `execute` answers an array (postgres-js) or `{ rows }` (PGlite). */
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
-}
+import { rowsOf } from '../rows.js';
+import { documentEvents, documentEventsPurged } from '../schema/index.js';
 
 /**
  * Adds an event to the outbox, inside the change's transaction `tx` and after its write. With `notify`, the

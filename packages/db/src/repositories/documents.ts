@@ -1,6 +1,14 @@
 import { and, desc, eq, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { documents, organizations, type DocumentRow, type DocumentStatus, type NewDocumentRow, type OrganizationRow } from '../schema.js';
+import { reusableRead } from '../prepared.js';
+import {
+  documents,
+  organizations,
+  type DocumentRow,
+  type DocumentStatus,
+  type NewDocumentRow,
+  type OrganizationRow,
+} from '../schema/index.js';
 
 export interface DocumentWithOrganizationRow {
   document: DocumentRow;
@@ -47,18 +55,30 @@ export type DocumentVisibility =
   | { everything: true }
   | { everything: false; anyStatusIn: readonly string[]; publishedIn: readonly string[]; now: Date };
 
+/**
+ * `organization_id in ($1, ..., $n)`, one placeholder per organization: a list of one stays `= $1` for the planner,
+ * so even a generic plan walks the (organization, created) index backwards and stops after a page. One array
+ * parameter (`= any($1)`) cannot be ordered that way, and PostgreSQL then sorted every matching row.
+ */
+const oneOf = (name: string, count: number) =>
+  inArray(
+    documents.organizationId,
+    Array.from({ length: count }, (_, index) => sql.placeholder(`${name}${index}`)),
+  );
+
+/** The visibility rule as SQL with placeholders; which branches exist depends only on which lists are empty. */
 function visibilityCondition(visibility: DocumentVisibility): SQL | undefined {
   if (visibility.everything) return undefined;
-  const { anyStatusIn, publishedIn, now } = visibility;
+  const { anyStatusIn, publishedIn } = visibility;
   if (anyStatusIn.length === 0 && publishedIn.length === 0) return sql`false`;
   const published = and(
-    inArray(documents.organizationId, [...publishedIn]),
+    oneOf('publishedIn', publishedIn.length),
     sql`${documents.status} = 'PUBLISHED'`,
-    or(isNull(documents.embargoUntil), lte(documents.embargoUntil, now)),
+    or(isNull(documents.embargoUntil), lte(documents.embargoUntil, sql`${sql.placeholder('now')}::timestamptz`)),
   );
-  if (publishedIn.length === 0) return inArray(documents.organizationId, [...anyStatusIn]);
+  if (publishedIn.length === 0) return oneOf('anyStatusIn', anyStatusIn.length);
   if (anyStatusIn.length === 0) return published;
-  return or(inArray(documents.organizationId, [...anyStatusIn]), published);
+  return or(oneOf('anyStatusIn', anyStatusIn.length), published);
 }
 
 export interface DocumentListQuery {
@@ -72,26 +92,64 @@ export interface DocumentListQuery {
   limit: number;
 }
 
+type ListedDocument = DocumentWithOrganizationRow & { position: string };
+
+/**
+ * The statement of one shape of list (which visibility branches, which filters): built once per shape, run with
+ * the values as parameters, so a page costs no SQL building and PostgreSQL plans each shape once per connection.
+ */
+const listStatements = new Map<string, (db: Database, values: Record<string, unknown>) => Promise<ListedDocument[]>>();
+
+function listStatementFor(query: DocumentListQuery) {
+  const { visibility, organizationSlug, statuses, after } = query;
+  // The lists' lengths are part of the shape (one placeholder per organization); a caller belongs to few.
+  const branches = visibility.everything ? 'all' : `a${visibility.anyStatusIn.length}p${visibility.publishedIn.length}`;
+  const statusFilter = statuses === null ? 'any' : statuses.length === 0 ? 'none' : 'some';
+  const shape = `${branches}.${organizationSlug !== null}.${statusFilter}.${after !== null}`;
+  let statement = listStatements.get(shape);
+  if (!statement) {
+    const conditions: (SQL | undefined)[] = [visibilityCondition(visibility)];
+    if (organizationSlug !== null) conditions.push(eq(organizations.slug, sql.placeholder('slug')));
+    if (statusFilter === 'none') conditions.push(sql`false`);
+    if (statusFilter === 'some') conditions.push(sql`${documents.status}::text = any(${sql.placeholder('statuses')}::text[])`);
+    if (after !== null)
+      conditions.push(
+        sql`(${documents.createdAt}, ${documents.id}) < (${sql.placeholder('afterCreatedAt')}::timestamptz, ${sql.placeholder('afterId')}::uuid)`,
+      );
+    statement = reusableRead(`documents_${shape}`, (db) =>
+      db
+        .select({ document: documents, organization: organizations, position: sql<string>`${documents.createdAt}::text` })
+        .from(documents)
+        .innerJoin(organizations, eq(organizations.id, documents.organizationId))
+        .where(and(...conditions))
+        .orderBy(desc(documents.createdAt), desc(documents.id))
+        .limit(sql.placeholder('limit')),
+    );
+    listStatements.set(shape, statement);
+  }
+  return statement;
+}
+
 /**
  * Visible documents, newest first (ties by id), filtered and paged in one statement, each with its organization
  * and its keyset `position` (its creation time as PostgreSQL prints it, exact to the microsecond).
  */
-export async function listVisibleDocuments(
-  db: Database,
-  query: DocumentListQuery,
-): Promise<(DocumentWithOrganizationRow & { position: string })[]> {
-  const conditions: (SQL | undefined)[] = [visibilityCondition(query.visibility)];
-  if (query.organizationSlug !== null) conditions.push(eq(organizations.slug, query.organizationSlug));
-  if (query.statuses !== null) conditions.push(query.statuses.length === 0 ? sql`false` : inArray(documents.status, [...query.statuses]));
-  if (query.after !== null)
-    conditions.push(sql`(${documents.createdAt}, ${documents.id}) < (${query.after.createdAt}::timestamptz, ${query.after.id}::uuid)`);
-  return db
-    .select({ document: documents, organization: organizations, position: sql<string>`${documents.createdAt}::text` })
-    .from(documents)
-    .innerJoin(organizations, eq(organizations.id, documents.organizationId))
-    .where(and(...conditions))
-    .orderBy(desc(documents.createdAt), desc(documents.id))
-    .limit(query.limit);
+export async function listVisibleDocuments(db: Database, query: DocumentListQuery): Promise<ListedDocument[]> {
+  const { visibility } = query;
+  const values: Record<string, unknown> = {};
+  if (!visibility.everything) {
+    for (const [index, id] of visibility.anyStatusIn.entries()) values[`anyStatusIn${index}`] = id;
+    for (const [index, id] of visibility.publishedIn.entries()) values[`publishedIn${index}`] = id;
+  }
+  return listStatementFor(query)(db, {
+    ...values,
+    now: (visibility.everything ? new Date() : visibility.now).toISOString(),
+    slug: query.organizationSlug,
+    statuses: query.statuses,
+    afterCreatedAt: query.after?.createdAt,
+    afterId: query.after?.id,
+    limit: query.limit,
+  });
 }
 
 /** One document by id with its organization, the document's row locked until the transaction `tx` ends. */

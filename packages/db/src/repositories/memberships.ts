@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { memberships, organizations, type OrganizationRow, type Role } from '../schema.js';
+import { memberships, organizations, type OrganizationRow, type Role } from '../schema/index.js';
 
 export interface MembershipWithOrganizationRow {
   role: Role;

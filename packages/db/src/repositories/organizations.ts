@@ -1,6 +1,6 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { organizations, type OrganizationRow } from '../schema.js';
+import { organizations, type OrganizationRow } from '../schema/index.js';
 
 /** One organization by its slug (the caller checks the slug's form). */
 export async function findOrganizationBySlug(db: Database, slug: string): Promise<OrganizationRow | null> {

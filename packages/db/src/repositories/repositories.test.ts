@@ -45,6 +45,19 @@ describe('listVisibleDocuments applies the visibility it is given, in SQL', () =
     ]);
   });
 
+  it('each list shape has its own reused statement: lists of one and of two organizations (and statuses) in turn never answer for each other', async () => {
+    const globexAll = ['Globex handbook', 'Globex merger draft'];
+    const acmeAll = await titles({ visibility: all, organizationSlug: 'acme' });
+    expect(await titles({ visibility: some([globex], []) })).toEqual(globexAll);
+    expect(await titles({ visibility: some([globex, acme], []) })).toEqual([...globexAll, ...acmeAll].sort());
+    expect(await titles({ visibility: some([acme], []) })).toEqual(acmeAll);
+    expect(await titles({ visibility: some([], [acme, globex]) })).toEqual(['Globex handbook', 'Litigation memo', 'Quarterly plan']);
+    expect(await titles({ visibility: some([], [globex]) })).toEqual(['Globex handbook']);
+    expect(await titles({ visibility: all, statuses: ['DRAFT', 'ARCHIVED'] })).toHaveLength(
+      (await titles({ visibility: all, statuses: ['DRAFT'] })).length + (await titles({ visibility: all, statuses: ['ARCHIVED'] })).length,
+    );
+  });
+
   it('filters by organization and status (an empty status list matches none)', async () => {
     expect(await titles({ visibility: all, organizationSlug: 'globex' })).toEqual(['Globex handbook', 'Globex merger draft']);
     expect(await titles({ visibility: all, statuses: ['DRAFT'] })).toEqual(['Draft roadmap', 'Globex merger draft']);

@@ -1,6 +1,7 @@
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { memberships, users, type Role, type UserRow } from '../schema.js';
+import { reusableRead } from '../prepared.js';
+import { memberships, users, type Role, type UserRow } from '../schema/index.js';
 
 /** One account by id (the id must be a UUID: the caller checks it). */
 export async function findUserById(db: Database, id: string): Promise<UserRow | null> {
@@ -14,6 +15,11 @@ export async function findUserIdByEmail(db: Database, email: string): Promise<st
   return user?.id ?? null;
 }
 
+/** Self sign-up: an account with this e-mail address (unverified) unless one exists; an existing one is left as it is. */
+export async function addUserIfAbsent(db: Database, email: string): Promise<void> {
+  await db.insert(users).values({ email }).onConflictDoNothing();
+}
+
 /** What the policies read of an account at decision time, with its role in every organization it belongs to. */
 export interface UserWithRoles {
   id: string;
@@ -23,9 +29,12 @@ export interface UserWithRoles {
   roles: { organizationId: string; role: Role }[];
 }
 
-/** An account's volatile attributes and roles in one statement; null when there is no such account. */
-export async function findUserWithRoles(db: Database, id: string): Promise<UserWithRoles | null> {
-  const rows = await db
+// Read on every request that has a caller (the policies' subject), so built once.
+const userWithRoles = reusableRead<
+  { id: string },
+  { id: string; superAdmin: boolean; suspended: boolean; emailVerified: boolean; organizationId: string | null; role: Role | null }[]
+>('user_with_roles', (db) =>
+  db
     .select({
       id: users.id,
       superAdmin: users.superAdmin,
@@ -36,7 +45,12 @@ export async function findUserWithRoles(db: Database, id: string): Promise<UserW
     })
     .from(users)
     .leftJoin(memberships, eq(memberships.userId, users.id))
-    .where(eq(users.id, id));
+    .where(eq(users.id, sql.placeholder('id'))),
+);
+
+/** An account's volatile attributes and roles in one statement; null when there is no such account. */
+export async function findUserWithRoles(db: Database, id: string): Promise<UserWithRoles | null> {
+  const rows = await userWithRoles(db, { id });
   const [first] = rows;
   if (!first) return null;
   const roles: UserWithRoles['roles'] = [];
@@ -44,20 +58,27 @@ export async function findUserWithRoles(db: Database, id: string): Promise<UserW
   return { id: first.id, superAdmin: first.superAdmin, suspended: first.suspended, emailVerified: first.emailVerified, roles };
 }
 
+// A page's owners, one batch per request: one statement text whatever the batch's size (the ids as one array).
+const usersWithOrganizationIds = reusableRead<{ ids: readonly string[] }, { user: UserRow; organizationIds: string[] }[]>(
+  'users_with_organization_ids',
+  (db) =>
+    db
+      .select({
+        user: users,
+        organizationIds: sql<
+          string[]
+        >`coalesce(array_agg(${memberships.organizationId}::text) filter (where ${memberships.organizationId} is not null), '{}')`,
+      })
+      .from(users)
+      .leftJoin(memberships, eq(memberships.userId, users.id))
+      .where(sql`${users.id} = any(${sql.placeholder('ids')}::uuid[])`)
+      .groupBy(users.id),
+);
+
 /** Accounts by id, each with the ids of its organizations, in one statement (a batch of a request's loader). */
 export async function listUsersWithOrganizationIds(
   db: Database,
   ids: readonly string[],
 ): Promise<{ user: UserRow; organizationIds: string[] }[]> {
-  return db
-    .select({
-      user: users,
-      organizationIds: sql<
-        string[]
-      >`coalesce(array_agg(${memberships.organizationId}::text) filter (where ${memberships.organizationId} is not null), '{}')`,
-    })
-    .from(users)
-    .leftJoin(memberships, eq(memberships.userId, users.id))
-    .where(inArray(users.id, [...ids]))
-    .groupBy(users.id);
+  return usersWithOrganizationIds(db, { ids });
 }

@@ -1,6 +1,6 @@
 // Helpers for the tests of packages that use the database (`@latchkey/db/testing`); never imported by
 // production code.
-export { createOwnDatabase, openOwnDatabase } from './own-database.js';
+export { createOwnDatabase, openBackendPids, openOwnDatabase, recreateDatabase } from './own-database.js';
 export { countStatements } from './statements.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { needsTool } from './needs-tool.js';

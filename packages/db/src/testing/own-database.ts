@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { sql } from 'drizzle-orm';
 import { createDatabase, type DatabaseHandle } from '../client.js';
 import { runMigrations } from '../migrate.js';
-import { postgresTemplateFor, seedPgliteDataDir, testTempDir } from './template.js';
+import { rowsOf } from '../rows.js';
+import { ADMIN_TIMEOUT_MS, postgresTemplateFor, seedPgliteDataDir, testTempDir } from './template.js';
 
 /**
  * Tests only: a fresh database on the PostgreSQL server of `adminUrl` (test files run in parallel and some
@@ -13,7 +14,7 @@ import { postgresTemplateFor, seedPgliteDataDir, testTempDir } from './template.
  */
 export async function createOwnDatabase(adminUrl: string, label = 'test'): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `latchkey_${label.replace(/[^a-z0-9_]/g, '_')}_${randomBytes(6).toString('hex')}`;
-  const admin = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2 });
+  const admin = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2, timeoutMs: ADMIN_TIMEOUT_MS });
   try {
     const template = postgresTemplateFor(adminUrl);
     await admin.db.execute(sql.raw(`create database ${name}${template ? ` template ${template}` : ''}`));
@@ -25,7 +26,7 @@ export async function createOwnDatabase(adminUrl: string, label = 'test'): Promi
   return {
     url: url.toString(),
     async drop() {
-      const again = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2 });
+      const again = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2, timeoutMs: ADMIN_TIMEOUT_MS });
       try {
         await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
       } finally {
@@ -54,5 +55,38 @@ export async function openOwnDatabase(label: string): Promise<{ database: Databa
       await own?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Benchmarks: the database `name` on the PostgreSQL server of `adminUrl`, dropped if it exists and created
+ * empty (the caller migrates and seeds it); answers its URL.
+ */
+export async function recreateDatabase(adminUrl: string, name: string): Promise<string> {
+  if (!/^[a-z][a-z0-9_]{0,62}$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+  const admin = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2, timeoutMs: ADMIN_TIMEOUT_MS });
+  try {
+    await admin.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
+    await admin.db.execute(sql.raw(`create database ${name}`));
+  } finally {
+    await admin.close();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * Benchmarks: a reader of the process ids of the server backends connected to database `name` (what its clients'
+ * statements cost is the CPU time of these processes, on the same machine). Close it when done.
+ */
+export async function openBackendPids(adminUrl: string, name: string): Promise<{ read(): Promise<number[]>; close(): Promise<void> }> {
+  const admin = await createDatabase({ url: adminUrl, dataDir: tmpdir(), poolSize: 2, timeoutMs: ADMIN_TIMEOUT_MS });
+  return {
+    async read() {
+      const result = await admin.db.execute(sql`select pid from pg_stat_activity where datname = ${name} and pid <> pg_backend_pid()`);
+      return rowsOf<{ pid: number }>(result).map((row) => Number(row.pid));
+    },
+    close: () => admin.close(),
   };
 }

@@ -12,6 +12,13 @@ import { runMigrations } from '../migrate.js';
 // workers in environment variables (a worker inherits the environment of the run that spawned it).
 
 /** Directory for this run's temporary data directories (a RAM-backed one when the machine has it). */
+/**
+ * The deadline of creating and dropping whole databases (`with (force)` waits for other sessions to end): far
+ * above DATABASE_TIMEOUT's default, because a busy shared server (CI running several test processes) may take
+ * seconds, and a test's cleanup must not fail for that.
+ */
+export const ADMIN_TIMEOUT_MS = 60_000;
+
 export const TEST_TMP_VARIABLE = 'LATCHKEY_TEST_TMP';
 /** The migrated PGlite data directory (`<dir>/pglite`) of this run, without DATABASE_URL. */
 export const PGLITE_TEMPLATE_VARIABLE = 'LATCHKEY_TEST_PGLITE_TEMPLATE';
@@ -63,7 +70,7 @@ export default async function migratedTemplate(): Promise<() => Promise<void>> {
   const adminUrl = process.env['DATABASE_URL'];
   if (adminUrl) {
     const name = `latchkey_template_${randomBytes(6).toString('hex')}`;
-    const admin = await createDatabase({ url: adminUrl, dataDir: runDir, poolSize: 2 });
+    const admin = await createDatabase({ url: adminUrl, dataDir: runDir, poolSize: 2, timeoutMs: ADMIN_TIMEOUT_MS });
     try {
       await admin.db.execute(sql.raw(`create database ${name}`));
       const url = new URL(adminUrl);
@@ -79,7 +86,7 @@ export default async function migratedTemplate(): Promise<() => Promise<void>> {
     }
     process.env[POSTGRES_TEMPLATE_VARIABLE] = name;
     return async () => {
-      const again = await createDatabase({ url: adminUrl, dataDir: runDir, poolSize: 2 });
+      const again = await createDatabase({ url: adminUrl, dataDir: runDir, poolSize: 2, timeoutMs: ADMIN_TIMEOUT_MS });
       try {
         await again.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
       } finally {

@@ -2,13 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from '../context.js';
-import type { RouteRequirementsOf } from './use-route-access.js';
+import type { RouteRules } from '@latchkey/policy';
 
 export interface PublicCacheOptions {
   /** seconds a shared cache may keep the answer; 0 turns public caching off. @default 60 */
   maxAge: number;
-  /** the route-level requirements (the same judgement as the route check) */
-  requirementsOf: RouteRequirementsOf;
+  /** the route rules (the same judgement as the route check) */
+  rules: RouteRules;
 }
 
 /**
@@ -30,7 +30,7 @@ export function usePublicCache(options: PublicCacheOptions): Plugin<GraphQLConte
       const { contextValue, schema, document, operationName } = args;
       const { req, res } = contextValue as GraphQLContext & { req?: IncomingMessage; res?: ServerResponse };
       if (!req || !res || req.method !== 'GET' || req.headers.authorization !== undefined || contextValue.caller !== null) return;
-      const requirements = options.requirementsOf(schema, document, operationName);
+      const requirements = options.rules.requirementsOf(schema, document, operationName);
       if (requirements.signIn || requirements.introspection) return;
       return {
         onExecuteDone({ result }) {

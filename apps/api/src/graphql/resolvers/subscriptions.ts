@@ -1,4 +1,4 @@
-import { openDocumentStream, resolveStreamItem, type StreamItem } from '../../events/document-stream.js';
+import { openDocumentStream, resolveStreamItem, type StreamItem } from '../document-stream.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 
 // The stream yields StreamItems; `resolve` turns each into the event (or throws the error that ends it).

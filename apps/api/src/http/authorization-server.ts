@@ -1,0 +1,149 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  createAuthorizationServer,
+  createDrizzleAdapter,
+  createLoginRoutes,
+  htmlPage,
+  OIDC_ROUTES,
+  type AccessTokenVerifier,
+  type ClientMetadata,
+  type DeliveryHandler,
+  type KeyMaterial,
+  type LoginLimits,
+} from '@latchkey/auth';
+import { type DatabaseHandle, isDatabaseUnavailable, RETRY_AFTER_SECONDS, withDatabaseDeadline } from '@latchkey/db';
+import { type ClientAddresses, type Route, sendHttpError, sendServiceUnavailable } from '@latchkey/http';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { SignInMethod } from '../observability/metrics.js';
+
+export interface AuthorizationServerOptions {
+  config: Config;
+  logger: Logger;
+  database: DatabaseHandle;
+  keys: KeyMaterial;
+  delivery: DeliveryHandler;
+  /** the login limits a sign-in method's routes use (counted by method when metrics are kept) */
+  limitsFor: (method: SignInMethod) => LoginLimits;
+  verifier: AccessTokenVerifier;
+  clientAddresses: ClientAddresses;
+  requestIdOf: (req: IncomingMessage) => string | undefined;
+}
+
+const SIGN_IN_UNAVAILABLE = 'Sign-in is unavailable. Try again shortly.';
+
+/** The provider's fixed paths (its endpoints, the sign-out pages): each its own metrics label. */
+const PROVIDER_PATHS = new Set<string>([...Object.values(OIDC_ROUTES), '/oidc/session/end/confirm', '/oidc/session/end/success']);
+
+/**
+ * The authorization server: the OpenID provider (durable through the database) and the login pages and routes of
+ * packages/auth, configured from Config and mounted as routes. Every one of its routes sees only the forwarded
+ * headers a trusted proxy's word allows, rewritten (X-Forwarded-Host never), and runs under one database deadline
+ * (DATABASE_TIMEOUT from its start), found through AsyncLocalStorage (the provider runs on one already).
+ */
+export async function createAuthorizationServerRoutes(options: AuthorizationServerOptions) {
+  const { config, logger, database, keys, clientAddresses } = options;
+  const signingJwk = keys.signing.key.export({ format: 'jwk' });
+  const provider = await createAuthorizationServer({
+    issuer: config.tokens.issuer,
+    publicUrl: config.http.publicUrl,
+    trustForwardedHeaders: config.http.trustProxy !== undefined,
+    apiAudience: config.tokens.audience,
+    signingJwk: { ...signingJwk, kid: keys.signing.kid, alg: keys.signing.alg, use: 'sig' },
+    db: database.db,
+    adapter: createDrizzleAdapter(database.db),
+    clients: config.auth.clients.map(({ first_party: _firstParty, ...metadata }) => metadata as ClientMetadata),
+    firstPartyClientIds: config.auth.firstPartyClientIds,
+    accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
+    renderPage: htmlPage,
+    acrValues: config.auth.signInPolicy.acrLevels.map((level) => level.value),
+    // The login routes below answer it: they need the provider, the provider asks them about existing sessions.
+    sessionNeedsLogin: (query) => login.sessionNeedsLogin(query),
+  });
+  // A database outage met inside the provider is SERVICE_UNAVAILABLE (503 with Retry-After), not its server_error.
+  const unavailableInProvider = new WeakSet<object>();
+  provider.on('server_error', (ctx: object, error: unknown) => {
+    if (isDatabaseUnavailable(error)) unavailableInProvider.add(ctx);
+  });
+  provider.use(async (ctx, next) => {
+    await next();
+    if (!unavailableInProvider.has(ctx)) return;
+    ctx.status = 503;
+    ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+    ctx.body = { statusCode: 503, message: SIGN_IN_UNAVAILABLE, error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' };
+  });
+  const oidc = provider.callback();
+
+  const login = createLoginRoutes({
+    publicUrl: config.http.publicUrl,
+    db: database.db,
+    provider,
+    policy: config.auth.signInPolicy,
+    delivery: options.delivery,
+    limits: options.limitsFor,
+    log: logger,
+    clientAddress: clientAddresses.addressOf,
+    verifier: options.verifier,
+    keySecret: String(signingJwk.d),
+    selfSignup: config.auth.selfSignup,
+    relyingParty: config.auth.relyingParty,
+    passwords: config.auth.passwords,
+    upstream: config.auth.upstream,
+    clientCertificates: config.auth.clientCertificates,
+  });
+
+  const deadline = () => performance.now() + config.database.timeoutMs;
+
+  /**
+   * What escapes a login route: a data store that is down or too slow is SERVICE_UNAVAILABLE (503 with
+   * Retry-After); anything else is a masked 500 and an error log line.
+   */
+  function failed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+    const what = 'login route failed';
+    if (isDatabaseUnavailable(error)) {
+      logger.warn({ reqId: options.requestIdOf(req), reason: (error as Error).message }, `${what}: data store unavailable`);
+      if (!res.headersSent) sendServiceUnavailable(res, RETRY_AFTER_SECONDS);
+      return;
+    }
+    logger.error({ reqId: options.requestIdOf(req), err: error }, what);
+    if (!res.headersSent) sendHttpError(res, 500, 'Internal server error.');
+  }
+
+  /** A login route as mounted: the provider's view of forwarded headers, one database deadline, failures answered. */
+  const mounted = (route: Route): Route => ({
+    ...route,
+    handler(req, res, match) {
+      clientAddresses.forProvider(req);
+      withDatabaseDeadline(deadline(), async () => route.handler(req, res, match)).catch((error: unknown) => failed(req, res, error));
+    },
+  });
+
+  /** The provider's own endpoints: every one reads its sessions and grants from the database. */
+  function providerEndpoint(req: IncomingMessage, res: ServerResponse): void {
+    clientAddresses.forProvider(req);
+    // During a known outage, at once.
+    if (!database.health.available) return sendServiceUnavailable(res, RETRY_AFTER_SECONDS, SIGN_IN_UNAVAILABLE);
+    void withDatabaseDeadline(deadline(), () => oidc(req, res));
+  }
+
+  const routes: Route[] = [
+    {
+      path: '/.well-known/openid-configuration',
+      methods: 'any',
+      handler(req, res) {
+        clientAddresses.forProvider(req);
+        void oidc(req, res);
+      },
+    },
+    { path: '/oidc/*', methods: 'any', handler: providerEndpoint, templateOf: providerTemplateOf },
+    ...login.routes.map(mounted),
+  ];
+  return { routes, provider };
+}
+
+/** The provider's paths as metrics labels: its fixed endpoints as they are, the rest by family. */
+function providerTemplateOf(path: string): string {
+  if (PROVIDER_PATHS.has(path)) return path;
+  // The provider resumes an authorization at /oidc/auth/<uid> after the interaction.
+  return path.startsWith('/oidc/auth/') ? '/oidc/auth/:uid' : '/oidc/*';
+}

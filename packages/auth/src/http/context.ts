@@ -1,0 +1,32 @@
+import type { Database } from '@latchkey/db';
+import type { LimitGate } from '@latchkey/http';
+import type { SignInFlow } from './sign-in-flow.js';
+
+/** Where the login routes tell what happened (pino's logger fits). */
+export interface LoginLog {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+/** What every module of the authorization server's pages and routes shares. */
+export interface LoginContext {
+  /** PUBLIC_URL, without a trailing slash */
+  publicUrl: string;
+  /** PUBLIC_URL's origin: the one a form post must come from (spec Cross-site rules) */
+  origin: string;
+  /** cookies are Secure when PUBLIC_URL is https */
+  secure: boolean;
+  db: Database;
+  /** the sign-in across factors: where a proven factor leads */
+  flow: SignInFlow;
+  log: LoginLog;
+  /** the rate-limit decisions of the sign-in routes, and the client's address they count by */
+  gate: LimitGate;
+}
+
+/** Bodies of the login forms. */
+export const FORM_BODY_BYTES = 4096;
+
+/** Bodies that carry passwords (up to 256 characters of any script, URL-encoded, twice for the confirmation). */
+export const PASSWORD_BODY_BYTES = 16_384;

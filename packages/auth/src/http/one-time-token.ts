@@ -1,0 +1,247 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { addUserIfAbsent } from '@latchkey/db';
+import { refuse as refuseWith, seeOther, sendHtml as html, sendJson, type Route, type TooMany } from '@latchkey/http';
+import type Provider from 'oidc-provider';
+import type { DeliveryHandler } from '../delivery/index.js';
+import { findUserIdByEmail } from '../oidc/account.js';
+import { FACTORS_REQUIRED } from '../oidc/provider.js';
+import {
+  consumeOneTimeToken,
+  consumeShortCode,
+  generateOneTimeTokenWithCode,
+  isShortCodeShaped,
+  normalizeUsername,
+  ONE_TIME_TOKEN_ERRORS,
+  revokeShortCodes,
+  type GenerateRequest,
+} from '../one-time-token/index.js';
+import type { LoginLimits } from '../rate-limit/index.js';
+import { bindBrowser, codeBindingOf } from './code-binding.js';
+import type { LoginContext } from './context.js';
+import { PENDING_COOKIE, clearCookie, setCookie } from './cookies.js';
+import { sameOriginForm } from './form.js';
+import { escapeHtml, page } from './html.js';
+import { signInPage } from './sign-in-page.js';
+import { FACTORS_PAGE, PROGRESS_COOKIE } from './sign-in-flow.js';
+
+export interface OneTimeTokenRoutesOptions {
+  provider: Provider;
+  delivery: DeliveryHandler;
+  /** rate limits and lockout of generation and consumption (spec One-time token login 4) */
+  limits: LoginLimits;
+  /**
+   * The customizable generate-request step (spec One-time token login 5): sees the request and may change
+   * the time-to-live. @default keeps the 5-minute default
+   */
+  onGenerateRequest?: (request: GenerateRequest, req: IncomingMessage) => GenerateRequest;
+  /** unknown addresses that ask for a link get an account (e-mail unverified). @default false */
+  selfSignup?: boolean;
+  /** the upstream OpenID provider's name, when one is configured: the sign-in page offers it */
+  upstreamName?: string;
+}
+
+const USERNAME = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
+
+const GENERATED = 'If the address belongs to an account, a sign-in link and code are on their way. Either works once, for 5 minutes.';
+
+function sentJson(req: IncomingMessage): boolean {
+  return (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
+}
+
+/** A refusal on the sign-in pages: the message and a way to start again. */
+const refusalPage = (message: string) =>
+  page('Sign in', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/login">Start again</a></p>`);
+const refuse = (req: IncomingMessage, res: ServerResponse, status: number, message: string, headers?: Record<string, string>) =>
+  refuseWith(req, res, status, message, refusalPage, headers);
+
+/**
+ * The login endpoints of the spec (POST /ott/generate, GET and POST /login/ott), the provider's own sign-in page
+ * (/login) and its interaction page, as routes. Reachable without authentication; state-changing ones check
+ * Origin (Cross-site rules).
+ */
+export function createOneTimeTokenRoutes(
+  { publicUrl, secure, origin, db, flow, log, gate }: LoginContext,
+  options: OneTimeTokenRoutesOptions,
+) {
+  const { provider, delivery, limits } = options;
+
+  /** Self sign-up: the account exists from now on, its e-mail unverified; a suspended one stays suspended. */
+  async function signUp(email: string): Promise<string | null> {
+    await addUserIfAbsent(db, email);
+    return findUserIdByEmail(db, email);
+  }
+
+  /**
+   * Delivery happens after the answer is sent, so neither timing nor outcome can tell accounts apart. The token
+   * also gets a short code, bound to the browser that asked (`binding`); both travel in the message only.
+   */
+  function deliverLater(req: IncomingMessage, res: ServerResponse, username: string, binding: string): void {
+    setImmediate(() => {
+      void (async () => {
+        let userId = await findUserIdByEmail(db, username);
+        // Unknown addresses never get an account implicitly, unless self sign-up is switched on.
+        if (!userId && options.selfSignup) userId = await signUp(username);
+        if (!userId) return;
+        const request = options.onGenerateRequest ? options.onGenerateRequest({ username }, req) : { username };
+        const { token, code, expiresAt } = await generateOneTimeTokenWithCode(db, request, binding);
+        const magicLink = `${publicUrl}/login/ott?token=${encodeURIComponent(token)}`;
+        await delivery.deliver({ to: username, token, code, magicLink, expiresAt }, { request: req, response: res });
+      })().catch((error: unknown) => log.error({ err: error, handler: delivery.name }, 'one-time token delivery failed'));
+    });
+  }
+
+  /** A same-origin form's fields, or undefined once the refusal (403, 4xx) has been sent. */
+  const formOf = (req: IncomingMessage, res: ServerResponse) => sameOriginForm(req, res, origin, refuse);
+  /** 429 with Retry-After, the same for every account (the counters know nothing about accounts). */
+  const tooManyFor =
+    (req: IncomingMessage, res: ServerResponse): TooMany =>
+    (status, message, headers) =>
+      refuse(req, res, status, message, headers);
+
+  async function generate(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const fields = await formOf(req, res);
+    if (!fields) return;
+    const username = normalizeUsername(fields['username'] ?? '');
+    if (!USERNAME.test(username)) return refuse(req, res, 400, 'username must be an e-mail address.');
+    if (!(await gate.admit(res, limits.generate(gate.clientAddress(req), username), tooManyFor(req, res)))) return;
+    deliverLater(req, res, username, bindBrowser(req, res, secure));
+    if (sentJson(req)) return sendJson(res, 202, { status: 'accepted', message: GENERATED });
+    seeOther(res, '/login/ott?sent=1');
+  }
+
+  /**
+   * The "check your messages" page: one field for what the message holds, the 6-digit code (typed in the browser
+   * that asked for it) or the link's token (the browser fills it from the link). The server never echoes the
+   * token, or anything else from the query string.
+   */
+  function tokenPage(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', publicUrl);
+    const notice = url.searchParams.has('sent') ? `<p role="status">${escapeHtml(GENERATED)}</p>` : '';
+    const body = `${notice}
+<form method="post" action="/login/ott">
+<label for="token">The 6-digit code from the message (or the token of its link)</label>
+<input id="token" name="token" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" required>
+<button type="submit">Sign in</button>
+</form>
+<p>A code works only in this browser, the one that asked for it; the link in the message works in any browser.</p>`;
+    // Take the token from the link into the form, then drop it from the address bar and history.
+    const script = `(function(){var p=new URLSearchParams(location.search),t=p.get('token');if(t){document.getElementById('token').value=t;history.replaceState(null,'',location.pathname);}})();`;
+    html(res, 200, page('Sign in with your code', body, script));
+  }
+
+  /**
+   * POST /login/ott: a token (from the link), or a username and short code typed in the browser the code is bound
+   * to. Both count alike against the source: wrong ones slow it down, then stop it; a stopped browser's
+   * outstanding codes die (their links live on), so guessing cannot outlast the lockout.
+   */
+  async function consume(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const fields = await formOf(req, res);
+    if (!fields) return;
+    let token = (fields['token'] ?? '').trim();
+    let code = fields['code']?.trim();
+    let username: string | undefined;
+    if (code !== undefined && token) return refuse(req, res, 400, 'Send either a token or a code, not both.');
+    if (code === undefined && !token) return refuse(req, res, 400, 'token or code is required.');
+    if (code !== undefined) {
+      if (!isShortCodeShaped(code)) return refuse(req, res, 400, 'code must be 6 digits.');
+      username = normalizeUsername(fields['username'] ?? '');
+      if (!USERNAME.test(username)) return refuse(req, res, 400, 'username must be an e-mail address.');
+    } else if (isShortCodeShaped(token)) {
+      // The page's one field: six digits are the message's code (a link's token is 43 characters, never digits
+      // alone), looked up among this browser's codes only.
+      code = token;
+      token = '';
+    }
+    const binding = codeBindingOf(req);
+    // Without this browser's binding no code is looked up, so nothing was compared: an error, not a wrong try.
+    if (code !== undefined && !binding) {
+      return refuse(req, res, 400, 'A code works only in the browser that asked for it. Open the link in the message instead.');
+    }
+    const attempt = await gate.attempt(req, res, limits, async (status, message, headers) => {
+      if (binding) await revokeShortCodes(db, binding).catch((error: unknown) => log.error({ err: error }, 'revoking short codes failed'));
+      refuse(req, res, status, message, headers);
+    });
+    if (!attempt) return;
+    const consumed =
+      code === undefined ? await consumeOneTimeToken(db, token) : await consumeShortCode(db, { username, code, binding: binding! });
+    const userId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
+    // Wrong tokens and codes slow down, then stop, the source that sends them; the account itself is never locked.
+    if (!consumed || !userId) {
+      await attempt.failed();
+      return refuse(req, res, 401, ONE_TIME_TOKEN_ERRORS.INVALID);
+    }
+    await attempt.succeeded();
+    seeOther(res, await flow.proveFactor(req, res, userId, 'OTT'));
+  }
+
+  /**
+   * The provider's login prompt: finish it with this browser's complete sign-in, continue a session that needs
+   * more (a factor past its validity, or a step-up to the requested `acr_values`) on the factor page, or show
+   * the sign-in form.
+   */
+  async function interaction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
+    let details: Awaited<ReturnType<Provider['interactionDetails']>>;
+    try {
+      details = await provider.interactionDetails(req, res);
+    } catch {
+      clearCookie(res, PENDING_COOKIE, { path: '/', secure });
+      return refuse(req, res, 400, 'This sign-in has expired or belongs to another browser. Start again from the application.');
+    }
+    if (details.uid !== uid) return refuse(req, res, 400, 'This sign-in belongs to another browser.');
+    if (details.prompt.name !== 'login') {
+      // Consent is implicit for first-party clients; third-party consent screens are not offered.
+      return void (await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'consent is not available for this client' },
+        { mergeWithLastSubmission: false },
+      ));
+    }
+    const interactionDetails = details;
+    const acrValues = typeof details.params['acr_values'] === 'string' ? details.params['acr_values'].split(' ').filter(Boolean) : [];
+    const login = await flow.completeForInteraction(req, res, { acrValues }, async (accountId) => {
+      // Another person's session in this browser ends as this sign-in begins: the request no longer refers to it.
+      if (interactionDetails.session?.accountId && interactionDetails.session.accountId !== accountId) {
+        interactionDetails.session = undefined;
+        await interactionDetails.save(Math.max(1, interactionDetails.exp - Math.floor(Date.now() / 1000)));
+      }
+    });
+    if (login) {
+      clearCookie(res, PENDING_COOKIE, { path: '/', secure });
+      return provider.interactionFinished(req, res, { login: { ...login, remember: true } }, { mergeWithLastSubmission: false });
+    }
+    setCookie(res, PENDING_COOKIE, uid, { path: '/', maxAgeSeconds: 3600, secure });
+    // Only the session's factors fall short (nothing else asks for a new login): ask for what is missing.
+    const reasons = details.prompt.reasons;
+    if (reasons.length > 0 && reasons.every((reason) => reason === FACTORS_REQUIRED) && (await flow.continueFromSession(req, res))) {
+      return seeOther(res, FACTORS_PAGE);
+    }
+    const hint = typeof details.params['login_hint'] === 'string' ? details.params['login_hint'] : '';
+    html(res, 200, signInPage(hint, options.upstreamName));
+  }
+
+  /** The provider's own sign-in page (no application waiting): signs the browser in to the provider. */
+  function standaloneSignIn(_req: IncomingMessage, res: ServerResponse): void {
+    // A sign-in started here completes here, never an authorization request or a sign-in left over in this browser.
+    clearCookie(res, PENDING_COOKIE, { path: '/', secure });
+    clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
+    html(res, 200, signInPage('', options.upstreamName));
+  }
+
+  const routes: Route[] = [
+    { path: '/ott/generate', methods: ['POST'], handler: generate },
+    {
+      path: '/login/ott',
+      methods: ['GET', 'HEAD', 'POST'],
+      handler: (req, res) => (req.method === 'POST' ? consume(req, res) : tokenPage(req, res)),
+    },
+    { path: '/login', methods: ['GET', 'HEAD'], handler: standaloneSignIn },
+    {
+      path: '/interaction/:uid',
+      methods: ['GET', 'HEAD'],
+      params: { uid: /^[A-Za-z0-9_-]{1,64}$/ },
+      handler: (req, res, { params }) => interaction(req, res, params['uid']!),
+    },
+  ];
+  return routes;
+}

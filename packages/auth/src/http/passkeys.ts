@@ -1,0 +1,205 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { findUserById } from '@latchkey/db';
+import { httpErrorBody, readJsonObject, FormError, sendHttpError, sendJson, type Route } from '@latchkey/http';
+import { readProviderSession } from '../oidc/provider-session.js';
+import type Provider from 'oidc-provider';
+import {
+  finishPasskeyAuthentication,
+  finishPasskeyRegistration,
+  PasskeyError,
+  startPasskeyAuthentication,
+  startPasskeyRegistration,
+  type PasskeyRelyingParty,
+} from '../passkeys/index.js';
+import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
+import type { Principal } from '../principal/principal.js';
+import { principalFrom } from '../principal/principal-from.js';
+import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp, stepUpChallengeHeader, stepUpParameters } from '../principal/step-up.js';
+import type { LoginLimits } from '../rate-limit/index.js';
+import type { LoginContext } from './context.js';
+import { readCookie, setCookie } from './cookies.js';
+import { isRandomTokenShaped, randomToken } from '../secrets/random-token.js';
+import { isSameOrigin } from './same-origin.js';
+import { DEVICE_COOKIE, FACTORS_PAGE } from './sign-in-flow.js';
+
+/** The browser the ceremony runs in: a random id in an HttpOnly cookie; challenges are bound to it. */
+export const WEBAUTHN_COOKIE = 'lk_webauthn';
+
+/** The passkey endpoints' paths. */
+const PASSKEY_PATHS = ['/webauthn/register/options', '/webauthn/register', '/webauthn/authenticate/options', '/login/webauthn'] as const;
+
+/** WebAuthn payloads are nested JSON, larger than a form. */
+const PASSKEY_BODY_BYTES = 16_384;
+
+export interface PasskeyRoutesOptions {
+  /** undefined: passkeys are not configured (no usable RP ID), and their paths answer 404 saying so */
+  relyingParty: PasskeyRelyingParty | undefined;
+  limits: LoginLimits;
+  /** access tokens (API clients, the demo client) name the caller of a registration */
+  verifier: AccessTokenVerifier;
+  /** without an access token, the provider session (the account page) does */
+  provider: Provider;
+}
+
+const fail = (
+  res: ServerResponse,
+  status: number,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) => sendJson(res, status, httpErrorBody(status, message, extra), headers);
+
+/**
+ * The passkey endpoints of the spec (POST /webauthn/register/options, /webauthn/register,
+ * /webauthn/authenticate/options, /login/webauthn). Registration needs a signed-in caller; sign-in continues in
+ * the browser that proved the passkey, like a one-time token (amr `swk`).
+ */
+export function createPasskeyRoutes({ origin, secure, db, flow, gate }: LoginContext, options: PasskeyRoutesOptions): Route[] {
+  const { relyingParty: rp, limits, verifier, provider } = options;
+  if (!rp) {
+    const off: Route['handler'] = (_req, res) => sendHttpError(res, 404, 'Passkeys are not configured on this server (set RP_ID).');
+    return PASSKEY_PATHS.map((path) => ({ path, methods: 'any', handler: off }));
+  }
+
+  /** The browser binding, created on first use (SameSite=Strict: never sent by another site's requests). */
+  function bindingOf(req: IncomingMessage, res: ServerResponse): string {
+    const existing = readCookie(req, WEBAUTHN_COOKIE);
+    if (isRandomTokenShaped(existing)) return existing;
+    const created = randomToken();
+    setCookie(res, WEBAUTHN_COOKIE, created, { path: '/', maxAgeSeconds: 3600, secure });
+    return created;
+  }
+
+  const sameOrigin = (req: IncomingMessage) => isSameOrigin(req, origin);
+
+  /** Runs a handler with the shared refusals: cross-site 403, bad bodies 4xx, refused passkeys 400. */
+  function endpoint(handle: (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => Promise<void>) {
+    return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      if (!sameOrigin(req)) return fail(res, 403, 'Cross-site requests are refused.');
+      let body: Record<string, unknown>;
+      try {
+        body = await readJsonObject(req, PASSKEY_BODY_BYTES);
+      } catch (error) {
+        if (error instanceof FormError) return fail(res, error.status, error.message);
+        throw error;
+      }
+      try {
+        await handle(req, res, body);
+      } catch (error) {
+        if (error instanceof PasskeyError) return fail(res, 400, error.message, { code: error.code });
+        throw error;
+      }
+    };
+  }
+
+  /**
+   * The signed-in caller of a registration: an access token's (API clients, the demo client) or, without one, the
+   * provider session's (the account page). Null for none, 'rejected' for a bad token.
+   */
+  async function callerOf(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<Pick<Principal, 'subject' | 'acr' | 'authTime'> | null | 'rejected'> {
+    const result = await principalFrom(verifier, { authorization: req.headers.authorization });
+    if (result !== undefined) return result.ok ? result.principal : 'rejected';
+    const session = await readProviderSession(provider, req, res);
+    // A session past a factor's validity (spec Multi-factor rules 2) is no caller until it is renewed.
+    if (!session || !(await flow.sessionMeets(session.sessionUid, session.accountId, [], readCookie(req, DEVICE_COOKIE)))) return null;
+    return { subject: session.accountId, acr: session.acr || null, authTime: session.authTime };
+  }
+
+  async function signedInUser(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ id: string; email: string; displayName: string | null } | null> {
+    const caller = await callerOf(req, res);
+    if (caller === null || caller === 'rejected') {
+      fail(
+        res,
+        401,
+        caller === null ? 'Sign in to add a passkey.' : 'The access token is invalid or expired.',
+        {},
+        { 'www-authenticate': caller === null ? 'Bearer' : 'Bearer error="invalid_token"' },
+      );
+      return null;
+    }
+    // Adding a passkey is a credential change: it needs a recent sign-in (RFC 9470 challenge otherwise).
+    if (!meetsStepUp(caller, CREDENTIAL_CHANGE_STEP_UP)) {
+      fail(
+        res,
+        401,
+        'Adding a passkey needs a recent sign-in.',
+        { code: 'INSUFFICIENT_USER_AUTHENTICATION', ...stepUpParameters(CREDENTIAL_CHANGE_STEP_UP) },
+        { 'www-authenticate': stepUpChallengeHeader(CREDENTIAL_CHANGE_STEP_UP) },
+      );
+      return null;
+    }
+    const user = await findUserById(db, caller.subject);
+    if (!user || user.suspended) {
+      fail(res, 403, 'This account cannot add passkeys.');
+      return null;
+    }
+    return { id: user.id, email: user.email, displayName: user.displayName };
+  }
+
+  const registerOptions = endpoint(async (req, res) => {
+    const user = await signedInUser(req, res);
+    if (!user) return;
+    const creation = await startPasskeyRegistration(db, rp, {
+      userId: user.id,
+      userName: user.email,
+      displayName: user.displayName ?? user.email,
+      binding: bindingOf(req, res),
+    });
+    sendJson(res, 200, creation);
+  });
+
+  const register = endpoint(async (req, res, body) => {
+    const user = await signedInUser(req, res);
+    if (!user) return;
+    if (typeof body['response'] !== 'object' || body['response'] === null)
+      return fail(res, 400, 'response must be the credential the browser created.');
+    const label = body['label'];
+    if (label !== undefined && typeof label !== 'string') return fail(res, 400, 'label must be a string.');
+    const passkey = await finishPasskeyRegistration(db, rp, {
+      userId: user.id,
+      binding: bindingOf(req, res),
+      response: body['response'] as never,
+      label,
+    });
+    sendJson(res, 201, passkey);
+  });
+
+  const authenticateOptions = endpoint(async (req, res, body) => {
+    const username = typeof body['username'] === 'string' ? body['username'] : undefined;
+    const request = await startPasskeyAuthentication(db, rp, { binding: bindingOf(req, res), username });
+    sendJson(res, 200, request);
+  });
+
+  const signIn = endpoint(async (req, res, body) => {
+    const attempt = await gate.attempt(req, res, limits, (status, message, headers) => fail(res, status, message, {}, headers));
+    if (!attempt) return;
+    if (typeof body['response'] !== 'object' || body['response'] === null)
+      return fail(res, 400, 'response must be the assertion the browser produced.');
+    let result: Awaited<ReturnType<typeof finishPasskeyAuthentication>>;
+    try {
+      result = await finishPasskeyAuthentication(db, rp, { binding: bindingOf(req, res), response: body['response'] as never });
+    } catch (error) {
+      if (error instanceof PasskeyError) await attempt.failed();
+      throw error;
+    }
+    const user = await findUserById(db, result.userId);
+    if (!user || user.suspended) return fail(res, 403, 'This account cannot sign in.');
+    await attempt.succeeded();
+    const next = await flow.proveFactor(req, res, result.userId, 'WEBAUTHN');
+    sendJson(res, 200, { status: next === FACTORS_PAGE ? 'more-factors-needed' : 'signed-in', continue: next });
+  });
+
+  const handlers = {
+    '/webauthn/register/options': registerOptions,
+    '/webauthn/register': register,
+    '/webauthn/authenticate/options': authenticateOptions,
+    '/login/webauthn': signIn,
+  };
+  return PASSKEY_PATHS.map((path) => ({ path, methods: ['POST'], handler: handlers[path] }));
+}

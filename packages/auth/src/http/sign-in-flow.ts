@@ -1,0 +1,217 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Factor, FactorGrant } from '../factors/index.js';
+import { readProviderSession, signInProviderSession } from '../oidc/provider-session.js';
+import { isRememberedDevice, rememberDevice } from '../remembered-devices/index.js';
+import {
+  accountFactsOf,
+  judgeSignIn,
+  PROGRESS_TTL_SECONDS,
+  readSessionFactors,
+  readSignInProgress,
+  recordFactor,
+  saveSessionFactors,
+  saveSignInProgress,
+  takeSignInProgress,
+  type SignInPolicy,
+  type SignInStanding,
+} from '../sign-in/index.js';
+import type Provider from 'oidc-provider';
+import type { Database } from '@latchkey/db';
+import { PENDING_COOKIE, clearCookie, readCookie, setCookie } from './cookies.js';
+
+/** This browser's sign-in in progress (HttpOnly): the factors proven so far, stored server-side. */
+export const PROGRESS_COOKIE = 'lk_signin';
+
+/** A remembered browser (spec Multi-factor rules 5): a bearer token, HttpOnly, SameSite=Lax, Secure on https. */
+export const DEVICE_COOKIE = 'lk_device';
+
+/** The `acr_values` of the authorization request pending in this browser, for the pages (not secret). */
+const ACR_COOKIE = 'lk_acr';
+
+/** Where the factor pages live: what is still needed, and the forms for it. */
+export const FACTORS_PAGE = '/login/factors';
+
+const UID = /^[A-Za-z0-9_-]{10,64}$/;
+
+export interface SignInFlowOptions {
+  db: Database;
+  provider: Provider;
+  policy: SignInPolicy;
+  /** cookies are Secure when PUBLIC_URL is https */
+  secure: boolean;
+}
+
+/** A sign-in that is not complete yet: whose, what it holds, and what it still needs. */
+export interface PendingSignIn {
+  userId: string;
+  factors: FactorGrant[];
+  standing: SignInStanding & { complete: false };
+}
+
+/**
+ * The sign-in flow across factors (spec Multi-factor rules 1-3): every proven factor is recorded in this
+ * browser's sign-in in progress; the flow moves the user to the factor pages until the account's rules (and an
+ * application's `acr_values`) are met, then signs the browser in to the provider with the factors' `amr`/`acr`,
+ * either finishing the application's pending authorization request or, without one, on its own.
+ */
+export function createSignInFlow(options: SignInFlowOptions) {
+  const { db, provider, policy, secure } = options;
+
+  const pendingInteraction = (req: IncomingMessage) => {
+    const uid = readCookie(req, PENDING_COOKIE);
+    return uid && UID.test(uid) ? uid : undefined;
+  };
+
+  /**
+   * The `acr_values` of the authorization request pending in this browser, as its login page noted them (the
+   * provider's own interaction cookie is scoped to that page). Only what the pages show depends on this note:
+   * the login page itself judges the sign-in against the request's real `acr_values` before finishing it.
+   */
+  function requestedAcr(req: IncomingMessage): string[] {
+    if (!pendingInteraction(req)) return [];
+    return (readCookie(req, ACR_COOKIE) ?? '').split(' ').filter(Boolean);
+  }
+
+  /** Notes (or forgets) the `acr_values` of the authorization request pending in this browser. */
+  function noteRequestedAcr(res: ServerResponse, acrValues: readonly string[]): void {
+    if (acrValues.length === 0) clearCookie(res, ACR_COOKIE, { path: '/', secure });
+    else setCookie(res, ACR_COOKIE, acrValues.join(' '), { path: '/', maxAgeSeconds: 3600, secure });
+  }
+
+  async function judge(
+    req: IncomingMessage,
+    userId: string,
+    factors: readonly FactorGrant[],
+    acrValues = requestedAcr(req),
+  ): Promise<SignInStanding | null> {
+    const account = await accountFactsOf(db, userId);
+    if (!account) return null;
+    const rememberedDevice = await isRememberedDevice(db, userId, readCookie(req, DEVICE_COOKIE));
+    return judgeSignIn(policy, account, factors, { acrValues, rememberedDevice });
+  }
+
+  /** Remembers this browser for the account (opt-in, after a sign-in that needed more than one factor). */
+  async function rememberThisBrowser(req: IncomingMessage, res: ServerResponse, userId: string): Promise<void> {
+    const { token, expiresAt } = await rememberDevice(db, { userId, label: String(req.headers['user-agent'] ?? 'A browser') });
+    setCookie(res, DEVICE_COOKIE, token, { path: '/', maxAgeSeconds: Math.floor((expiresAt.getTime() - Date.now()) / 1000), secure });
+  }
+
+  /** The factors of this browser's provider session, when it belongs to `userId` (a step-up builds on them). */
+  async function sessionFactorsFor(req: IncomingMessage, res: ServerResponse, userId: string): Promise<FactorGrant[]> {
+    const session = await readProviderSession(provider, req, res);
+    if (!session || session.accountId !== userId) return [];
+    return (await readSessionFactors(db, session.sessionUid, userId)) ?? [];
+  }
+
+  /** Signs the browser in to the provider with these factors and remembers them beside the session. */
+  async function establishSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    userId: string,
+    factors: readonly FactorGrant[],
+    standing: SignInStanding & { complete: true },
+  ): Promise<void> {
+    const session = await signInProviderSession(provider, req, res, { accountId: userId, amr: standing.amr, acr: standing.acr ?? '' });
+    await saveSessionFactors(db, { sessionUid: session.sessionUid, userId, factors, expiresAt: session.expiresAt });
+  }
+
+  /**
+   * `userId` has just proven `factor` in this browser. Returns where the browser goes next: the factor page
+   * while something is still needed, the pending authorization request once the sign-in is complete, or the
+   * account page when no application is waiting.
+   */
+  async function proveFactor(
+    req: IncomingMessage,
+    res: ServerResponse,
+    userId: string,
+    factor: Factor,
+    options: { remember?: boolean } = {},
+  ): Promise<string> {
+    const seed = await sessionFactorsFor(req, res, userId);
+    const progress = await recordFactor(db, { progressId: readCookie(req, PROGRESS_COOKIE), userId, factor, seed });
+    const standing = await judge(req, userId, progress.factors);
+    // Opt-in, and only where it can spare something: a sign-in that took more than one factor.
+    if (options.remember && standing?.complete && progress.factors.length > 1) await rememberThisBrowser(req, res, userId);
+    if (!standing) {
+      await takeSignInProgress(db, progress.progressId);
+      clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
+      return '/login';
+    }
+    if (!standing.complete) {
+      setCookie(res, PROGRESS_COOKIE, progress.progressId, { path: '/', maxAgeSeconds: PROGRESS_TTL_SECONDS, secure });
+      return FACTORS_PAGE;
+    }
+    const pending = pendingInteraction(req);
+    if (pending) {
+      // The interaction page finishes the application's request with this complete sign-in.
+      setCookie(res, PROGRESS_COOKIE, progress.progressId, { path: '/', maxAgeSeconds: PROGRESS_TTL_SECONDS, secure });
+      return `/interaction/${pending}`;
+    }
+    await takeSignInProgress(db, progress.progressId);
+    clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
+    await establishSession(req, res, userId, progress.factors, standing);
+    return '/account';
+  }
+
+  /**
+   * At the login prompt of an authorization request: when this browser's sign-in in progress is complete (for
+   * this request's `acr_values` too), sign in with it. Returns the login result, or null to show the sign-in.
+   */
+  async function completeForInteraction(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: { acrValues: string[] },
+    beforeSession: (accountId: string) => Promise<void>,
+  ): Promise<{ accountId: string; amr: string[]; acr: string } | null> {
+    noteRequestedAcr(res, request.acrValues);
+    const progressId = readCookie(req, PROGRESS_COOKIE);
+    const progress = await readSignInProgress(db, progressId);
+    if (!progress) return null;
+    const standing = await judge(req, progress.userId, progress.factors, request.acrValues);
+    if (!standing?.complete) return null;
+    if (!(await takeSignInProgress(db, progressId))) return null; // another request used it first
+    clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
+    await beforeSession(progress.userId);
+    await establishSession(req, res, progress.userId, progress.factors, standing);
+    return { accountId: progress.userId, amr: standing.amr, acr: standing.acr ?? '' };
+  }
+
+  /**
+   * A provider session that no longer meets the rules (a factor past its validity) or an application's
+   * `acr_values` (step-up): continue it as a sign-in in progress seeded with the session's factors, so only
+   * what is missing is asked for. Returns false when there is no session to build on.
+   */
+  async function continueFromSession(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const session = await readProviderSession(provider, req, res);
+    if (!session) return false;
+    const factors = (await readSessionFactors(db, session.sessionUid, session.accountId)) ?? [];
+    const progressId = await saveSignInProgress(db, { userId: session.accountId, factors });
+    setCookie(res, PROGRESS_COOKIE, progressId, { path: '/', maxAgeSeconds: PROGRESS_TTL_SECONDS, secure });
+    return true;
+  }
+
+  /** This browser's sign-in that still needs something, for the factor page; null when there is none. */
+  async function pendingSignIn(req: IncomingMessage, _res: ServerResponse): Promise<PendingSignIn | null> {
+    const progress = await readSignInProgress(db, readCookie(req, PROGRESS_COOKIE));
+    if (!progress) return null;
+    const standing = await judge(req, progress.userId, progress.factors);
+    if (!standing || standing.complete) return null;
+    return { userId: progress.userId, factors: progress.factors, standing };
+  }
+
+  /**
+   * Whether a provider session still meets the account's rules (validity durations) and `acrValues`, on a
+   * browser that may be remembered (`deviceToken`).
+   */
+  async function sessionMeets(sessionUid: string, userId: string, acrValues: string[], deviceToken: string | undefined): Promise<boolean> {
+    const factors = await readSessionFactors(db, sessionUid, userId);
+    const account = await accountFactsOf(db, userId);
+    if (!factors || !account) return false;
+    const rememberedDevice = await isRememberedDevice(db, userId, deviceToken);
+    return judgeSignIn(policy, account, factors, { acrValues, rememberedDevice }).complete;
+  }
+
+  return { proveFactor, completeForInteraction, continueFromSession, pendingSignIn, sessionMeets, pendingInteraction };
+}
+
+export type SignInFlow = ReturnType<typeof createSignInFlow>;

@@ -1,0 +1,287 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { seeOther, sendHtml, sendHttpError, type Attempt, type Route } from '@latchkey/http';
+import type { LoginLimits } from '../rate-limit/index.js';
+import {
+  createUpstreamRelyingParty,
+  deriveUpstreamRequestKey,
+  findLinkedUser,
+  linkFederatedIdentity,
+  listFederatedIdentities,
+  openUpstreamRequest,
+  sealUpstreamRequest,
+  unlinkFederatedIdentity,
+  UPSTREAM_REQUEST_TTL_SECONDS,
+  UpstreamError,
+  type UpstreamPurpose,
+} from '../upstream/index.js';
+import type { SignedInAccount } from './account.js';
+import type { LoginContext } from './context.js';
+import { clearCookie, readCookie, setCookie } from './cookies.js';
+import { escapeHtml, page } from './html.js';
+import { DEVICE_COOKIE } from './sign-in-flow.js';
+
+/**
+ * The authorization request this browser sent to the upstream provider (state, nonce, PKCE verifier, purpose),
+ * sealed with AES-256-GCM: HttpOnly, SameSite=Lax (the callback is a top-level GET from the upstream provider),
+ * scoped to /login/upstream, 10 minutes. Cleared by the first callback whatever its outcome.
+ */
+export const UPSTREAM_COOKIE = 'lk_upstream';
+const COOKIE_PATH = '/login/upstream';
+export const UPSTREAM_CALLBACK_PATH = '/login/upstream/callback';
+
+export interface UpstreamConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** what the sign-in button calls the provider */
+  name: string;
+}
+
+export interface UpstreamRoutesOptions {
+  /** the same source counters as the one-time token (every callback is an attempt, every refusal a failure) */
+  limits: LoginLimits;
+  upstream: UpstreamConfig;
+  /** the server secret the key sealing pending requests is derived from (every instance sharing it agrees) */
+  keySecret: string;
+  /** the account page's: who is signed in, and its credential-changing forms (same origin, recent sign-in) */
+  account: {
+    signedIn(req: IncomingMessage, res: ServerResponse): Promise<SignedInAccount | null>;
+    credentialForm(
+      req: IncomingMessage,
+      res: ServerResponse,
+    ): Promise<{ account: SignedInAccount; fields: Record<string, string> } | undefined>;
+  };
+}
+
+/** The upstream routes: path, method. */
+const UPSTREAM_ROUTES = [
+  ['/login/upstream', 'GET'],
+  [UPSTREAM_CALLBACK_PATH, 'GET'],
+  ['/account/upstream/link', 'POST'],
+  ['/account/upstream/unlink', 'POST'],
+] as const;
+
+/** Without an upstream provider, its routes answer 404 saying so, whatever the method. */
+export function upstreamRoutesOff(): Route[] {
+  const off: Route['handler'] = (_req, res) =>
+    sendHttpError(res, 404, 'No upstream OpenID provider is configured on this server (set UPSTREAM_ISSUER).');
+  return UPSTREAM_ROUTES.map(([path]) => ({ path, methods: 'any', handler: off }));
+}
+
+/**
+ * What a refusal's cause says, for logs: its name, code and message only. The causes openid-client attaches
+ * carry the callback's parameters (a live authorization code when the state did not match) and response bodies.
+ */
+function reasonOf(error: UpstreamError): string {
+  const cause = error.cause;
+  if (!(cause instanceof Error)) return error.code;
+  const code = (cause as { code?: unknown }).code;
+  return `${cause.name}${typeof code === 'string' ? ` ${code}` : ''}: ${cause.message}`;
+}
+
+const when = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/**
+ * Signing in through an upstream OpenID provider (factor AUTHORIZATION_CODE, amr `fed`) and linking its
+ * identities to accounts. Accounts are found by the verified ID token's (iss, sub) only, never by e-mail: an
+ * identity nobody linked signs nobody in and creates nothing. Linking starts on the account page.
+ */
+export function createUpstreamRoutes({ publicUrl, secure, db, flow, log, gate }: LoginContext, options: UpstreamRoutesOptions) {
+  const { limits, upstream } = options;
+  const requestKey = deriveUpstreamRequestKey(options.keySecret);
+  const party = createUpstreamRelyingParty({
+    issuer: upstream.issuer,
+    clientId: upstream.clientId,
+    clientSecret: upstream.clientSecret,
+    redirectUri: `${publicUrl}${UPSTREAM_CALLBACK_PATH}`,
+  });
+  const name = escapeHtml(upstream.name);
+
+  function problem(
+    res: ServerResponse,
+    status: number,
+    message: string,
+    back: 'login' | 'account',
+    headers: Record<string, string> = {},
+  ): void {
+    const link = back === 'login' ? '<a href="/login">Start again</a>' : '<a href="/account">Back to your account</a>';
+    sendHtml(
+      res,
+      status,
+      page(`Sign in with ${upstream.name}`, `<p class="error" role="alert">${escapeHtml(message)}</p><p>${link}</p>`),
+      headers,
+    );
+  }
+  /** A new authorization request at the upstream provider; the browser keeps it sealed. Null once refused. */
+  async function begin(res: ServerResponse, purpose: UpstreamPurpose, back: 'login' | 'account', userId?: string): Promise<string | null> {
+    try {
+      const { url, request } = await party.start(purpose, userId);
+      setCookie(res, UPSTREAM_COOKIE, sealUpstreamRequest(requestKey, request), {
+        path: COOKIE_PATH,
+        maxAgeSeconds: UPSTREAM_REQUEST_TTL_SECONDS,
+        secure,
+      });
+      return url;
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      log.warn({ issuer: upstream.issuer, reason: reasonOf(error) }, 'upstream provider unavailable');
+      problem(res, 502, `${upstream.name} cannot be reached right now. Try again shortly.`, back);
+      return null;
+    }
+  }
+
+  /** GET /login/upstream: off to the upstream provider (a link, not a form: the pages' CSP allows form posts to this origin only). */
+  async function start(_req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = await begin(res, 'sign-in', 'login');
+    if (url) seeOther(res, url);
+  }
+
+  /**
+   * GET /login/upstream/callback: the upstream provider sends the browser back. Single use (the sealed request
+   * is cleared first), checked against this browser's request (state), the code redeemed with its PKCE verifier
+   * and the ID token verified (nonce, issuer, audience, signature). Every callback counts against its source.
+   */
+  async function callback(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const sealed = readCookie(req, UPSTREAM_COOKIE);
+    clearCookie(res, UPSTREAM_COOKIE, { path: COOKIE_PATH, secure });
+    const attempt = await gate.attempt(req, res, limits, (status, message, headers) => problem(res, status, message, 'login', headers));
+    if (!attempt) return;
+    const { ip } = attempt;
+    const pending = openUpstreamRequest(requestKey, sealed);
+    if (!pending) {
+      await attempt.failed();
+      return problem(
+        res,
+        400,
+        `No sign-in with ${upstream.name} is in progress in this browser, or it has expired or been used. Start again.`,
+        'login',
+      );
+    }
+    const back = pending.purpose === 'link' ? 'account' : 'login';
+    const rawUrl = req.url ?? '';
+    const query = rawUrl.includes('?') ? rawUrl.slice(rawUrl.indexOf('?')) : '';
+    let identity: Awaited<ReturnType<typeof party.finish>>;
+    try {
+      identity = await party.finish(query, pending);
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      log.warn({ ip, code: error.code, upstreamError: error.upstreamError, reason: reasonOf(error) }, 'upstream sign-in refused');
+      if (error.code === 'UPSTREAM_UNAVAILABLE')
+        return problem(res, 502, `${upstream.name} cannot be reached right now. Try again shortly.`, back);
+      await attempt.failed();
+      if (error.code === 'UPSTREAM_DENIED') return problem(res, 401, `The sign-in at ${upstream.name} was cancelled or refused.`, back);
+      return problem(
+        res,
+        400,
+        `The answer from ${upstream.name} does not belong to a sign-in started in this browser, or it was used already. Start again.`,
+        back,
+      );
+    }
+    if (pending.purpose === 'link') return finishLink(req, res, attempt, pending.userId!, identity);
+
+    const userId = await findLinkedUser(db, identity.issuer, identity.subject);
+    if (!userId) {
+      // Never by e-mail: an account with the address the upstream provider reports is not this identity's.
+      await attempt.failed();
+      return problem(
+        res,
+        401,
+        `This ${upstream.name} account is not linked to an account here. Sign in another way, then link it from your account page.`,
+        'login',
+      );
+    }
+    await attempt.succeeded();
+    seeOther(res, await flow.proveFactor(req, res, userId, 'AUTHORIZATION_CODE'));
+  }
+
+  /** The callback of a link: the account that asked must still be the one signed in here. */
+  async function finishLink(
+    req: IncomingMessage,
+    res: ServerResponse,
+    attempt: Attempt,
+    userId: string,
+    identity: { issuer: string; subject: string },
+  ): Promise<void> {
+    const account = await options.account.signedIn(req, res);
+    if (
+      !account ||
+      account.userId !== userId ||
+      !(await flow.sessionMeets(account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))
+    ) {
+      await attempt.failed();
+      return problem(
+        res,
+        401,
+        'The account that asked for this link is no longer signed in in this browser. Sign in and try again.',
+        'account',
+      );
+    }
+    try {
+      await linkFederatedIdentity(db, { issuer: identity.issuer, subject: identity.subject, userId });
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      await attempt.failed();
+      if (error.code === 'UPSTREAM_LINKED_ELSEWHERE')
+        return problem(res, 409, `This ${upstream.name} account is already linked to another account. Unlink it there first.`, 'account');
+      return problem(res, 400, `The identity ${upstream.name} sent cannot be linked.`, 'account');
+    }
+    await attempt.succeeded();
+    seeOther(res, '/account?done=upstream-linked');
+  }
+
+  /**
+   * POST /account/upstream/link: a credential change (same origin, a recent sign-in). Answers with a page that
+   * continues to the upstream provider: the pages' CSP (form-action 'self') would stop a form's redirect there.
+   */
+  async function linkForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await options.account.credentialForm(req, res);
+    if (!form) return;
+    const url = await begin(res, 'link', 'account', form.account.userId);
+    if (!url) return;
+    sendHtml(
+      res,
+      200,
+      page(
+        `Link ${upstream.name}`,
+        `<p>Sign in at ${name} with the account to link to <strong>${escapeHtml(form.account.email)}</strong>.</p>
+<p><a id="continue" href="${escapeHtml(url)}">Continue to ${name}</a></p>`,
+        `location.replace(document.getElementById('continue').href);`,
+      ),
+    );
+  }
+
+  /** POST /account/upstream/unlink: a credential change; `issuer` and `subject` name one of the account's links. */
+  async function unlinkForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const form = await options.account.credentialForm(req, res);
+    if (!form) return;
+    const identity = { issuer: form.fields['issuer'] ?? '', subject: form.fields['subject'] ?? '', userId: form.account.userId };
+    if (!(await unlinkFederatedIdentity(db, identity)))
+      return problem(res, 404, `No such ${upstream.name} account is linked to yours.`, 'account');
+    seeOther(res, '/account?done=upstream-unlinked');
+  }
+
+  /** The account page's section: the linked upstream identities, unlink, and link another. */
+  async function accountSection(userId: string): Promise<string> {
+    const linked = await listFederatedIdentities(db, userId);
+    const items = linked
+      .map(
+        (
+          identity,
+        ) => `<li><strong>${escapeHtml(identity.subject)}</strong> at ${escapeHtml(identity.issuer)} <small>linked ${when(identity.createdAt)}</small>
+<form method="post" action="/account/upstream/unlink"><input type="hidden" name="issuer" value="${escapeHtml(identity.issuer)}"><input type="hidden" name="subject" value="${escapeHtml(identity.subject)}"><button type="submit">Unlink</button></form></li>`,
+      )
+      .join('\n');
+    return `<h2>${name}</h2>
+${linked.length ? `<ul id="linked-identities">${items}</ul>` : `<p>No ${name} account is linked: it cannot sign you in yet.</p>`}
+<form method="post" action="/account/upstream/link"><button type="submit">Link a ${name} account</button></form>`;
+  }
+
+  const handlers = {
+    '/login/upstream': start,
+    [UPSTREAM_CALLBACK_PATH]: callback,
+    '/account/upstream/link': linkForm,
+    '/account/upstream/unlink': unlinkForm,
+  };
+  const routes = UPSTREAM_ROUTES.map(([path, method]): Route => ({ path, methods: [method], handler: handlers[path] }));
+  return { routes, accountSection };
+}

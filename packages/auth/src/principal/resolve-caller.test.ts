@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { generateSigningJwk, parseSigningKey } from '../keys/key-material.js';
+import { createAccessTokenVerifier } from './access-token-verifier.js';
+import { mintAccessToken } from './mint-access-token.js';
+import { createCallerResolution } from './resolve-caller.js';
+
+// Spec Authentication 2 and 5: an operation's caller is resolved once, from the credential it presents; a guest is
+// null, and a refused credential is a guest that is told so.
+async function setup() {
+  const key = await parseSigningKey(JSON.stringify(await generateSigningJwk()));
+  const verifier = createAccessTokenVerifier({
+    jwks: { keys: [key.publicJwk] },
+    algorithms: [key.alg],
+    issuer: 'https://issuer.test',
+    audience: 'urn:latchkey:api',
+    clockSkewSeconds: 0,
+  });
+  const token = await mintAccessToken(key, {
+    subject: 'alice',
+    issuer: 'https://issuer.test',
+    audience: 'urn:latchkey:api',
+    ttlSeconds: 60,
+  });
+  const callers = createCallerResolution<{ authorization?: string }>({ verifier, authorizationOf: (context) => context.authorization });
+  return { callers, token };
+}
+
+describe('caller resolution (generic-auth resolveUserFn)', () => {
+  it('Authentication 2: a verified bearer token is the caller; nothing presented is a guest, not a refusal', async () => {
+    const { callers, token } = await setup();
+    const signedIn = { authorization: `Bearer ${token}` };
+    expect(await callers.resolveUserFn(signedIn)).toMatchObject({ subject: 'alice' });
+    expect(callers.credentialRejected(signedIn)).toBe(false);
+    const guest = {};
+    expect(await callers.resolveUserFn(guest)).toBeNull();
+    expect(callers.credentialRejected(guest)).toBe(false);
+  });
+
+  it('Authentication 5: a credential that does not verify makes a guest whose refusal says so', async () => {
+    const { callers, token } = await setup();
+    const tampered = { authorization: `Bearer ${token.slice(0, -2)}xx` };
+    expect(await callers.resolveUserFn(tampered)).toBeNull();
+    expect(callers.credentialRejected(tampered)).toBe(true);
+  });
+
+  it('a cached token resolves synchronously (the hot path allocates no promise)', async () => {
+    const { callers, token } = await setup();
+    const context = { authorization: `Bearer ${token}` };
+    await callers.resolveUserFn(context);
+    expect(callers.resolveUserFn({ ...context })).not.toBeInstanceOf(Promise);
+  });
+});

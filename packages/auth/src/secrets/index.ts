@@ -1,0 +1,1 @@
+export { hashToken, isRandomTokenShaped, randomToken } from './random-token.js';

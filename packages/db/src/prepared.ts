@@ -1,0 +1,40 @@
+import type { Database } from './client.js';
+
+interface Executable<Result> {
+  execute(values?: Record<string, unknown>): Promise<Result>;
+}
+
+/** What drizzle's prepared query reads from its session when it runs: where to send the statement, what to log. */
+interface SessionParts {
+  client: unknown;
+  logger: unknown;
+}
+
+const sessionOf = (db: Database): SessionParts => (db as unknown as { session: SessionParts }).session;
+
+/**
+ * A read built once and run many times (drizzle's `.prepare()` with `sql.placeholder`s): turning the query
+ * builder into SQL text on every request was the largest cost of the data path. The statement is built on the
+ * first database of each driver it meets and then run through the session of the database it is given (a
+ * request's view with its deadline, a transaction, the background view), so deadlines, transactions and statement
+ * counting hold exactly as for a query built on the spot. PostgreSQL also keeps it as a named statement per
+ * connection (postgres-js), so it is parsed and planned once per connection.
+ *
+ * `build` must give the same SQL text for every database: it is called once per driver, never per request.
+ */
+export function reusableRead<Values extends Record<string, unknown>, Result>(
+  name: string,
+  build: (db: Database) => { prepare(name: string): Executable<Result> },
+): (db: Database, values: Values) => Promise<Result> {
+  // Keyed by the session's class: postgres-js and PGlite prepare differently.
+  const byDriver = new Map<unknown, Executable<Result>>();
+  return (db, values) => {
+    const session = sessionOf(db);
+    const driver = session.constructor;
+    let prepared = byDriver.get(driver);
+    if (!prepared) byDriver.set(driver, (prepared = build(db).prepare(name)));
+    // A shallow per-call view of the prepared query: its own client and logger, everything else shared.
+    const bound = Object.create(prepared, { client: { value: session.client }, logger: { value: session.logger } }) as Executable<Result>;
+    return bound.execute(values);
+  };
+}
