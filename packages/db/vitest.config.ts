@@ -9,5 +9,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Every test database made by ./src/testing starts as a copy of one migrated template made per run.
     globalSetup: ['./src/testing/template.ts'],
+    // `pnpm test` runs src/seed-bench.test.ts (100,000 rows written) on its own, after the rest: beside the
+    // deadline tests of src/faults it would load the shared server enough to blur their timing bounds.
   },
 });

@@ -11,7 +11,6 @@ import { runMigrations } from '../migrate.js';
 // costs ~0.2 s and ~0.1 s. The template is made by the vitest globalSetup below and named to the test
 // workers in environment variables (a worker inherits the environment of the run that spawned it).
 
-/** Directory for this run's temporary data directories (a RAM-backed one when the machine has it). */
 /**
  * The deadline of creating and dropping whole databases (`with (force)` waits for other sessions to end): far
  * above DATABASE_TIMEOUT's default, because a busy shared server (CI running several test processes) may take
@@ -19,6 +18,7 @@ import { runMigrations } from '../migrate.js';
  */
 export const ADMIN_TIMEOUT_MS = 60_000;
 
+/** Directory for this run's temporary data directories (a RAM-backed one when the machine has it). */
 export const TEST_TMP_VARIABLE = 'LATCHKEY_TEST_TMP';
 /** The migrated PGlite data directory (`<dir>/pglite`) of this run, without DATABASE_URL. */
 export const PGLITE_TEMPLATE_VARIABLE = 'LATCHKEY_TEST_PGLITE_TEMPLATE';
