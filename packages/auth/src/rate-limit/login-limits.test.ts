@@ -314,3 +314,25 @@ describe('login rate limits: configuration', () => {
     await expect(createLoginLimits({ store: { kind: 'redis', url: 'redis://127.0.0.1:1' } })).rejects.toThrow();
   });
 });
+
+describe.skipIf(!adminUrl)('login rate limits: instances starting together (PostgreSQL store)', () => {
+  it('several instances opening the store at once on a fresh database all start: the table is created once, a concurrent creation is not an error', async () => {
+    const name = `latchkey_rl_start_${randomBytes(6).toString('hex')}`;
+    const admin = await createDatabase({ url: adminUrl!, dataDir, poolSize: 2, timeoutMs: 60_000 });
+    try {
+      await admin.db.execute(sql.raw(`create database ${name}`));
+      const url = new URL(adminUrl!);
+      url.pathname = `/${name}`;
+      // PostgreSQL's CREATE TABLE IF NOT EXISTS, run by several sessions at once, can fail on the table's row type.
+      const opened = await Promise.allSettled(
+        Array.from({ length: 8 }, () => createLoginLimits({ store: { kind: 'postgres', url: url.toString() }, policy: POLICY })),
+      );
+      const failures = opened.filter((outcome) => outcome.status === 'rejected').map((outcome) => String(outcome.reason));
+      await Promise.all(opened.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.close() : undefined)));
+      expect(failures).toEqual([]);
+    } finally {
+      await admin.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
+      await admin.close();
+    }
+  });
+});

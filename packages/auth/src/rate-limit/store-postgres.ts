@@ -74,8 +74,26 @@ export async function openPostgresStore(
   };
 }
 
+/**
+ * PostgreSQL's answers when another session created the table (or its row type) between our `IF NOT EXISTS` check
+ * and our insert into the catalog: instances started together on a fresh database meet them.
+ */
+const CREATED_CONCURRENTLY = new Set(['42P07', '42710', '23505']);
+
+/** The table, created if missing; a creation that raced another instance's is tried again (it then finds the table). */
+async function createTable(pool: Pool): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await createTableOnce(pool);
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (attempt >= 3 || typeof code !== 'string' || !CREATED_CONCURRENTLY.has(code)) throw error;
+    }
+  }
+}
+
 /** Lets the library create its table (it does so in its constructor and reports through the callback). */
-function createTable(pool: Pool): Promise<void> {
+function createTableOnce(pool: Pool): Promise<void> {
   return new Promise((resolve, reject) => {
     new RateLimiterPostgres(
       {
