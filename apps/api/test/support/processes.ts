@@ -97,6 +97,8 @@ export async function startServiceProcesses(count: number, env: ProcessEnv = {})
       if ((await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200) break;
       if (i >= 150 || children[index]!.exitCode !== null) {
         const exit = children[index]!.exitCode === null ? 'still running' : `exit code ${children[index]!.exitCode}`;
+        // The caller gets no handle to stop them with: stop every process started here, or they outlive the run.
+        for (const started of children) started.kill('SIGKILL');
         throw new Error(`api process ${index} did not become ready (${exit}); its last output:\n${outputs[index]!.join('')}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
