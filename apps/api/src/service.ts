@@ -178,7 +178,7 @@ export async function startService(
     resources.push(() => subscriptions.close());
     openSubscriptions = () => subscriptions.size();
     // Traces (OTEL_EXPORTER_OTLP_ENDPOINT): flushed after everything else has closed.
-    const tracing = config.observability.tracing ? startTracing(config.observability.tracing, logger) : undefined;
+    const tracing = config.observability.tracing ? await startTracing(config.observability.tracing, logger) : undefined;
     if (tracing) resources.unshift(() => tracing.shutdown());
     const app = await createHttpApp({
       config,

@@ -1,5 +1,6 @@
 import { and, eq, passkeys, sql, type Database } from '@latchkey/db';
-import { verifyAuthenticationResponse, type VerifiedAuthenticationResponse } from '@simplewebauthn/server';
+import type { VerifiedAuthenticationResponse } from '@simplewebauthn/server';
+import { webAuthnLibrary } from './webauthn-library.js';
 import { consumeChallenge } from './challenges.js';
 import { PasskeyError } from './errors.js';
 import { checkRelyingParty } from './relying-party.js';
@@ -54,7 +55,7 @@ export async function finishPasskeyAuthentication(
 
   let verification: VerifiedAuthenticationResponse;
   try {
-    verification = await verifyAuthenticationResponse({
+    verification = await (await webAuthnLibrary()).verifyAuthenticationResponse({
       response,
       expectedChallenge: consumed.challenge,
       expectedOrigin: rp.origins,

@@ -1,5 +1,6 @@
 import { passkeys, type Database } from '@latchkey/db';
-import { verifyRegistrationResponse, type VerifiedRegistrationResponse } from '@simplewebauthn/server';
+import type { VerifiedRegistrationResponse } from '@simplewebauthn/server';
+import { webAuthnLibrary } from './webauthn-library.js';
 import { consumeChallenge } from './challenges.js';
 import { PasskeyError } from './errors.js';
 import { checkRelyingParty } from './relying-party.js';
@@ -33,7 +34,7 @@ export async function finishPasskeyRegistration(
 
   let verification: VerifiedRegistrationResponse;
   try {
-    verification = await verifyRegistrationResponse({
+    verification = await (await webAuthnLibrary()).verifyRegistrationResponse({
       response: request.response,
       expectedChallenge: consumed.challenge,
       expectedOrigin: rp.origins,

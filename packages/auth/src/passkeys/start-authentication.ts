@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '@latchkey/db';
-import { generateAuthenticationOptions, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { webAuthnLibrary } from './webauthn-library.js';
 import { checkTtl, DEFAULT_CHALLENGE_TTL_SECONDS, storeChallenge } from './challenges.js';
 import { checkRelyingParty } from './relying-party.js';
 import type { PasskeyRelyingParty, StartPasskeyAuthenticationRequest } from './types.js';
@@ -29,7 +30,7 @@ export async function startPasskeyAuthentication(
   checkRelyingParty(rp);
   const ttlSeconds = request.ttlSeconds ?? DEFAULT_CHALLENGE_TTL_SECONDS;
   checkTtl(ttlSeconds);
-  const options = await generateAuthenticationOptions({
+  const options = await (await webAuthnLibrary()).generateAuthenticationOptions({
     rpID: rp.id,
     allowCredentials: [],
     challenge: new Uint8Array(randomBytes(32)),

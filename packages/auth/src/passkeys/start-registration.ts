@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq, passkeys, type Database } from '@latchkey/db';
-import { generateRegistrationOptions, type PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
+import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
+import { webAuthnLibrary } from './webauthn-library.js';
 import { randomToken } from '../secrets/index.js';
 import { checkTtl, DEFAULT_CHALLENGE_TTL_SECONDS, storeChallenge } from './challenges.js';
 import { checkRelyingParty } from './relying-party.js';
@@ -34,7 +35,7 @@ export async function startPasskeyRegistration(
     .orderBy(asc(passkeys.createdAt), asc(passkeys.id));
   const userHandle = existing[0]?.userHandle ?? randomToken();
 
-  const options = await generateRegistrationOptions({
+  const options = await (await webAuthnLibrary()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: request.userName,

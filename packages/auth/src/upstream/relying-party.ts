@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type * as OpenIdClient from 'openid-client';
 import { UpstreamError } from './errors.js';
 import { UPSTREAM_REQUEST_TTL_SECONDS, type PendingUpstreamRequest, type UpstreamPurpose } from './pending-request.js';
 
@@ -23,6 +23,9 @@ export interface UpstreamIdentity {
   /** as the upstream provider claims it: never used to find or link an account */
   email?: string;
 }
+
+/** openid-client, loaded on the first upstream sign-in: about 7 MB of resident memory a deployment without upstream providers never needs. */
+const openIdClient = () => import('openid-client');
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -63,15 +66,23 @@ export function createUpstreamRelyingParty(options: UpstreamProviderOptions) {
   const redirectUri = new URL(options.redirectUri);
   const scope = options.scope ?? 'openid email';
   const timeout = options.timeoutSeconds ?? 10;
-  let configuration: Promise<client.Configuration> | undefined;
+  let configuration: Promise<OpenIdClient.Configuration> | undefined;
 
-  function discover(): Promise<client.Configuration> {
-    configuration ??= client
-      .discovery(issuer, options.clientId, { client_secret: options.clientSecret }, client.ClientSecretBasic(options.clientSecret), {
-        // Plain http only where isAcceptableIssuer allowed it: the loopback interface.
-        execute: isLoopbackHttpIssuer(issuer) ? [client.allowInsecureRequests] : [],
-        timeout,
-      })
+  function discover(): Promise<OpenIdClient.Configuration> {
+    configuration ??= openIdClient()
+      .then((client) =>
+        client.discovery(
+          issuer,
+          options.clientId,
+          { client_secret: options.clientSecret },
+          client.ClientSecretBasic(options.clientSecret),
+          {
+            // Plain http only where isAcceptableIssuer allowed it: the loopback interface.
+            execute: isLoopbackHttpIssuer(issuer) ? [client.allowInsecureRequests] : [],
+            timeout,
+          },
+        ),
+      )
       .catch((error: unknown) => {
         configuration = undefined;
         throw new UpstreamError('UPSTREAM_UNAVAILABLE', { cause: error });
@@ -89,7 +100,7 @@ export function createUpstreamRelyingParty(options: UpstreamProviderOptions) {
     now = Date.now(),
   ): Promise<{ url: string; request: PendingUpstreamRequest }> {
     if (purpose === 'link' && !userId) throw new TypeError('a link needs the account that asks for it');
-    const config = await discover();
+    const [client, config] = await Promise.all([openIdClient(), discover()]);
     const request: PendingUpstreamRequest = {
       purpose,
       state: client.randomState(),
@@ -117,11 +128,11 @@ export function createUpstreamRelyingParty(options: UpstreamProviderOptions) {
    * used already or expired, a bad ID token) or UPSTREAM_UNAVAILABLE.
    */
   async function finish(query: string, request: PendingUpstreamRequest): Promise<UpstreamIdentity> {
-    const config = await discover();
+    const [client, config] = await Promise.all([openIdClient(), discover()]);
     // The callback URL as registered (never the Host header), with the parameters the provider sent.
     const currentUrl = new URL(redirectUri.href);
     currentUrl.search = query;
-    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+    let tokens: Awaited<ReturnType<typeof OpenIdClient.authorizationCodeGrant>>;
     try {
       tokens = await client.authorizationCodeGrant(config, currentUrl, {
         expectedState: request.state,
@@ -130,7 +141,7 @@ export function createUpstreamRelyingParty(options: UpstreamProviderOptions) {
         idTokenExpected: true,
       });
     } catch (error) {
-      throw classify(error);
+      throw classify(error, client);
     }
     const claims = tokens.claims();
     if (!claims || typeof claims.sub !== 'string' || typeof claims.iss !== 'string') throw new UpstreamError('UPSTREAM_INVALID_RESPONSE');
@@ -143,7 +154,7 @@ export function createUpstreamRelyingParty(options: UpstreamProviderOptions) {
 export type UpstreamRelyingParty = ReturnType<typeof createUpstreamRelyingParty>;
 
 /** Which refusal an openid-client failure is. */
-function classify(error: unknown): UpstreamError {
+function classify(error: unknown, client: typeof OpenIdClient): UpstreamError {
   if (error instanceof UpstreamError) return error;
   if (error instanceof client.AuthorizationResponseError)
     return new UpstreamError('UPSTREAM_DENIED', { upstreamError: error.error, cause: error });
