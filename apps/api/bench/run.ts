@@ -41,6 +41,7 @@ import {
   selectedServers,
   STATUS_QUERY,
   VIEWER_QUERY,
+  SETTLE_S,
   WARMUP_S,
 } from './harness/settings.js';
 
@@ -138,10 +139,14 @@ async function main(): Promise<void> {
   // noisy neighbours) hits all scenarios alike; the start rotates per round so
   // no scenario always runs right after the same other one.
   const samples = new Map<Scenario, Sample[]>(scenarios.map((s) => [s, []]));
+  // Each server's memory right after its own last load: read at the end of the run instead, a server whose
+  // scenarios ended early has had time to collect its garbage and would be compared with one just loaded.
+  const rssAfterLoad = new Map<string, number | null>();
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < scenarios.length; i++) {
       const s = scenarios[(i + round) % scenarios.length]!;
       const sample = await load(s.server, [s], DURATION_S);
+      rssAfterLoad.set(s.server.name, rssMiB(s.server.child.pid));
       samples.get(s)!.push(sample);
       log(
         `round ${round + 1}/${ROUNDS}  ${s.name.padEnd(18)} ${fmt(sample.reqPerSec, 0).padStart(7)} req/s  ` +
@@ -152,7 +157,12 @@ async function main(): Promise<void> {
   }
 
   const summaries = scenarios.map((s) => summarize(s, samples.get(s)!));
-  const rss = Object.fromEntries(servers.map((s) => [s.name, rssMiB(s.child.pid)]));
+  const afterLoad = Object.fromEntries(servers.map((s) => [s.name, rssAfterLoad.get(s.name) ?? null]));
+  // And once V8's memory reducer has collected what the load left (it runs after some seconds of low allocation).
+  log(`resident memory: waiting ${SETTLE_S} s for every server to settle`);
+  await sleep(SETTLE_S * 1000);
+  const settled = Object.fromEntries(servers.map((s) => [s.name, rssMiB(s.child.pid)]));
+  const rss = { afterLoad, settled };
   const micro = only.has('latchkey') && !COMPARE_METRICS && !COMPARE_BUILD ? parseAndValidateMicros() : undefined;
   const metricsCost = COMPARE_METRICS ? await compareMetrics(summaries, metricsUrl!) : undefined;
   await report({ summaries, rss, micro, metricsCost });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Summary } from './load.js';
 import { pinned } from './processes.js';
-import { COMPARE_BUILD, CONNECTIONS, DASHBOARD_QUERY, DURATION_S, ROUNDS, WARMUP_S } from './settings.js';
+import { COMPARE_BUILD, CONNECTIONS, DASHBOARD_QUERY, DURATION_S, ROUNDS, SETTLE_S, WARMUP_S } from './settings.js';
 
 // What a run prints: progress on stderr; on stdout the table, memory and target ratios; and the same as JSON in
 // bench-results/latest.json.
@@ -17,8 +17,11 @@ export function fmt(n: number, digits = 2): string {
 
 export interface RunResults {
   summaries: Summary[];
-  /** resident memory of each server after the run, MiB (null where it cannot be read) */
-  rss: Record<string, number | null>;
+  /**
+   * Resident memory of each server, MiB (null where it cannot be read): right after its own last load, and after
+   * BENCH_SETTLE seconds without load at the end of the run.
+   */
+  rss: { afterLoad: Record<string, number | null>; settled: Record<string, number | null> };
   /** parse and validate of the dashboard text, microseconds (latchkey runs only) */
   micro: { parse: number; validate: number } | undefined;
   /** BENCH_METRICS=compare only */
@@ -60,8 +63,9 @@ export async function report({ summaries, rss, micro, metricsCost }: RunResults)
   for (const s of summaries.filter((x) => x.errors > 0)) {
     lines.push(`note: ${s.scenario} had ${s.errors} connection errors (${s.timeouts} timeouts)`);
   }
-  lines.push('Resident memory after the run (VmRSS):');
-  for (const [name, mib] of Object.entries(rss)) lines.push(`- ${name}: ${mib === null ? 'n/a' : `${mib.toFixed(1)} MiB`}`);
+  const mib = (value: number | null | undefined) => (value == null ? 'n/a' : `${value.toFixed(1)} MiB`);
+  lines.push(`Resident memory (VmRSS), right after each server's last load / after ${SETTLE_S} s without load:`);
+  for (const [name, value] of Object.entries(rss.afterLoad)) lines.push(`- ${name}: ${mib(value)} / ${mib(rss.settled[name])}`);
   lines.push('');
   const fmtRatio = (r: number | null) => (r === null ? 'n/a' : `${r.toFixed(2)}x`);
   if (COMPARE_BUILD) {

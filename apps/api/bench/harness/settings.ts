@@ -7,6 +7,8 @@ export const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50);
 export const DURATION_S = intEnv('BENCH_DURATION', 5);
 export const ROUNDS = intEnv('BENCH_ROUNDS', 5);
 export const WARMUP_S = intEnv('BENCH_WARMUP', 10);
+/** Seconds without load before the settled memory reading (V8's memory reducer needs about 20-25 s). */
+export const SETTLE_S = intEnv('BENCH_SETTLE', 30);
 export const READY_TIMEOUT_MS = 60_000;
 export const COMPARE_METRICS = process.env.BENCH_METRICS === 'compare';
 /** Another checkout's `apps/api/dist`: run that build beside this one, alternated round by round. */
