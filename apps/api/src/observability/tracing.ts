@@ -76,13 +76,13 @@ function codesOnly(provider: TracerProvider): TracerProvider {
  * of a process that never exports a span.
  */
 export async function startTracing(options: NonNullable<Config['observability']['tracing']>, logger: Logger): Promise<Tracing> {
-  if (running) throw new Error('OpenTelemetry tracing is already running in this process (its providers are process-wide)');
-  running = true;
   const [{ useOpenTelemetry }, { OTLPTraceExporter }, { NodeSDK, resources }] = await Promise.all([
     import('@envelop/opentelemetry'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/sdk-node'),
   ]);
+  if (running) throw new Error('OpenTelemetry tracing is already running in this process (its providers are process-wide)');
+  running = true;
   const log = logger.child({ component: 'opentelemetry' });
   // The SDK's own complaints (an unreachable collector, say) go to the log; OTEL_LOG_LEVEL replaces this.
   diag.setLogger(
