@@ -17,6 +17,7 @@ import { useDatabaseAvailability } from './plugins/use-database-availability.js'
 import { useErrorCodes } from './plugins/use-error-codes.js';
 import { useErrorLog } from './plugins/use-error-log.js';
 import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
+import { useCompiledExecution } from './plugins/use-compiled-execution.js';
 import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { usePublicCache } from './plugins/use-public-cache.js';
@@ -131,6 +132,7 @@ export function createGraphQLHandler({
       useStrictParams(),
       // @defer and @stream (the incremental-delivery working draft), answered over multipart/mixed or SSE.
       useIncrementalDelivery(),
+      useCompiledExecution(),
       // SSE and multipart answers: node, not Yoga, decides whether the connection stays open.
       useStreamedConnection(),
       useQueryLimits(limits),
