@@ -30,6 +30,7 @@ const server: CodegenConfig['generates'] = {
         DocumentConnection: '../domain/documents.js#DocumentPage',
         DocumentEvent: '../graphql/document-stream.js#DocumentEventPayload',
         Passkey: '@latchkey/auth#PasskeySummary',
+        Session: '@latchkey/auth#SessionView',
         Status: '../graphql/resolvers/status.js#StatusSource',
       },
       scalars: {

@@ -105,6 +105,10 @@ async function main(argv: string[]): Promise<void> {
       return databaseCommand('deleteDocumentCommand', config, rest);
     case 'persisted':
       return databaseCommand('persistedCommand', config, rest);
+    case 'sessions': {
+      const { sessionsCommand } = await import('./cli/session-commands.js');
+      return sessionsCommand(config, rest);
+    }
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }

@@ -2,12 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createDatabase, isEmpty, runMigrations, seedDemoData, type DatabaseHandle } from '@latchkey/db';
+import { createDatabase, isEmpty, purgeSessionRecords, runMigrations, seedDemoData, type DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { join } from 'node:path';
 import {
   createDevOutbox,
+  createEndedSessions,
   createLoginLimits,
   createSmtpDelivery,
   createWebhookDelivery,
@@ -141,6 +142,7 @@ export async function startService(
         purgeExpiredOidcModels(database.db),
         purgeExpiredSignInProgress(database.db),
         purgeExpiredSessionFactors(database.db),
+        purgeSessionRecords(database.db),
       ]).catch((error: unknown) => logger.warn({ err: error }, 'purging expired login records failed'));
     }, 10 * 60_000);
     purge.unref();
@@ -180,6 +182,14 @@ export async function startService(
     // Traces (OTEL_EXPORTER_OTLP_ENDPOINT): flushed after everything else has closed.
     const tracing = config.observability.tracing ? await startTracing(config.observability.tracing, logger) : undefined;
     if (tracing) resources.unshift(() => tracing.shutdown());
+    // Sessions ended on any instance, read every second: a token issued under one is refused (issue 17).
+    const endedSessions = createEndedSessions({
+      db: database.background,
+      onRefreshFailed: (error) =>
+        logger.warn({ err: error }, 'reading the ended sessions failed: tokens bound to a session are refused until it succeeds'),
+    });
+    await endedSessions.start();
+    resources.push(async () => endedSessions.stop());
     const app = await createHttpApp({
       config,
       logger,
@@ -191,6 +201,7 @@ export async function startService(
       events,
       metrics,
       tracing: tracing?.plugin,
+      endedSessions,
     });
     webSocketConnections = app.webSocketClients;
     const timeouts = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 };

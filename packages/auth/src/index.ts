@@ -108,6 +108,25 @@ export {
 } from './sign-in/index.js';
 export type { SignInPolicy, SignInProgress, SignInStanding } from './sign-in/index.js';
 
+// Sessions people can see and end (issue 17): listing, ending, the ended list every instance checks
+export {
+  createEndedSessions,
+  createSessionEnding,
+  isSessionId,
+  listSessions,
+  USER_AGENT_MAX,
+  userAgentOf,
+  watchSessionUse,
+} from './sessions/index.js';
+export type {
+  EndedSessions,
+  EndedSessionsOptions,
+  EndedSessionsResult,
+  EndSessions,
+  SessionEndingOptions,
+  SessionView,
+} from './sessions/index.js';
+
 // Remembered browsers (spec Multi-factor rules 5)
 export {
   DEFAULT_REMEMBER_DAYS,

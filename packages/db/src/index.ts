@@ -22,6 +22,7 @@ export {
   documentEventsPurged,
   documents,
   documentStatus,
+  endedSessions,
   federatedIdentities,
   memberships,
   oidcModels,
@@ -35,6 +36,7 @@ export {
   recoveryCodes,
   rememberedDevices,
   role,
+  sessionActivity,
   signInProgress,
   totpCredentials,
   users,
@@ -51,6 +53,7 @@ export type {
   NewPasskeyRow,
   NewUserRow,
   OidcModelRow,
+  SessionActivityRow,
   OneTimeTokenRow,
   OrganizationRow,
   PasskeyRow,
@@ -95,6 +98,15 @@ export {
 } from './repositories/memberships.js';
 export type { MemberKey, MembershipWithOrganizationRow } from './repositories/memberships.js';
 export { findOrganizationBySlug, listOrganizationsByIds, lockOrganizationBySlug } from './repositories/organizations.js';
+export {
+  endAccountSessions,
+  listAccountSessions,
+  listEndedSessions,
+  purgeSessionRecords,
+  recordSessionSignIn,
+  recordSessionUse,
+} from './repositories/sessions.js';
+export type { SessionSelection, StoredSession } from './repositories/sessions.js';
 export { addUserIfAbsent, findUserById, findUserIdByEmail, findUserWithRoles, listUsersWithOrganizationIds } from './repositories/users.js';
 export type { UserWithRoles } from './repositories/users.js';
 

@@ -20,6 +20,10 @@ commands:
                                allowlist of trusted documents; every id must be its document's SHA-256 and every
                                document must validate against this schema, or nothing is imported (exit 2)
   persisted count              how many persisted operations the database holds (APQ registrations, allowlist)
+  sessions list --email EMAIL  the user's signed-in sessions, one JSON object per line
+  sessions end --email EMAIL [--id ID]
+                               end one session or all of them (their tokens are refused within seconds; clients
+                               with a back-channel logout URI are told); prints {"ended":N}; unknown e-mail or id: exit 4
 `;
 
 /** Bad input on the command line: exit 2 with the message. */

@@ -10,6 +10,9 @@ const oidcClients = z.array(
       client_secret: z.string().min(32).optional(),
       redirect_uris: z.array(z.url()).min(1),
       post_logout_redirect_uris: z.array(z.url()).optional(),
+      // Back-channel logout (OpenID Connect Back-Channel Logout 1.0): told when a session it was used in ends.
+      backchannel_logout_uri: z.url().optional(),
+      backchannel_logout_session_required: z.boolean().optional(),
       // Only authorization code with PKCE is offered (RFC 9700): asking for anything else stops start-up.
       grant_types: z
         .array(z.enum(OFFERED_GRANT_TYPES, { error: `only ${OFFERED_GRANT_TYPES.map((type) => `"${type}"`).join(' and ')} are offered` }))

@@ -31,6 +31,19 @@ export const AccountPolicy = definePolicy('AccountPolicy', {
       user !== null && (user.id === account.id || organizationIds.some((id) => atLeast(user, id, 'ADMIN'))),
     /** route level: at least `role` in some organization (the record decides which one) */
     holdsRole: (user: Subject | null, role: Role) => user !== null && [...user.roles.values()].some((held) => roles.grants(held, role)),
+    /** another account exists for the caller only when they share an organization (else it answers NOT_FOUND) */
+    viewMember: (user: Subject | null, account: { id: string }, organizationIds: readonly string[]) =>
+      user !== null && (user.id === account.id || organizationIds.some((id) => atLeast(user, id, 'VIEWER'))),
+    /**
+     * Ending an account's sessions: one's own, and a member's for an ADMIN or above of one of the member's
+     * organizations whose role there is not above the caller's (an ADMIN cannot sign an OWNER out).
+     */
+    endSessions: (user: Subject | null, account: { id: string }, memberships: readonly { organizationId: string; role: Role }[]) =>
+      user !== null &&
+      (user.id === account.id ||
+        memberships.some(
+          (member) => atLeast(user, member.organizationId, 'ADMIN') && roles.grants(roleIn(user, member.organizationId), member.role),
+        )),
     /** route level: publishing needs a verified e-mail, whatever the document */
     publish: (user: Subject | null) => user?.emailVerified,
   },

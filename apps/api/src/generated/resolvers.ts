@@ -6,7 +6,7 @@ import type { DocumentAbilitySource, DocumentPage } from '../domain/documents.js
 import type { MembershipWithOrganization, MembershipResult } from '../domain/memberships.js';
 import type { DocumentResult } from '../domain/document-mutations.js';
 import type { DocumentEventPayload } from '../graphql/document-stream.js';
-import type { PasskeySummary } from '@latchkey/auth';
+import type { PasskeySummary, SessionView } from '@latchkey/auth';
 import type { StatusSource } from '../graphql/resolvers/status.js';
 import type { GraphQLContext } from '../graphql/context.js';
 export type Maybe<T> = T | null;
@@ -176,6 +176,18 @@ export type Mutation = {
   createDocument: Maybe<DocumentPayload>;
   /** ADMIN or above, or an EDITOR on their own document; never while under legal hold (not even a super-admin). */
   deleteDocument: Maybe<DeleteDocumentPayload>;
+  /** Ends every session of the caller except the one behind the caller's token; answers how many ended. */
+  endOtherSessions: Scalars['Int']['output'];
+  /**
+   * Ends one of the caller's sessions: it signs out there, every grant made in it (offline access included) is
+   * revoked, and its access tokens are refused within seconds. NOT_FOUND for an unknown id or another account's.
+   */
+  endSession: Scalars['Boolean']['output'];
+  /**
+   * Ends every session of a user: for the user, an organization's ADMIN or above on its members (never a role
+   * above their own), and the platform super-admin. Another tenant's user answers NOT_FOUND. Answers how many ended.
+   */
+  endUserSessions: Scalars['Int']['output'];
   /** EDITOR or above with a verified e-mail, in a PRO organization; only drafts can be published. */
   publishDocument: Maybe<DocumentPayload>;
   /** Removes one of the caller's passkeys; it can no longer sign in. A credential change: needs a sign-in within the last 5 minutes. */
@@ -226,6 +238,26 @@ export type MutationCreateDocumentArgs = {
  */
 export type MutationDeleteDocumentArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
+export type MutationEndSessionArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
+export type MutationEndUserSessionsArgs = {
+  userId: Scalars['ID']['input'];
 };
 
 
@@ -347,6 +379,11 @@ export type Query = {
    */
   me: Maybe<User>;
   /**
+   * The caller's signed-in sessions (browsers signed in to Latchkey), most recently used first. Tokens minted by
+   * the operator CLI belong to no session.
+   */
+  mySessions: Array<Session>;
+  /**
    * An organization the caller belongs to. Another tenant's organization answers exactly like a missing
    * one: null with NOT_FOUND (its existence is not revealed).
    */
@@ -391,6 +428,30 @@ export type Role =
   | 'EDITOR'
   | 'OWNER'
   | 'VIEWER';
+
+/**
+ * A browser's sign-in to Latchkey (a provider session): every access token issued in it, at sign-in or by refresh,
+ * names it (`sid`), so ending it refuses them all within seconds, on every instance.
+ */
+export type Session = {
+  __typename?: 'Session';
+  /** The client address at its last sign-in step (as the trusted proxies report it). */
+  address: Maybe<Scalars['String']['output']>;
+  /** How the session's last sign-in was made (RFC 8176 amr values). */
+  amr: Array<Scalars['String']['output']>;
+  /** The client (OAuth client id) last used through this session; null when only Latchkey's own pages were. */
+  client: Maybe<Scalars['String']['output']>;
+  /** When the session began. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Whether the caller's own access token was issued under this session. */
+  current: Scalars['Boolean']['output'];
+  /** The session's id: the `sid` of the access tokens issued under it. */
+  id: Scalars['ID']['output'];
+  /** Its last sign-in step, refresh or visit to the provider (not every API call). */
+  lastUsedAt: Scalars['DateTime']['output'];
+  /** The browser's User-Agent at its last sign-in step (at most 256 characters). */
+  userAgent: Maybe<Scalars['String']['output']>;
+};
 
 export type Status = {
   __typename?: 'Status';
@@ -617,6 +678,7 @@ export type ResolversTypes = {
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RemovePasskeyPayload: ResolverTypeWrapper<RemovePasskeyPayload>;
   Role: Role;
+  Session: ResolverTypeWrapper<SessionView>;
   Status: ResolverTypeWrapper<StatusSource>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -654,6 +716,7 @@ export type ResolversParentTypes = {
   PasskeyPayload: Omit<PasskeyPayload, 'passkey'> & { passkey?: Maybe<ResolversParentTypes['Passkey']> };
   Query: Record<PropertyKey, never>;
   RemovePasskeyPayload: RemovePasskeyPayload;
+  Session: SessionView;
   Status: StatusSource;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
@@ -757,6 +820,9 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   changeMemberRole?: Resolver<Maybe<ResolversTypes['ChangeMemberRolePayload']>, ParentType, ContextType, RequireFields<MutationChangeMemberRoleArgs, 'input'>>;
   createDocument?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationCreateDocumentArgs, 'input'>>;
   deleteDocument?: Resolver<Maybe<ResolversTypes['DeleteDocumentPayload']>, ParentType, ContextType, RequireFields<MutationDeleteDocumentArgs, 'id'>>;
+  endOtherSessions?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  endSession?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationEndSessionArgs, 'id'>>;
+  endUserSessions?: Resolver<ResolversTypes['Int'], ParentType, ContextType, RequireFields<MutationEndUserSessionsArgs, 'userId'>>;
   publishDocument?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationPublishDocumentArgs, 'id'>>;
   removePasskey?: Resolver<Maybe<ResolversTypes['RemovePasskeyPayload']>, ParentType, ContextType, RequireFields<MutationRemovePasskeyArgs, 'id'>>;
   renamePasskey?: Resolver<Maybe<ResolversTypes['PasskeyPayload']>, ParentType, ContextType, RequireFields<MutationRenamePasskeyArgs, 'id' | 'label'>>;
@@ -799,6 +865,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   documentBy?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType, RequireFields<QueryDocumentByArgs, 'lookup'>>;
   documents?: Resolver<ResolversTypes['DocumentConnection'], ParentType, ContextType, RequireFields<QueryDocumentsArgs, 'first'>>;
   me?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  mySessions?: Resolver<Array<ResolversTypes['Session']>, ParentType, ContextType>;
   organization?: Resolver<Maybe<ResolversTypes['Organization']>, ParentType, ContextType, RequireFields<QueryOrganizationArgs, 'slug'>>;
   status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
   viewer?: Resolver<Maybe<ResolversTypes['Viewer']>, ParentType, ContextType>;
@@ -807,6 +874,17 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 export type RemovePasskeyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RemovePasskeyPayload'] = ResolversParentTypes['RemovePasskeyPayload']> = {
   removedPasskeyId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type SessionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Session'] = ResolversParentTypes['Session']> = {
+  address?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  amr?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  client?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  current?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastUsedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  userAgent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type StatusResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Status'] = ResolversParentTypes['Status']> = {
@@ -863,6 +941,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PasskeyPayload?: PasskeyPayloadResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RemovePasskeyPayload?: RemovePasskeyPayloadResolvers<ContextType>;
+  Session?: SessionResolvers<ContextType>;
   Status?: StatusResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   User?: UserResolvers<ContextType>;

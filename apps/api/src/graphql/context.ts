@@ -3,6 +3,7 @@ import type { DomainServices } from '../domain/access.js';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Caller } from '@latchkey/auth/tokens';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
+import type { SessionServices } from '../domain/sessions.js';
 
 /** What resolvers may use; built once at start-up. */
 export interface AppServices extends DomainServices {
@@ -13,6 +14,8 @@ export interface AppServices extends DomainServices {
   service: { name: string; version: string };
   /** this instance's subscriptions */
   subscriptions: SubscriptionHub;
+  /** the sessions ended on any instance, and the way to end them */
+  sessions: SessionServices;
 }
 
 /** What the context factory adds to Yoga's initial context. */

@@ -28,6 +28,7 @@ export type StreamTarget = { organization: string } | { documentId: string };
 
 const endWith = (code: string, message: string): StreamItem => ({ error: new GraphQLError(message, { extensions: { code } }) });
 const EXPIRED = () => endWith(ErrorCode.UNAUTHENTICATED, 'The access token has expired: subscribe again with a fresh one.');
+const SESSION_ENDED = () => endWith(ErrorCode.UNAUTHENTICATED, 'The session this subscription was opened in has ended: sign in again.');
 const NO_LONGER_ALLOWED = () => endWith(ErrorCode.FORBIDDEN, 'You may no longer receive these events.');
 const DROPPED = () => endWith(ErrorCode.SUBSCRIPTION_DROPPED, 'This subscription was dropped: its events were not being read fast enough.');
 const INTERRUPTED = () =>
@@ -118,9 +119,19 @@ export async function openDocumentStream(
       timer = setTimeout(() => resolve('expired'), Math.max(0, expiresAt - Date.now()));
       timer.unref();
     });
+    // Ending the session the token was issued in ends the stream as soon as this instance learns of it (the ended
+    // list is read every second), whether or not an event arrives.
+    let stopWatching = () => {};
+    const sessionEnded = new Promise<'session ended'>((resolve) => {
+      if (caller!.sessionId) stopWatching = context.app.sessions.ended.whenEnded(caller!.sessionId, () => resolve('session ended'));
+    });
     try {
       for (;;) {
-        const next = await Promise.race([subscriber!.next(), expiry]);
+        const next = await Promise.race([subscriber!.next(), expiry, sessionEnded]);
+        if (next === 'session ended') {
+          yield SESSION_ENDED();
+          return;
+        }
         if (next === 'expired' || Date.now() >= expiresAt) {
           yield EXPIRED();
           return;
@@ -145,6 +156,7 @@ export async function openDocumentStream(
       }
     } finally {
       clearTimeout(timer);
+      stopWatching();
       subscriber!.close();
     }
   }

@@ -12,6 +12,7 @@ import { accountResolvers } from './resolvers/account.js';
 import { documentResolvers } from './resolvers/documents.js';
 import { passkeyResolvers } from './resolvers/passkeys.js';
 import { DateTime } from './resolvers/scalars.js';
+import { sessionResolvers } from './resolvers/sessions.js';
 import { statusDatabaseFree, statusResolvers } from './resolvers/status.js';
 import { subscriptionResolvers } from './resolvers/subscriptions.js';
 import { viewerDatabaseFree, viewerResolvers } from './resolvers/viewer.js';
@@ -24,6 +25,7 @@ export const resolverMaps = [
   accountResolvers,
   documentResolvers,
   passkeyResolvers,
+  sessionResolvers,
   subscriptionResolvers,
 ] as const;
 
@@ -38,6 +40,7 @@ const resolverCompleteness: CompletenessCheck<
     typeof accountResolvers &
     typeof documentResolvers &
     typeof passkeyResolvers &
+    typeof sessionResolvers &
     typeof subscriptionResolvers
 > = 'complete';
 

@@ -4,6 +4,8 @@ import type { Duplex } from 'node:stream';
 import {
   createAccessTokenVerifier,
   createCallerResolution,
+  createSessionEnding,
+  type EndedSessions,
   type DeliveryHandler,
   type KeyMaterial,
   type LoginLimits,
@@ -57,6 +59,8 @@ export interface HttpAppDeps {
   metrics?: ServiceMetrics;
   /** the GraphQL tracing plugin (OTEL_EXPORTER_OTLP_ENDPOINT); undefined: no spans */
   tracing?: Plugin;
+  /** the sessions ended on any instance (read from the database every second): their tokens are refused */
+  endedSessions: EndedSessions;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -76,6 +80,7 @@ export async function createHttpApp({
   events,
   metrics,
   tracing,
+  endedSessions,
 }: HttpAppDeps) {
   const { limits } = config;
   // With metrics on, rate-limit refusals are counted, and sign-in events by the method whose routes they come from.
@@ -89,12 +94,35 @@ export async function createHttpApp({
     audience: config.tokens.audience,
     clockSkewSeconds: config.tokens.clockSkewSeconds,
     cacheSize: config.tokens.cacheSize,
+    endedSessions,
   });
   // Who sent a request (TRUST_PROXY): the one source of the client address for limits, logs and the provider.
   const clientAddresses = createClientAddresses(config.http.trustProxy);
   const clientAddress = clientAddresses.addressOf;
   const observer = createRequestObserver({ logger, metrics, clientAddress });
   const requestIdOf = observer.requestIdOf;
+  const authorization = await createAuthorizationServerRoutes({
+    config,
+    logger,
+    database,
+    keys,
+    delivery,
+    limitsFor,
+    verifier,
+    clientAddresses,
+    requestIdOf,
+  });
+
+  const sessions = {
+    ended: endedSessions,
+    end: createSessionEnding({
+      accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
+      clockSkewSeconds: config.tokens.clockSkewSeconds,
+      endedSessions,
+      provider: authorization.provider,
+      onBackchannelError: (error, { clientId }) => logger.warn({ err: error, clientId }, 'back-channel logout failed'),
+    }),
+  };
   const app = {
     database,
     databaseTimeoutMs: config.database.timeoutMs,
@@ -103,6 +131,7 @@ export async function createHttpApp({
     loaders: createLoaderFactory(),
     events,
     subscriptions,
+    sessions,
   };
   const schema = buildSchema();
   const persisted = createPersistedOperations(config, database.db, loginLimits, logger);
@@ -173,18 +202,6 @@ export async function createHttpApp({
     const query = req.url!.indexOf('?');
     void rest(req, res, path, new URLSearchParams(query < 0 ? '' : req.url!.slice(query + 1)));
   }
-
-  const authorization = await createAuthorizationServerRoutes({
-    config,
-    logger,
-    database,
-    keys,
-    delivery,
-    limitsFor,
-    verifier,
-    clientAddresses,
-    requestIdOf,
-  });
 
   /** Set once shutdown begins: readiness fails at once and every response closes its connection. */
   let draining = false;

@@ -10,6 +10,8 @@ import {
   type DeliveryHandler,
   type KeyMaterial,
   type LoginLimits,
+  type SessionStandingQuery,
+  watchSessionUse,
 } from '@latchkey/auth';
 import { type DatabaseHandle, isDatabaseUnavailable, RETRY_AFTER_SECONDS, withDatabaseDeadline } from '@latchkey/db';
 import { type ClientAddresses, type Route, sendHttpError, sendServiceUnavailable } from '@latchkey/http';
@@ -36,15 +38,17 @@ const SIGN_IN_UNAVAILABLE = 'Sign-in is unavailable. Try again shortly.';
 const PROVIDER_PATHS = new Set<string>([...Object.values(OIDC_ROUTES), '/oidc/session/end/confirm', '/oidc/session/end/success']);
 
 /**
- * The authorization server: the OpenID provider (durable through the database) and the login pages and routes of
- * packages/auth, configured from Config and mounted as routes. Every one of its routes sees only the forwarded
- * headers a trusted proxy's word allows, rewritten (X-Forwarded-Host never), and runs under one database deadline
- * (DATABASE_TIMEOUT from its start), found through AsyncLocalStorage (the provider runs on one already).
+ * The OpenID provider as Config describes it (issuer, key, clients, token lifetimes, acr levels), on the database.
+ * The server mounts it with the login routes; the CLI builds it to send back-channel logouts.
  */
-export async function createAuthorizationServerRoutes(options: AuthorizationServerOptions) {
-  const { config, logger, database, keys, clientAddresses } = options;
+export function createConfiguredProvider(
+  config: Config,
+  keys: KeyMaterial,
+  database: Pick<DatabaseHandle, 'db'>,
+  sessionNeedsLogin?: (query: SessionStandingQuery) => Promise<boolean>,
+) {
   const signingJwk = keys.signing.key.export({ format: 'jwk' });
-  const provider = await createAuthorizationServer({
+  return createAuthorizationServer({
     issuer: config.tokens.issuer,
     publicUrl: config.http.publicUrl,
     trustForwardedHeaders: config.http.trustProxy !== undefined,
@@ -57,9 +61,21 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
     renderPage: htmlPage,
     acrValues: config.auth.signInPolicy.acrLevels.map((level) => level.value),
-    // The login routes below answer it: they need the provider, the provider asks them about existing sessions.
-    sessionNeedsLogin: (query) => login.sessionNeedsLogin(query),
+    ...(sessionNeedsLogin ? { sessionNeedsLogin } : {}),
   });
+}
+
+/**
+ * The authorization server: the OpenID provider (durable through the database) and the login pages and routes of
+ * packages/auth, configured from Config and mounted as routes. Every one of its routes sees only the forwarded
+ * headers a trusted proxy's word allows, rewritten (X-Forwarded-Host never), and runs under one database deadline
+ * (DATABASE_TIMEOUT from its start), found through AsyncLocalStorage (the provider runs on one already).
+ */
+export async function createAuthorizationServerRoutes(options: AuthorizationServerOptions) {
+  const { config, logger, database, keys, clientAddresses } = options;
+  const signingJwk = keys.signing.key.export({ format: 'jwk' });
+  // The login routes below answer `sessionNeedsLogin`: they need the provider, the provider asks them about sessions.
+  const provider = await createConfiguredProvider(config, keys, database, (query) => login.sessionNeedsLogin(query));
   // A database outage met inside the provider is SERVICE_UNAVAILABLE (503 with Retry-After), not its server_error.
   const unavailableInProvider = new WeakSet<object>();
   provider.on('server_error', (ctx: object, error: unknown) => {
@@ -72,6 +88,8 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
     ctx.body = { statusCode: 503, message: SIGN_IN_UNAVAILABLE, error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' };
   });
+  // Each session's last use and client (the session list), from the provider's own events.
+  watchSessionUse(provider, database.background, (error) => logger.warn({ err: error }, 'recording a session use failed'));
   const oidc = provider.callback();
 
   const login = createLoginRoutes({

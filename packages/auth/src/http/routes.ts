@@ -61,7 +61,7 @@ export interface LoginRoutesOptions {
 export function createLoginRoutes(options: LoginRoutesOptions) {
   const { publicUrl, db, provider, log, limits } = options;
   const secure = publicUrl.startsWith('https:');
-  const flow = createSignInFlow({ db, provider, policy: options.policy, secure });
+  const flow = createSignInFlow({ db, provider, policy: options.policy, secure, clientAddress: options.clientAddress });
   const gate = createLimitGate({
     clientAddress: options.clientAddress,
     log,

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Factor, FactorGrant } from '../factors/index.js';
 import { readProviderSession, signInProviderSession } from '../oidc/provider-session.js';
 import { isRememberedDevice, rememberDevice } from '../remembered-devices/index.js';
+import { recordSignInStep } from '../sessions/index.js';
 import {
   accountFactsOf,
   judgeSignIn,
@@ -39,6 +40,8 @@ export interface SignInFlowOptions {
   policy: SignInPolicy;
   /** cookies are Secure when PUBLIC_URL is https */
   secure: boolean;
+  /** the client's address (TRUST_PROXY decides whose forwarded headers count): shown in the session list */
+  clientAddress: (req: IncomingMessage) => string;
 }
 
 /** A sign-in that is not complete yet: whose, what it holds, and what it still needs. */
@@ -113,6 +116,7 @@ export function createSignInFlow(options: SignInFlowOptions) {
   ): Promise<void> {
     const session = await signInProviderSession(provider, req, res, { accountId: userId, amr: standing.amr, acr: standing.acr ?? '' });
     await saveSessionFactors(db, { sessionUid: session.sessionUid, userId, factors, expiresAt: session.expiresAt });
+    await recordSignInStep(db, req, { sessionUid: session.sessionUid, userId, address: options.clientAddress(req) || null });
   }
 
   /**

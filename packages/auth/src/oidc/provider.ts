@@ -174,6 +174,8 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       // DPoP-bound token would be used as a plain bearer token. The API refuses any token carrying `cnf`.
       dPoP: { enabled: false },
       revocation: { enabled: true },
+      // Clients that register a `backchannel_logout_uri` are told when a session they were used in ends.
+      backchannelLogout: { enabled: true },
       // (the bundled types lag the runtime here: introspection is a supported feature)
       introspection: { enabled: true } as never,
       rpInitiatedLogout: {
@@ -218,7 +220,10 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       if (token.kind !== 'AccessToken') return undefined;
       const login = loginOf(ctx);
       if (!login) return undefined;
-      return { amr: login.amr, acr: login.acr, auth_time: login.authTime };
+      // `sid`: the provider session the token was issued under (its stable uid), so ending that session can
+      // refuse the token before it expires. (ID tokens carry the per-client `sid` of OpenID Connect instead.)
+      const sid = typeof login.sessionUid === 'string' ? { sid: login.sessionUid } : {};
+      return { amr: login.amr, acr: login.acr, auth_time: login.authTime, ...sid };
     },
     // Consent is implicit for first-party clients: their grant is created on first use.
     async loadExistingGrant(ctx) {

@@ -18,10 +18,16 @@ export interface AccessTokenVerifierOptions {
   cacheSize?: number;
   /** @default Date.now */
   now?: () => number;
+  /**
+   * Sessions ended before their tokens expire: a token carrying one's `sid` is refused, checked on every request
+   * after the cache. `isEnded` throws when it cannot say (the list is stale): the caller answers SERVICE_UNAVAILABLE.
+   * Without it, `sid` is not checked.
+   */
+  endedSessions?: { isEnded(sessionId: string): boolean };
 }
 
 /** Why a presented token was refused; never sent to clients in detail, useful in logs and tests. */
-export type TokenRejection = 'malformed' | 'invalid' | 'expired';
+export type TokenRejection = 'malformed' | 'invalid' | 'expired' | 'revoked';
 
 export type VerificationResult = { ok: true; principal: Principal } | { ok: false; rejection: TokenRejection };
 
@@ -33,6 +39,7 @@ interface CacheEntry {
 
 const MALFORMED: VerificationResult = Object.freeze({ ok: false, rejection: 'malformed' });
 const EXPIRED: VerificationResult = Object.freeze({ ok: false, rejection: 'expired' });
+const REVOKED: VerificationResult = Object.freeze({ ok: false, rejection: 'revoked' });
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_TOKEN_LENGTH = 8192;
 
@@ -53,6 +60,7 @@ function toPrincipal(payload: JWTPayload): Principal {
     issuedAt: typeof payload.iat === 'number' ? payload.iat : null,
     tokenId: typeof payload.jti === 'string' ? payload.jti : null,
     clientId: typeof payload['client_id'] === 'string' ? payload['client_id'] : null,
+    sessionId: typeof payload['sid'] === 'string' && payload['sid'].length > 0 ? payload['sid'] : null,
   });
 }
 
@@ -67,6 +75,12 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
   const now = options.now ?? Date.now;
   const skewMs = options.clockSkewSeconds * 1000;
   const cache = new Map<string, CacheEntry>();
+  const { endedSessions } = options;
+  /** A verified token of an ended session is refused; asked on every request, cached or not. */
+  const live = (result: VerificationResult): VerificationResult => {
+    const sessionId = result.ok ? result.principal.sessionId : null;
+    return sessionId !== null && endedSessions?.isEnded(sessionId) ? REVOKED : result;
+  };
   const pending = new Map<string, Promise<VerificationResult>>();
   const verifyOptions = {
     algorithms: options.algorithms,
@@ -128,9 +142,9 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
   /** Verifies a bare token. Resolves synchronously (no promise) on a cache hit. */
   function verify(token: string): VerificationResult | Promise<VerificationResult> {
     const cached = cachedResult(token);
-    if (cached) return cached;
+    if (cached) return live(cached);
     if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return MALFORMED;
-    return verifyOnce(token, token);
+    return verifyOnce(token, token).then(live);
   }
 
   /**
@@ -141,11 +155,11 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
   function verifyAuthorization(header: string | null | undefined): VerificationResult | Promise<VerificationResult> | undefined {
     if (header == null || header === '') return undefined;
     const cached = cachedResult(header);
-    if (cached) return cached;
+    if (cached) return live(cached);
     const token = bearerToken(header);
     if (token === undefined || token === false) return MALFORMED;
     if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return MALFORMED;
-    return verifyOnce(token, header);
+    return verifyOnce(token, header).then(live);
   }
 
   return {

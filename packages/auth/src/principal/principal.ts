@@ -12,6 +12,8 @@ export interface Principal {
   readonly issuedAt: number | null;
   readonly tokenId: string | null;
   readonly clientId: string | null;
+  /** the provider session the token was issued under (`sid`); null for tokens minted outside one (the CLI) */
+  readonly sessionId: string | null;
 }
 
 /** A guest has no principal; `null` is the one value for "not signed in" inside the app. */

@@ -5,4 +5,5 @@ export * from './credentials.js';
 export * from './documents.js';
 export * from './oidc.js';
 export * from './persisted-operations.js';
+export * from './sessions.js';
 export * from './sign-in.js';

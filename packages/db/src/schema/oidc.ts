@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 // The OpenID provider's storage.
@@ -28,6 +29,8 @@ export const oidcModels = pgTable(
     index('oidc_models_uid_idx').on(t.model, t.uid),
     index('oidc_models_user_code_idx').on(t.userCode),
     index('oidc_models_expires_at_idx').on(t.expiresAt),
+    // An account's sessions (the sessions page, ending them) without reading every stored model.
+    index('oidc_models_session_account_idx').on(sql`(${t.payload} ->> 'accountId')`).where(sql`${t.model} = 'Session'`),
   ],
 );
 export type OidcModelRow = typeof oidcModels.$inferSelect;

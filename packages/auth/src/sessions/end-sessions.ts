@@ -1,0 +1,64 @@
+import { endAccountSessions, type Database, type SessionSelection, type StoredSession } from '@latchkey/db';
+import type Provider from 'oidc-provider';
+import type { EndedSessions } from './ended-sessions.js';
+
+export interface SessionEndingOptions {
+  /** how long the provider's access tokens live, in seconds (its AccessToken TTL) */
+  accessTokenTtlSeconds: number;
+  /** JWT_CLOCK_SKEW in seconds: a token is accepted this long past its `exp` */
+  clockSkewSeconds: number;
+  /** this instance's list of ended sessions, told at once (other instances read the table) */
+  endedSessions?: EndedSessions;
+  /** the provider, to send back-channel logout tokens to the clients used in an ended session */
+  provider?: Provider;
+  /** told of each back-channel logout that failed (the client's answer or its absence) */
+  onBackchannelError?: (error: unknown, detail: { clientId: string }) => void;
+}
+
+type BackchannelClient = { backchannelLogoutUri?: string; backchannelLogout(sub: string, sid: string): Promise<void> };
+
+export interface EndedSessionsResult {
+  /** how many sessions ended */
+  count: number;
+  /** settles once every back-channel logout was answered or failed (the clients' time, not the caller's) */
+  notified: Promise<void>;
+}
+
+/**
+ * Ends provider sessions of an account (one, every one but the caller's, or all): the sessions, every grant made
+ * in them and every token of those grants go in one transaction, `offline_access` included; access tokens already
+ * issued under them are refused by every instance from the next read of the ended list (at most a few seconds);
+ * clients with a `backchannel_logout_uri` are sent a logout token.
+ */
+export function createSessionEnding(options: SessionEndingOptions) {
+  const { provider } = options;
+  // The last access token of an ended session was issued at the latest now: refused until it has expired.
+  const listedForMs = (options.accessTokenTtlSeconds + options.clockSkewSeconds) * 1000;
+
+  async function notifyClients(ended: StoredSession[]): Promise<void> {
+    if (!provider) return;
+    const sends = ended.flatMap((session) =>
+      Object.entries(session.authorizations).map(async ([clientId, authorization]) => {
+        try {
+          // (the bundled types lag the runtime: clients have `backchannelLogout` when the feature is on)
+          const client = (await provider.Client.find(clientId)) as BackchannelClient | undefined;
+          if (!client?.backchannelLogoutUri) return;
+          await client.backchannelLogout(session.accountId, authorization.sid ?? '');
+        } catch (error) {
+          options.onBackchannelError?.(error, { clientId });
+        }
+      }),
+    );
+    await Promise.all(sends);
+  }
+
+  /** Ends the selected sessions of `accountId` through `db` (the caller's view: its deadline). */
+  return async function endSessions(db: Database, accountId: string, selection: SessionSelection): Promise<EndedSessionsResult> {
+    const listedUntil = new Date(Date.now() + listedForMs);
+    const ended = await endAccountSessions(db, accountId, selection, listedUntil);
+    for (const session of ended) options.endedSessions?.add(session.uid, listedUntil);
+    return { count: ended.length, notified: notifyClients(ended) };
+  };
+}
+
+export type EndSessions = ReturnType<typeof createSessionEnding>;

@@ -1,0 +1,4 @@
+export { createEndedSessions, type EndedSessions, type EndedSessionsOptions } from './ended-sessions.js';
+export { createSessionEnding, type EndedSessionsResult, type EndSessions, type SessionEndingOptions } from './end-sessions.js';
+export { isSessionId, listSessions, type SessionView } from './list-sessions.js';
+export { recordSignInStep, USER_AGENT_MAX, userAgentOf, watchSessionUse } from './session-use.js';

@@ -1,0 +1,39 @@
+import { recordSessionSignIn, recordSessionUse, type Database } from '@latchkey/db';
+import type { IncomingMessage } from 'node:http';
+import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+
+/** User agents are kept to this many characters. */
+export const USER_AGENT_MAX = 256;
+
+/** The request's User-Agent, cut to USER_AGENT_MAX characters; null without one. */
+export function userAgentOf(req: IncomingMessage): string | null {
+  const value = req.headers['user-agent'];
+  return typeof value === 'string' && value !== '' ? value.slice(0, USER_AGENT_MAX) : null;
+}
+
+/** A completed sign-in step in this browser's session: where and with what it was made. */
+export function recordSignInStep(
+  db: Database,
+  req: IncomingMessage,
+  step: { sessionUid: string; userId: string; address: string | null },
+): Promise<void> {
+  return recordSessionSignIn(db, { ...step, userAgent: userAgentOf(req) });
+}
+
+/**
+ * Keeps each session's last use and client up to date from the provider's own events: an authorization request
+ * answered from the session, and a code or refresh token exchanged for tokens. Recording never fails the
+ * provider's request: an error is only reported.
+ */
+export function watchSessionUse(provider: Provider, db: Database, onError: (error: unknown) => void): void {
+  const record = (sessionUid: unknown, clientId: unknown) => {
+    if (typeof sessionUid !== 'string' || typeof clientId !== 'string') return;
+    recordSessionUse(db, sessionUid, clientId).catch(onError);
+  };
+  provider.on('authorization.success', (ctx: KoaContextWithOIDC) => record(ctx.oidc.session?.uid, ctx.oidc.client?.clientId));
+  provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
+    const { RefreshToken, AuthorizationCode } = ctx.oidc.entities;
+    record((RefreshToken ?? AuthorizationCode)?.sessionUid, ctx.oidc.client?.clientId);
+  });
+}
