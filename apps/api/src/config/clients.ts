@@ -54,7 +54,16 @@ export function authConfig(
   publicUrl: string,
 ): Omit<
   Config['auth'],
-  'smtpUrl' | 'mailFrom' | 'webhook' | 'selfSignup' | 'passwords' | 'relyingParty' | 'signInPolicy' | 'clientCertificates' | 'upstream'
+  | 'smtpUrl'
+  | 'mailFrom'
+  | 'webhook'
+  | 'selfSignup'
+  | 'privateNetworkFetch'
+  | 'passwords'
+  | 'relyingParty'
+  | 'signInPolicy'
+  | 'clientCertificates'
+  | 'upstream'
 > {
   const clients = [...configured];
   if (demo && !clients.some((client) => client.client_id === DEMO_CLIENT_ID)) {

@@ -89,6 +89,8 @@ export interface Config {
     firstPartyClientIds: string[];
     /** the demo page's client id, when the demo client is on */
     demoClientId: string | undefined;
+    /** whether the provider's outgoing requests (back-channel logout) may reach loopback and private addresses */
+    privateNetworkFetch: boolean;
     /** multi-factor rules and acr levels (AUTH_POLICY_FILE; default: no rules, the default levels) */
     signInPolicy: SignInPolicy;
     /** the upstream OpenID provider (UPSTREAM_ISSUER, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET, UPSTREAM_NAME) */

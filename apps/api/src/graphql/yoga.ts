@@ -6,7 +6,7 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import { isDatabaseUnavailable, type DatabaseHealth } from '@latchkey/db';
 import { isDomainError } from '../domain/errors.js';
-import { serviceUnavailableAt, unauthenticated } from './errors.js';
+import { serviceUnavailable, serviceUnavailableAt, unauthenticated } from './errors.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { principalFrom, type AccessTokenVerifier, type CallerResolution } from '@latchkey/auth/tokens';
@@ -112,9 +112,31 @@ export function createGraphQLHandler({
 }: GraphQLHandlerDeps) {
   const { limits } = config;
 
+  // A caller whose token names a session this instance cannot judge now (the ended-sessions list is stale) is
+  // refused with SERVICE_UNAVAILABLE before anything runs: not let through, not a 500.
+  const unavailable = (error: unknown): never => {
+    throw isDatabaseUnavailable(error) ? serviceUnavailable() : error;
+  };
+  const resolveCaller: typeof callers.resolveUserFn = (context) => {
+    try {
+      const caller = callers.resolveUserFn(context);
+      return caller instanceof Promise ? caller.catch(unavailable) : caller;
+    } catch (error) {
+      return unavailable(error);
+    }
+  };
   const signedInRequest = (req: IncomingMessage) => {
-    const verified = principalFrom(verifier, { authorization: req.headers.authorization });
-    return verified instanceof Promise ? verified.then((result) => result?.ok === true) : verified?.ok === true;
+    try {
+      const verified = principalFrom(verifier, { authorization: req.headers.authorization });
+      return verified instanceof Promise
+        ? verified.then(
+            (result) => result?.ok === true,
+            () => false,
+          )
+        : verified?.ok === true;
+    } catch {
+      return false; // only decides whether suggestions are shown
+    }
   };
   return createYoga<{ req?: IncomingMessage }, RequestContext>({
     schema,
@@ -139,7 +161,7 @@ export function createGraphQLHandler({
       useCostLimit(limits),
       useIntrospectionAccess({ introspection: config.introspection, rules: routeRules, credentialRejected: callers.credentialRejected }),
       // Route level (spec Authorization 1, 4, 7): the caller resolved once per operation, then judged once per document.
-      useGenericAuth({ mode: 'resolve-only', contextFieldName: 'caller', resolveUserFn: callers.resolveUserFn }),
+      useGenericAuth({ mode: 'resolve-only', contextFieldName: 'caller', resolveUserFn: resolveCaller }),
       useRouteRules<GraphQLContext>({
         rules: routeRules,
         isGuest: (context) => context.caller === null,

@@ -61,6 +61,7 @@ export function createConfiguredProvider(
     accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
     renderPage: htmlPage,
     acrValues: config.auth.signInPolicy.acrLevels.map((level) => level.value),
+    privateNetworkFetch: config.auth.privateNetworkFetch,
     ...(sessionNeedsLogin ? { sessionNeedsLogin } : {}),
   });
 }

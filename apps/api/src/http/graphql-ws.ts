@@ -9,6 +9,7 @@ import {
 import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type ConnectionInitMessage } from 'graphql-ws';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '@latchkey/db';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { GraphQLContext } from '../graphql/context.js';
 import { ErrorCode, unauthenticated } from '../graphql/errors.js';
@@ -65,13 +66,19 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     maxPayload: options.maxMessageBytes ?? 65_536,
     handleProtocols: (protocols) => handleProtocols(protocols),
   });
+  const SERVICE_UNAVAILABLE_REASON = 'Service unavailable: try again shortly.';
   /** The Authorization value each connection signed in with (checked at connection_init, re-checked per operation). */
   const credentials = new WeakMap<object, string>();
 
   const server = makeServer<ConnectionInitMessage['payload'], { socket: WebSocket; request: IncomingMessage }>({
     connectionInitWaitTimeout: options.connectionInitWaitMs ?? 10_000,
     async onConnect(ctx) {
-      const verified = await principalFrom(verifier, { connectionParams: ctx.connectionParams });
+      const verified = await Promise.resolve()
+        .then(() => principalFrom(verifier, { connectionParams: ctx.connectionParams }))
+        .catch((error: unknown) => {
+          // A session that cannot be judged now: the connection closes (4500) saying so, nothing about why.
+          throw isDatabaseUnavailable(error) ? new Error(SERVICE_UNAVAILABLE_REASON) : error;
+        });
       if (verified === undefined) return true; // a guest: public fields only
       if (!verified.ok) return false; // 4403 Forbidden: nothing about why
       credentials.set(ctx, authorizationOfConnection(ctx.connectionParams) as string);
@@ -125,7 +132,13 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       if (errors.length > 0) return errors;
       if (register)
         await persisted.register(register).catch((error: unknown) => log.error({ err: error }, 'persisted-query registration failed'));
-      const contextValue = (await enveloped.contextFactory()) as GraphQLContext;
+      let contextValue: GraphQLContext;
+      try {
+        contextValue = (await enveloped.contextFactory()) as GraphQLContext;
+      } catch (error) {
+        if (error instanceof GraphQLError) return [error]; // e.g. SERVICE_UNAVAILABLE: the caller's session cannot be judged now
+        throw error;
+      }
       // Route level, before anything runs: a guest asking for more than @public fields gets the protocol's
       // Error message (the same refusal the route check gives over HTTP), not a result.
       if (contextValue.caller === null && routeRules.requirementsOf(enveloped.schema, document, params.operationName).signIn) {
@@ -146,7 +159,14 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     async onError(ctx, _id, _payload, errors) {
       if (options.introspection === 'open') return undefined;
       const credential = credentials.get(ctx);
-      const signedIn = credential !== undefined && (await principalFrom(verifier, { authorization: credential }))?.ok === true;
+      const signedIn =
+        credential !== undefined &&
+        (await Promise.resolve()
+          .then(() => principalFrom(verifier, { authorization: credential }))
+          .then(
+            (result) => result?.ok === true,
+            () => false,
+          ));
       return suggestionsAllowed(options.introspection, signedIn) ? undefined : withoutSuggestions(errors);
     },
     onNext(_ctx, _id, _payload, args, result) {

@@ -41,7 +41,14 @@ export type ProcessEnv = Record<string, string> | ((databaseUrl: string, index: 
  * signing key, one public URL and data directory. `env` adds configuration (REDIS_URL, TRUST_PROXY, say; or, as a function,
  * a DATABASE_URL through a proxy for some of them); a PUBLIC_URL in it (a proxy in front) replaces the default one.
  */
-export async function startServiceProcesses(count: number, env: ProcessEnv = {}): Promise<ServiceProcesses> {
+export async function startServiceProcesses(
+  count: number,
+  env: ProcessEnv = {},
+  options: {
+    /** PUBLIC_URL is the first process's own address (`http://localhost:<its port>`): browsers sign in there */
+    publicUrlOnFirst?: boolean;
+  } = {},
+): Promise<ServiceProcesses> {
   const dataDir = testTempDir('processes');
   // One PostgreSQL database of their own; without DATABASE_URL a single process may run on the embedded one.
   if (!process.env['DATABASE_URL'] && count > 1) throw new Error('several processes share PostgreSQL: DATABASE_URL is needed');
@@ -55,13 +62,17 @@ export async function startServiceProcesses(count: number, env: ProcessEnv = {})
   await seeded.close();
   const privateJwk = await generateSigningJwk();
   const signingKey = await parseSigningKey(JSON.stringify(privateJwk));
-  const publicUrl = (typeof env === 'function' ? undefined : env['PUBLIC_URL']) ?? `http://localhost:${await freePort()}`;
+  const ports: number[] = [];
+  for (let i = 0; i < count; i++) ports.push(await freePort());
+  const publicUrl =
+    (typeof env === 'function' ? undefined : env['PUBLIC_URL']) ??
+    `http://localhost:${options.publicUrlOnFirst ? ports[0] : await freePort()}`;
   const children: ChildProcess[] = [];
   const outputs: string[][] = [];
   const exits: Promise<number | null>[] = [];
   const urls: string[] = [];
   for (let i = 0; i < count; i++) {
-    const port = await freePort();
+    const port = ports[i]!;
     children.push(
       spawn(process.execPath, [MAIN], {
         env: {

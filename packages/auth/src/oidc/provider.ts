@@ -59,6 +59,12 @@ export interface AuthorizationServerOptions {
    * factors. oidc-provider alone treats `acr_values` as voluntary; this makes them count.
    */
   sessionNeedsLogin?: (query: SessionStandingQuery) => Promise<boolean>;
+  /**
+   * Whether the provider's outgoing requests (back-channel logout tokens) may reach loopback and private addresses.
+   * oidc-provider refuses them by default (SSRF protection); relying parties on an internal network need this.
+   * @default false
+   */
+  privateNetworkFetch?: boolean;
 }
 
 const text = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -167,6 +173,13 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     // Authorization code with PKCE (S256) for every client, public or not, and nothing else (RFC 9700): no
     // implicit grant, no `id_token` or `code id_token` response types, so discovery advertises none of them.
     responseTypes: [...OFFERED_RESPONSE_TYPES],
+    // oidc-provider hands every outgoing request a dispatcher that refuses special-use addresses: dropped only on request.
+    ...(options.privateNetworkFetch
+      ? {
+          fetch: (input: string | URL | Request, init?: RequestInit) =>
+            fetch(input, { ...init, dispatcher: undefined } as RequestInit & { dispatcher?: undefined }),
+        }
+      : {}),
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },

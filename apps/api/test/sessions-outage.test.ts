@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOwnDatabase, databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
+
+/** An access token as the provider issues it under a session: with a `sid`. */
+async function tokenInSession(service: TestService, sessionId: string): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const { signingKey, config } = service;
+  return new SignJWT({ scope: 'openid', amr: ['otp'], auth_time: now, client_id: 'latchkey-demo', sid: sessionId })
+    .setProtectedHeader({ alg: signingKey.alg, kid: signingKey.kid, typ: 'at+jwt' })
+    .setIssuer(config.tokens.issuer)
+    .setAudience(config.tokens.audience)
+    .setSubject(randomUUID())
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
+    .setJti(randomUUID())
+    .sign(signingKey.key);
+}
+
+describe.skipIf(databaseKind === 'pglite')('issue 17 point 1: an instance that cannot read the ended sessions for 5 s', () => {
+  let proxy: TcpProxy;
+  let own: { url: string; drop(): Promise<void> };
+  let service: TestService;
+
+  beforeAll(async () => {
+    own = await createOwnDatabase(process.env['DATABASE_URL']!);
+    const target = new URL(own.url);
+    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    service = await startTestService({ DATABASE_URL: proxy.routeUrl(own.url), DATABASE_TIMEOUT: '1s' }, { outages: true });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await proxy?.close();
+    await own?.drop();
+  });
+
+  it('refuses sid-bearing tokens with SERVICE_UNAVAILABLE (503 under graphql-response+json) while tokens without a sid keep answering, and accepts them again once it can', async () => {
+    const bound = await tokenInSession(service, 'session-0123456789');
+    const unbound = await service.token(randomUUID());
+    const viewer = (token: string) => postGraphQL(service.graphqlUrl, { query: '{ viewer { subject } }' }, { token });
+    expect((await viewer(bound)).status).toBe(200);
+
+    await proxy.drop();
+    const cut = performance.now();
+    // The list is read every second; 5 s after the last good read, a bound token cannot be judged.
+    await expect.poll(async () => (await viewer(bound)).status, { timeout: 8000, interval: 200 }).toBe(503);
+    expect(performance.now() - cut).toBeGreaterThan(4000);
+    const refused = await viewer(bound);
+    expect(refused.json.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+    expect(refused.json.data).toBeUndefined();
+    expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    // The database-free field still answers a caller whose token names no session.
+    expect((await viewer(unbound)).status).toBe(200);
+    // And over REST the same refusal.
+    const rest = await fetch(`${service.url}/api/documents`, { headers: { authorization: `Bearer ${bound}` } });
+    expect(rest.status).toBe(503);
+
+    await proxy.restore();
+    await expect.poll(async () => (await viewer(bound)).status, { timeout: 5000, interval: 100 }).toBe(200);
+  });
+});
