@@ -10,11 +10,7 @@ import { signInThroughDemo } from './support/sessions.js';
 requireBuild();
 
 describe('issue 17 point 1: the operator CLI lists and ends sessions', () => {
-  let workDir: string;
-
-  beforeAll(() => {
-    workDir = testTempDir('sessions-cli');
-  });
+  const workDir = testTempDir('sessions-cli');
 
   it('bad input exits 2 with a message and no stack trace, before anything is read or written', async () => {
     const env = { DATA_DIR: `${workDir}/unused`, NODE_ENV: 'test' };
