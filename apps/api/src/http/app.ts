@@ -4,7 +4,6 @@ import type { Duplex } from 'node:stream';
 import {
   createAccessTokenVerifier,
   createCallerResolution,
-  createSessionEnding,
   type EndedSessions,
   type DeliveryHandler,
   type KeyMaterial,
@@ -111,18 +110,10 @@ export async function createHttpApp({
     verifier,
     clientAddresses,
     requestIdOf,
+    endedSessions,
   });
 
-  const sessions = {
-    ended: endedSessions,
-    end: createSessionEnding({
-      accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
-      clockSkewSeconds: config.tokens.clockSkewSeconds,
-      endedSessions,
-      provider: authorization.provider,
-      onBackchannelError: (error, { clientId }) => logger.warn({ err: error, clientId }, 'back-channel logout failed'),
-    }),
-  };
+  const sessions = { ended: endedSessions, end: authorization.endSessions };
   const app = {
     database,
     databaseTimeoutMs: config.database.timeoutMs,

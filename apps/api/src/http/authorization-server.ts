@@ -9,6 +9,8 @@ import {
   type ClientMetadata,
   type DeliveryHandler,
   type KeyMaterial,
+  createSessionEnding,
+  type EndedSessions,
   type LoginLimits,
   type SessionStandingQuery,
   watchSessionUse,
@@ -30,6 +32,8 @@ export interface AuthorizationServerOptions {
   verifier: AccessTokenVerifier;
   clientAddresses: ClientAddresses;
   requestIdOf: (req: IncomingMessage) => string | undefined;
+  /** the sessions ended on any instance: ending one here adds it at once */
+  endedSessions: EndedSessions;
 }
 
 const SIGN_IN_UNAVAILABLE = 'Sign-in is unavailable. Try again shortly.';
@@ -92,6 +96,14 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
   // Each session's last use and client (the session list), from the provider's own events.
   watchSessionUse(provider, database.background, (error) => logger.warn({ err: error }, 'recording a session use failed'));
   const oidc = provider.callback();
+  // Ending sessions (GraphQL, the account page): the provider sends the back-channel logouts.
+  const endSessions = createSessionEnding({
+    accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
+    clockSkewSeconds: config.tokens.clockSkewSeconds,
+    endedSessions: options.endedSessions,
+    provider,
+    onBackchannelError: (error, { clientId }) => logger.warn({ err: error, clientId }, 'back-channel logout failed'),
+  });
 
   const login = createLoginRoutes({
     publicUrl: config.http.publicUrl,
@@ -103,6 +115,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     log: logger,
     clientAddress: clientAddresses.addressOf,
     verifier: options.verifier,
+    endSessions,
     keySecret: String(signingJwk.d),
     selfSignup: config.auth.selfSignup,
     relyingParty: config.auth.relyingParty,
@@ -157,7 +170,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     { path: '/oidc/*', methods: 'any', handler: providerEndpoint, templateOf: providerTemplateOf },
     ...login.routes.map(mounted),
   ];
-  return { routes, provider };
+  return { routes, provider, endSessions };
 }
 
 /** The provider's paths as metrics labels: its fixed endpoints as they are, the rest by family. */

@@ -8,6 +8,8 @@ import { hasPassword, PasswordError, removePassword, setPassword } from '../pass
 import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp } from '../principal/step-up.js';
 import { countRecoveryCodes, generateRecoveryCodes } from '../recovery-codes/index.js';
 import { listRememberedDevices, revokeRememberedDevice } from '../remembered-devices/index.js';
+import type { EndSessions } from '../sessions/index.js';
+import { createAccountSessions } from './account-sessions.js';
 import { readSessionFactors } from '../sign-in/index.js';
 import { confirmTotpEnrolment, hasConfirmedTotp, removeTotp, startTotpEnrolment, TotpError } from '../totp/index.js';
 import { FORM_BODY_BYTES, PASSWORD_BODY_BYTES, type LoginContext } from './context.js';
@@ -30,6 +32,8 @@ export interface AccountRoutesOptions {
   issuer?: string;
   /** the upstream OpenID provider's section (its linked identities), when one is configured */
   upstreamSection?: (userId: string) => Promise<string>;
+  /** ends sessions (the sessions section lists them and ends others); undefined: no sessions section */
+  endSessions?: EndSessions;
 }
 
 /** The account a provider session belongs to, when it may still use it. */
@@ -53,6 +57,8 @@ const DONE: Record<string, string> = {
   added: 'The passkey was added.',
   renamed: 'The passkey was renamed.',
   removed: 'The passkey was removed. It no longer signs you in.',
+  'session-ended': 'The session was ended: that browser is signed out and its applications lose access within seconds.',
+  'sessions-ended': 'Every other session was ended: only this browser is still signed in.',
 };
 
 const when = (date: Date | number) => `${new Date(date).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -101,7 +107,8 @@ function passkeyItem(passkey: PasskeySummary): string {
  * The provider's account page: who is signed in in this browser and how, their passkeys (add, rename,
  * remove) and sign-out. It runs on the provider's own session; a browser without one is sent to sign in.
  */
-export function createAccountRoutes({ origin, db, flow }: LoginContext, options: AccountRoutesOptions) {
+export function createAccountRoutes(context: LoginContext, options: AccountRoutesOptions) {
+  const { origin, db, flow } = context;
   const { provider } = options;
 
   /** The account signed in to the provider in this browser; null for none or a suspended one. */
@@ -119,6 +126,10 @@ export function createAccountRoutes({ origin, db, flow }: LoginContext, options:
       status,
       page('Your account', `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/account">Back to your account</a></p>`),
     );
+
+  const sessions = options.endSessions
+    ? createAccountSessions(context, { signedIn, problem, endSessions: options.endSessions })
+    : undefined;
 
   async function accountPage(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const account = await signedIn(req, res);
@@ -162,6 +173,7 @@ ${passwordSetupForm('/account/password', account.email, 'Change the password')}
         : `<h2>Password</h2>
 <p id="password-status">No password is set. A password is only ever asked as a later step of a sign-in, never as the only one.</p>
 ${passwordSetupForm('/account/password', account.email, 'Set a password')}`;
+    const sessionsSection = sessions ? await sessions.section(account) : '';
     const devices = await listRememberedDevices(db, account.userId, readCookie(req, DEVICE_COOKIE));
     const devicesSection = `<h2>Remembered browsers</h2>
 ${
@@ -187,6 +199,7 @@ ${passkeySection}
 ${totpSection}
 ${recoverySection}
 ${passwordSection}
+${sessionsSection}
 ${devicesSection}
 ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
 <h2>Sign out</h2>
@@ -337,6 +350,7 @@ ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
   const routes: Route[] = [
     { path: '/account', methods: ['GET', 'HEAD'], handler: accountPage },
     ...Object.entries(forms).map(([path, handler]): Route => ({ path, methods: ['POST'], handler })),
+    ...(sessions?.routes ?? []),
   ];
   return { routes, signedIn, credentialForm };
 }

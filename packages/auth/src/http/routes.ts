@@ -10,6 +10,7 @@ import type { PasskeyRelyingParty } from '../passkeys/index.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import type { LoginLimits } from '../rate-limit/index.js';
 import type { SignInPolicy } from '../sign-in/index.js';
+import type { EndSessions } from '../sessions/index.js';
 import { deriveTotpKey } from '../totp/index.js';
 import type { ClientCertificateUsers } from '../x509/certificate-subjects.js';
 import { createAccountRoutes } from './account.js';
@@ -37,6 +38,8 @@ export interface LoginRoutesOptions {
   log: LoginLog;
   /** the client's address (TRUST_PROXY decides whose forwarded headers count): rate limits and security logs */
   clientAddress: (req: IncomingMessage) => string;
+  /** ends sessions: the account page lists this account's sessions and ends others; undefined: no such section */
+  endSessions?: EndSessions;
   /** verifies access tokens: an API client may add a passkey with one */
   verifier: AccessTokenVerifier;
   /** the server secret that sealing keys are derived from (TOTP secrets, pending upstream requests): every instance sharing it agrees */
@@ -81,6 +84,7 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     passkeysEnabled: options.relyingParty !== undefined,
     passwords: options.passwords,
     upstreamSection: options.upstream ? (userId) => upstream!.accountSection(userId) : undefined,
+    endSessions: options.endSessions,
   });
   // Sign-in through an upstream OpenID provider; its identities are linked on the account page.
   const upstream = options.upstream
