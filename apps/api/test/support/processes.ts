@@ -34,7 +34,7 @@ export interface ServiceProcesses {
 }
 
 /** Configuration added to one process, given the URL of the database they share ('' on the embedded one) and the process's index. */
-export type ProcessEnv = Record<string, string> | ((databaseUrl: string, index: number) => Record<string, string>);
+export type ProcessEnv = Record<string, string> | ((databaseUrl: string, index: number, publicUrl: string) => Record<string, string>);
 
 /**
  * `count` api processes that are one service: one PostgreSQL database of their own (migrated and seeded), one
@@ -85,7 +85,7 @@ export async function startServiceProcesses(
           ...(own ? { DATABASE_URL: own.url } : {}),
           SIGNING_KEY: JSON.stringify(privateJwk),
           LOG_LEVEL: 'warn',
-          ...(typeof env === 'function' ? env(own?.url ?? '', i) : env),
+          ...(typeof env === 'function' ? env(own?.url ?? '', i, publicUrl) : env),
         },
         stdio: process.env['TEST_PROCESS_LOGS'] ? 'inherit' : ['ignore', 'pipe', 'pipe'],
       }),

@@ -1,0 +1,100 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoSignInByLink, hasChromium, launchChromium } from './support/chromium.js';
+import { outboxOf } from './support/outbox.js';
+import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
+import { databaseKind } from './support/service.js';
+
+describe.runIf(hasChromium && databaseKind === 'postgres')(
+  'end to end in Chromium: a session ended in one browser, on a second instance (issue 17 point 1)',
+  () => {
+    let processes: ServiceProcesses;
+    let browser: Browser;
+    let base: string;
+    let second: string;
+
+    beforeAll(async () => {
+      // Two processes of one service. Pages load from the first (PUBLIC_URL); the demo page's API calls go to the second.
+      processes = await startServiceProcesses(2, (_url, _index, publicUrl) => ({ NODE_ENV: 'development', CORS_ORIGINS: publicUrl }), {
+        publicUrlOnFirst: true,
+      });
+      base = processes.publicUrl;
+      second = `${processes.urls[1]}/graphql`;
+      browser = await launchChromium();
+    }, 60_000);
+    afterAll(async () => {
+      await browser?.close();
+      await processes?.stop();
+    });
+
+    it("ending the laptop's session on the desk's account page stops the laptop's API calls and ends its subscription on the other instance within 5 s, with no event", async () => {
+      const outbox = outboxOf(processes.dataDir);
+      // The demo page's CSP keeps its own scripts to its origin; the test's script in it calls the second instance.
+      const laptop = await (await browser.newContext({ userAgent: 'Laptop Chromium', bypassCSP: true })).newPage();
+      await demoSignInByLink(laptop, base, outbox, 'alice@acme.test');
+      await laptop.waitForURL(`${base}/`);
+      await expect.poll(() => laptop.evaluate(() => sessionStorage.getItem('demo.tokens')), { timeout: 10_000 }).not.toBeNull();
+
+      // In the laptop's page: an API call to the second instance, and a subscription there over SSE that records what it hears.
+      const callSecond = () =>
+        laptop.evaluate(async (url) => {
+          const { access_token } = JSON.parse(sessionStorage.getItem('demo.tokens')!) as { access_token: string };
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/graphql-response+json',
+              authorization: `Bearer ${access_token}`,
+            },
+            body: JSON.stringify({ query: '{ viewer { subject } }' }),
+          });
+          return response.status;
+        }, second);
+      expect(await callSecond()).toBe(200);
+      await laptop.evaluate((url) => {
+        const { access_token } = JSON.parse(sessionStorage.getItem('demo.tokens')!) as { access_token: string };
+        const heard: string[] = [];
+        (window as unknown as { heard: string[] }).heard = heard;
+        void fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${access_token}` },
+          body: JSON.stringify({ query: 'subscription { documentChanged(organization: "acme") { kind } }' }),
+        }).then(async (response) => {
+          const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) return heard.push('closed');
+            for (const line of value.split('\n')) if (line.startsWith('data:') && line.length > 6) heard.push(line.slice(5).trim());
+          }
+        });
+      }, second);
+
+      const desk = await (await browser.newContext({ userAgent: 'Desk Chromium' })).newPage();
+      await desk.goto(`${base}/login`);
+      await desk.getByLabel('E-mail address').fill('alice@acme.test');
+      const before = outbox.count();
+      await desk.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+      await desk.waitForURL(/\/login\/ott\?sent=1/);
+      await desk.goto((await outbox.next(before, 'alice@acme.test')).magicLink);
+      await desk.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await desk.waitForURL(`${base}/account`);
+      const laptopRow = desk.locator('#sessions li', { hasText: 'Laptop Chromium' });
+      expect(await laptopRow.textContent()).toContain('used through latchkey-demo');
+      expect(await desk.locator('#sessions li', { hasText: 'Desk Chromium' }).textContent()).toContain('this browser');
+
+      await laptopRow.getByRole('button', { name: 'End this session' }).click();
+      const endedAt = Date.now();
+      await desk.waitForURL(`${base}/account?done=session-ended`);
+      expect(await desk.locator('#sessions li', { hasText: 'Laptop Chromium' }).count()).toBe(0);
+
+      await expect.poll(callSecond, { timeout: 5000, interval: 100 }).toBe(401);
+      await expect
+        .poll(() => laptop.evaluate(() => (window as unknown as { heard: string[] }).heard.join('\n')), { timeout: 5000, interval: 100 })
+        .toContain('UNAUTHENTICATED');
+      expect(Date.now() - endedAt).toBeLessThan(5000);
+      const heard = await laptop.evaluate(() => (window as unknown as { heard: string[] }).heard);
+      // no event was delivered: only the last error (a delivered event carries its kind)
+      expect(heard.filter((line) => line.includes('"kind"'))).toEqual([]);
+    });
+  },
+);
