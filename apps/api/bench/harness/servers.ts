@@ -171,7 +171,8 @@ export async function startLatchkey(
 
   // The server's contract: issuer = PUBLIC_URL, audience = urn:latchkey:api.
   const now = Math.floor(Date.now() / 1000);
-  const token = await new SignJWT({ scope: 'openid', amr: ['otp'], acr: 'urn:latchkey:acr:otp', auth_time: now })
+  // It names a provider session (`sid`), as the provider's own tokens do: the ended-sessions check is on the measured path.
+  const token = await new SignJWT({ scope: 'openid', amr: ['otp'], acr: 'urn:latchkey:acr:otp', auth_time: now, sid: 'bench-session-0001' })
     .setProtectedHeader({ alg: 'RS256', kid, typ: 'at+jwt' })
     .setIssuer(publicUrl)
     .setAudience('urn:latchkey:api')
