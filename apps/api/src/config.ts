@@ -118,6 +118,7 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       mailFrom: e.MAIL_FROM,
       webhook: webhookConfig(e.DELIVERY_WEBHOOK_URL, e.DELIVERY_WEBHOOK_SECRET),
       selfSignup: e.SELF_SIGNUP,
+      bindLinksToBrowser: e.BIND_LINKS_TO_BROWSER,
       privateNetworkFetch: e.OIDC_PRIVATE_NETWORK_FETCH,
       passwords: e.PASSWORDS,
       relyingParty,

@@ -58,6 +58,7 @@ export function authConfig(
   | 'mailFrom'
   | 'webhook'
   | 'selfSignup'
+  | 'bindLinksToBrowser'
   | 'privateNetworkFetch'
   | 'passwords'
   | 'relyingParty'

@@ -84,6 +84,8 @@ export const envSchema = z.object({
   DELIVERY_WEBHOOK_SECRET: z.string().min(32, 'must have at least 32 characters').optional(),
   /** unknown addresses get an account (e-mail unverified) when they ask for a link. Off by default. */
   SELF_SIGNUP: bool.default(false),
+  /** a sign-in link signs in only the browser that asked for it (OWASP ASVS 6.6.2). Off by default. */
+  BIND_LINKS_TO_BROWSER: bool.default(false),
   /** passwords as an optional second step (set on the account page, asked on the factor pages) */
   PASSWORDS: bool.default(true),
   /** WebAuthn relying party: its ID (registrable domain; `localhost` locally, never an IP), name, origins */

@@ -79,6 +79,8 @@ export interface Config {
     webhook: { url: string; secret: string } | undefined;
     /** unknown addresses asking for a link get an account */
     selfSignup: boolean;
+    /** a sign-in link signs in only the browser that asked for it (BIND_LINKS_TO_BROWSER) */
+    bindLinksToBrowser: boolean;
     /** whether accounts may have a password, asked for as a later step of a sign-in (PASSWORDS) */
     passwords: boolean;
     /** the WebAuthn relying party; undefined when PUBLIC_URL is an IP address and RP_ID is unset (no passkeys) */

@@ -118,6 +118,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     endSessions,
     keySecret: String(signingJwk.d),
     selfSignup: config.auth.selfSignup,
+    bindLinksToBrowser: config.auth.bindLinksToBrowser,
     relyingParty: config.auth.relyingParty,
     passwords: config.auth.passwords,
     upstream: config.auth.upstream,

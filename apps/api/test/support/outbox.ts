@@ -40,3 +40,10 @@ export function outboxOf(dataDir: string) {
 
 /** The token of a magic link. */
 export const tokenOf = (message: OutboxMessage) => new URL(message.magicLink).searchParams.get('token')!;
+
+/** The 6-digit code of a message (typed in the browser that asked for it). */
+export function codeOf(message: OutboxMessage): string {
+  const code = /Or type this code in the browser where you asked for it: ([0-9]{6})\n/.exec(message.text)?.[1];
+  if (!code) throw new Error('the message carries no code');
+  return code;
+}

@@ -7,6 +7,7 @@ import { findUserIdByEmail } from '../oidc/account.js';
 import { FACTORS_REQUIRED } from '../oidc/provider.js';
 import {
   consumeOneTimeToken,
+  consumeOneTimeTokenInBrowser,
   consumeShortCode,
   generateOneTimeTokenWithCode,
   isShortCodeShaped,
@@ -38,9 +39,19 @@ export interface OneTimeTokenRoutesOptions {
   selfSignup?: boolean;
   /** the upstream OpenID provider's name, when one is configured: the sign-in page offers it */
   upstreamName?: string;
+  /**
+   * A link signs in only the browser that asked for it (BIND_LINKS_TO_BROWSER, OWASP ASVS 6.6.2); opened elsewhere it
+   * signs nothing in and stays unused, and the page says to type the message's code in the browser that asked.
+   * @default false
+   */
+  bindLinksToBrowser?: boolean;
 }
 
 const USERNAME = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
+
+/** A bound link opened in another browser (BIND_LINKS_TO_BROWSER): nothing was used up. */
+const LINK_IN_ANOTHER_BROWSER =
+  'This link works only in the browser where the sign-in was asked for, and it was not used. Type the 6-digit code from the message in that browser instead (or open the link there).';
 
 const GENERATED = 'If the address belongs to an account, a sign-in link and code are on their way. Either works once, for 5 minutes.';
 
@@ -123,7 +134,11 @@ export function createOneTimeTokenRoutes(
 <input id="token" name="token" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" required>
 <button type="submit">Sign in</button>
 </form>
-<p>A code works only in this browser, the one that asked for it; the link in the message works in any browser.</p>`;
+<p>${
+      options.bindLinksToBrowser
+        ? 'The code and the link work only in this browser, the one that asked for them.'
+        : 'A code works only in this browser, the one that asked for it; the link in the message works in any browser.'
+    }</p>`;
     // Take the token from the link into the form, then drop it from the address bar and history.
     const script = `(function(){var p=new URLSearchParams(location.search),t=p.get('token');if(t){document.getElementById('token').value=t;history.replaceState(null,'',location.pathname);}})();`;
     html(res, 200, page('Sign in with your code', body, script));
@@ -162,8 +177,15 @@ export function createOneTimeTokenRoutes(
       refuse(req, res, status, message, headers);
     });
     if (!attempt) return;
-    const consumed =
-      code === undefined ? await consumeOneTimeToken(db, token) : await consumeShortCode(db, { username, code, binding: binding! });
+    let consumed: Awaited<ReturnType<typeof consumeOneTimeToken>>;
+    if (code !== undefined) consumed = await consumeShortCode(db, { username, code, binding: binding! });
+    else if (!options.bindLinksToBrowser) consumed = await consumeOneTimeToken(db, token);
+    else {
+      const inBrowser = await consumeOneTimeTokenInBrowser(db, token, binding);
+      // A live link in the wrong browser is not a guess: nothing is counted against the source, nothing used up.
+      if (inBrowser === 'another-browser') return refuse(req, res, 403, LINK_IN_ANOTHER_BROWSER);
+      consumed = inBrowser;
+    }
     const userId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
     // Wrong tokens and codes slow down, then stop, the source that sends them; the account itself is never locked.
     if (!consumed || !userId) {

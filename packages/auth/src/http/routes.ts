@@ -46,6 +46,8 @@ export interface LoginRoutesOptions {
   keySecret: string;
   /** unknown addresses that ask for a link get an account (SELF_SIGNUP) */
   selfSignup: boolean;
+  /** a sign-in link signs in only the browser that asked for it (BIND_LINKS_TO_BROWSER). @default false */
+  bindLinksToBrowser?: boolean;
   /** passkeys (RP_ID); undefined: switched off */
   relyingParty: PasskeyRelyingParty | undefined;
   /** whether accounts may have a password (PASSWORDS) */
@@ -102,6 +104,7 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
       limits: limits('OTT'),
       selfSignup: options.selfSignup,
       upstreamName,
+      bindLinksToBrowser: options.bindLinksToBrowser,
     }),
     ...createPasskeyRoutes(context, {
       relyingParty: options.relyingParty,

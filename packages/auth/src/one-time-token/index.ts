@@ -1,4 +1,4 @@
-export { consumeOneTimeToken, purgeExpiredOneTimeTokens } from './consume.js';
+export { consumeOneTimeToken, consumeOneTimeTokenInBrowser, purgeExpiredOneTimeTokens } from './consume.js';
 export { ONE_TIME_TOKEN_ERRORS } from './error-codes.js';
 export { DEFAULT_TTL_SECONDS, generateOneTimeToken, generateOneTimeTokenWithCode, MAX_TTL_SECONDS } from './generate.js';
 export {

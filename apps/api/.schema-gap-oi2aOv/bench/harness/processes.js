@@ -1,0 +1,83 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
+import { availableParallelism, constants as osConstants } from 'node:os';
+// The server processes of a run: CPU pinning, spawning, and stopping every one of them (and their temporary
+// directories) however the run ends.
+// True when this process runs under `taskset -c 1` and servers go on CPU 0.
+export const pinned = process.env.BENCH_PINNED === '1';
+export function canPin() {
+    // Pinning needs two usable cores; with one, pinning both sides to it would
+    // only serialize them and make the numbers meaningless.
+    if (availableParallelism() < 2)
+        return false;
+    return spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+// Re-run this same script under `taskset -c 1` and mirror its exit status.
+export function reexecPinned() {
+    const child = spawn('taskset', ['-c', '1', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+        stdio: 'inherit',
+        env: { ...process.env, BENCH_PINNED: '1' },
+    });
+    // Ctrl-C reaches the whole process group anyway; forwarding covers `kill <pid>`.
+    for (const sig of ['SIGINT', 'SIGTERM'])
+        process.on(sig, () => child.kill(sig));
+    child.on('exit', (code, signal) => {
+        process.exit(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1));
+    });
+}
+const children = new Set();
+export const tempDirs = [];
+export function isRunning(child) {
+    return child.exitCode === null && child.signalCode === null;
+}
+export function spawnServer(script, env, output) {
+    // taskset exec()s node, so child.pid is the node process itself (matters for /proc/<pid>).
+    const [cmd, args] = pinned ? ['taskset', ['-c', '0', process.execPath, script]] : [process.execPath, [script]];
+    const child = spawn(cmd, args, {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', output, output === 'pipe' ? 'inherit' : output],
+    });
+    child.on('error', () => { }); // surfaced through exitCode / the readiness wait instead
+    children.add(child);
+    return child;
+}
+function stopChild(child) {
+    if (!isRunning(child))
+        return Promise.resolve();
+    return new Promise((resolve) => {
+        const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+        child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+        });
+        child.kill('SIGTERM');
+    });
+}
+export let stopping;
+export function stopAll() {
+    stopping ??= (async () => {
+        await Promise.all([...children].map(stopChild));
+        await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    })();
+    return stopping;
+}
+// Last line of defence against orphans if we exit without going through stopAll().
+process.on('exit', () => {
+    for (const child of children)
+        if (isRunning(child))
+            child.kill('SIGKILL');
+});
+export function freePort() {
+    return new Promise((resolve, reject) => {
+        const srv = createNetServer();
+        srv.on('error', reject);
+        srv.listen(0, '127.0.0.1', () => {
+            const addr = srv.address();
+            const port = typeof addr === 'object' && addr ? addr.port : 0;
+            srv.close(() => resolve(port));
+        });
+    });
+}
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+//# sourceMappingURL=processes.js.map

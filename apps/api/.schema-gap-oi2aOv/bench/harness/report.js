@@ -1,0 +1,104 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pinned } from './processes.js';
+import { COMPARE_BUILD, CONNECTIONS, DASHBOARD_QUERY, DURATION_S, ROUNDS, SETTLE_S, WARMUP_S } from './settings.js';
+// What a run prints: progress on stderr; on stdout the table, memory and target ratios; and the same as JSON in
+// bench-results/latest.json.
+export const log = (msg) => process.stderr.write(`${msg}\n`);
+export function fmt(n, digits = 2) {
+    return n.toFixed(digits);
+}
+/** Prints the report and writes bench-results/latest.json. */
+export async function report({ summaries, rss, micro, metricsCost }) {
+    const byName = (name) => summaries.find((s) => s.scenario === name);
+    const ratio = (a, b) => {
+        const x = byName(a);
+        const y = byName(b);
+        return x && y && y.reqPerSec > 0 ? x.reqPerSec / y.reqPerSec : null;
+    };
+    const dashboardText = summaries.find((x) => x.scenario.startsWith('latchkey dashboard text'))?.scenario ?? '';
+    const ratios = {
+        latchkeyStatusVsStockYoga: ratio('latchkey status', 'stock-yoga status'),
+        latchkeyViewerVsLatchkeyStatus: ratio('latchkey viewer', 'latchkey status'),
+        dashboardPersistedVsText: ratio('latchkey dashboard persisted (hash)', dashboardText),
+    };
+    // Report (stdout): table, memory, target ratios.
+    const lines = [
+        '| scenario | req/s (median) | x stock-yoga | x raw-node | x status | p50 ms | p99 ms | server CPU ms/req | database CPU ms/req | non-2xx |',
+        '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ];
+    for (const s of summaries) {
+        const vs = (base) => {
+            const r = ratio(s.scenario, base);
+            return r === null ? '-' : `${r.toFixed(2)}x`;
+        };
+        const non2xx = s.non2xx > 0 ? `${s.non2xx} FAILED` : '0';
+        lines.push(`| ${s.scenario} | ${fmt(s.reqPerSec, 0)} | ${vs('stock-yoga status')} | ${vs('raw-node status')} | ${vs('latchkey status')} ` +
+            `| ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.serverCpuMs, 3)} | ${s.databaseCpuMs === null ? '-' : fmt(s.databaseCpuMs, 3)} | ${non2xx} |`);
+    }
+    lines.push('');
+    for (const s of summaries.filter((x) => x.errors > 0)) {
+        lines.push(`note: ${s.scenario} had ${s.errors} connection errors (${s.timeouts} timeouts)`);
+    }
+    const mib = (value) => (value == null ? 'n/a' : `${value.toFixed(1)} MiB`);
+    lines.push(`Resident memory (VmRSS), right after each server's last load / after ${SETTLE_S} s without load:`);
+    for (const [name, value] of Object.entries(rss.afterLoad))
+        lines.push(`- ${name}: ${mib(value)} / ${mib(rss.settled[name])}`);
+    lines.push('');
+    const fmtRatio = (r) => (r === null ? 'n/a' : `${r.toFixed(2)}x`);
+    if (COMPARE_BUILD) {
+        for (const s of summaries.filter((x) => x.scenario.endsWith(', this build'))) {
+            const name = s.scenario.slice(0, -', this build'.length);
+            lines.push(`${name}: this build / other build = ${fmtRatio(ratio(s.scenario, `${name}, other build`))} (medians)`);
+        }
+    }
+    else if (metricsCost) {
+        for (const { scenario: name, ratio: onOff } of metricsCost.ratios)
+            lines.push(`${name}: metrics on / off = ${fmtRatio(onOff)} (target >= 0.95x)`);
+        lines.push(`the metrics server counted ${metricsCost.requestsCounted} HTTP requests (latchkey_http_request_duration_seconds_count)`);
+    }
+    else {
+        lines.push(`latchkey status / stock-yoga = ${fmtRatio(ratios.latchkeyStatusVsStockYoga)} (target >= 3x)`);
+        lines.push(`latchkey viewer / latchkey status = ${fmtRatio(ratios.latchkeyViewerVsLatchkeyStatus)} (target >= 0.9x)`);
+        lines.push(`latchkey dashboard persisted / text = ${fmtRatio(ratios.dashboardPersistedVsText)} (${DASHBOARD_QUERY.length} bytes of text)`);
+    }
+    if (micro) {
+        lines.push(`dashboard parse ${fmt(micro.parse)} us + validate ${fmt(micro.validate)} us per request on a cold cache: what a known persisted id skips`);
+    }
+    process.stdout.write(`\n${lines.join('\n')}\n`);
+    const repoRoot = fileURLToPath(new URL('../../../../../', import.meta.url)); // from apps/api/dist/bench/harness/
+    const outDir = join(repoRoot, 'bench-results');
+    await mkdir(outDir, { recursive: true });
+    const report = {
+        date: new Date().toISOString(),
+        node: process.version,
+        cpu: cpus()[0]?.model ?? 'unknown',
+        config: { connections: CONNECTIONS, durationS: DURATION_S, rounds: ROUNDS, warmupS: WARMUP_S, pinned },
+        scenarios: summaries,
+        rssMiB: rss,
+        ratios,
+        dashboard: { bytes: DASHBOARD_QUERY.length, parseAndValidateMicros: micro },
+        metricsCost,
+    };
+    await writeFile(join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+    log(`results written to ${join(outDir, 'latest.json')}`);
+}
+/**
+ * BENCH_METRICS=compare: on/off per scenario (medians of the alternated rounds), and a scrape of the metrics
+ * server, so a run that measured nothing (metrics not actually collected) shows.
+ */
+export async function compareMetrics(summaries, metricsUrl) {
+    const ratios = summaries
+        .filter((s) => s.scenario.endsWith(', metrics on'))
+        .map((on) => {
+        const name = on.scenario.slice(0, -', metrics on'.length);
+        const off = summaries.find((s) => s.scenario === `${name}, metrics off`);
+        return { scenario: name, ratio: off && off.reqPerSec > 0 ? on.reqPerSec / off.reqPerSec : null };
+    });
+    const text = await (await fetch(metricsUrl)).text();
+    const requestsCounted = [...text.matchAll(/^latchkey_http_request_duration_seconds_count\{[^}]*\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+    return { ratios, requestsCounted };
+}
+//# sourceMappingURL=report.js.map

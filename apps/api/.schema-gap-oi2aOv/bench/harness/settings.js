@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import { DocumentDashboardDocument } from '@latchkey/client';
+// The benchmark's settings (from the environment, see run.ts) and the operations it sends.
+export const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50);
+export const DURATION_S = intEnv('BENCH_DURATION', 5);
+export const ROUNDS = intEnv('BENCH_ROUNDS', 5);
+export const WARMUP_S = intEnv('BENCH_WARMUP', 10);
+/** Seconds without load before the settled memory reading (V8's memory reducer needs about 20-25 s). */
+export const SETTLE_S = intEnv('BENCH_SETTLE', 30);
+export const READY_TIMEOUT_MS = 60_000;
+export const COMPARE_METRICS = process.env.BENCH_METRICS === 'compare';
+/** Another checkout's `apps/api/dist`: run that build beside this one, alternated round by round. */
+export const COMPARE_BUILD = process.env.BENCH_COMPARE_BUILD?.trim() || undefined;
+if (process.env.BENCH_METRICS !== undefined && !COMPARE_METRICS)
+    throw new Error(`BENCH_METRICS: only "compare" is known, got "${process.env.BENCH_METRICS}"`);
+const SERVER_NAMES = ['latchkey', 'stock-yoga', 'raw-node'];
+export const STATUS_QUERY = '{ status { version } }';
+export const VIEWER_QUERY = '{ viewer { subject } }';
+// A page of 20 documents with owners, organizations and viewerCan: the caller, the page with its
+// organizations, and the owners with their organization ids (for the e-mail rule): 3 SQL statements
+// whatever the page size.
+// alice (OWNER of acme) reads acme's documents: the first page, or the page 1,000 rows in (`after`).
+export const DOCUMENTS_QUERY = 'query ($after: String) { documents(first: 20, filter: { organization: "acme" }, after: $after) { edges { cursor node { id title status updatedAt internalNotes owner { displayName email } organization { slug } viewerCan { update publish archive delete setLegalHold } } } pageInfo { hasNextPage endCursor } } }';
+// The realistic operation of issue 6: packages/client's dashboard (about 3 KB of text), sent as text or as
+// its APQ hash alone.
+export const DASHBOARD_QUERY = DocumentDashboardDocument.toString();
+export const DASHBOARD_HASH = createHash('sha256').update(DASHBOARD_QUERY).digest('hex');
+function intEnv(name, fallback) {
+    const raw = process.env[name];
+    if (raw === undefined || raw === '')
+        return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value <= 0)
+        throw new Error(`${name} must be a positive integer, got "${raw}"`);
+    return value;
+}
+export function selectedServers() {
+    const raw = process.env.BENCH_ONLY?.trim();
+    if (!raw)
+        return new Set(SERVER_NAMES);
+    const names = raw
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean);
+    const unknown = names.filter((n) => !SERVER_NAMES.includes(n));
+    if (unknown.length)
+        throw new Error(`BENCH_ONLY: unknown server(s) ${unknown.join(', ')}; expected ${SERVER_NAMES.join(', ')}`);
+    return new Set(names);
+}
+//# sourceMappingURL=settings.js.map

@@ -1,0 +1,126 @@
+// `pnpm latchkey`: the operator's commands. Only what every command needs is loaded up front (configuration, keys,
+// token minting): the database, the domain and the policies load when a command uses them, so `keygen` and
+// `token --sub` answer without them.
+import { existsSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ISSUED_AMR_VALUES } from '@latchkey/auth/configuration';
+import { ConfigError, loadConfig, parseDurationSeconds } from './config.js';
+import { USAGE, UsageError } from './cli/usage.js';
+import { generateSigningJwk, KeyMaterialError, loadKeyMaterial, mintAccessToken } from '@latchkey/auth/tokens';
+import { readVersion } from './version.js';
+/** `--amr otp,swk`: only values the server issues, each once; an empty one is refused too (every sign-in has a method). */
+function amrValues(list) {
+    const values = list.split(',').map((value) => value.trim());
+    const wrong = values.find((value) => !ISSUED_AMR_VALUES.includes(value));
+    if (wrong !== undefined)
+        throw new UsageError(`token: --amr ${JSON.stringify(wrong)} is not a method this server issues (${ISSUED_AMR_VALUES.join(', ')})`);
+    const twice = values.find((value, index) => values.indexOf(value) !== index);
+    if (twice !== undefined)
+        throw new UsageError(`token: --amr names ${twice} twice (each of ${ISSUED_AMR_VALUES.join(', ')} at most once)`);
+    return values;
+}
+async function token(config, args) {
+    const { values } = parseArgs({
+        args,
+        options: {
+            sub: { type: 'string' },
+            email: { type: 'string' },
+            amr: { type: 'string' },
+            acr: { type: 'string' },
+            scope: { type: 'string' },
+            ttl: { type: 'string' },
+        },
+        strict: true,
+    });
+    if (!values.sub === !values.email)
+        throw new UsageError('token: give exactly one of --sub or --email');
+    const amr = values.amr === undefined ? ['otp'] : amrValues(values.amr);
+    let subject = values.sub;
+    if (values.email) {
+        const { userIdByEmail } = await import('./cli/database-commands.js');
+        subject = await userIdByEmail(config, values.email.trim().toLowerCase());
+    }
+    let ttlSeconds = config.tokens.accessTokenTtlSeconds;
+    if (values.ttl) {
+        try {
+            ttlSeconds = parseDurationSeconds(values.ttl);
+        }
+        catch (error) {
+            throw new UsageError(`token: --ttl ${error.message}`);
+        }
+        if (ttlSeconds <= 0)
+            throw new UsageError('token: --ttl must be positive');
+    }
+    const keys = await loadKeyMaterial({
+        signingKey: config.keys.signingKey,
+        verifyKeys: config.keys.verifyKeys,
+        dataDir: config.dataDir,
+        production: config.env === 'production',
+    });
+    const jwt = await mintAccessToken(keys.signing, {
+        subject: subject,
+        issuer: config.tokens.issuer,
+        audience: config.tokens.audience,
+        ttlSeconds,
+        amr,
+        ...(values.acr ? { acr: values.acr } : {}),
+        ...(values.scope ? { scope: values.scope.split(/\s+/).filter(Boolean) } : {}),
+    });
+    process.stdout.write(`${jwt}\n`);
+}
+/** A command that opens the database, loaded with it. */
+async function databaseCommand(name, config, args) {
+    const commands = await import('./cli/database-commands.js');
+    await commands[name](config, args);
+}
+async function main(argv) {
+    const [command, ...rest] = argv;
+    if (!command || command === 'help' || command === '--help') {
+        process.stdout.write(USAGE);
+        return;
+    }
+    if (command === 'keygen') {
+        parseArgs({ args: rest, options: {}, strict: true });
+        process.stdout.write(`${JSON.stringify(await generateSigningJwk())}\n`);
+        return;
+    }
+    if (existsSync('.env'))
+        process.loadEnvFile('.env');
+    const config = loadConfig({ env: process.env, readFile: (file) => readFileSync(file, 'utf8'), version: readVersion() });
+    switch (command) {
+        case 'migrate':
+            return databaseCommand('migrateCommand', config, rest);
+        case 'seed':
+            return databaseCommand('seedCommand', config, rest);
+        case 'token':
+            return token(config, rest);
+        case 'outbox':
+            return databaseCommand('outboxCommand', config, rest);
+        case 'documents':
+            return databaseCommand('documentsCommand', config, rest);
+        case 'delete-document':
+            return databaseCommand('deleteDocumentCommand', config, rest);
+        case 'persisted':
+            return databaseCommand('persistedCommand', config, rest);
+        case 'sessions': {
+            const { sessionsCommand } = await import('./cli/session-commands.js');
+            return sessionsCommand(config, rest);
+        }
+        default:
+            throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+    }
+}
+/** node:util's parseArgs refusing the command line (an unknown option, a missing value). */
+const isParseArgsError = (error) => error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
+async function exitCodeOf(error) {
+    if (error instanceof UsageError || error instanceof ConfigError || error instanceof KeyMaterialError || isParseArgsError(error))
+        return 2;
+    // A domain answer can only come from a command that loaded the domain.
+    const { domainExitCode } = await import('./cli/database-commands.js');
+    return domainExitCode(error) ?? 1;
+}
+main(process.argv.slice(2)).catch(async (error) => {
+    process.stderr.write(`latchkey: ${error.message}\n${isParseArgsError(error) ? `\n${USAGE}` : ''}`);
+    process.exitCode = await exitCodeOf(error);
+});
+//# sourceMappingURL=cli.js.map

@@ -1,0 +1,183 @@
+// The commands that open the database (and what they need: the domain, the policies, persisted operations).
+// Loaded only when such a command runs, so `keygen` and `token --sub` start without them.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readOutbox } from '@latchkey/auth';
+import { createDatabase, findUserIdByEmail, runMigrations, seedBenchData, seedDemoData } from '@latchkey/db';
+import { createPersistedStore, ManifestError } from '@latchkey/persisted';
+import { isAuthorizationDenied } from '@latchkey/policy';
+import { openDomainRequest } from '../domain/access.js';
+import { deleteDocument } from '../domain/document-mutations.js';
+import { listDocuments } from '../domain/documents.js';
+import { InvalidInputError, NotFoundError } from '../domain/errors.js';
+import { createLoaderFactory } from '../domain/loaders.js';
+import { createSubjectLoader } from '../domain/subjects.js';
+import { createEventRecorder } from '../events/outbox.js';
+import { createMemoryWake, createWakeChannel } from '../events/wake.js';
+import { importAllowlist } from '../graphql/persisted.js';
+import { buildSchema } from '../graphql/schema.js';
+import { createLogger } from '../logger.js';
+import { UsageError } from './usage.js';
+/** The domain request of an operator acting as a user: the same services and policies as GraphQL and REST. */
+async function asUser(config, email, handler, run) {
+    if (!email)
+        throw new UsageError(`${handler}: --as EMAIL is required`);
+    return withDatabase(config, async (database) => {
+        await runMigrations(database);
+        const userId = await findUserIdByEmail(database.db, email.trim().toLowerCase());
+        if (!userId)
+            throw new UsageError(`${handler}: no user with e-mail ${email}`);
+        // The change's event goes to the outbox like any other: running servers read it there (woken by NOTIFY or
+        // Redis, else by their poll), and their subscribers hear of it. Waking them only hastens that.
+        const wake = await createWakeChannel(config, database, createLogger('silent'), { listen: false }).catch((error) => {
+            process.stderr.write(`latchkey: running servers will not be woken (${error instanceof Error ? error.message : String(error)}); they read the change within a second\n`);
+            return createMemoryWake();
+        });
+        try {
+            // An operator holds no token, so there is no sign-in to judge: a check that needs a step-up asks for one.
+            const services = { subjects: createSubjectLoader(), loaders: createLoaderFactory(), events: createEventRecorder(wake) };
+            return await run(await openDomainRequest(services, {}, { db: database.db, userId, handler: `cli ${handler}` }));
+        }
+        finally {
+            await wake.close();
+        }
+    });
+}
+export async function documentsCommand(config, args) {
+    const { values } = parseArgs({
+        args,
+        options: {
+            as: { type: 'string' },
+            organization: { type: 'string' },
+            status: { type: 'string' },
+            first: { type: 'string' },
+            after: { type: 'string' },
+        },
+        strict: true,
+    });
+    if (values.first !== undefined && !/^\d{1,4}$/.test(values.first))
+        throw new UsageError('documents: --first must be an integer from 0 to 100');
+    const page = await asUser(config, values.as, 'documents', (request) => listDocuments(request, {
+        organization: values.organization,
+        status: values.status
+            ?.split(',')
+            .map((status) => status.trim())
+            .filter(Boolean),
+        first: values.first === undefined ? undefined : Number(values.first),
+        after: values.after,
+    }));
+    for (const { node } of page.edges) {
+        const { id, organizationId, title, status, legalHold, embargoUntil, createdAt } = node;
+        process.stdout.write(`${JSON.stringify({ id, organizationId, title, status, legalHold, embargoUntil, createdAt })}\n`);
+    }
+    process.stdout.write(`${JSON.stringify({ pageInfo: page.pageInfo })}\n`);
+}
+export async function outboxCommand(config, args) {
+    const { values } = parseArgs({ args, options: { limit: { type: 'string' } }, strict: true });
+    if (values.limit !== undefined && !/^\d{1,4}$/.test(values.limit))
+        throw new UsageError('outbox: --limit must be a whole number');
+    const messages = await readOutbox(join(config.dataDir, 'outbox'), values.limit === undefined ? 10 : Number(values.limit));
+    if (messages.length === 0)
+        process.stderr.write('the outbox is empty\n');
+    for (const message of messages) {
+        process.stdout.write(`--- ${message.sentAt} to ${message.to}\nSubject: ${message.subject}\n\n${message.text}\n\n`);
+    }
+}
+export async function deleteDocumentCommand(config, args) {
+    const { values, positionals } = parseArgs({ args, options: { as: { type: 'string' } }, allowPositionals: true, strict: true });
+    if (positionals.length !== 1)
+        throw new UsageError('delete-document: give exactly one document id');
+    const result = await asUser(config, values.as, 'delete-document', (request) => deleteDocument(request, positionals[0], ['id']));
+    process.stderr.write(`deleted ${result.deletedDocumentId}\n`);
+}
+export async function persistedCommand(config, args) {
+    const [action, ...rest] = args;
+    const { positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true });
+    await withDatabase(config, async (database) => {
+        await runMigrations(database);
+        const store = createPersistedStore({ db: database.db, maxRegistrations: config.persisted.maxRegistrations });
+        if (action === 'count') {
+            process.stdout.write(`${JSON.stringify(await store.count())}\n`);
+            return;
+        }
+        if (action !== 'import')
+            throw new UsageError('persisted: use "persisted import FILE" or "persisted count"');
+        if (positionals.length !== 1)
+            throw new UsageError('persisted import: give exactly one manifest file');
+        let text;
+        try {
+            text = readFileSync(positionals[0], 'utf8');
+        }
+        catch {
+            throw new UsageError(`persisted import: cannot read ${positionals[0]}`);
+        }
+        try {
+            const { added, unchanged } = await importAllowlist(store, buildSchema(), text, config.limits);
+            process.stderr.write(`allowlist: ${added} documents added, ${unchanged} already there (${database.kind})\n`);
+        }
+        catch (error) {
+            if (error instanceof ManifestError)
+                throw new UsageError(`persisted import: ${error.message}`);
+            throw error;
+        }
+    });
+}
+export async function withDatabase(config, run) {
+    const database = await createDatabase({
+        url: config.database.url,
+        dataDir: config.dataDir,
+        poolSize: 2,
+        timeoutMs: config.database.timeoutMs,
+    });
+    try {
+        return await run(database);
+    }
+    finally {
+        await database.close();
+    }
+}
+export async function migrateCommand(config, args) {
+    parseArgs({ args, options: {}, strict: true });
+    await withDatabase(config, async (database) => {
+        await runMigrations(database);
+        process.stderr.write(`migrations applied (${database.kind})\n`);
+    });
+}
+export async function seedCommand(config, args) {
+    const { values } = parseArgs({ args, options: { bench: { type: 'boolean', default: false } }, strict: true });
+    // Made-up data at volume is for measuring, never for a production database.
+    if (values.bench && config.env === 'production')
+        throw new UsageError('seed --bench is refused under NODE_ENV=production');
+    await withDatabase(config, async (database) => {
+        await runMigrations(database);
+        if (values.bench) {
+            // One JSON line of what was added (zeros on a second run): scripts read it.
+            process.stdout.write(`${JSON.stringify({ ...(await seedBenchData(database)), database: database.kind })}\n`);
+            return;
+        }
+        const seeded = await seedDemoData(database);
+        process.stderr.write(`demo data: ${seeded.organizations} organizations, ${seeded.users} users, ${seeded.documents} documents added (${database.kind})\n`);
+    });
+}
+/** `token --email`: the account's id (migrating first: a fresh data directory has no tables yet). */
+export async function userIdByEmail(config, email) {
+    return withDatabase(config, async (database) => {
+        await runMigrations(database);
+        const userId = await findUserIdByEmail(database.db, email);
+        if (!userId)
+            throw new UsageError(`token: no user with e-mail ${email}`);
+        return userId;
+    });
+}
+/** The same answers as the API, as exit codes: refused 3, missing or hidden 4, bad input 2; undefined: not one of these. */
+export function domainExitCode(error) {
+    if (isAuthorizationDenied(error))
+        return 3;
+    if (error instanceof NotFoundError)
+        return 4;
+    if (error instanceof InvalidInputError)
+        return 2;
+    return undefined;
+}
+//# sourceMappingURL=database-commands.js.map

@@ -1,0 +1,31 @@
+/** What `pnpm latchkey` offers (printed by `help` and after a usage error). */
+export const USAGE = `usage: pnpm latchkey <command> [options]
+
+commands:
+  migrate                      apply database migrations (idempotent)
+  seed [--bench]               apply migrations, then add the demo data (idempotent); --bench also adds the
+                               benchmark data set (50 organizations, 2,000 users, 100,000 documents) and prints
+                               one JSON line of the rows added; refused under NODE_ENV=production
+  token --sub SUBJECT | --email EMAIL
+        [--amr otp,swk] [--acr VALUE] [--scope "openid profile"] [--ttl 10m]
+                               mint an access token with the configured key; prints only the token
+  keygen                       print a new private signing key (JWK) for SIGNING_KEY
+  outbox [--limit 10]          print the latest messages of the development outbox (DATA_DIR/outbox)
+  documents --as EMAIL [--organization SLUG] [--status DRAFT,PUBLISHED] [--first 20] [--after CURSOR]
+                               list the documents EMAIL may see (one JSON object per line, then the page info)
+  delete-document ID --as EMAIL
+                               delete a document as EMAIL would (same rules as the API; legal hold binds everyone)
+                               exit 3 when the rules refuse, 4 when the document is missing or hidden
+  persisted import FILE        import a persisted-documents manifest (packages/client's, or Apollo's) as the
+                               allowlist of trusted documents; every id must be its document's SHA-256 and every
+                               document must validate against this schema, or nothing is imported (exit 2)
+  persisted count              how many persisted operations the database holds (APQ registrations, allowlist)
+  sessions list --email EMAIL  the user's signed-in sessions, one JSON object per line
+  sessions end --email EMAIL [--id ID]
+                               end one session or all of them (their tokens are refused within seconds; clients
+                               with a back-channel logout URI are told); prints {"ended":N}; unknown e-mail or id: exit 4
+`;
+/** Bad input on the command line: exit 2 with the message. */
+export class UsageError extends Error {
+}
+//# sourceMappingURL=usage.js.map

@@ -1,0 +1,145 @@
+import path from 'node:path';
+import { authConfig, parseClients } from './config/clients.js';
+import { relyingPartyConfig, signInPolicyConfig, upstreamConfig, webhookConfig } from './config/auth.js';
+import { envSchema, originSchema } from './config/env.js';
+import { ConfigError } from './config/error.js';
+import { readConfigFile, tlsConfig, trustProxyConfig } from './config/network.js';
+/**
+ * All configuration is read and validated here, once, at start-up (`loadConfig`); everything else receives
+ * the resulting `Config` object (nothing below this file reads `process.env`). The variables' schema and the
+ * checks of each concern live in config/.
+ */
+export { parseDurationSeconds } from './config/env.js';
+export { ConfigError } from './config/error.js';
+export function loadConfig({ env, readFile, version = '0.0.0' }) {
+    // Empty strings mean "unset": docker-compose and shells often export VAR= .
+    const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+    const parsed = envSchema.safeParse(cleaned);
+    if (!parsed.success) {
+        const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+        throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+    }
+    const e = parsed.data;
+    const production = e.NODE_ENV === 'production';
+    const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+    let signingKey = e.SIGNING_KEY;
+    if (!signingKey && e.SIGNING_KEY_FILE) {
+        if (!readFile)
+            throw new ConfigError('SIGNING_KEY_FILE is set but files cannot be read here');
+        try {
+            signingKey = readFile(e.SIGNING_KEY_FILE);
+        }
+        catch {
+            throw new ConfigError(`SIGNING_KEY_FILE: cannot read ${e.SIGNING_KEY_FILE}`);
+        }
+    }
+    if (production && !signingKey) {
+        throw new ConfigError('SIGNING_KEY (or SIGNING_KEY_FILE) is required when NODE_ENV=production: a private JWK or PKCS#8 PEM ' +
+            '(create one with `pnpm latchkey keygen`). Development keys are never generated in production.');
+    }
+    const corsOrigins = new Set();
+    const rawOrigins = e.CORS_ORIGINS ?? (production ? '' : new URL(publicUrl).origin);
+    for (const item of rawOrigins
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        const result = originSchema.safeParse(item);
+        if (!result.success)
+            throw new ConfigError(`invalid configuration:\n  CORS_ORIGINS: ${result.error.issues[0]?.message}`);
+        corsOrigins.add(result.data);
+    }
+    const relyingParty = relyingPartyConfig(e.RP_ID, e.RP_NAME, e.WEBAUTHN_ORIGINS, publicUrl);
+    const { tls, clientCertificates } = tlsConfig(e, readFile);
+    const upstream = upstreamConfig(e);
+    const signInPolicy = signInPolicyConfig(e.AUTH_POLICY_FILE, readFile, {
+        passkeys: relyingParty !== undefined,
+        clientCertificates: clientCertificates !== undefined,
+        upstream: upstream !== undefined,
+        passwords: e.PASSWORDS,
+    });
+    return {
+        env: e.NODE_ENV,
+        service: { name: 'latchkey', version },
+        http: { port: e.PORT, host: e.HOST, publicUrl, corsOrigins, tls, trustProxy: trustProxyConfig(e.TRUST_PROXY, e.TRUST_PROXY_HEADER) },
+        shutdown: shutdownConfig(e.SHUTDOWN_DELAY, e.SHUTDOWN_TIMEOUT),
+        dataDir: path.resolve(e.DATA_DIR),
+        database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, timeoutMs: e.DATABASE_TIMEOUT },
+        redisUrl: e.REDIS_URL,
+        logLevel: e.LOG_LEVEL,
+        keys: { signingKey, verifyKeys: e.VERIFY_KEYS },
+        tokens: {
+            issuer: e.JWT_ISSUER ?? publicUrl,
+            audience: e.API_AUDIENCE,
+            clockSkewSeconds: e.JWT_CLOCK_SKEW,
+            accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL,
+            cacheSize: e.TOKEN_CACHE_SIZE,
+        },
+        limits: {
+            maxBodyBytes: e.MAX_BODY_BYTES,
+            maxUrlBytes: e.MAX_URL_BYTES,
+            maxBatch: e.MAX_BATCH,
+            maxDepth: e.MAX_DEPTH,
+            maxAliases: e.MAX_ALIASES,
+            maxTokens: e.MAX_TOKENS,
+            maxDirectives: e.MAX_DIRECTIVES,
+            maxCost: e.MAX_COST,
+            defaultListSize: e.DEFAULT_LIST_SIZE,
+        },
+        graphiql: e.GRAPHIQL ?? !production,
+        persisted: {
+            mode: e.PERSISTED_MODE,
+            allowlist: e.PERSISTED_ALLOWLIST_FILE
+                ? { file: e.PERSISTED_ALLOWLIST_FILE, text: readConfigFile('PERSISTED_ALLOWLIST_FILE', e.PERSISTED_ALLOWLIST_FILE, readFile) }
+                : undefined,
+            cacheSize: e.PERSISTED_CACHE_SIZE,
+            maxRegistrations: e.PERSISTED_MAX_REGISTRATIONS,
+            registrationsPerMinute: e.PERSISTED_REGISTRATIONS_PER_MINUTE,
+        },
+        publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
+        observability: observabilityConfig(e),
+        subscriptions: {
+            perUser: e.SUBSCRIPTIONS_PER_USER,
+            perConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
+            queueSize: e.SUBSCRIPTION_QUEUE_SIZE,
+            eventRetentionSeconds: e.EVENT_RETENTION,
+            wsMaxMessageBytes: e.WS_MAX_MESSAGE_BYTES,
+        },
+        introspection: e.INTROSPECTION ?? (production ? 'signed-in' : 'open'),
+        auth: {
+            smtpUrl: e.SMTP_URL,
+            mailFrom: e.MAIL_FROM,
+            webhook: webhookConfig(e.DELIVERY_WEBHOOK_URL, e.DELIVERY_WEBHOOK_SECRET),
+            selfSignup: e.SELF_SIGNUP,
+            bindLinksToBrowser: e.BIND_LINKS_TO_BROWSER,
+            privateNetworkFetch: e.OIDC_PRIVATE_NETWORK_FETCH,
+            passwords: e.PASSWORDS,
+            relyingParty,
+            signInPolicy,
+            upstream,
+            clientCertificates,
+            ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl),
+        },
+    };
+}
+function shutdownConfig(delayMs, timeoutMs) {
+    // The delay is spent still serving; in-flight requests and idle connections need time after it.
+    if (delayMs >= timeoutMs)
+        throw new ConfigError('invalid configuration:\n  SHUTDOWN_DELAY: must be shorter than SHUTDOWN_TIMEOUT (requests in flight need time after the delay)');
+    return { delayMs, timeoutMs };
+}
+/**
+ * METRICS_PORT (a listener of its own, on HOST, so metrics never share the public port) and the OTLP endpoint.
+ * The endpoint is the collector's base URL, as OpenTelemetry's OTEL_EXPORTER_OTLP_ENDPOINT defines it: traces go
+ * to its `/v1/traces`.
+ */
+function observabilityConfig(e) {
+    if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && (e.METRICS_PORT === e.PORT || e.METRICS_PORT === e.TLS_PORT)) {
+        throw new ConfigError('invalid configuration:\n  METRICS_PORT: must differ from PORT and TLS_PORT (metrics have a listener of their own)');
+    }
+    const endpoint = e.OTEL_EXPORTER_OTLP_ENDPOINT;
+    return {
+        metricsPort: e.METRICS_PORT,
+        tracing: endpoint ? { tracesUrl: `${endpoint.replace(/\/+$/, '')}/v1/traces`, serviceName: e.OTEL_SERVICE_NAME } : undefined,
+    };
+}
+//# sourceMappingURL=config.js.map

@@ -1,0 +1,96 @@
+import { loadSignInPolicy, SignInPolicyError } from '../sign-in-policy-config.js';
+import { originSchema } from './env.js';
+import { ConfigError } from './error.js';
+function contributedFactors({ passkeys, clientCertificates, upstream, passwords }) {
+    return new Set([
+        'OTT',
+        'TOTP',
+        'RECOVERY_CODE',
+        ...(passwords ? ['PASSWORD'] : []),
+        ...(passkeys ? ['WEBAUTHN'] : []),
+        ...(clientCertificates ? ['X509'] : []),
+        ...(upstream ? ['AUTHORIZATION_CODE'] : []),
+    ]);
+}
+export function signInPolicyConfig(file, readFile, offered) {
+    let text;
+    if (file) {
+        if (!readFile)
+            throw new ConfigError('AUTH_POLICY_FILE is set but files cannot be read here');
+        try {
+            text = readFile(file);
+        }
+        catch {
+            throw new ConfigError(`AUTH_POLICY_FILE: cannot read ${file}`);
+        }
+    }
+    try {
+        return loadSignInPolicy(text, contributedFactors(offered));
+    }
+    catch (error) {
+        if (error instanceof SignInPolicyError)
+            throw new ConfigError(`invalid configuration:\n  ${error.message}`);
+        throw error;
+    }
+}
+export function relyingPartyConfig(id, name, rawOrigins, publicUrl) {
+    const rpId = (id ?? new URL(publicUrl).hostname).toLowerCase();
+    const isIp = /^\d+\.\d+\.\d+\.\d+$/.test(rpId) || rpId.includes(':') || rpId.startsWith('[');
+    // Derived from an IP-address PUBLIC_URL: passkeys are simply unavailable; named explicitly: a mistake.
+    if (isIp && id === undefined)
+        return undefined;
+    if (isIp) {
+        throw new ConfigError('invalid configuration:\n  RP_ID: an IP address is not a valid WebAuthn RP ID (use localhost or a domain name)');
+    }
+    const origins = new Set();
+    for (const item of (rawOrigins ?? new URL(publicUrl).origin)
+        .split(',')
+        .map((value) => value.trim())
+        .filter(Boolean)) {
+        const result = originSchema.safeParse(item);
+        if (!result.success)
+            throw new ConfigError(`invalid configuration:\n  WEBAUTHN_ORIGINS: ${result.error.issues[0]?.message}`);
+        const host = new URL(result.data).hostname;
+        if (host !== rpId && !host.endsWith(`.${rpId}`)) {
+            throw new ConfigError(`invalid configuration:\n  WEBAUTHN_ORIGINS: ${result.data} is not on the RP ID ${rpId} or a subdomain of it`);
+        }
+        origins.add(result.data);
+    }
+    return { id: rpId, name, origins: [...origins] };
+}
+export function webhookConfig(url, secret) {
+    if (!url && !secret)
+        return undefined;
+    if (!url || !secret)
+        throw new ConfigError('invalid configuration:\n  DELIVERY_WEBHOOK_URL and DELIVERY_WEBHOOK_SECRET go together');
+    return { url, secret };
+}
+/**
+ * The upstream OpenID provider: UPSTREAM_ISSUER, UPSTREAM_CLIENT_ID and UPSTREAM_CLIENT_SECRET together (or none),
+ * the issuer an https URL (plain http only on localhost or 127.0.0.1, for development) without query or fragment.
+ */
+export function upstreamConfig(e) {
+    const invalid = (line) => new ConfigError(`invalid configuration:\n  ${line}`);
+    const { UPSTREAM_ISSUER: issuer, UPSTREAM_CLIENT_ID: clientId, UPSTREAM_CLIENT_SECRET: clientSecret, UPSTREAM_NAME: name } = e;
+    if (!issuer && !clientId && !clientSecret) {
+        if (name)
+            throw invalid('UPSTREAM_NAME: only used with UPSTREAM_ISSUER, which is unset');
+        return undefined;
+    }
+    if (!issuer || !clientId || !clientSecret)
+        throw invalid("UPSTREAM_ISSUER, UPSTREAM_CLIENT_ID and UPSTREAM_CLIENT_SECRET go together (the provider, and this server's client there)");
+    let url;
+    try {
+        url = new URL(issuer);
+    }
+    catch {
+        throw invalid(`UPSTREAM_ISSUER: "${issuer}" is not a URL such as https://accounts.example.com`);
+    }
+    const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+        throw invalid('UPSTREAM_ISSUER: must be an https URL (plain http only on localhost or 127.0.0.1)');
+    if (url.search || url.hash || url.username || url.password)
+        throw invalid('UPSTREAM_ISSUER: must have no query, fragment or credentials (it is the issuer identifier)');
+    return { issuer, clientId, clientSecret, name: name ?? url.hostname };
+}
+//# sourceMappingURL=auth.js.map

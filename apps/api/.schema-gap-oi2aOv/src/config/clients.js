@@ -1,0 +1,64 @@
+import { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from '@latchkey/auth/configuration';
+import { z } from 'zod';
+import { ConfigError } from './error.js';
+const oidcClients = z.array(z
+    .object({
+    client_id: z.string().min(1).max(100),
+    client_secret: z.string().min(32).optional(),
+    redirect_uris: z.array(z.url()).min(1),
+    post_logout_redirect_uris: z.array(z.url()).optional(),
+    // Back-channel logout (OpenID Connect Back-Channel Logout 1.0): told when a session it was used in ends.
+    backchannel_logout_uri: z.url().optional(),
+    backchannel_logout_session_required: z.boolean().optional(),
+    // Only authorization code with PKCE is offered (RFC 9700): asking for anything else stops start-up.
+    grant_types: z
+        .array(z.enum(OFFERED_GRANT_TYPES, { error: `only ${OFFERED_GRANT_TYPES.map((type) => `"${type}"`).join(' and ')} are offered` }))
+        .optional(),
+    response_types: z
+        .array(z.enum(OFFERED_RESPONSE_TYPES, {
+        error: `only ${OFFERED_RESPONSE_TYPES.map((type) => `"${type}"`).join(', ')} is offered (authorization code with PKCE)`,
+    }))
+        .optional(),
+    token_endpoint_auth_method: z.string().optional(),
+    first_party: z.boolean().optional(),
+})
+    .loose());
+export const DEMO_CLIENT_ID = 'latchkey-demo';
+export function parseClients(raw) {
+    if (!raw)
+        return [];
+    let json;
+    try {
+        json = JSON.parse(raw);
+    }
+    catch {
+        throw new ConfigError('invalid configuration:\n  OIDC_CLIENTS: not valid JSON (a JSON array of client metadata)');
+    }
+    const result = oidcClients.safeParse(json);
+    if (!result.success) {
+        const lines = result.error.issues.map((issue) => `  OIDC_CLIENTS.${issue.path.join('.')}: ${issue.message}`);
+        throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+    }
+    return result.data;
+}
+export function authConfig(configured, demo, publicUrl) {
+    const clients = [...configured];
+    if (demo && !clients.some((client) => client.client_id === DEMO_CLIENT_ID)) {
+        // A public client (no secret, PKCE) for the demo page served at PUBLIC_URL.
+        clients.push({
+            client_id: DEMO_CLIENT_ID,
+            redirect_uris: [`${publicUrl}/callback`],
+            post_logout_redirect_uris: [`${publicUrl}/`],
+            grant_types: ['authorization_code', 'refresh_token'],
+            response_types: ['code'],
+            token_endpoint_auth_method: 'none',
+            first_party: true,
+        });
+    }
+    return {
+        clients,
+        firstPartyClientIds: clients.filter((client) => client.first_party).map((client) => client.client_id),
+        demoClientId: demo ? DEMO_CLIENT_ID : undefined,
+    };
+}
+//# sourceMappingURL=clients.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=document-events.js.map

@@ -1,0 +1,101 @@
+import { binding, createRoleHierarchy, definePolicy } from '@latchkey/policy';
+export const roles = createRoleHierarchy(['OWNER', 'ADMIN', 'EDITOR', 'VIEWER']);
+const roleIn = (user, organizationId) => user?.roles.get(organizationId);
+const atLeast = (user, organizationId, required) => roles.grants(roleIn(user, organizationId), required);
+/**
+ * Runs before every non-binding ability: a suspended user is refused everything, a platform super-admin
+ * is allowed everything else (spec Authorization 8).
+ */
+function before(user) {
+    if (!user)
+        return undefined;
+    if (user.suspended)
+        return false;
+    if (user.superAdmin)
+        return true;
+    return undefined;
+}
+/** An account is visible to itself; the before hook refuses a suspended one (and allows super-admins). */
+export const AccountPolicy = definePolicy('AccountPolicy', {
+    before,
+    abilities: {
+        view: (user, account) => user !== null && user.id === account.id,
+        /** an e-mail address is for its owner and for ADMINs of an organization the account belongs to */
+        viewEmail: (user, account, organizationIds) => user !== null && (user.id === account.id || organizationIds.some((id) => atLeast(user, id, 'ADMIN'))),
+        /** route level: at least `role` in some organization (the record decides which one) */
+        holdsRole: (user, role) => user !== null && [...user.roles.values()].some((held) => roles.grants(held, role)),
+        /** another account exists for the caller only when they share an organization (else it answers NOT_FOUND) */
+        viewMember: (user, account, organizationIds) => user !== null && (user.id === account.id || organizationIds.some((id) => atLeast(user, id, 'VIEWER'))),
+        /**
+         * Ending an account's sessions: one's own, and a member's for an ADMIN or above of one of the member's
+         * organizations whose role there is not above the caller's (an ADMIN cannot sign an OWNER out).
+         */
+        endSessions: (user, account, memberships) => user !== null &&
+            (user.id === account.id ||
+                memberships.some((member) => atLeast(user, member.organizationId, 'ADMIN') && roles.grants(roleIn(user, member.organizationId), member.role))),
+        /** route level: publishing needs a verified e-mail, whatever the document */
+        publish: (user) => user?.emailVerified,
+    },
+});
+export const OrganizationPolicy = definePolicy('OrganizationPolicy', {
+    before,
+    abilities: {
+        view: (user, org) => atLeast(user, org.id, 'VIEWER'),
+        viewBilling: (user, org) => atLeast(user, org.id, 'ADMIN'),
+        /** the new role is never above one's own, nor is the member's current one */
+        changeRole: (user, org, current, next) => atLeast(user, org.id, 'ADMIN') && roles.grants(roleIn(user, org.id), current) && roles.grants(roleIn(user, org.id), next),
+    },
+});
+/** Embargoed or unpublished documents are invisible to VIEWERs, as if missing (spec Authorization 6, 11). */
+function visibleTo(user, doc, now) {
+    if (atLeast(user, doc.organizationId, 'EDITOR'))
+        return true;
+    if (!atLeast(user, doc.organizationId, 'VIEWER'))
+        return false;
+    return doc.status === 'PUBLISHED' && (doc.embargoUntil === null || doc.embargoUntil <= now);
+}
+/**
+ * The list twin of `DocumentPolicy.view` (spec Authorization 15): which documents a list may return, decided here
+ * and applied in the list's SQL (`listVisibleDocuments` of `@latchkey/db`), never by loading rows and checking
+ * each. EDITORs and above see every document of their organizations, VIEWERs the published ones out of embargo.
+ * The test suite proves both agree for every seeded user and document.
+ */
+export function visibleDocumentsScope(user, now) {
+    if (user.superAdmin)
+        return { everything: true };
+    const anyStatusIn = [];
+    const publishedIn = [];
+    for (const [organizationId, role] of user.roles) {
+        if (roles.grants(role, 'EDITOR'))
+            anyStatusIn.push(organizationId);
+        else if (roles.grants(role, 'VIEWER'))
+            publishedIn.push(organizationId);
+    }
+    return { everything: false, anyStatusIn, publishedIn, now };
+}
+export const DocumentPolicy = definePolicy('DocumentPolicy', {
+    before,
+    abilities: {
+        /** listing is open to every signed-in account the before hook lets through; rows are filtered in SQL */
+        list: (user) => user !== null,
+        view: (user, doc, now) => visibleTo(user, doc, now),
+        viewInternalNotes: (user, doc) => atLeast(user, doc.organizationId, 'EDITOR'),
+        create: (user, org) => atLeast(user, org.id, 'EDITOR'),
+        update: (user, doc) => atLeast(user, doc.organizationId, 'EDITOR'),
+        archive: (user, doc) => atLeast(user, doc.organizationId, 'EDITOR'),
+        /** publishing needs a verified e-mail and a PRO organization (attribute rules, spec Authorization 11) */
+        publish: (user, doc, org) => atLeast(user, doc.organizationId, 'EDITOR') && user.emailVerified && org.plan === 'PRO',
+        setLegalHold: (user, doc) => atLeast(user, doc.organizationId, 'ADMIN'),
+        /**
+         * Binding: a document under legal hold cannot be deleted by anyone, super-admins included, so the
+         * before hook is not consulted and the check names every allowed case itself.
+         */
+        delete: binding((user, doc) => !doc.legalHold &&
+            user !== null &&
+            !user.suspended &&
+            (user.superAdmin ||
+                atLeast(user, doc.organizationId, 'ADMIN') ||
+                (doc.ownerId === user.id && atLeast(user, doc.organizationId, 'EDITOR')))),
+    },
+});
+//# sourceMappingURL=policies.js.map

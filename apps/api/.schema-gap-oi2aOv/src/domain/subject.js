@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=subject.js.map

@@ -1,0 +1,173 @@
+import { nextDocumentEventSeq, purgeDocumentEvents, readDocumentEventBatch } from '@latchkey/db';
+import { parseDocumentEvent } from './types.js';
+const FIRST_RETRY_MS = 20;
+const MAX_RETRY_MS = 1000;
+/**
+ * This instance's reader of the event outbox: it starts after the newest row (no replay) and hands every
+ * committed event to its listeners once, in sequence order, reading after the last sequence number it delivered
+ * on every wake-up and every `pollIntervalMs`.
+ *
+ * Sequence numbers are drawn at insert but become visible at commit, so a missing number may still be coming.
+ * A gap is skipped only once every transaction that was running when it was first seen has ended (the xmin of a
+ * later snapshot reached that snapshot's xmax) and the number is still absent: it was rolled back. A gap at or
+ * below the purge watermark cannot be bridged (the rows may have been purged before this reader saw them): the
+ * listeners are told (`onInterrupted`) and reading goes on after the watermark. A failed read is tried again
+ * (backing off to 1 s, one log line per outage) from the same position, so nothing is skipped when the
+ * database comes back.
+ */
+export async function startOutboxReader(options) {
+    const { database, logger } = options;
+    const pollIntervalMs = options.pollIntervalMs ?? 1000;
+    const batchSize = options.batchSize ?? 500;
+    const retentionMs = options.retentionSeconds * 1000;
+    const purgeIntervalMs = options.purgeIntervalMs ?? Math.min(60_000, Math.max(250, retentionMs / 4));
+    const listeners = new Set();
+    // Work of the process, not of a request (even when a request's commit woke it): each statement its own
+    // deadline, none counted as a request's statement.
+    const db = database.background;
+    let next = await nextDocumentEventSeq(db);
+    let gap;
+    let gapRetryMs = FIRST_RETRY_MS;
+    let failureRetryMs = FIRST_RETRY_MS;
+    let failing = false;
+    let reading;
+    let again = false;
+    let closed = false;
+    let timer;
+    function deliver(event, lagMs) {
+        for (const listener of [...listeners])
+            listener.event(event);
+        options.onDelivered?.(lagMs);
+    }
+    /** One statement, so the rows, the watermark and the snapshot's xmin/xmax are of one snapshot. */
+    async function readBatch() {
+        const rows = await readDocumentEventBatch(db, next, batchSize);
+        const readAt = Date.now();
+        const head = rows[0];
+        const xmin = BigInt(head.xmin);
+        const purged = Number(head.purged);
+        if (purged >= next) {
+            logger.warn({ from: next, through: purged }, 'event outbox: events were purged before this instance read them; its subscriptions are interrupted');
+            next = purged + 1;
+            gap = undefined;
+            for (const listener of [...listeners])
+                listener.interrupted();
+        }
+        const dbNow = Number(head.now_ms);
+        let waiting = false;
+        for (const row of rows) {
+            if (row.seq === null)
+                break;
+            const seq = Number(row.seq);
+            if (seq < next)
+                continue;
+            while (seq > next) {
+                // The numbers missing below `seq` were drawn before it, by transactions that had their ids by then.
+                if (!gap || gap.below <= next)
+                    gap = { below: seq, xmax: BigInt(head.xmax) };
+                if (xmin < gap.xmax) {
+                    waiting = true;
+                    break;
+                }
+                // Every transaction that could have held these numbers has ended, and they are not here: rolled back.
+                next = Math.min(seq, gap.below);
+            }
+            if (waiting)
+                break;
+            next = seq + 1;
+            const event = parseDocumentEvent(row.event);
+            if (!event) {
+                logger.warn({ seq }, 'event outbox: ignored a malformed row');
+                continue;
+            }
+            deliver(event, dbNow - Number(row.created_ms) + (Date.now() - readAt));
+        }
+        if (gap && gap.below <= next)
+            gap = undefined;
+        if (waiting)
+            return 'waiting';
+        return rows.length === batchSize && rows[0].seq !== null ? 'more' : 'caught-up';
+    }
+    async function readUntilCaughtUp() {
+        let delay = pollIntervalMs;
+        try {
+            for (;;) {
+                again = false;
+                const outcome = await readBatch();
+                if (failing) {
+                    failing = false;
+                    logger.info({ position: next }, 'event outbox: reading again');
+                }
+                failureRetryMs = FIRST_RETRY_MS;
+                if (outcome === 'waiting') {
+                    // Nothing announces a rollback: look again soon, then less often.
+                    delay = gapRetryMs;
+                    gapRetryMs = Math.min(gapRetryMs * 2, pollIntervalMs);
+                }
+                else {
+                    gapRetryMs = FIRST_RETRY_MS;
+                }
+                if (closed || (outcome !== 'more' && !again))
+                    break;
+            }
+        }
+        catch (error) {
+            if (!failing) {
+                failing = true;
+                logger.warn({ err: error, position: next }, 'event outbox: reading failed; retrying until the database answers');
+            }
+            // Wake-ups during an outage do not shorten the back-off.
+            again = false;
+            delay = failureRetryMs;
+            failureRetryMs = Math.min(failureRetryMs * 2, MAX_RETRY_MS);
+        }
+        if (!closed)
+            timer = setTimeout(read, delay).unref();
+    }
+    function read() {
+        if (closed)
+            return;
+        if (reading) {
+            again = true;
+            return;
+        }
+        clearTimeout(timer);
+        reading = readUntilCaughtUp().finally(() => {
+            reading = undefined;
+            // A wake-up that came as the last read finished.
+            if (again && !failing)
+                read();
+        });
+    }
+    // The oldest rows up to the first one still within the retention, and the watermark raised, in one statement.
+    const purge = () => purgeDocumentEvents(db, options.retentionSeconds);
+    let purgeFailing = false;
+    const purgeTimer = setInterval(() => {
+        // A missed purge is done by the next one; one log line per streak of failures.
+        purge().then(() => (purgeFailing = false), (error) => {
+            if (!purgeFailing)
+                logger.warn({ err: error }, 'event outbox: purging old events failed; trying again later');
+            purgeFailing = true;
+        });
+    }, purgeIntervalMs);
+    purgeTimer.unref();
+    const stopWaking = options.wake.onWake(read);
+    timer = setTimeout(read, pollIntervalMs).unref();
+    return {
+        subscribe(event, interrupted) {
+            const listener = { event, interrupted };
+            listeners.add(listener);
+            return () => void listeners.delete(listener);
+        },
+        wake: read,
+        position: () => next,
+        async close() {
+            closed = true;
+            stopWaking();
+            clearTimeout(timer);
+            clearInterval(purgeTimer);
+            await reading;
+        },
+    };
+}
+//# sourceMappingURL=outbox-reader.js.map

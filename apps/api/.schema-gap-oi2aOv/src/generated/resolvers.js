@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=resolvers.js.map

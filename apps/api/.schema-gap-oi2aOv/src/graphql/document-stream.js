@@ -1,0 +1,174 @@
+import { findDocumentById, isDatabaseUnavailable } from '@latchkey/db';
+import { can } from '@latchkey/policy';
+import { GraphQLError } from 'graphql';
+import { getDocument } from '../domain/documents.js';
+import { getOrganization } from '../domain/organizations.js';
+import { DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
+import { loadSubject } from '../domain/subjects.js';
+import { domainRequest } from './access.js';
+import { ErrorCode } from './errors.js';
+const endWith = (code, message) => ({ error: new GraphQLError(message, { extensions: { code } }) });
+const EXPIRED = () => endWith(ErrorCode.UNAUTHENTICATED, 'The access token has expired: subscribe again with a fresh one.');
+const SESSION_ENDED = () => endWith(ErrorCode.UNAUTHENTICATED, 'The session this subscription was opened in has ended: sign in again.');
+const NO_LONGER_ALLOWED = () => endWith(ErrorCode.FORBIDDEN, 'You may no longer receive these events.');
+const DROPPED = () => endWith(ErrorCode.SUBSCRIPTION_DROPPED, 'This subscription was dropped: its events were not being read fast enough.');
+const INTERRUPTED = () => endWith(ErrorCode.SUBSCRIPTION_INTERRUPTED, 'This subscription was interrupted: some events could not be delivered. Subscribe again; missed events are not replayed.');
+const TOO_MANY = 'Too many open subscriptions for this account on this server.';
+const SHUTTING_DOWN = 'This server is shutting down: subscribe again (another instance will answer).';
+/** A value read once per event for all of its subscribers on this instance. */
+function shared(delivery, key, read) {
+    let value = delivery.memo.shared.get(key);
+    if (!value)
+        delivery.memo.shared.set(key, (value = read()));
+    return value;
+}
+/**
+ * Opens a subscription's stream (spec Events 1 with the authorization rules of queries): the caller is checked
+ * now (NOT_FOUND for an organization or document they may not see, like queries), then every event is judged
+ * on the subscriber's attributes at delivery time. Events they may not see are skipped; losing access, a
+ * suspension or the token's expiry ends the stream with one last error.
+ */
+export async function openDocumentStream(context, target, handler) {
+    const { subscriptions, database, databaseTimeoutMs } = context.app;
+    const caller = context.caller;
+    if (!caller)
+        throw new GraphQLError('Sign in to subscribe.', { extensions: { code: ErrorCode.UNAUTHENTICATED } });
+    const request = await domainRequest(context, handler);
+    const userId = request.subject?.id;
+    if (!userId)
+        throw new GraphQLError('This account cannot subscribe.', { extensions: { code: ErrorCode.FORBIDDEN } });
+    let organization;
+    let documentId;
+    if ('organization' in target) {
+        organization = await getOrganization(request, target.organization, ['organization']);
+    }
+    else {
+        const found = await getDocument(request, target.documentId, ['id']);
+        documentId = found.document.id;
+        organization = found.organization;
+    }
+    const subscriber = subscriptions.open(userId, organization.id, documentId ? (event) => event.documentId === documentId : undefined);
+    if (!subscriber && subscriptions.closed)
+        throw new GraphQLError(SHUTTING_DOWN, { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
+    if (!subscriber)
+        throw new GraphQLError(TOO_MANY, { extensions: { code: ErrorCode.RATE_LIMITED } });
+    /** The subscriber's verdict on one event, read from the database now. */
+    async function judge(delivery) {
+        const { event } = delivery;
+        // Each event's reads have a deadline of their own (shared by the event's subscribers on this instance).
+        const view = await shared(delivery, 'view', async () => {
+            const deadline = performance.now() + databaseTimeoutMs;
+            return { deadline, db: database.until(deadline) };
+        });
+        const subject = shared(delivery, `subject:${userId}`, () => loadSubject(view.db, userId));
+        const now = new Date();
+        const current = await subject;
+        if (!current || current.suspended || !can(current, OrganizationPolicy.view, organization))
+            return NO_LONGER_ALLOWED();
+        let document = null;
+        if (event.kind === 'DELETED') {
+            // Judged on its last state: a VIEWER never hears of a draft, even of its deletion.
+            const last = {
+                organizationId: event.organizationId,
+                ownerId: event.ownerId,
+                status: event.status,
+                legalHold: false,
+                embargoUntil: event.embargoUntil ? new Date(event.embargoUntil) : null,
+            };
+            if (!can(current, DocumentPolicy.view, last, now))
+                return 'skip';
+        }
+        else {
+            document = (await shared(delivery, 'document', () => findDocumentById(view.db, event.documentId))) ?? null;
+            if (!document || !can(current, DocumentPolicy.view, document, now))
+                return 'skip';
+        }
+        // Field rules of this event's document see the same fresh subject (and fresh loaders).
+        const scope = { deadline: view.deadline };
+        context.app.subjects.prime(scope, subject);
+        context.eventScope = scope;
+        return { payload: { kind: event.kind, documentId: event.documentId, document, at: new Date(event.at) } };
+    }
+    const expiresAt = caller.expiresAt * 1000;
+    async function* stream() {
+        let timer;
+        const expiry = new Promise((resolve) => {
+            timer = setTimeout(() => resolve('expired'), Math.max(0, expiresAt - Date.now()));
+            timer.unref();
+        });
+        // Ending the session the token was issued in ends the stream as soon as this instance learns of it (the ended
+        // list is read every second), whether or not an event arrives.
+        let stopWatching = () => { };
+        const sessionEnded = new Promise((resolve) => {
+            if (caller.sessionId)
+                stopWatching = context.app.sessions.ended.whenEnded(caller.sessionId, () => resolve('session ended'));
+        });
+        try {
+            for (;;) {
+                const next = await Promise.race([subscriber.next(), expiry, sessionEnded]);
+                if (next === 'session ended') {
+                    yield SESSION_ENDED();
+                    return;
+                }
+                if (next === 'expired' || Date.now() >= expiresAt) {
+                    yield EXPIRED();
+                    return;
+                }
+                if ('end' in next) {
+                    if (next.end === 'overflow')
+                        yield DROPPED();
+                    else if (next.end === 'interrupted')
+                        yield INTERRUPTED();
+                    return;
+                }
+                let verdict;
+                try {
+                    verdict = await judge(next);
+                }
+                catch (error) {
+                    // An event that cannot be judged (the database went away) cannot be delivered: say so, and end.
+                    if (!isDatabaseUnavailable(error))
+                        throw error;
+                    yield INTERRUPTED();
+                    return;
+                }
+                if (verdict === 'skip')
+                    continue;
+                yield verdict;
+                if ('error' in verdict || (documentId && next.event.kind === 'DELETED'))
+                    return;
+            }
+        }
+        finally {
+            clearTimeout(timer);
+            stopWatching();
+            subscriber.close();
+        }
+    }
+    // An async generator parked at an `await` cannot be returned until it moves on: a client that leaves while no
+    // event is coming would keep its subscription (and its memory) until the next event. Closing the subscriber
+    // first wakes it, so it ends at once and its `finally` runs.
+    const generator = stream();
+    const iterator = {
+        next: () => generator.next(),
+        return: (value) => {
+            subscriber.close();
+            return generator.return(value);
+        },
+        throw: (error) => {
+            subscriber.close();
+            return generator.throw(error);
+        },
+        [Symbol.asyncIterator]() {
+            return this;
+        },
+    };
+    return iterator;
+}
+/** The subscription field's resolve: an event's payload, or the error that ends the stream. */
+export function resolveStreamItem(item) {
+    if ('error' in item)
+        throw item.error;
+    return item.payload;
+}
+//# sourceMappingURL=document-stream.js.map

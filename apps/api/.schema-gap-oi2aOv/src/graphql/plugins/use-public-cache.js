@@ -1,0 +1,36 @@
+/**
+ * Publicly cacheable answers (issue 6, spec Authorization 14): only a GET (so a cache keys it by URL), sent
+ * without credentials, for an operation made only of `@public` fields, that executed without errors, gets
+ * `Cache-Control: public, max-age=N` and the `Vary` of what the answer depends on (`Accept`: its media type;
+ * `Origin`: its CORS headers; `Authorization`: a credentialed request must never be served this entry). Every
+ * other answer keeps the HTTP layer's `no-store` (`private, no-store` with `Vary: Authorization` when a
+ * credential was sent): errors, PersistedQueryNotFound and anything a signed-in caller asked for included.
+ *
+ * The headers go straight onto the node response before Yoga writes it (a response hook would cost every
+ * request); POSTs and WebSocket operations leave at the first check.
+ */
+export function usePublicCache(options) {
+    const cacheControl = `public, max-age=${options.maxAge}`;
+    if (options.maxAge <= 0)
+        return {};
+    return {
+        onExecute({ args }) {
+            const { contextValue, schema, document, operationName } = args;
+            const { req, res } = contextValue;
+            if (!req || !res || req.method !== 'GET' || req.headers.authorization !== undefined || contextValue.caller !== null)
+                return;
+            const requirements = options.rules.requirementsOf(schema, document, operationName);
+            if (requirements.signIn || requirements.introspection)
+                return;
+            return {
+                onExecuteDone({ result }) {
+                    if (Symbol.asyncIterator in result || result.errors?.length || res.headersSent)
+                        return;
+                    res.setHeader('cache-control', cacheControl);
+                    res.setHeader('vary', 'Accept, Origin, Authorization');
+                },
+            };
+        },
+    };
+}
+//# sourceMappingURL=use-public-cache.js.map

@@ -1,0 +1,35 @@
+import { processRegularResult } from 'graphql-yoga';
+const withoutConnectionHeader = (response) => {
+    response.headers.delete('connection');
+    return response;
+};
+/**
+ * Yoga's SSE and multipart/mixed processors set `Connection: keep-alive` on their answers, which node then
+ * obeys even when the client asked for `close` (it answers keep-alive and keeps the connection open). The
+ * header is removed from those answers so node decides as for every other answer: `close` when the client
+ * (or the server) wants the connection to end, keep-alive otherwise. Single JSON answers, the hot path, are
+ * left at the first comparison.
+ */
+export function useStreamedConnection() {
+    const wrapped = new WeakMap();
+    const wrap = (processor) => {
+        let wrapper = wrapped.get(processor);
+        if (!wrapper) {
+            wrapper = (result, fetchAPI, acceptedMediaType) => {
+                const response = processor(result, fetchAPI, acceptedMediaType);
+                return response instanceof Promise ? response.then(withoutConnectionHeader) : withoutConnectionHeader(response);
+            };
+            wrapped.set(processor, wrapper);
+        }
+        return wrapper;
+    };
+    return {
+        onResultProcess({ resultProcessor, setResultProcessor }) {
+            if (!resultProcessor || resultProcessor === processRegularResult)
+                return;
+            // The streamed processors ignore the accepted media type (only the regular one writes it as Content-Type).
+            setResultProcessor(wrap(resultProcessor), 'text/event-stream');
+        },
+    };
+}
+//# sourceMappingURL=use-streamed-connection.js.map

@@ -1,0 +1,32 @@
+import { authorize } from '@latchkey/policy';
+import { getOwnAccount } from '../../domain/accounts.js';
+import { changeMemberRole, membershipsOf } from '../../domain/memberships.js';
+import { getOrganization } from '../../domain/organizations.js';
+import { AccountPolicy } from '../../domain/policies.js';
+import { dbOf, domainRequest, loadersOf, subjectOf } from '../access.js';
+export const accountResolvers = {
+    Query: {
+        me: (_source, _args, context) => getOwnAccount(dbOf(context), context.caller?.subject, () => subjectOf(context), 'Query.me'),
+        // Another tenant's organization looks exactly like a missing one.
+        organization: async (_source, { slug }, context) => getOrganization(await domainRequest(context, 'Query.organization'), slug),
+    },
+    User: {
+        emailVerified: (user) => user.emailVerified,
+        // Field level per row (spec Authorization 3, 12): the account itself and ADMINs of one of its organizations.
+        email: async (user, _args, context) => {
+            const subject = await subjectOf(context);
+            const organizationIds = subject?.id === user.id ? [] : await loadersOf(context).organizationIdsOf.load(user.id);
+            authorize(subject, AccountPolicy.viewEmail, [user, organizationIds], { handler: 'User.email' });
+            return user.email;
+        },
+        memberships: (user, _args, context) => membershipsOf(dbOf(context), user.id),
+    },
+    // The plain Membership and Organization fields resolve by property name; billingEmail is guarded by @can.
+    Membership: {
+        user: async (membership, _args, context) => (await loadersOf(context).user.load(membership.userId)),
+    },
+    Mutation: {
+        changeMemberRole: async (_source, { input }, context) => changeMemberRole(await domainRequest(context, 'Mutation.changeMemberRole'), input),
+    },
+};
+//# sourceMappingURL=account.js.map

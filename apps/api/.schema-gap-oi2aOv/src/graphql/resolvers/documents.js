@@ -1,0 +1,49 @@
+import { can } from '@latchkey/policy';
+import { archiveDocument, createDocument, deleteDocument, publishDocument, setLegalHold, updateDocument, } from '../../domain/document-mutations.js';
+import { getDocument, getDocumentByTitle, listDocuments } from '../../domain/documents.js';
+import { DocumentPolicy } from '../../domain/policies.js';
+import { domainRequest, loadersOf, subjectOf } from '../access.js';
+export const documentResolvers = {
+    Query: {
+        document: async (_source, { id }, context) => (await getDocument(await domainRequest(context, 'Query.document'), id)).document,
+        // A @oneOf input: validation has made sure exactly one key is given.
+        documentBy: async (_source, { lookup }, context) => {
+            const request = await domainRequest(context, 'Query.documentBy');
+            const found = lookup.id != null ? await getDocument(request, lookup.id, ['lookup', 'id']) : await getDocumentByTitle(request, lookup.title);
+            return found.document;
+        },
+        documents: async (_source, { filter, first, after }, context) => listDocuments(await domainRequest(context, 'Query.documents'), {
+            organization: filter?.organization,
+            status: filter?.status,
+            first,
+            after,
+        }),
+    },
+    Document: {
+        // Plain fields resolve by property name; internalNotes is guarded by its @can mark, once per row.
+        organization: async (doc, _args, context) => (await loadersOf(context).organization.load(doc.organizationId)),
+        owner: async (doc, _args, context) => (await loadersOf(context).user.load(doc.ownerId)),
+        viewerCan: async (doc, _args, context) => ({
+            subject: await subjectOf(context),
+            document: doc,
+            organization: (await loadersOf(context).organization.load(doc.organizationId)),
+        }),
+    },
+    // The yes/no check of the very abilities the mutations authorize with (spec Authorization 10).
+    DocumentAbilities: {
+        update: ({ subject, document }) => can(subject, DocumentPolicy.update, document),
+        publish: ({ subject, document, organization }) => can(subject, DocumentPolicy.publish, document, organization),
+        archive: ({ subject, document }) => can(subject, DocumentPolicy.archive, document),
+        delete: ({ subject, document }) => can(subject, DocumentPolicy.delete, document),
+        setLegalHold: ({ subject, document }) => can(subject, DocumentPolicy.setLegalHold, document),
+    },
+    Mutation: {
+        createDocument: async (_source, { input }, context) => createDocument(await domainRequest(context, 'Mutation.createDocument'), input),
+        updateDocument: async (_source, { input }, context) => updateDocument(await domainRequest(context, 'Mutation.updateDocument'), input),
+        publishDocument: async (_source, { id }, context) => publishDocument(await domainRequest(context, 'Mutation.publishDocument'), id),
+        archiveDocument: async (_source, { id }, context) => archiveDocument(await domainRequest(context, 'Mutation.archiveDocument'), id),
+        deleteDocument: async (_source, { id }, context) => deleteDocument(await domainRequest(context, 'Mutation.deleteDocument'), id),
+        setLegalHold: async (_source, { id, legalHold }, context) => setLegalHold(await domainRequest(context, 'Mutation.setLegalHold'), id, legalHold),
+    },
+};
+//# sourceMappingURL=documents.js.map

@@ -1,0 +1,64 @@
+import { applyDirectiveRules } from '@latchkey/policy';
+import { createSchema } from 'graphql-yoga';
+import { AccountPolicy, DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
+import { subjectOf } from './access.js';
+import { MODEL_SERVED_FIELDS } from '../generated/model-served.js';
+import { typeDefs } from '../generated/type-defs.js';
+import { resolverGaps } from './completeness.js';
+import { applyStepUpRules } from './plugins/use-step-up.js';
+import { accountResolvers } from './resolvers/account.js';
+import { documentResolvers } from './resolvers/documents.js';
+import { passkeyResolvers } from './resolvers/passkeys.js';
+import { DateTime } from './resolvers/scalars.js';
+import { sessionResolvers } from './resolvers/sessions.js';
+import { statusDatabaseFree, statusResolvers } from './resolvers/status.js';
+import { subscriptionResolvers } from './resolvers/subscriptions.js';
+import { viewerDatabaseFree, viewerResolvers } from './resolvers/viewer.js';
+/** The resolver maps, merged by the schema. */
+export const resolverMaps = [
+    { DateTime },
+    statusResolvers,
+    viewerResolvers,
+    accountResolvers,
+    documentResolvers,
+    passkeyResolvers,
+    sessionResolvers,
+    subscriptionResolvers,
+];
+/**
+ * Every schema field has a resolver above or a fitting property on its type's mapped model (codegen.ts
+ * `mappers`): otherwise this line fails typecheck, naming each `Type.field`. A resolver map must keep its own
+ * literal type for this (`satisfies Resolvers`, never `: Resolvers`).
+ */
+const resolverCompleteness = 'complete';
+/** A schema field nothing serves (a build made without typecheck): start-up stops, naming each. */
+export class SchemaGapError extends Error {
+    fields;
+    constructor(fields) {
+        super(`no resolver and no fitting model property for ${fields.join(', ')} (add a resolver, or the property to the type's model)`);
+        this.fields = fields;
+        this.name = 'SchemaGapError';
+    }
+}
+/** The fields answered without the database; every other field needs it (and is refused during an outage). */
+export const DATABASE_FREE_FIELDS = new Set([...statusDatabaseFree, ...viewerDatabaseFree]);
+/**
+ * The executable schema with the route- and field-level marks (`@auth`, `@can`) enforced before the
+ * resolvers they guard; field-level enforcement is on, so row-dependent marks run once per returned row.
+ * `@stepUp` marks are applied first, so they sit inside: checked after `@auth`/`@can`, before the resolver.
+ */
+export function buildSchema() {
+    void resolverCompleteness;
+    const executable = createSchema({ typeDefs, resolvers: resolverMaps });
+    const gaps = resolverGaps(executable, resolverMaps, MODEL_SERVED_FIELDS);
+    if (gaps.length > 0)
+        throw new SchemaGapError(gaps);
+    const schema = applyStepUpRules(executable);
+    return applyDirectiveRules(schema, {
+        subject: subjectOf,
+        policies: [AccountPolicy, OrganizationPolicy, DocumentPolicy],
+        roleAbility: AccountPolicy.holdsRole,
+        fieldLevel: true,
+    });
+}
+//# sourceMappingURL=schema.js.map

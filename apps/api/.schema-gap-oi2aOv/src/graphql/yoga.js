@@ -1,0 +1,139 @@
+import { usePersistedOperations } from '@latchkey/persisted';
+import { useGenericAuth } from '@envelop/generic-auth';
+import { useAuthorizationErrors, useRouteRules } from '@latchkey/policy';
+import { GraphQLError } from 'graphql';
+import { createYoga, maskError } from 'graphql-yoga';
+import { isDatabaseUnavailable } from '@latchkey/db';
+import { isDomainError } from '../domain/errors.js';
+import { serviceUnavailable, serviceUnavailableAt, unauthenticated } from './errors.js';
+import { principalFrom } from '@latchkey/auth/tokens';
+import { DATABASE_FREE_FIELDS } from './schema.js';
+import { useCostLimit } from './plugins/use-cost-limit.js';
+import { useDatabaseAvailability } from './plugins/use-database-availability.js';
+import { useErrorCodes } from './plugins/use-error-codes.js';
+import { useErrorLog } from './plugins/use-error-log.js';
+import { useHiddenSuggestions } from './plugins/use-hidden-suggestions.js';
+import { useCompiledExecution } from './plugins/use-compiled-execution.js';
+import { useIncrementalDelivery } from './plugins/use-incremental-delivery.js';
+import { useQueryLimits } from './plugins/use-query-limits.js';
+import { usePublicCache } from './plugins/use-public-cache.js';
+import { useIntrospectionAccess } from './plugins/use-introspection-access.js';
+import { useStepUp } from './plugins/use-step-up.js';
+import { useStreamedConnection } from './plugins/use-streamed-connection.js';
+import { useStrictParams } from './plugins/use-strict-params.js';
+import { GRAPHIQL_OPTIONS } from './graphiql-page.js';
+const noop = () => { };
+/** Yoga logs through pino. Disabled levels are plain no-ops: Yoga calls debug() several times per request. */
+function yogaLogger(logger) {
+    const child = logger.child({ component: 'graphql' });
+    const at = (level) => child.isLevelEnabled(level) ? (...args) => child[level]({ args }, 'yoga') : noop;
+    return {
+        debug: at('debug'),
+        info: at('info'),
+        warn: at('warn'),
+        error: (...args) => {
+            const [first] = args;
+            if (first instanceof Error)
+                child.error({ err: first }, 'graphql error');
+            else
+                child.error({ args }, 'graphql error');
+        },
+    };
+}
+/**
+ * Domain failures (NOT_FOUND, BAD_USER_INPUT) carry fixed, safe messages: they leave with their code at the
+ * field's path, as execution errors without an HTTP status. Everything else unexpected is masked.
+ */
+function domainErrorsUnmasked(error, message, isDev) {
+    const original = error instanceof GraphQLError ? error.originalError : error;
+    if (error instanceof GraphQLError && isDomainError(original)) {
+        const field = 'field' in original && original.field ? { field: original.field } : {};
+        return new GraphQLError(original.message, { nodes: error.nodes, path: error.path, extensions: { code: original.code, ...field } });
+    }
+    // The database went away (or did not answer in time) under this field: say so, never INTERNAL_SERVER_ERROR.
+    if (error instanceof GraphQLError && isDatabaseUnavailable(original))
+        return serviceUnavailableAt(error);
+    return maskError(error, message, isDev);
+}
+export function createGraphQLHandler({ config, logger, verifier, callers, routeRules, app, requestIdOf, schema, health, persisted, clientAddress, operationMetrics, countError, tracing, graphiql, }) {
+    const { limits } = config;
+    // A caller whose token names a session this instance cannot judge now (the ended-sessions list is stale) is
+    // refused with SERVICE_UNAVAILABLE before anything runs: not let through, not a 500.
+    const unavailable = (error) => {
+        throw isDatabaseUnavailable(error) ? serviceUnavailable() : error;
+    };
+    const resolveCaller = (context) => {
+        try {
+            const caller = callers.resolveUserFn(context);
+            return caller instanceof Promise ? caller.catch(unavailable) : caller;
+        }
+        catch (error) {
+            return unavailable(error);
+        }
+    };
+    const signedInRequest = (req) => {
+        try {
+            const verified = principalFrom(verifier, { authorization: req.headers.authorization });
+            return verified instanceof Promise
+                ? verified.then((result) => result?.ok === true, () => false)
+                : verified?.ok === true;
+        }
+        catch {
+            return false; // only decides whether suggestions are shown
+        }
+    };
+    return createYoga({
+        schema,
+        graphqlEndpoint: '/graphql',
+        // The caller is resolved by generic-auth (resolveUserFn), once per operation at the root (spec Authentication 5).
+        context: ({ req }) => ({ requestId: req ? requestIdOf(req) : '', app }),
+        plugins: [
+            // First: it fills in the text of a persisted operation that the parameter checks then see.
+            usePersistedOperations({
+                mode: config.persisted.mode,
+                store: persisted.store,
+                allowRegistration: (_request, { req }) => persisted.allowRegistration(req ? clientAddress(req) : 'unknown'),
+                onRegistrationError: (error) => logger.error({ err: error }, 'persisted-query registration failed'),
+            }),
+            useStrictParams(),
+            // @defer and @stream (the incremental-delivery working draft), answered over multipart/mixed or SSE.
+            useIncrementalDelivery(),
+            useCompiledExecution(),
+            // SSE and multipart answers: node, not Yoga, decides whether the connection stays open.
+            useStreamedConnection(),
+            useQueryLimits(limits),
+            useCostLimit(limits),
+            useIntrospectionAccess({ introspection: config.introspection, rules: routeRules, credentialRejected: callers.credentialRejected }),
+            // Route level (spec Authorization 1, 4, 7): the caller resolved once per operation, then judged once per document.
+            useGenericAuth({ mode: 'resolve-only', contextFieldName: 'caller', resolveUserFn: resolveCaller }),
+            useRouteRules({
+                rules: routeRules,
+                isGuest: (context) => context.caller === null,
+                refusal: (context) => unauthenticated(callers.credentialRejected(context)),
+            }),
+            useDatabaseAvailability({ health, timeoutMs: config.database.timeoutMs, databaseFree: DATABASE_FREE_FIELDS }),
+            useHiddenSuggestions({ introspection: config.introspection, signedIn: signedInRequest }),
+            usePublicCache({ maxAge: config.publicCacheMaxAge, rules: routeRules }),
+            useAuthorizationErrors(),
+            useStepUp(),
+            // Last of the execution plugins: only operations that pass every check before execution are counted, or get a span.
+            ...(operationMetrics ? [operationMetrics] : []),
+            ...(tracing ? [tracing] : []),
+            useErrorLog(logger),
+            useErrorCodes({ onError: countError }),
+        ],
+        batching: limits.maxBatch > 0 ? { limit: limits.maxBatch } : false,
+        // Enforced by the HTTP layer from Content-Length / counted bytes: Yoga's stream limiter costs ~145 us a request.
+        maxRequestBodySize: false,
+        // CORS is answered by the HTTP layer from the configured allow-list (Yoga's default reflects any origin).
+        cors: false,
+        // Only application/json bodies reach Yoga (CSRF rule); multipart is never parsed.
+        multipart: false,
+        graphiql: graphiql ? GRAPHIQL_OPTIONS : false,
+        ...(graphiql ? { renderGraphiQL: async () => (await graphiql()).render() } : {}),
+        landingPage: false,
+        maskedErrors: { isDev: false, errorMessage: 'Internal server error.', maskError: domainErrorsUnmasked },
+        logging: yogaLogger(logger),
+    });
+}
+//# sourceMappingURL=yoga.js.map

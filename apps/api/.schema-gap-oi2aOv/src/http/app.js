@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import { createAccessTokenVerifier, createCallerResolution, } from '@latchkey/auth';
+import { createRouteRules } from '@latchkey/policy';
+import { createClientAddresses, createRouteTable, sendHttpError } from '@latchkey/http';
+import { createPersistedRequestResolver, ManifestError } from '@latchkey/persisted';
+import { ConfigError } from '../config.js';
+import { createDemoClient } from '../demo/page.js';
+import { createLoaderFactory } from '../domain/loaders.js';
+import { createSubjectLoader } from '../domain/subjects.js';
+import { graphiQLPage } from '../graphql/graphiql-page.js';
+import { createPersistedOperations, importAllowlist } from '../graphql/persisted.js';
+import { buildSchema } from '../graphql/schema.js';
+import { authorizationOfOperation } from '../graphql/context.js';
+import { createGraphQLHandler } from '../graphql/yoga.js';
+import { useOperationMetrics } from '../observability/use-operation-metrics.js';
+import { countLoginLimits } from '../observability/counted-login-limits.js';
+import { authenticate } from '../rest/authenticate.js';
+import { documentRoutes } from '../rest/documents.js';
+import { createRestRouter } from '../rest/router.js';
+import { createAuthorizationServerRoutes } from './authorization-server.js';
+import { createCors } from './cors.js';
+import { createGraphQLRoute } from './graphql-route.js';
+import { createGraphQLWebSocket } from './graphql-ws.js';
+import { createProbes } from './probes.js';
+import { createRequestObserver, pathOf } from './request-observer.js';
+import { routeTable } from './routes.js';
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * The composition root of the HTTP front: it builds the GraphQL handler, the REST router, the authorization
+ * server and the probes from Config, and answers each request through one declarative route table.
+ */
+export async function createHttpApp({ config, logger, database, keys, delivery, loginLimits: uncountedLimits, subscriptions, events, metrics, tracing, endedSessions, }) {
+    const { limits } = config;
+    // With metrics on, rate-limit refusals are counted, and sign-in events by the method whose routes they come from.
+    const countedLimits = metrics ? countLoginLimits(uncountedLimits, metrics) : undefined;
+    const loginLimits = countedLimits?.limits ?? uncountedLimits;
+    const limitsFor = (method) => countedLimits?.forMethod(method) ?? uncountedLimits;
+    const verifier = createAccessTokenVerifier({
+        jwks: keys.jwks,
+        algorithms: keys.algorithms,
+        issuer: config.tokens.issuer,
+        audience: config.tokens.audience,
+        clockSkewSeconds: config.tokens.clockSkewSeconds,
+        cacheSize: config.tokens.cacheSize,
+        endedSessions,
+    });
+    // Who sent a request (TRUST_PROXY): the one source of the client address for limits, logs and the provider.
+    const clientAddresses = createClientAddresses(config.http.trustProxy);
+    const clientAddress = clientAddresses.addressOf;
+    const observer = createRequestObserver({ logger, metrics, clientAddress });
+    const requestIdOf = observer.requestIdOf;
+    const authorization = await createAuthorizationServerRoutes({
+        config,
+        logger,
+        database,
+        keys,
+        delivery,
+        limitsFor,
+        verifier,
+        clientAddresses,
+        requestIdOf,
+        endedSessions,
+    });
+    const sessions = { ended: endedSessions, end: authorization.endSessions };
+    const app = {
+        database,
+        databaseTimeoutMs: config.database.timeoutMs,
+        service: config.service,
+        subjects: createSubjectLoader(),
+        loaders: createLoaderFactory(),
+        events,
+        subscriptions,
+        sessions,
+    };
+    const schema = buildSchema();
+    const persisted = createPersistedOperations(config, database.db, loginLimits, logger);
+    if (config.persisted.allowlist) {
+        // Deploy-time allowlist (PERSISTED_ALLOWLIST_FILE): a manifest that does not fit this schema stops start-up.
+        const { file, text } = config.persisted.allowlist;
+        try {
+            const imported = await importAllowlist(persisted.store, schema, text, limits);
+            logger.info({ file, ...imported }, 'persisted-documents allowlist imported');
+        }
+        catch (error) {
+            if (error instanceof ManifestError)
+                throw new ConfigError(`invalid configuration:\n  PERSISTED_ALLOWLIST_FILE ${file}: ${error.message}`);
+            throw error;
+        }
+    }
+    const graphiql = config.graphiql ? graphiQLPage : undefined;
+    // Who calls and what a guest may see: one resolution and one set of route rules for HTTP and WebSocket alike.
+    const callers = createCallerResolution({ verifier, authorizationOf: authorizationOfOperation });
+    const routeRules = createRouteRules();
+    const yoga = createGraphQLHandler({
+        config,
+        logger,
+        verifier,
+        callers,
+        routeRules,
+        app,
+        requestIdOf: (req) => requestIdOf(req) ?? '',
+        schema,
+        health: database.health,
+        persisted,
+        clientAddress,
+        operationMetrics: metrics && useOperationMetrics({ count: metrics.graphqlOperation }),
+        countError: metrics?.graphqlError,
+        tracing,
+        graphiql,
+    });
+    // GraphQL over WebSocket (graphql-ws) on /graphql: the same rules, applied on a path Yoga's HTTP plugins never see.
+    const webSocket = createGraphQLWebSocket({
+        yoga,
+        verifier,
+        callers,
+        routeRules,
+        logger,
+        persisted: createPersistedRequestResolver(config.persisted.mode, persisted.store),
+        allowRegistration: persisted.allowRegistration,
+        clientAddress,
+        allowedOrigins: new Set([new URL(config.http.publicUrl).origin, ...config.http.corsOrigins]),
+        introspection: config.introspection,
+        maxMessageBytes: config.subscriptions.wsMaxMessageBytes,
+        maxOperationsPerConnection: config.subscriptions.perConnection,
+    });
+    const rest = createRestRouter({
+        routes: documentRoutes({ services: app, database, databaseTimeoutMs: config.database.timeoutMs }),
+        middleware: [authenticate(verifier)],
+        maxBodyBytes: limits.maxBodyBytes,
+        onUnexpected: (error, req) => logger.error({ reqId: requestIdOf(req), err: error }, 'rest handler failed'),
+    });
+    const cors = createCors({ origins: config.http.corsOrigins });
+    /** `/api/...`: CORS, never stored by a shared cache (spec Authorization 14), then the REST router. */
+    function api(req, res, path) {
+        if (req.method === 'OPTIONS')
+            return cors.preflight(req, res);
+        cors.apply(req, res);
+        // Record-level answers depend on the caller.
+        res.setHeader('cache-control', req.headers.authorization ? 'private, no-store' : 'no-store');
+        res.setHeader('vary', 'Origin, Authorization');
+        if (req.url.length > limits.maxUrlBytes)
+            return sendHttpError(res, 414, 'URI Too Long');
+        const query = req.url.indexOf('?');
+        void rest(req, res, path, new URLSearchParams(query < 0 ? '' : req.url.slice(query + 1)));
+    }
+    /** Set once shutdown begins: readiness fails at once and every response closes its connection. */
+    let draining = false;
+    const probes = createProbes(database, () => draining);
+    const table = createRouteTable(routeTable({
+        graphql: createGraphQLRoute({ yoga, cors, limits, graphiql, logger, requestIdOf }),
+        api,
+        apiTemplateOf: rest.templateOf,
+        authorization: authorization.routes,
+        probes,
+        jwksBody: JSON.stringify(keys.jwks),
+        demo: config.auth.demoClientId
+            ? createDemoClient({
+                publicUrl: config.http.publicUrl,
+                clientId: config.auth.demoClientId,
+                persisted: { apq: 'apq', allowlist: 'trusted', off: 'off' }[config.persisted.mode],
+            })
+            : undefined,
+    }));
+    observer.labelWith(table.templateOf);
+    // In development a page opened at another host than PUBLIC_URL's (127.0.0.1 for localhost, say) moves there
+    // first: cookies, passkeys (the relying party) and the links in messages all belong to PUBLIC_URL, so a sign-in
+    // started elsewhere would end on the wrong host.
+    const redirectPagesToPublicUrl = config.env === 'development';
+    const publicHost = new URL(config.http.publicUrl).host;
+    const isPage = (path) => path === '/' || path === '/account' || path === '/login' || path.startsWith('/login/');
+    function handle(req, res) {
+        const incoming = req.headers['x-request-id'];
+        const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        const path = pathOf(req.url ?? '/');
+        observer.begin(req, res, requestId, path);
+        res.setHeader('x-request-id', requestId);
+        res.setHeader('x-content-type-options', 'nosniff');
+        // Shutting down: the client's next request goes to another instance (node closes after this response).
+        if (draining)
+            res.setHeader('connection', 'close');
+        if (redirectPagesToPublicUrl && isPage(path) && req.headers.host !== publicHost && (req.method === 'GET' || req.method === 'HEAD')) {
+            res.writeHead(307, { location: `${config.http.publicUrl}${req.url ?? '/'}`, 'content-length': 0 });
+            res.end();
+            return;
+        }
+        void table.dispatch(req, res, path);
+    }
+    /** HTTP upgrades: `/graphql` speaks graphql-ws; anything else is refused. */
+    function upgrade(req, socket, head) {
+        socket.on('error', () => socket.destroy());
+        if (pathOf(req.url ?? '/') !== '/graphql') {
+            socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+            return;
+        }
+        webSocket.handleUpgrade(req, socket, head);
+    }
+    return {
+        handle,
+        upgrade,
+        /** shutdown began: /readyz answers 503 on every listener, responses carry `Connection: close` */
+        drain: () => void (draining = true),
+        probes,
+        closeWebSockets: webSocket.close,
+        terminateWebSockets: webSocket.terminate,
+        webSocketClients: webSocket.clients,
+        yoga,
+        verifier,
+        provider: authorization.provider,
+    };
+}
+//# sourceMappingURL=app.js.map

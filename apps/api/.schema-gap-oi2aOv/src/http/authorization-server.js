@@ -1,0 +1,139 @@
+import { createAuthorizationServer, createDrizzleAdapter, createLoginRoutes, htmlPage, OIDC_ROUTES, createSessionEnding, watchSessionUse, } from '@latchkey/auth';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS, withDatabaseDeadline } from '@latchkey/db';
+import { sendHttpError, sendServiceUnavailable } from '@latchkey/http';
+const SIGN_IN_UNAVAILABLE = 'Sign-in is unavailable. Try again shortly.';
+/** The provider's fixed paths (its endpoints, the sign-out pages): each its own metrics label. */
+const PROVIDER_PATHS = new Set([...Object.values(OIDC_ROUTES), '/oidc/session/end/confirm', '/oidc/session/end/success']);
+/**
+ * The OpenID provider as Config describes it (issuer, key, clients, token lifetimes, acr levels), on the database.
+ * The server mounts it with the login routes; the CLI builds it to send back-channel logouts.
+ */
+export function createConfiguredProvider(config, keys, database, sessionNeedsLogin) {
+    const signingJwk = keys.signing.key.export({ format: 'jwk' });
+    return createAuthorizationServer({
+        issuer: config.tokens.issuer,
+        publicUrl: config.http.publicUrl,
+        trustForwardedHeaders: config.http.trustProxy !== undefined,
+        apiAudience: config.tokens.audience,
+        signingJwk: { ...signingJwk, kid: keys.signing.kid, alg: keys.signing.alg, use: 'sig' },
+        db: database.db,
+        adapter: createDrizzleAdapter(database.db),
+        clients: config.auth.clients.map(({ first_party: _firstParty, ...metadata }) => metadata),
+        firstPartyClientIds: config.auth.firstPartyClientIds,
+        accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
+        renderPage: htmlPage,
+        acrValues: config.auth.signInPolicy.acrLevels.map((level) => level.value),
+        privateNetworkFetch: config.auth.privateNetworkFetch,
+        ...(sessionNeedsLogin ? { sessionNeedsLogin } : {}),
+    });
+}
+/**
+ * The authorization server: the OpenID provider (durable through the database) and the login pages and routes of
+ * packages/auth, configured from Config and mounted as routes. Every one of its routes sees only the forwarded
+ * headers a trusted proxy's word allows, rewritten (X-Forwarded-Host never), and runs under one database deadline
+ * (DATABASE_TIMEOUT from its start), found through AsyncLocalStorage (the provider runs on one already).
+ */
+export async function createAuthorizationServerRoutes(options) {
+    const { config, logger, database, keys, clientAddresses } = options;
+    const signingJwk = keys.signing.key.export({ format: 'jwk' });
+    // The login routes below answer `sessionNeedsLogin`: they need the provider, the provider asks them about sessions.
+    const provider = await createConfiguredProvider(config, keys, database, (query) => login.sessionNeedsLogin(query));
+    // A database outage met inside the provider is SERVICE_UNAVAILABLE (503 with Retry-After), not its server_error.
+    const unavailableInProvider = new WeakSet();
+    provider.on('server_error', (ctx, error) => {
+        if (isDatabaseUnavailable(error))
+            unavailableInProvider.add(ctx);
+    });
+    provider.use(async (ctx, next) => {
+        await next();
+        if (!unavailableInProvider.has(ctx))
+            return;
+        ctx.status = 503;
+        ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+        ctx.body = { statusCode: 503, message: SIGN_IN_UNAVAILABLE, error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' };
+    });
+    // Each session's last use and client (the session list), from the provider's own events.
+    watchSessionUse(provider, database.background, (error) => logger.warn({ err: error }, 'recording a session use failed'));
+    const oidc = provider.callback();
+    // Ending sessions (GraphQL, the account page): the provider sends the back-channel logouts.
+    const endSessions = createSessionEnding({
+        accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
+        clockSkewSeconds: config.tokens.clockSkewSeconds,
+        endedSessions: options.endedSessions,
+        provider,
+        onBackchannelError: (error, { clientId }) => logger.warn({ err: error, clientId }, 'back-channel logout failed'),
+    });
+    const login = createLoginRoutes({
+        publicUrl: config.http.publicUrl,
+        db: database.db,
+        provider,
+        policy: config.auth.signInPolicy,
+        delivery: options.delivery,
+        limits: options.limitsFor,
+        log: logger,
+        clientAddress: clientAddresses.addressOf,
+        verifier: options.verifier,
+        endSessions,
+        keySecret: String(signingJwk.d),
+        selfSignup: config.auth.selfSignup,
+        bindLinksToBrowser: config.auth.bindLinksToBrowser,
+        relyingParty: config.auth.relyingParty,
+        passwords: config.auth.passwords,
+        upstream: config.auth.upstream,
+        clientCertificates: config.auth.clientCertificates,
+    });
+    const deadline = () => performance.now() + config.database.timeoutMs;
+    /**
+     * What escapes a login route: a data store that is down or too slow is SERVICE_UNAVAILABLE (503 with
+     * Retry-After); anything else is a masked 500 and an error log line.
+     */
+    function failed(req, res, error) {
+        const what = 'login route failed';
+        if (isDatabaseUnavailable(error)) {
+            logger.warn({ reqId: options.requestIdOf(req), reason: error.message }, `${what}: data store unavailable`);
+            if (!res.headersSent)
+                sendServiceUnavailable(res, RETRY_AFTER_SECONDS);
+            return;
+        }
+        logger.error({ reqId: options.requestIdOf(req), err: error }, what);
+        if (!res.headersSent)
+            sendHttpError(res, 500, 'Internal server error.');
+    }
+    /** A login route as mounted: the provider's view of forwarded headers, one database deadline, failures answered. */
+    const mounted = (route) => ({
+        ...route,
+        handler(req, res, match) {
+            clientAddresses.forProvider(req);
+            withDatabaseDeadline(deadline(), async () => route.handler(req, res, match)).catch((error) => failed(req, res, error));
+        },
+    });
+    /** The provider's own endpoints: every one reads its sessions and grants from the database. */
+    function providerEndpoint(req, res) {
+        clientAddresses.forProvider(req);
+        // During a known outage, at once.
+        if (!database.health.available)
+            return sendServiceUnavailable(res, RETRY_AFTER_SECONDS, SIGN_IN_UNAVAILABLE);
+        void withDatabaseDeadline(deadline(), () => oidc(req, res));
+    }
+    const routes = [
+        {
+            path: '/.well-known/openid-configuration',
+            methods: 'any',
+            handler(req, res) {
+                clientAddresses.forProvider(req);
+                void oidc(req, res);
+            },
+        },
+        { path: '/oidc/*', methods: 'any', handler: providerEndpoint, templateOf: providerTemplateOf },
+        ...login.routes.map(mounted),
+    ];
+    return { routes, provider, endSessions };
+}
+/** The provider's paths as metrics labels: its fixed endpoints as they are, the rest by family. */
+function providerTemplateOf(path) {
+    if (PROVIDER_PATHS.has(path))
+        return path;
+    // The provider resumes an authorization at /oidc/auth/<uid> after the interaction.
+    return path.startsWith('/oidc/auth/') ? '/oidc/auth/:uid' : '/oidc/*';
+}
+//# sourceMappingURL=authorization-server.js.map

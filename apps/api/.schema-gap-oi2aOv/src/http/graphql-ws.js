@@ -1,0 +1,208 @@
+import { runsPersistedOperation, } from '@latchkey/persisted';
+import { GraphQLError } from 'graphql';
+import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
+import { isDatabaseUnavailable } from '@latchkey/db';
+import { WebSocketServer } from 'ws';
+import { ErrorCode, unauthenticated } from '../graphql/errors.js';
+import { suggestionsAllowed, withoutSuggestions } from '../graphql/plugins/use-hidden-suggestions.js';
+import { authorizationOfConnection, principalFrom } from '@latchkey/auth/tokens';
+const refusal = (code, message) => [new GraphQLError(message, { extensions: { code } })];
+/**
+ * GraphQL over WebSocket (the graphql-ws protocol) on `/graphql`: subscriptions, and queries and mutations too.
+ * This path does not pass through Yoga's HTTP plugins, so it applies their rules itself: the origin allow-list
+ * (browsers), a message size limit, the persisted-operation mode (allowlist included) and registration budget,
+ * and the same parse/validation limits (Yoga's enveloped parse and validate carry them). The bearer token
+ * comes in `connectionParams.authorization`; a token that does not verify closes the socket with 4403. Each
+ * operation's context is built by the same context factory as HTTP requests, so route access, field rules,
+ * step-up and per-event checks apply unchanged.
+ */
+export function createGraphQLWebSocket(options) {
+    const { yoga, verifier, callers, routeRules, logger, persisted } = options;
+    const maxOperations = options.maxOperationsPerConnection ?? 10;
+    const keepAliveMs = options.keepAliveMs ?? 12_000;
+    const log = logger.child({ component: 'graphql-ws' });
+    const wss = new WebSocketServer({
+        noServer: true,
+        maxPayload: options.maxMessageBytes ?? 65_536,
+        handleProtocols: (protocols) => handleProtocols(protocols),
+    });
+    const SERVICE_UNAVAILABLE_REASON = 'Service unavailable: try again shortly.';
+    /** The Authorization value each connection signed in with (checked at connection_init, re-checked per operation). */
+    const credentials = new WeakMap();
+    const server = makeServer({
+        connectionInitWaitTimeout: options.connectionInitWaitMs ?? 10_000,
+        async onConnect(ctx) {
+            const verified = await Promise.resolve()
+                .then(() => principalFrom(verifier, { connectionParams: ctx.connectionParams }))
+                .catch((error) => {
+                // A session that cannot be judged now: the connection closes (4500) saying so, nothing about why.
+                throw isDatabaseUnavailable(error) ? new Error(SERVICE_UNAVAILABLE_REASON) : error;
+            });
+            if (verified === undefined)
+                return true; // a guest: public fields only
+            if (!verified.ok)
+                return false; // 4403 Forbidden: nothing about why
+            credentials.set(ctx, authorizationOfConnection(ctx.connectionParams));
+            return true;
+        },
+        async onSubscribe(ctx, _id, payload) {
+            if (Object.keys(ctx.subscriptions).length > maxOperations) {
+                return refusal(ErrorCode.RATE_LIMITED, `At most ${maxOperations} operations may be open on one connection.`);
+            }
+            const ip = options.clientAddress(ctx.extra.request);
+            let query = payload.query;
+            let register;
+            let known;
+            try {
+                // graphql-ws requires a string `query`: a client naming a persisted operation sends an empty one.
+                const resolution = await persisted.resolve({
+                    query: payload.query === '' ? undefined : payload.query,
+                    extensions: payload.extensions,
+                    documentId: payload.documentId,
+                }, () => options.allowRegistration(ip));
+                if (resolution.kind === 'known') {
+                    known = resolution.operation;
+                    query = known.query;
+                }
+                if (resolution.kind === 'register')
+                    register = resolution;
+            }
+            catch (error) {
+                if (error instanceof GraphQLError)
+                    return [error];
+                throw error;
+            }
+            if (typeof query !== 'string' || query === '')
+                return refusal(ErrorCode.BAD_REQUEST, 'A subscribe message needs "query" (or a persisted operation\'s id).');
+            const params = {
+                query,
+                variables: payload.variables ?? undefined,
+                operationName: payload.operationName ?? undefined,
+                extensions: payload.extensions ?? undefined,
+            };
+            if (known)
+                runsPersistedOperation(params, known);
+            const enveloped = yoga.getEnveloped({ req: ctx.extra.request, params, connectionAuthorization: credentials.get(ctx) ?? null });
+            let document;
+            try {
+                document = enveloped.parse(query);
+            }
+            catch (error) {
+                if (error instanceof GraphQLError)
+                    return [error];
+                throw error;
+            }
+            const errors = enveloped.validate(enveloped.schema, document);
+            if (errors.length > 0)
+                return errors;
+            if (register)
+                await persisted.register(register).catch((error) => log.error({ err: error }, 'persisted-query registration failed'));
+            let contextValue;
+            try {
+                contextValue = (await enveloped.contextFactory());
+            }
+            catch (error) {
+                if (error instanceof GraphQLError)
+                    return [error]; // e.g. SERVICE_UNAVAILABLE: the caller's session cannot be judged now
+                throw error;
+            }
+            // Route level, before anything runs: a guest asking for more than @public fields gets the protocol's
+            // Error message (the same refusal the route check gives over HTTP), not a result.
+            if (contextValue.caller === null && routeRules.requirementsOf(enveloped.schema, document, params.operationName).signIn) {
+                return [unauthenticated(callers.credentialRejected(contextValue))];
+            }
+            const args = {
+                schema: enveloped.schema,
+                document,
+                operationName: params.operationName,
+                variableValues: params.variables,
+                contextValue,
+                rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+            };
+            return args;
+        },
+        // No suggestions where introspection is refused (as useHiddenSuggestions over HTTP): in validation errors,
+        // judged by the connection's credential as it stands now, and in variable-coercion results.
+        async onError(ctx, _id, _payload, errors) {
+            if (options.introspection === 'open')
+                return undefined;
+            const credential = credentials.get(ctx);
+            const signedIn = credential !== undefined &&
+                (await Promise.resolve()
+                    .then(() => principalFrom(verifier, { authorization: credential }))
+                    .then((result) => result?.ok === true, () => false));
+            return suggestionsAllowed(options.introspection, signedIn) ? undefined : withoutSuggestions(errors);
+        },
+        onNext(_ctx, _id, _payload, args, result) {
+            if (!result.errors || 'data' in result || options.introspection === 'open')
+                return undefined;
+            if (suggestionsAllowed(options.introspection, args.contextValue.caller !== null))
+                return undefined;
+            const errors = withoutSuggestions(result.errors);
+            return errors && { ...result, errors };
+        },
+        execute: (args) => args.rootValue.execute(args),
+        subscribe: (args) => args.rootValue.subscribe(args),
+    });
+    wss.on('connection', (socket, request) => {
+        socket.once('error', (error) => {
+            log.warn({ err: error }, 'websocket error');
+            socket.close(CloseCode.InternalServerError, 'Internal server error');
+        });
+        // Keep-alive: a peer that stops answering pings is dropped, so its subscriptions end.
+        let alive = true;
+        socket.on('pong', () => (alive = true));
+        const ping = setInterval(() => {
+            if (!alive)
+                return void socket.terminate();
+            alive = false;
+            socket.ping();
+        }, keepAliveMs);
+        ping.unref();
+        const closed = server.opened({
+            protocol: socket.protocol,
+            send: (data) => new Promise((resolve, reject) => {
+                if (socket.readyState !== socket.OPEN)
+                    return resolve();
+                // Resolves once written out: a client that does not read holds its subscriptions back (bounded queues).
+                socket.send(data, (error) => (error ? reject(error) : resolve()));
+            }),
+            close: (code, reason) => socket.close(code, reason),
+            onMessage: (handle) => socket.on('message', async (data, isBinary) => {
+                try {
+                    await handle(isBinary ? '' : String(data));
+                }
+                catch (error) {
+                    log.error({ err: error }, 'graphql-ws message handling failed');
+                    socket.close(CloseCode.InternalServerError, 'Internal server error');
+                }
+            }),
+        }, { socket, request });
+        socket.once('close', (code, reason) => {
+            clearInterval(ping);
+            void closed(code, String(reason));
+        });
+    });
+    /** Takes over an upgrade request for `/graphql`; refuses a browser origin that is not allowed. */
+    function handleUpgrade(req, socket, head) {
+        const origin = req.headers.origin;
+        if (origin !== undefined && !options.allowedOrigins.has(origin)) {
+            socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+            return;
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    }
+    /** Every socket gets 1001 Going Away (its subscriptions end); no new ones are taken. */
+    async function close() {
+        for (const client of wss.clients)
+            client.close(1001, 'Going away');
+        await new Promise((resolve) => wss.close(() => resolve()));
+    }
+    /** Sockets whose client never answered the close handshake are cut (shutdown deadline). */
+    function terminate() {
+        for (const client of wss.clients)
+            client.terminate();
+    }
+    return { handleUpgrade, close, terminate, clients: () => wss.clients.size };
+}
+//# sourceMappingURL=graphql-ws.js.map

@@ -1,0 +1,61 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { ConfigError, loadConfig } from './config.js';
+import { SchemaGapError } from './graphql/schema.js';
+import { KeyMaterialError } from '@latchkey/auth/tokens';
+import { createLogger, exitAfterFlush, logFatalAndExit } from './logger.js';
+import { startService } from './service.js';
+import { readVersion } from './version.js';
+if (existsSync('.env'))
+    process.loadEnvFile('.env');
+let config;
+try {
+    config = loadConfig({ env: process.env, readFile: (file) => readFileSync(file, 'utf8'), version: readVersion() });
+}
+catch (error) {
+    if (error instanceof ConfigError) {
+        process.stderr.write(`latchkey: ${error.message}\n`);
+        process.exit(1);
+    }
+    throw error;
+}
+const logger = createLogger(config.logLevel, { env: config.env });
+// Whatever goes wrong, its line reaches the log before the process ends.
+process.on('uncaughtException', (error) => logFatalAndExit(logger, error, 'uncaught exception'));
+process.on('unhandledRejection', (reason) => logFatalAndExit(logger, reason, 'unhandled rejection'));
+/** Log lines may be buffered: write them out before leaving. */
+const exit = (code) => exitAfterFlush(logger, code);
+try {
+    const service = await startService(config, logger);
+    const { publicUrl } = config.http;
+    const demo = config.auth.demoClientId ? `${publicUrl}/` : undefined;
+    logger.info({ url: `${service.url}/graphql`, publicUrl, demo, database: service.database.kind, env: config.env }, `Latchkey API listening on ${service.url}/graphql; public URL ${publicUrl}${demo ? `, the demo at ${demo} (sign-in links: pnpm latchkey outbox)` : ''}`);
+    logger.flush();
+    const stop = (signal) => {
+        logger.info({ signal, ...config.shutdown }, 'shutting down');
+        logger.flush();
+        // Whatever happens, the process is gone within SHUTDOWN_TIMEOUT.
+        setTimeout(() => {
+            logger.warn('shutdown deadline reached');
+            exit(1);
+        }, config.shutdown.timeoutMs).unref();
+        service.shutdown(config.shutdown).then((clean) => {
+            logger.info({ clean }, 'stopped');
+            exit(0);
+        }, (error) => {
+            logger.error({ err: error }, 'shutdown failed');
+            exit(1);
+        });
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+}
+catch (error) {
+    if (error instanceof KeyMaterialError || error instanceof ConfigError || error instanceof SchemaGapError) {
+        process.stderr.write(`latchkey: ${error.message}\n`);
+    }
+    else {
+        logger.fatal({ err: error }, 'start-up failed');
+    }
+    exit(1);
+}
+//# sourceMappingURL=main.js.map

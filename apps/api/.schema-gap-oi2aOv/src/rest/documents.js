@@ -1,0 +1,213 @@
+import { authorize, can, isAuthorizationDenied } from '@latchkey/policy';
+import { openDomainRequest } from '../domain/access.js';
+import { archiveDocument, createDocument, deleteDocument, publishDocument, setLegalHold, updateDocument, } from '../domain/document-mutations.js';
+import { getDocument, listDocuments } from '../domain/documents.js';
+import { InvalidInputError } from '../domain/errors.js';
+import { parseDateTime } from '../domain/validate.js';
+import { AccountPolicy, DocumentPolicy } from '../domain/policies.js';
+import { LEGAL_HOLD_STEP_UP } from '@latchkey/auth/tokens';
+import { restError } from './router.js';
+/** The REST form of a document: `internalNotes` is left out (not null) for callers below EDITOR. */
+async function view(request, document, organization) {
+    const { loaders, subject } = request;
+    const [org, owner] = await Promise.all([
+        organization ?? loaders.organization.load(document.organizationId),
+        loaders.user.load(document.ownerId),
+    ]);
+    return {
+        id: document.id,
+        organization: { id: org.id, slug: org.slug, name: org.name },
+        owner: { id: document.ownerId, displayName: owner?.displayName ?? null },
+        title: document.title,
+        body: document.body,
+        status: document.status,
+        legalHold: document.legalHold,
+        embargoUntil: document.embargoUntil?.toISOString() ?? null,
+        ...(can(subject, DocumentPolicy.viewInternalNotes, document) ? { internalNotes: document.internalNotes } : {}),
+        createdAt: document.createdAt.toISOString(),
+        updatedAt: document.updatedAt.toISOString(),
+        viewerCan: {
+            update: can(subject, DocumentPolicy.update, document),
+            publish: can(subject, DocumentPolicy.publish, document, org),
+            archive: can(subject, DocumentPolicy.archive, document),
+            delete: can(subject, DocumentPolicy.delete, document),
+            setLegalHold: can(subject, DocumentPolicy.setLegalHold, document),
+        },
+    };
+}
+/** Business failures as 409 Conflict, with the same codes as GraphQL's `userErrors`. */
+function conflict(errors) {
+    const [first] = errors;
+    return restError(409, first.message, { code: first.code, field: first.field, userErrors: errors });
+}
+const EDITABLE = ['title', 'body', 'internalNotes', 'embargoUntil'];
+/** A JSON object with only the known fields, of the right types; anything else is 400 (nothing is written). */
+function fieldsOf(body, allowed) {
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+        throw new InvalidInputError('The request body must be a JSON object.');
+    const fields = {};
+    for (const [key, value] of Object.entries(body)) {
+        if (!allowed.includes(key))
+            throw new InvalidInputError(`Unknown field "${key.slice(0, 64)}".`, [key.slice(0, 64)]);
+        if (key === 'embargoUntil') {
+            if (value !== null && typeof value !== 'string')
+                throw new InvalidInputError('embargoUntil must be an RFC 3339 date-time (years 1-9999) or null.', [key]);
+            const date = typeof value === 'string' ? parseDateTime(value) : null;
+            if (value !== null && !date)
+                throw new InvalidInputError('embargoUntil must be an RFC 3339 date-time (years 1-9999) or null.', [key]);
+            fields[key] = date;
+        }
+        else if (key === 'internalNotes') {
+            if (value !== null && typeof value !== 'string')
+                throw new InvalidInputError('internalNotes must be a string or null.', [key]);
+            fields[key] = value;
+        }
+        else {
+            if (typeof value !== 'string')
+                throw new InvalidInputError(`${key} must be a string.`, [key]);
+            fields[key] = value;
+        }
+    }
+    return fields;
+}
+function firstOf(query) {
+    const raw = query.get('first');
+    if (raw === null)
+        return undefined;
+    if (!/^\d{1,4}$/.test(raw))
+        throw new InvalidInputError('first must be an integer from 0 to 100.', ['first']);
+    return Number(raw);
+}
+/** `/api/documents`: the same services, abilities and NOT_FOUND hiding as the GraphQL fields. */
+export function documentRoutes({ services, database, databaseTimeoutMs }) {
+    const views = new WeakMap();
+    const databaseOf = (scope) => {
+        let db = views.get(scope);
+        if (!db)
+            views.set(scope, (db = database.until(performance.now() + databaseTimeoutMs)));
+        return db;
+    };
+    /** The domain request (subject and loaders once per HTTP request), with how the caller signed in for step-ups. */
+    const requestFor = (http, handler) => openDomainRequest(services, http.req, {
+        db: databaseOf(http.req),
+        userId: http.caller?.subject ?? null,
+        handler,
+        authentication: http.caller,
+    });
+    /** The route-level marks of the matching GraphQL mutations (`@auth(role:)`, `@can(ability:)`), applied alike. */
+    const requires = (handler, ability, ...args) => async (http) => {
+        try {
+            authorize((await requestFor(http, handler)).subject, ability, args, { handler });
+            return null;
+        }
+        catch (error) {
+            if (isAuthorizationDenied(error))
+                return error;
+            throw error;
+        }
+    };
+    const role = (handler, required) => requires(handler, AccountPolicy.holdsRole, required);
+    const changed = async (request, result, status = 200) => result.document ? { status, body: await view(request, result.document) } : conflict(result.userErrors);
+    return [
+        {
+            method: 'GET',
+            path: '/api/documents',
+            async handler(http) {
+                const request = await requestFor(http, 'GET /api/documents');
+                const statuses = http.query
+                    .getAll('status')
+                    .flatMap((value) => value.split(','))
+                    .filter(Boolean);
+                const page = await listDocuments(request, {
+                    organization: http.query.get('organization'),
+                    status: statuses.length > 0 ? statuses : null,
+                    first: firstOf(http.query),
+                    after: http.query.get('after'),
+                }, { filter: [], first: ['first'], after: ['after'] });
+                const data = await Promise.all(page.edges.map(({ node }) => view(request, node)));
+                return { status: 200, body: { data, pageInfo: { hasNextPage: page.pageInfo.hasNextPage, endCursor: page.pageInfo.endCursor } } };
+            },
+        },
+        {
+            method: 'GET',
+            path: '/api/documents/:id',
+            async handler(http) {
+                const request = await requestFor(http, 'GET /api/documents/:id');
+                const { document, organization } = await getDocument(request, http.params['id']);
+                return { status: 200, body: await view(request, document, organization) };
+            },
+        },
+        {
+            method: 'POST',
+            path: '/api/documents',
+            guard: role('POST /api/documents', 'EDITOR'),
+            async handler(http) {
+                const request = await requestFor(http, 'POST /api/documents');
+                const fields = fieldsOf(http.body, ['organization', ...EDITABLE]);
+                if (typeof fields['organization'] !== 'string')
+                    throw new InvalidInputError('organization (a slug) is required.', ['organization']);
+                const result = await createDocument(request, { ...fields, organization: fields['organization'] }, []);
+                if (!result.document)
+                    return conflict(result.userErrors);
+                return { status: 201, body: await view(request, result.document), headers: { location: `/api/documents/${result.document.id}` } };
+            },
+        },
+        ...['PATCH', 'PUT'].map((method) => ({
+            method,
+            path: '/api/documents/:id',
+            guard: role(`${method} /api/documents/:id`, 'EDITOR'),
+            async handler(http) {
+                const request = await requestFor(http, `${method} /api/documents/:id`);
+                const fields = fieldsOf(http.body, EDITABLE);
+                return changed(request, await updateDocument(request, { ...fields, id: http.params['id'] }, []));
+            },
+        })),
+        {
+            method: 'POST',
+            path: '/api/documents/:id/publish',
+            guard: requires('POST /api/documents/:id/publish', AccountPolicy.publish),
+            async handler(http) {
+                const request = await requestFor(http, 'POST /api/documents/:id/publish');
+                return changed(request, await publishDocument(request, http.params['id']));
+            },
+        },
+        {
+            method: 'POST',
+            path: '/api/documents/:id/archive',
+            guard: role('POST /api/documents/:id/archive', 'EDITOR'),
+            async handler(http) {
+                const request = await requestFor(http, 'POST /api/documents/:id/archive');
+                return changed(request, await archiveDocument(request, http.params['id']));
+            },
+        },
+        {
+            // The twin of Mutation.setLegalHold, with its marks: @auth(role: ADMIN) and @stepUp(acr: phr).
+            method: 'POST',
+            path: '/api/documents/:id/legal-hold',
+            guard: role('POST /api/documents/:id/legal-hold', 'ADMIN'),
+            stepUp: LEGAL_HOLD_STEP_UP,
+            async handler(http) {
+                const request = await requestFor(http, 'POST /api/documents/:id/legal-hold');
+                const body = http.body;
+                const legalHold = typeof body === 'object' && body !== null && !Array.isArray(body) ? body['legalHold'] : undefined;
+                const unknown = typeof body === 'object' && body !== null ? Object.keys(body).find((key) => key !== 'legalHold') : undefined;
+                if (unknown !== undefined)
+                    throw new InvalidInputError(`Unknown field "${unknown.slice(0, 64)}".`, [unknown.slice(0, 64)]);
+                if (typeof legalHold !== 'boolean')
+                    throw new InvalidInputError('legalHold (true or false) is required.', ['legalHold']);
+                return changed(request, await setLegalHold(request, http.params['id'], legalHold));
+            },
+        },
+        {
+            method: 'DELETE',
+            path: '/api/documents/:id',
+            guard: role('DELETE /api/documents/:id', 'EDITOR'),
+            async handler(http) {
+                const request = await requestFor(http, 'DELETE /api/documents/:id');
+                const result = await deleteDocument(request, http.params['id']);
+                return result.deletedDocumentId ? { status: 204 } : conflict(result.userErrors);
+            },
+        },
+    ];
+}
+//# sourceMappingURL=documents.js.map

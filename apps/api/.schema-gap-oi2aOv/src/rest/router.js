@@ -1,0 +1,178 @@
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
+import { denialToHttp, isAuthorizationDenied } from '@latchkey/policy';
+import { isDomainError } from '../domain/errors.js';
+import { acceptableContentType, BodyTooLargeError, httpErrorBody, readBody, sendJson } from '@latchkey/http';
+import { isStepUpRequired, meetsStepUp, stepUpChallengeHeader, stepUpParameters, StepUpRequired, } from '@latchkey/auth/tokens';
+/** The error body of docs/endpoints.md: `{ statusCode, message, error }`, plus any extra fields given. */
+export function restError(status, message, extra = {}, headers) {
+    return { status, body: httpErrorBody(status, message, extra), headers };
+}
+/**
+ * The step-up challenge (RFC 9470 §3): 401 with `WWW-Authenticate: Bearer error="insufficient_user_authentication",
+ * error_description="...", acr_values="...", max_age=N` and the same parameters in the body.
+ */
+export function stepUpChallenge(error) {
+    const { requirement } = error;
+    return restError(401, error.message, { code: error.code, ...stepUpParameters(requirement) }, { 'www-authenticate': stepUpChallengeHeader(requirement) });
+}
+function denial(error) {
+    const { status, body } = denialToHttp(error);
+    return { status, body, headers: status === 401 ? { 'www-authenticate': 'Bearer' } : undefined };
+}
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+function match(segments, parts) {
+    if (segments.length !== parts.length)
+        return null;
+    const params = {};
+    for (let i = 0; i < segments.length; i++) {
+        const segment = segments[i];
+        if (segment.startsWith(':')) {
+            let value;
+            try {
+                value = decodeURIComponent(parts[i]);
+            }
+            catch {
+                return null;
+            }
+            params[segment.slice(1)] = value;
+        }
+        else if (segment !== parts[i])
+            return null;
+    }
+    return params;
+}
+/**
+ * A small REST router: route metadata checked before the handler, JSON bodies, and conversion at the edge:
+ * a denial leaving a handler becomes 401/403, a step-up 401 with its challenge, a hidden or missing record
+ * 404, bad input 400 (spec "Status codes of protected REST-style routes"); whatever else escapes is a 500
+ * that names nothing.
+ */
+export function createRestRouter(options) {
+    const routes = options.routes.map((route) => ({ route, segments: route.path.split('/').filter(Boolean) }));
+    const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+    function send(res, response) {
+        if (response.status === 204 || response.body === undefined) {
+            res.writeHead(response.status, {
+                'cache-control': res.getHeader('cache-control') ?? 'no-store',
+                ...response.headers,
+            });
+            res.end();
+            return;
+        }
+        sendJson(res, response.status, response.body, response.headers);
+    }
+    async function body(req) {
+        const length = req.headers['content-length'];
+        if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined))
+            return { value: undefined };
+        // CSRF (spec Cross-site 2): only JSON, which a cross-site form cannot send without a preflight.
+        if (!acceptableContentType(req.headers['content-type']))
+            return refuse(415, 'Request bodies must be application/json (UTF-8).');
+        if (length !== undefined && Number(length) > maxBodyBytes) {
+            return refuse(413, `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
+        }
+        let raw;
+        try {
+            raw = await readBody(req, maxBodyBytes);
+        }
+        catch (error) {
+            if (error instanceof BodyTooLargeError)
+                return refuse(413, `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
+            return refuse(400, 'The request body could not be read.');
+        }
+        try {
+            return { value: JSON.parse(raw.toString('utf8')) };
+        }
+        catch {
+            return refuse(400, 'The request body is not valid JSON.');
+        }
+    }
+    const refuse = (status, message, headers) => ({
+        refused: restError(status, message, {}, headers),
+    });
+    async function run(req, res, path, query) {
+        const parts = path.split('/').filter(Boolean);
+        const allowed = [];
+        let found;
+        for (const { route, segments } of routes) {
+            const params = match(segments, parts);
+            if (!params)
+                continue;
+            allowed.push(route.method);
+            if (route.method === 'GET')
+                allowed.push('HEAD');
+            // HEAD is GET without a body (node:http leaves the body out by itself).
+            if (route.method === req.method || (route.method === 'GET' && req.method === 'HEAD'))
+                found = { route, params };
+        }
+        if (!found) {
+            if (allowed.length === 0)
+                return send(res, restError(404, 'Not Found'));
+            return send(res, restError(405, 'Method Not Allowed', {}, { allow: [...new Set(allowed)].join(', ') }));
+        }
+        const request = { req, params: found.params, query, caller: null, body: undefined };
+        // Outside the handler: nothing thrown here is converted (spec Events 3).
+        for (const step of options.middleware ?? []) {
+            const early = await step(request);
+            if (early)
+                return send(res, early);
+        }
+        // Route level (spec Authorization 4, 7): no declared requirement still means signed in.
+        if (!found.route.public && request.caller === null) {
+            return send(res, restError(401, 'Sign in to perform this operation.', {}, { 'www-authenticate': 'Bearer' }));
+        }
+        const denied = found.route.guard ? await found.route.guard(request) : null;
+        if (denied)
+            return send(res, denial(denied));
+        const { stepUp } = found.route;
+        if (stepUp && !meetsStepUp(request.caller, stepUp))
+            return send(res, stepUpChallenge(new StepUpRequired(stepUp)));
+        if (WITH_BODY.has(req.method)) {
+            const parsed = await body(req);
+            if ('refused' in parsed)
+                return send(res, parsed.refused);
+            request.body = parsed.value;
+        }
+        let response;
+        try {
+            response = await found.route.handler(request);
+        }
+        catch (error) {
+            if (isAuthorizationDenied(error))
+                response = denial(error);
+            else if (isStepUpRequired(error))
+                response = stepUpChallenge(error);
+            else if (isDomainError(error)) {
+                const field = 'field' in error && error.field ? { field: error.field } : {};
+                response = restError(error.status, error.message, { code: error.code, ...field });
+            }
+            else
+                throw error;
+        }
+        send(res, response);
+    }
+    /** Answers one request under the router's paths; never rejects. */
+    function handle(req, res, path, query) {
+        return run(req, res, path, query).catch((error) => {
+            if (res.headersSent)
+                return void res.destroy();
+            // The database is down or did not answer in time: the environment's fault, said honestly (never a 500).
+            if (isDatabaseUnavailable(error)) {
+                return send(res, restError(503, 'The database is unavailable. Try again shortly.', { code: 'SERVICE_UNAVAILABLE' }, { 'retry-after': String(RETRY_AFTER_SECONDS) }));
+            }
+            options.onUnexpected?.(error, req);
+            send(res, restError(500, 'Internal server error.'));
+        });
+    }
+    /** The declared path (`/api/documents/:id`) a request path falls under, whatever its method; undefined if none. */
+    function templateOf(path) {
+        const parts = path.split('/').filter(Boolean);
+        for (const { route, segments } of routes) {
+            if (segments.length === parts.length && segments.every((segment, i) => segment.startsWith(':') || segment === parts[i]))
+                return route.path;
+        }
+        return undefined;
+    }
+    return Object.assign(handle, { templateOf });
+}
+//# sourceMappingURL=router.js.map

@@ -1,0 +1,283 @@
+import { createServer } from 'node:http';
+import { createDatabase, isEmpty, purgeSessionRecords, runMigrations, seedDemoData } from '@latchkey/db';
+import { join } from 'node:path';
+import { createDevOutbox, createEndedSessions, createLoginLimits, createSmtpDelivery, createWebhookDelivery, purgeExpiredOidcModels, purgeExpiredOneTimeTokens, purgeExpiredSessionFactors, purgeExpiredSignInProgress, } from '@latchkey/auth';
+import { createEventRecorder } from './events/outbox.js';
+import { startOutboxReader } from './events/outbox-reader.js';
+import { createSubscriptionHub } from './events/subscription-hub.js';
+import { createWakeChannel } from './events/wake.js';
+import { createHttpApp } from './http/app.js';
+import { stopAccepting } from './http/stop-accepting.js';
+import { refuseConnect } from './http/refuse-connect.js';
+import { listen } from './http/listen.js';
+import { createTlsListener, listenTls } from './http/tls-listener.js';
+import { loadKeyMaterial } from '@latchkey/auth/tokens';
+import { createLogger } from './logger.js';
+import { createServiceMetrics } from './observability/metrics.js';
+import { createMetricsHandler } from './observability/metrics-listener.js';
+import { startTracing } from './observability/tracing.js';
+const CLIENT_ERRORS = {
+    HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request headers are too large.'],
+    ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive.'],
+};
+/**
+ * Requests node:http cannot parse never reach the app; answer them in the same JSON shape as every
+ * other error (node's default is an empty 400/431), then close the connection.
+ */
+function answerClientError(error, socket) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+    }
+    const [status, reason, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', 'The request could not be parsed.'];
+    const body = JSON.stringify({ statusCode: status, message, error: reason });
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+/**
+ * Where one-time tokens go: SMTP when SMTP_URL is set, else the signed webhook when DELIVERY_WEBHOOK_URL is,
+ * else the development outbox (refused in production).
+ * A production server with neither says so for every message it drops.
+ */
+function deliveryFor(config, logger) {
+    if (config.auth.smtpUrl)
+        return createSmtpDelivery({ url: config.auth.smtpUrl, from: config.auth.mailFrom });
+    if (config.auth.webhook)
+        return createWebhookDelivery(config.auth.webhook);
+    if (config.env !== 'production')
+        return createDevOutbox({ dir: join(config.dataDir, 'outbox'), production: false });
+    return {
+        name: 'none',
+        async deliver(message) {
+            logger.warn({ to: message.to }, 'no delivery handler is configured: a sign-in message was dropped');
+        },
+    };
+}
+/** Opens the database, applies migrations, loads keys, and listens. Used by `main` and by the tests alike. */
+export async function startService(config, logger = createLogger(config.logLevel, { env: config.env })) {
+    // Keys first: a bad key is a configuration error and must not wait for (or hide behind) the database.
+    const keys = await loadKeyMaterial({
+        signingKey: config.keys.signingKey,
+        verifyKeys: config.keys.verifyKeys,
+        dataDir: config.dataDir,
+        production: config.env === 'production',
+    });
+    const database = await createDatabase({
+        url: config.database.url,
+        dataDir: config.dataDir,
+        poolSize: config.database.poolSize,
+        timeoutMs: config.database.timeoutMs,
+    });
+    /** what else holds connections, released before the database on close */
+    const resources = [];
+    try {
+        await runMigrations(database);
+        // `pnpm start` on a fresh development database comes up with the demo data (docs/endpoints.md).
+        if (config.env === 'development' && (await isEmpty(database))) {
+            const seeded = await seedDemoData(database);
+            logger.info({ ...seeded }, 'seeded demo data into the empty development database');
+        }
+        // Shared counters whenever instances can share them (several instances must share their counters): Redis, else PostgreSQL, else memory.
+        const limits = await createLoginLimits({
+            store: config.redisUrl
+                ? { kind: 'redis', url: config.redisUrl, timeoutMs: config.database.timeoutMs }
+                : config.database.url
+                    ? { kind: 'postgres', url: config.database.url, timeoutMs: config.database.timeoutMs, available: () => database.health.available }
+                    : { kind: 'memory' },
+        });
+        resources.push(() => limits.close());
+        // Expired one-time tokens and provider artifacts are invisible at once; this only reclaims the rows.
+        const purge = setInterval(() => {
+            void Promise.all([
+                purgeExpiredOneTimeTokens(database.db),
+                purgeExpiredOidcModels(database.db),
+                purgeExpiredSignInProgress(database.db),
+                purgeExpiredSessionFactors(database.db),
+                purgeSessionRecords(database.db),
+            ]).catch((error) => logger.warn({ err: error }, 'purging expired login records failed'));
+        }, 10 * 60_000);
+        purge.unref();
+        resources.push(async () => clearInterval(purge));
+        // Metrics (METRICS_PORT): gauges read their sources at each scrape.
+        let webSocketConnections = () => 0;
+        let openSubscriptions = () => 0;
+        const metrics = config.observability.metricsPort === undefined
+            ? undefined
+            : createServiceMetrics({
+                database: database.kind,
+                poolStats: () => database.poolStats(),
+                openSubscriptions: () => openSubscriptions(),
+                webSocketConnections: () => webSocketConnections(),
+            });
+        // Subscriptions: every change writes its event to the outbox table in its own transaction; each instance
+        // reads the table (woken by NOTIFY or Redis, or by its poll) and delivers to its own subscribers.
+        const wake = await createWakeChannel(config, database, logger, { listen: true });
+        resources.push(() => wake.close());
+        const outbox = await startOutboxReader({
+            database,
+            wake,
+            retentionSeconds: config.subscriptions.eventRetentionSeconds,
+            logger,
+            onDelivered: metrics?.eventDelivered,
+        });
+        resources.push(() => outbox.close());
+        const events = createEventRecorder(wake, outbox.wake);
+        const subscriptions = createSubscriptionHub({
+            source: outbox,
+            maxPerUser: config.subscriptions.perUser,
+            maxQueuedEvents: config.subscriptions.queueSize,
+        });
+        resources.push(() => subscriptions.close());
+        openSubscriptions = () => subscriptions.size();
+        // Traces (OTEL_EXPORTER_OTLP_ENDPOINT): flushed after everything else has closed.
+        const tracing = config.observability.tracing ? await startTracing(config.observability.tracing, logger) : undefined;
+        if (tracing)
+            resources.unshift(() => tracing.shutdown());
+        // Sessions ended on any instance, read every second: a token issued under one is refused (issue 17).
+        const endedSessions = createEndedSessions({
+            db: database.background,
+            onRefreshFailed: (error) => logger.warn({ err: error }, 'reading the ended sessions failed: tokens bound to a session are refused until it succeeds'),
+        });
+        await endedSessions.start();
+        resources.push(async () => endedSessions.stop());
+        const app = await createHttpApp({
+            config,
+            logger,
+            database,
+            keys,
+            delivery: deliveryFor(config, logger),
+            loginLimits: limits,
+            subscriptions,
+            events,
+            metrics,
+            tracing: tracing?.plugin,
+            endedSessions,
+        });
+        webSocketConnections = app.webSocketClients;
+        const timeouts = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 };
+        const server = createServer(timeouts, app.handle);
+        server.on('clientError', answerClientError);
+        server.on('connect', refuseConnect);
+        server.on('upgrade', app.upgrade);
+        await new Promise((resolve, reject) => {
+            server.once('error', reject);
+            server.listen(config.http.port, config.http.host, () => {
+                server.off('error', reject);
+                resolve();
+            });
+        });
+        const { port } = server.address();
+        const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
+        const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
+        const stopListening = (listener) => new Promise((resolve) => {
+            listener.close(() => resolve());
+            listener.closeIdleConnections();
+            setTimeout(() => listener.closeAllConnections(), 5_000).unref();
+        });
+        // The optional HTTPS listener (TLS_PORT): the same application, client certificates on /login/x509.
+        let tlsServer;
+        let tlsUrl;
+        if (config.http.tls) {
+            tlsServer = createTlsListener({ tls: config.http.tls, handle: app.handle, onClientError: answerClientError, timeouts });
+            tlsServer.on('upgrade', app.upgrade);
+            try {
+                tlsUrl = await listenTls(tlsServer, config.http.tls.port, config.http.host);
+            }
+            catch (error) {
+                await stopListening(server);
+                throw error;
+            }
+            logger.info({ url: tlsUrl, clientCertificates: config.http.tls.clientCa !== undefined }, `HTTPS listener on ${tlsUrl}`);
+        }
+        // The metrics listener (METRICS_PORT, on HOST): /metrics, /healthz and /readyz, nothing of the application.
+        let metricsServer;
+        let metricsUrl;
+        if (metrics) {
+            const handle = createMetricsHandler({
+                registry: metrics.registry,
+                probes: app.probes,
+                onError: (error) => logger.error({ err: error }, 'collecting metrics failed'),
+            });
+            metricsServer = createServer(timeouts, handle);
+            metricsServer.on('clientError', answerClientError);
+            try {
+                metricsUrl = await listen(metricsServer, config.observability.metricsPort, config.http.host, 'http');
+            }
+            catch (error) {
+                await Promise.all([stopListening(server), ...(tlsServer ? [stopListening(tlsServer)] : [])]);
+                throw error;
+            }
+            logger.info({ url: metricsUrl }, `metrics listener on ${metricsUrl}/metrics`);
+        }
+        const listeners = tlsServer ? [server, tlsServer] : [server];
+        const releaseAll = async () => {
+            await app.yoga.dispose();
+            for (const release of resources.reverse())
+                await release();
+            await database.close();
+        };
+        let closing;
+        const close = async () => {
+            await (closing ??= (async () => {
+                // Open streams first (subscriptions end, sockets close), so the listeners have nothing long-lived to wait for.
+                await subscriptions.close();
+                await app.closeWebSockets();
+                await Promise.all([...listeners, ...(metricsServer ? [metricsServer] : [])].map(stopListening));
+                await releaseAll();
+            })());
+        };
+        const shutdown = ({ delayMs, timeoutMs }) => (closing ??= (async () => {
+            const startedAt = performance.now();
+            const at = (ms) => Math.max(0, startedAt + ms - performance.now());
+            app.drain();
+            await new Promise((resolve) => setTimeout(resolve, delayMs));
+            const drained = Promise.all(listeners.map(stopAccepting));
+            await subscriptions.close();
+            await app.closeWebSockets();
+            // As the deadline nears: idle connections first, then whatever is left (and sockets deaf to 1001).
+            let cut = false;
+            const nearing = setTimeout(() => {
+                for (const listener of listeners)
+                    listener.closeIdleConnections();
+            }, at(timeoutMs - Math.min(2000, timeoutMs / 4)));
+            const last = setTimeout(() => {
+                cut = true;
+                app.terminateWebSockets();
+                for (const listener of listeners)
+                    listener.closeAllConnections();
+            }, at(timeoutMs - Math.min(1000, timeoutMs / 8)));
+            await drained;
+            clearTimeout(nearing);
+            clearTimeout(last);
+            // The metrics listener answered scrapes (and /readyz 503) throughout; it goes last.
+            if (metricsServer)
+                await stopListening(metricsServer);
+            // What is left of the budget bounds the release (a pool that lost its server may not end by itself).
+            // (main's backstop exits at the deadline itself: leave it a moment to exit cleanly first.)
+            const released = await Promise.race([
+                releaseAll().then(() => true),
+                new Promise((resolve) => setTimeout(resolve, at(timeoutMs - 250), false)),
+            ]);
+            return !cut && released;
+        })());
+        return {
+            url,
+            server,
+            ...(tlsServer ? { tlsUrl, tlsServer } : {}),
+            ...(metricsServer ? { metricsUrl, metricsServer } : {}),
+            app,
+            subscriptions,
+            database,
+            logger,
+            shutdown,
+            close,
+        };
+    }
+    catch (error) {
+        for (const release of resources.reverse())
+            await release().catch(() => undefined);
+        await database.close();
+        throw error;
+    }
+}
+//# sourceMappingURL=service.js.map

@@ -1,0 +1,38 @@
+import { SMTPServer } from 'smtp-server';
+/** Quoted-printable soft breaks and escapes undone, enough to find a link in a text body. */
+export const decodedMail = (raw) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex) => String.fromCharCode(parseInt(hex, 16)));
+/** Real mail for tests: an SMTP server on loopback that keeps what the service sends through SMTP_URL. */
+export async function startSmtpSink() {
+    const inbox = [];
+    const sink = new SMTPServer({
+        disabledCommands: ['STARTTLS', 'AUTH'],
+        onData(stream, session, callback) {
+            let raw = '';
+            stream.on('data', (chunk) => (raw += chunk.toString('utf8')));
+            stream.on('end', () => {
+                inbox.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw });
+                callback();
+            });
+        },
+    });
+    await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
+    const port = sink.server.address().port;
+    return {
+        inbox,
+        url: `smtp://127.0.0.1:${port}`,
+        /** the magic link of the newest mail once more than `after` mails arrived */
+        async nextLink(after) {
+            for (let i = 0; i < 100 && inbox.length <= after; i++)
+                await new Promise((resolve) => setTimeout(resolve, 50));
+            const mail = inbox.at(-1);
+            const link = mail && inbox.length > after
+                ? /https?:\/\/[^\s"<>]+\/login\/ott\?token=[A-Za-z0-9_%-]+/.exec(decodedMail(mail.raw))?.[0]
+                : undefined;
+            if (!link)
+                throw new Error('no sign-in mail arrived');
+            return link;
+        },
+        close: () => new Promise((resolve) => sink.close(() => resolve())),
+    };
+}
+//# sourceMappingURL=smtp-sink.js.map

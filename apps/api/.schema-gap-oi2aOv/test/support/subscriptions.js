@@ -1,0 +1,114 @@
+import { createClient as createSseClient } from 'graphql-sse';
+import { createClient as createWsClient } from 'graphql-ws';
+import WebSocket, {} from 'ws';
+function until(check, timeoutMs, what) {
+    return new Promise((resolve, reject) => {
+        const started = Date.now();
+        const poll = () => {
+            if (check())
+                return resolve();
+            if (Date.now() - started > timeoutMs)
+                return reject(new Error(`timed out waiting for ${what}`));
+            setTimeout(poll, 10);
+        };
+        poll();
+    });
+}
+function track(subscribe, payload) {
+    const received = {
+        results: [],
+        completed: false,
+        dispose: () => undefined,
+        waitFor: (count, timeoutMs = 10_000) => until(() => received.results.length >= count, timeoutMs, `${count} results (have ${received.results.length})`),
+        ended: (timeoutMs = 10_000) => until(() => received.completed || received.error !== undefined, timeoutMs, 'the end of the subscription'),
+    };
+    received.dispose = subscribe(payload, {
+        next: (value) => received.results.push(value),
+        error: (error) => (received.error = error),
+        complete: () => (received.completed = true),
+    });
+    return received;
+}
+/**
+ * A graphql-ws client (the protocol's reference client, over `ws`) with the token in connectionParams. `options`
+ * go to `ws` as they are (headers, and for a proxy in front: ca, servername, localAddress; ws passes servername on
+ * to tls.connect, though its types omit it).
+ */
+export function wsClient(graphqlUrl, token, options = {}) {
+    const url = graphqlUrl.replace(/^http/, 'ws');
+    return createWsClient({
+        url,
+        webSocketImpl: class extends WebSocket {
+            constructor(address, protocols) {
+                super(address, protocols, options);
+            }
+        },
+        connectionParams: token ? { authorization: `Bearer ${token}` } : undefined,
+        retryAttempts: 0,
+        lazy: true,
+    });
+}
+/** Subscribes through a graphql-ws client. */
+export function overWebSocket(client, payload) {
+    return track((p, sink) => client.subscribe(p, sink), payload);
+}
+/** A graphql-sse client in distinct-connections mode (each subscription a POST with Accept: text/event-stream). */
+export function sseClient(graphqlUrl, token) {
+    return createSseClient({
+        url: graphqlUrl,
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+        retryAttempts: 0,
+    });
+}
+/** Subscribes through a graphql-sse client. */
+export function overSse(client, payload) {
+    return track((p, sink) => client.subscribe(p, sink), payload);
+}
+/**
+ * Subscribes over SSE (distinct connections: one POST with Accept: text/event-stream per subscription) on a
+ * response the test opens itself, e.g. through a proxy from a chosen address (NodeBrowser.open).
+ */
+export function overEventStream(open, payload) {
+    return track((p, sink) => {
+        let response;
+        let disposed = false;
+        open(p).then((res) => {
+            response = res;
+            if (disposed)
+                return void res.destroy();
+            if (res.statusCode !== 200) {
+                res.resume();
+                return sink.error(new Error(`the event stream answered ${res.statusCode}`));
+            }
+            let buffered = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk) => {
+                buffered += chunk;
+                for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+                    const lines = buffered.slice(0, end).split('\n');
+                    buffered = buffered.slice(end + 2);
+                    const event = lines
+                        .find((line) => line.startsWith('event:'))
+                        ?.slice(6)
+                        .trim();
+                    const data = lines
+                        .filter((line) => line.startsWith('data:'))
+                        .map((line) => line.slice(5).trimStart())
+                        .join('\n');
+                    if (event === 'next')
+                        sink.next(JSON.parse(data));
+                    if (event === 'complete')
+                        sink.complete();
+                }
+            });
+            res.on('end', () => sink.complete());
+            res.on('error', (error) => sink.error(error));
+        }, (error) => sink.error(error));
+        return () => {
+            disposed = true;
+            response?.destroy();
+        };
+    }, payload);
+}
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+//# sourceMappingURL=subscriptions.js.map

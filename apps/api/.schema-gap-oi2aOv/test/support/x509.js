@@ -1,0 +1,96 @@
+import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+/**
+ * Test certificates made with the openssl CLI in a temporary directory: authorities, and certificates they
+ * issue (P-256 keys, valid for two days).
+ */
+export class TestPki {
+    dir = mkdtempSync(path.join(tmpdir(), 'latchkey-pki-'));
+    serial = 1;
+    openssl(args) {
+        execFileSync('openssl', args, { cwd: this.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    }
+    read(name, keyName) {
+        const certFile = path.join(this.dir, name);
+        const keyFile = path.join(this.dir, keyName);
+        const cert = readFileSync(certFile, 'utf8');
+        return { cert, key: readFileSync(keyFile, 'utf8'), certFile, keyFile, fingerprint256: new X509Certificate(cert).fingerprint256 };
+    }
+    /** A self-signed authority. */
+    authority(name, subject) {
+        this.openssl([
+            'req',
+            '-x509',
+            '-newkey',
+            'ec',
+            '-pkeyopt',
+            'ec_paramgen_curve:P-256',
+            '-nodes',
+            '-days',
+            '2',
+            '-subj',
+            subject,
+            '-keyout',
+            `${name}.key`,
+            '-out',
+            `${name}.pem`,
+            '-addext',
+            'basicConstraints=critical,CA:TRUE',
+            '-addext',
+            'keyUsage=critical,keyCertSign,cRLSign',
+        ]);
+        return this.read(`${name}.pem`, `${name}.key`);
+    }
+    /** A certificate issued by `issuer`: for a TLS server (`serverNames`) or a TLS client. */
+    issue(name, issuer, subject, serverNames) {
+        this.openssl([
+            'req',
+            '-new',
+            '-newkey',
+            'ec',
+            '-pkeyopt',
+            'ec_paramgen_curve:P-256',
+            '-nodes',
+            '-subj',
+            subject,
+            '-keyout',
+            `${name}.key`,
+            '-out',
+            `${name}.csr`,
+        ]);
+        const extensions = serverNames
+            ? `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=${serverNames.join(',')}\n`
+            : 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n';
+        writeFileSync(path.join(this.dir, `${name}.ext`), extensions);
+        this.openssl([
+            'x509',
+            '-req',
+            '-in',
+            `${name}.csr`,
+            '-CA',
+            issuer.certFile,
+            '-CAkey',
+            issuer.keyFile,
+            '-set_serial',
+            String(this.serial++),
+            '-days',
+            '2',
+            '-sha256',
+            '-extfile',
+            `${name}.ext`,
+            '-out',
+            `${name}.pem`,
+        ]);
+        return this.read(`${name}.pem`, `${name}.key`);
+    }
+    /** Writes a file into the directory; returns its path. */
+    file(name, text) {
+        const file = path.join(this.dir, name);
+        writeFileSync(file, text);
+        return file;
+    }
+}
+//# sourceMappingURL=x509.js.map
