@@ -81,6 +81,7 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       clockSkewSeconds: e.JWT_CLOCK_SKEW,
       accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL,
       cacheSize: e.TOKEN_CACHE_SIZE,
+      dpopProofMaxAgeSeconds: e.DPOP_PROOF_MAX_AGE,
     },
     limits: {
       maxBodyBytes: e.MAX_BODY_BYTES,

@@ -2,7 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createDatabase, isEmpty, purgeSessionRecords, runMigrations, seedDemoData, type DatabaseHandle } from '@latchkey/db';
+import {
+  createDatabase,
+  isEmpty,
+  purgeDpopProofUses,
+  purgeSessionRecords,
+  runMigrations,
+  seedDemoData,
+  type DatabaseHandle,
+} from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { join } from 'node:path';
@@ -143,6 +151,7 @@ export async function startService(
         purgeExpiredSignInProgress(database.db),
         purgeExpiredSessionFactors(database.db),
         purgeSessionRecords(database.db),
+        purgeDpopProofUses(database.db),
       ]).catch((error: unknown) => logger.warn({ err: error }, 'purging expired login records failed'));
     }, 10 * 60_000);
     purge.unref();

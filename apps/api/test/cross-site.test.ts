@@ -26,7 +26,7 @@ describe('spec Cross-site 1 and Endpoints OPTIONS: CORS preflight', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     expect(res.headers.get('access-control-allow-methods')).toBe('POST, GET');
-    expect(res.headers.get('access-control-allow-headers')).toBe('content-type, authorization');
+    expect(res.headers.get('access-control-allow-headers')).toBe('content-type, authorization, dpop');
     expect(res.headers.get('vary')).toContain('Origin');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });

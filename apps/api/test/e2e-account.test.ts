@@ -49,13 +49,13 @@ describe.runIf(hasChromium)("end to end in Chromium: the provider's account page
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.waitForURL(`${base}/account?done=added`);
     expect(await page.getByRole('status').textContent()).toBe('The passkey was added.');
-    expect(await page.locator('li strong').allTextContents()).toEqual(['Work laptop']);
+    expect(await page.locator('#passkeys li strong').allTextContents()).toEqual(['Work laptop']);
     expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1);
 
     await page.getByLabel('New name').fill('Laptop');
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.waitForURL(`${base}/account?done=renamed`);
-    expect(await page.locator('li strong').allTextContents()).toEqual(['Laptop']);
+    expect(await page.locator('#passkeys li strong').allTextContents()).toEqual(['Laptop']);
 
     // Sign out through the provider's confirmation page.
     await page.getByRole('link', { name: 'Sign out of Latchkey in this browser' }).click();
@@ -68,7 +68,7 @@ describe.runIf(hasChromium)("end to end in Chromium: the provider's account page
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.waitForURL(`${base}/account`);
     expect(await page.locator('main').textContent()).toContain('Signed in as alice@acme.test with a passkey');
-    expect(await page.locator('li small').textContent()).toContain('last used');
+    expect(await page.locator('#passkeys li small').textContent()).toContain('last used');
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'account-page-passkey.png'), fullPage: true });
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { seedDemoData } from '@latchkey/db';
 import { seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,19 +15,23 @@ describe('issue 17 point 1: the operator CLI lists and ends sessions', () => {
 
   it('bad input exits 2 with a message and no stack trace, before anything is read or written', async () => {
     const env = { DATA_DIR: `${workDir}/unused`, NODE_ENV: 'test' };
-    for (const args of [
+    const commands = [
       ['sessions'],
       ['sessions', 'frobnicate'],
       ['sessions', 'list'],
       ['sessions', 'end'],
       ['sessions', 'end', '--email', 'alice@acme.test', '--id', 'not a session id'],
       ['sessions', 'list', '--email', 'alice@acme.test', '--all'],
-    ]) {
-      const result = await run(CLI, args, env, workDir);
-      expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stdout, args.join(' ')).toBe('');
+    ];
+    const results = await Promise.all(commands.map((args) => run(CLI, args, env, workDir)));
+    for (const [index, result] of results.entries()) {
+      const args = commands[index]!.join(' ');
+      expect(result.code, args).toBe(2);
+      expect(result.stdout, args).toBe('');
       expect(result.stderr).not.toMatch(STACK_TRACE);
     }
+    // Nothing was opened: no embedded database was created in the data directory.
+    expect(existsSync(`${workDir}/unused`)).toBe(false);
   });
 
   it('an unknown e-mail exits 4 (list and end)', async () => {

@@ -15,12 +15,22 @@ export {
 } from './keys/key-material.js';
 export {
   bearerToken,
+  challengeFor,
   createAccessTokenVerifier,
   type AccessTokenVerifier,
   type AccessTokenVerifierOptions,
   type TokenRejection,
   type VerificationResult,
 } from './principal/access-token-verifier.js';
+export {
+  createDpopProofCheck,
+  DPOP_ALGORITHMS,
+  dpopChallenge,
+  type DpopError,
+  type DpopProofCheck,
+  type DpopProofCheckOptions,
+  type ProofContext,
+} from './principal/dpop-proof.js';
 export { mintAccessToken, type MintAccessTokenInput } from './principal/mint-access-token.js';
 export type { Caller, Principal } from './principal/principal.js';
 export {
@@ -28,7 +38,13 @@ export {
   type CallerResolution,
   type CallerResolutionOptions,
 } from './principal/resolve-caller.js';
-export { authorizationOfConnection, principalFrom, type PresentedCredential, type PrincipalResult } from './principal/principal-from.js';
+export {
+  authorizationOfConnection,
+  principalFrom,
+  proofOfConnection,
+  type PresentedCredential,
+  type PrincipalResult,
+} from './principal/principal-from.js';
 export {
   combineStepUp,
   CREDENTIAL_CHANGE_STEP_UP,

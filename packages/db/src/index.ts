@@ -22,6 +22,7 @@ export {
   documentEventsPurged,
   documents,
   documentStatus,
+  dpopProofUses,
   endedSessions,
   federatedIdentities,
   memberships,
@@ -98,6 +99,7 @@ export {
 } from './repositories/memberships.js';
 export type { MemberKey, MembershipWithOrganizationRow } from './repositories/memberships.js';
 export { findOrganizationBySlug, listOrganizationsByIds, lockOrganizationBySlug } from './repositories/organizations.js';
+export { purgeDpopProofUses, recordDpopProofUse } from './repositories/dpop-proofs.js';
 export {
   endAccountSessions,
   listAccountSessions,

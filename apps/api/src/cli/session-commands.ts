@@ -12,19 +12,25 @@ import { UsageError } from './usage.js';
 
 type Database = Parameters<Parameters<typeof withDatabase>[1]>[0];
 
-/** The account with this e-mail address; an unknown one exits 4, like an unknown session. */
-async function accountOf(database: Database, email: string | undefined, command: string): Promise<string> {
+/** `--email`, checked before anything is opened. */
+function emailOption(email: string | undefined, command: string): string {
   if (!email?.trim()) throw new UsageError(`sessions ${command}: --email EMAIL is required`);
+  return email.trim().toLowerCase();
+}
+
+/** The account with this e-mail address; an unknown one exits 4, like an unknown session. */
+async function accountOf(database: Database, email: string): Promise<string> {
   await runMigrations(database);
-  const userId = await findUserIdByEmail(database.db, email.trim().toLowerCase());
+  const userId = await findUserIdByEmail(database.db, email);
   if (!userId) throw new NotFoundError();
   return userId;
 }
 
 async function list(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { email: { type: 'string' } }, strict: true });
+  const email = emailOption(values.email, 'list');
   await withDatabase(config, async (database) => {
-    const userId = await accountOf(database, values.email, 'list');
+    const userId = await accountOf(database, email);
     // An operator holds no token: no session is `current`.
     for (const session of await listSessions(database.db, userId, null)) process.stdout.write(`${JSON.stringify(session)}\n`);
   });
@@ -32,10 +38,11 @@ async function list(config: Config, args: string[]): Promise<void> {
 
 async function end(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { email: { type: 'string' }, id: { type: 'string' } }, strict: true });
+  const email = emailOption(values.email, 'end');
   if (values.id !== undefined && !isSessionId(values.id))
     throw new UsageError('sessions end: --id must be a session id (as `sessions list` prints it)');
   await withDatabase(config, async (database) => {
-    const userId = await accountOf(database, values.email, 'end');
+    const userId = await accountOf(database, email);
     const keys = await loadKeyMaterial({
       signingKey: config.keys.signingKey,
       verifyKeys: config.keys.verifyKeys,

@@ -117,6 +117,8 @@ export const envSchema = z.object({
   JWT_ISSUER: z.string().min(1).optional(),
   API_AUDIENCE: z.string().min(1).default('urn:latchkey:api'),
   JWT_CLOCK_SKEW: duration.default(30),
+  /** how old a DPoP proof's `iat` may be (RFC 9449) */
+  DPOP_PROOF_MAX_AGE: duration.pipe(z.number().int().min(1, 'must be at least 1s').max(3600, 'must be at most 1h')).default(60),
   ACCESS_TOKEN_TTL: duration.pipe(z.number().int().min(1, 'must be at least 1s')).default(600),
   TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
 

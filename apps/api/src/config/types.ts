@@ -33,6 +33,8 @@ export interface Config {
     clockSkewSeconds: number;
     accessTokenTtlSeconds: number;
     cacheSize: number;
+    /** DPOP_PROOF_MAX_AGE: how old a DPoP proof may be, in seconds */
+    dpopProofMaxAgeSeconds: number;
   };
   limits: {
     maxBodyBytes: number;

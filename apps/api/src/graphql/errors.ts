@@ -50,14 +50,17 @@ export function queryTooComplex(message: string, nodes?: readonly ASTNode[]): Gr
   return requestError(message, ErrorCode.QUERY_TOO_COMPLEX, { status: 400, spec: true }, nodes);
 }
 
-/** Route-level refusal of a guest (spec Authorization 4): the operation never executes. */
-export function unauthenticated(credentialRejected: boolean): GraphQLError {
-  const message = credentialRejected ? 'The access token is invalid or expired.' : 'Sign in to perform this operation.';
-  const challenge = credentialRejected ? 'Bearer error="invalid_token"' : 'Bearer';
+/**
+ * Route-level refusal of a guest (spec Authorization 4): the operation never executes. `rejected` is the
+ * `WWW-Authenticate` challenge of a presented credential that was refused (Bearer's, or DPoP's); undefined when
+ * none was presented.
+ */
+export function unauthenticated(rejected: string | undefined): GraphQLError {
+  const message = rejected ? 'The access token is invalid or expired.' : 'Sign in to perform this operation.';
   return requestError(message, ErrorCode.UNAUTHENTICATED, {
     status: 401,
     spec: true,
-    headers: { 'WWW-Authenticate': challenge },
+    headers: { 'WWW-Authenticate': rejected ?? 'Bearer' },
   });
 }
 

@@ -159,13 +159,13 @@ export function createGraphQLHandler({
       useStreamedConnection(),
       useQueryLimits(limits),
       useCostLimit(limits),
-      useIntrospectionAccess({ introspection: config.introspection, rules: routeRules, credentialRejected: callers.credentialRejected }),
+      useIntrospectionAccess({ introspection: config.introspection, rules: routeRules, challengeOf: callers.challengeOf }),
       // Route level (spec Authorization 1, 4, 7): the caller resolved once per operation, then judged once per document.
       useGenericAuth({ mode: 'resolve-only', contextFieldName: 'caller', resolveUserFn: resolveCaller }),
       useRouteRules<GraphQLContext>({
         rules: routeRules,
         isGuest: (context) => context.caller === null,
-        refusal: (context) => unauthenticated(callers.credentialRejected(context)),
+        refusal: (context) => unauthenticated(callers.challengeOf(context)),
       }),
       useDatabaseAvailability({ health, timeoutMs: config.database.timeoutMs, databaseFree: DATABASE_FREE_FIELDS }),
       useHiddenSuggestions({ introspection: config.introspection, signedIn: signedInRequest }),

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import {
   createAccessTokenVerifier,
   createCallerResolution,
+  createDpopProofCheck,
   type EndedSessions,
   type DeliveryHandler,
   type KeyMaterial,
@@ -11,7 +12,7 @@ import {
   type Principal,
 } from '@latchkey/auth';
 import { createRouteRules } from '@latchkey/policy';
-import type { DatabaseHandle } from '@latchkey/db';
+import { recordDpopProofUse, type DatabaseHandle } from '@latchkey/db';
 import { createClientAddresses, createRouteTable, sendHttpError } from '@latchkey/http';
 import { createPersistedRequestResolver, ManifestError } from '@latchkey/persisted';
 import type { Plugin } from 'graphql-yoga';
@@ -25,7 +26,7 @@ import type { SubscriptionHub } from '../events/subscription-hub.js';
 import { graphiQLPage } from '../graphql/graphiql-page.js';
 import { createPersistedOperations, importAllowlist } from '../graphql/persisted.js';
 import { buildSchema } from '../graphql/schema.js';
-import { authorizationOfOperation, type GraphQLContext } from '../graphql/context.js';
+import { authorizationOfOperation, proofOfOperation, type GraphQLContext } from '../graphql/context.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import { useOperationMetrics } from '../observability/use-operation-metrics.js';
 import { countLoginLimits } from '../observability/counted-login-limits.js';
@@ -94,6 +95,13 @@ export async function createHttpApp({
     clockSkewSeconds: config.tokens.clockSkewSeconds,
     cacheSize: config.tokens.cacheSize,
     endedSessions,
+    // DPoP-bound tokens (RFC 9449): each proof once across instances, through the database.
+    checkProof: createDpopProofCheck({
+      publicUrl: config.http.publicUrl,
+      maxAgeSeconds: config.tokens.dpopProofMaxAgeSeconds,
+      clockSkewSeconds: config.tokens.clockSkewSeconds,
+      firstUse: (key, until) => recordDpopProofUse(database.db, key, until),
+    }),
   });
   // Who sent a request (TRUST_PROXY): the one source of the client address for limits, logs and the provider.
   const clientAddresses = createClientAddresses(config.http.trustProxy);
@@ -140,7 +148,11 @@ export async function createHttpApp({
   }
   const graphiql = config.graphiql ? graphiQLPage : undefined;
   // Who calls and what a guest may see: one resolution and one set of route rules for HTTP and WebSocket alike.
-  const callers = createCallerResolution<GraphQLContext>({ verifier, authorizationOf: authorizationOfOperation });
+  const callers = createCallerResolution<GraphQLContext>({
+    verifier,
+    authorizationOf: authorizationOfOperation,
+    proofOf: proofOfOperation,
+  });
   const routeRules = createRouteRules();
   const yoga = createGraphQLHandler({
     config,

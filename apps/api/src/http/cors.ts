@@ -21,7 +21,7 @@ export function createCors({ origins, maxAgeSeconds = 600 }: CorsOptions) {
       res.setHeader('vary', 'Origin');
       if (origin !== undefined && origins.has(origin)) {
         res.setHeader('access-control-allow-origin', origin);
-        res.setHeader('access-control-expose-headers', 'x-request-id, www-authenticate');
+        res.setHeader('access-control-expose-headers', 'x-request-id, www-authenticate, dpop-nonce');
       }
     },
     /** Answers a preflight: 204 in every case; only an allowed origin gets the allow headers. */
@@ -35,7 +35,7 @@ export function createCors({ origins, maxAgeSeconds = 600 }: CorsOptions) {
       if (origin !== undefined && origins.has(origin)) {
         headers['access-control-allow-origin'] = origin;
         headers['access-control-allow-methods'] = 'POST, GET';
-        headers['access-control-allow-headers'] = 'content-type, authorization';
+        headers['access-control-allow-headers'] = 'content-type, authorization, dpop';
         headers['access-control-max-age'] = maxAge;
       }
       res.writeHead(204, headers);

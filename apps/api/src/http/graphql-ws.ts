@@ -69,6 +69,8 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const SERVICE_UNAVAILABLE_REASON = 'Service unavailable: try again shortly.';
   /** The Authorization value each connection signed in with (checked at connection_init, re-checked per operation). */
   const credentials = new WeakMap<object, string>();
+  /** The key each DPoP connection proved at connection_init (its operations carry no proof of their own). */
+  const provenKeys = new WeakMap<object, string>();
 
   const server = makeServer<ConnectionInitMessage['payload'], { socket: WebSocket; request: IncomingMessage }>({
     connectionInitWaitTimeout: options.connectionInitWaitMs ?? 10_000,
@@ -82,6 +84,8 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       if (verified === undefined) return true; // a guest: public fields only
       if (!verified.ok) return false; // 4403 Forbidden: nothing about why
       credentials.set(ctx, authorizationOfConnection(ctx.connectionParams) as string);
+      // A DPoP-bound token proved its key here (connectionParams.dpop, single use): the connection stays bound to it.
+      if (verified.principal.boundKey !== null) provenKeys.set(ctx, verified.principal.boundKey);
       return true;
     },
     async onSubscribe(ctx, _id, payload) {
@@ -120,7 +124,12 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         extensions: payload.extensions ?? undefined,
       };
       if (known) runsPersistedOperation(params, known);
-      const enveloped = yoga.getEnveloped({ req: ctx.extra.request, params, connectionAuthorization: credentials.get(ctx) ?? null });
+      const enveloped = yoga.getEnveloped({
+        req: ctx.extra.request,
+        params,
+        connectionAuthorization: credentials.get(ctx) ?? null,
+        connectionProvenKey: provenKeys.get(ctx),
+      });
       let document: DocumentNode;
       try {
         document = enveloped.parse(query);
@@ -142,7 +151,7 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       // Route level, before anything runs: a guest asking for more than @public fields gets the protocol's
       // Error message (the same refusal the route check gives over HTTP), not a result.
       if (contextValue.caller === null && routeRules.requirementsOf(enveloped.schema, document, params.operationName).signIn) {
-        return [unauthenticated(callers.credentialRejected(contextValue))];
+        return [unauthenticated(callers.challengeOf(contextValue))];
       }
       const args: ExecutionArgs = {
         schema: enveloped.schema,
@@ -162,7 +171,11 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       const signedIn =
         credential !== undefined &&
         (await Promise.resolve()
-          .then(() => principalFrom(verifier, { authorization: credential }))
+          .then(() => {
+            const provenKey = provenKeys.get(ctx);
+            const dpop = provenKey === undefined ? undefined : { proof: undefined, method: 'GET', path: '/graphql', provenKey };
+            return principalFrom(verifier, { authorization: credential, dpop });
+          })
           .then(
             (result) => result?.ok === true,
             () => false,

@@ -1,17 +1,26 @@
-import { principalFrom, type AccessTokenVerifier, type Principal } from '@latchkey/auth/tokens';
+import { challengeFor, principalFrom, type AccessTokenVerifier, type Principal } from '@latchkey/auth/tokens';
 import { restError, type RestMiddleware } from './router.js';
 
 /**
- * Bearer authentication for REST routes (spec Authentication 1): a valid token sets the caller; a token that
- * is presented but refused is answered 401 at once (RFC 6750 `invalid_token`), never treated as a guest.
+ * Authentication for REST routes (spec Authentication 1): `Bearer <token>`, or `DPoP <token>` with the request's
+ * `DPoP` proof (RFC 9449). A valid token sets the caller; a token that is presented but refused is answered 401 at
+ * once with its challenge (RFC 6750 `invalid_token`, or RFC 9449's), never treated as a guest.
  */
 export function authenticate(verifier: AccessTokenVerifier): RestMiddleware<Principal> {
   return async (request) => {
-    const header = request.req.headers.authorization;
-    const result = await principalFrom(verifier, { authorization: header });
+    const { req } = request;
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const proof = req.headers.dpop;
+    const dpop = {
+      proof: typeof proof === 'string' ? proof : undefined,
+      method: req.method ?? 'GET',
+      path: query < 0 ? url : url.slice(0, query),
+    };
+    const result = await principalFrom(verifier, { authorization: req.headers.authorization, dpop });
     if (result === undefined) return;
     if (!result.ok) {
-      return restError(401, 'The access token is invalid or expired.', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+      return restError(401, 'The access token is invalid or expired.', {}, { 'www-authenticate': challengeFor(result) });
     }
     request.caller = result.principal;
   };

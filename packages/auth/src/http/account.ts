@@ -145,7 +145,7 @@ export function createAccountRoutes(context: LoginContext, options: AccountRoute
     const passkeys = options.passkeysEnabled ? await listPasskeys(db, account.userId) : [];
     const passkeySection = options.passkeysEnabled
       ? `<h2>Passkeys</h2>
-${passkeys.length ? `<ul>${passkeys.map(passkeyItem).join('\n')}</ul>` : '<p>You have no passkeys yet.</p>'}
+${passkeys.length ? `<ul id="passkeys">${passkeys.map(passkeyItem).join('\n')}</ul>` : '<p>You have no passkeys yet.</p>'}
 <form id="add-passkey">
 <label for="new-label">Name for a new passkey (optional)</label>
 <input id="new-label" name="label" maxlength="64" autocomplete="off">

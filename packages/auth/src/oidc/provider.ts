@@ -1,4 +1,5 @@
 import { OFFERED_RESPONSE_TYPES } from './offered.js';
+import { DPOP_ALGORITHMS } from '../principal/dpop-proof.js';
 import type { Database } from '@latchkey/db';
 import type Provider from 'oidc-provider';
 import type { AsymmetricSigningAlgorithm, ClientMetadata, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
@@ -147,6 +148,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       userinfoSigningAlgValues: signedWith,
       introspectionSigningAlgValues: signedWith,
       authorizationSigningAlgValues: signedWith,
+      dPoPSigningAlgValues: [...DPOP_ALGORITHMS],
     },
     clientDefaults: { id_token_signed_response_alg: signingAlg },
     routes: OIDC_ROUTES,
@@ -183,9 +185,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
-      // Off (oidc-provider enables it by default): the API cannot check proof of possession yet, so a
-      // DPoP-bound token would be used as a plain bearer token. The API refuses any token carrying `cnf`.
-      dPoP: { enabled: false },
+      // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets tokens bound to its key (`cnf.jkt`;
+      // a public client's refresh token too); the API then wants a proof from that key on every request.
+      dPoP: { enabled: true },
       revocation: { enabled: true },
       // Clients that register a `backchannel_logout_uri` are told when a session they were used in ends.
       backchannelLogout: { enabled: true },

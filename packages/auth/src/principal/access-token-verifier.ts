@@ -1,4 +1,5 @@
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { dpopChallenge, type DpopError, type DpopProofCheck, type ProofContext } from './dpop-proof.js';
 import type { Principal } from './principal.js';
 
 export interface AccessTokenVerifierOptions {
@@ -24,12 +25,29 @@ export interface AccessTokenVerifierOptions {
    * Without it, `sid` is not checked.
    */
   endedSessions?: { isEnded(sessionId: string): boolean };
+  /**
+   * Checks the DPoP proof of a request whose token is bound to a key (`cnf.jkt`, RFC 9449), on every request.
+   * Without it, bound tokens are refused (they would be worth nothing without their proof).
+   */
+  checkProof?: DpopProofCheck;
 }
 
 /** Why a presented token was refused; never sent to clients in detail, useful in logs and tests. */
 export type TokenRejection = 'malformed' | 'invalid' | 'expired' | 'revoked';
 
-export type VerificationResult = { ok: true; principal: Principal } | { ok: false; rejection: TokenRejection };
+export type VerificationResult =
+  | { ok: true; principal: Principal }
+  | {
+      ok: false;
+      rejection: TokenRejection;
+      /** set when the request used the DPoP scheme or sent a bound token as Bearer: the DPoP challenge's error */
+      dpop?: DpopError;
+    };
+
+/** `WWW-Authenticate` for a refused credential: RFC 6750's, or RFC 9449's when DPoP was in play. */
+export function challengeFor(result: VerificationResult & { ok: false }): string {
+  return result.dpop ? dpopChallenge(result.dpop) : 'Bearer error="invalid_token"';
+}
 
 interface CacheEntry {
   result: VerificationResult & { ok: true };
@@ -40,6 +58,11 @@ interface CacheEntry {
 const MALFORMED: VerificationResult = Object.freeze({ ok: false, rejection: 'malformed' });
 const EXPIRED: VerificationResult = Object.freeze({ ok: false, rejection: 'expired' });
 const REVOKED: VerificationResult = Object.freeze({ ok: false, rejection: 'revoked' });
+const BAD_PROOF: VerificationResult = Object.freeze({ ok: false, rejection: 'invalid', dpop: 'invalid_dpop_proof' });
+const NOT_THIS_KEY: VerificationResult = Object.freeze({ ok: false, rejection: 'invalid', dpop: 'invalid_token' });
+/** A failure of a request made with the DPoP scheme carries the DPoP challenge. */
+const asDpop = (result: VerificationResult): VerificationResult =>
+  result.ok || result.dpop ? result : { ...result, dpop: result.rejection === 'malformed' ? 'invalid_dpop_proof' : 'invalid_token' };
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_TOKEN_LENGTH = 8192;
 
@@ -61,8 +84,17 @@ function toPrincipal(payload: JWTPayload): Principal {
     tokenId: typeof payload.jti === 'string' ? payload.jti : null,
     clientId: typeof payload['client_id'] === 'string' ? payload['client_id'] : null,
     sessionId: typeof payload['sid'] === 'string' && payload['sid'].length > 0 ? payload['sid'] : null,
+    boundKey: boundKeyOf(payload['cnf']),
   });
 }
+
+/** `cnf` as this API accepts it: absent, or `{ jkt }` alone (DPoP). Anything else (mTLS `x5t#S256`) is refused. */
+function boundKeyOf(cnf: unknown): string | null {
+  if (cnf === undefined) return null;
+  const { jkt, ...rest } = (cnf ?? {}) as { jkt?: unknown };
+  return typeof jkt === 'string' && jkt.length > 0 && Object.keys(rest).length === 0 ? jkt : UNSUPPORTED_BINDING;
+}
+const UNSUPPORTED_BINDING = '';
 
 /**
  * Verifies bearer access tokens (RFC 9068 `at+jwt`): signature always checked against the configured
@@ -104,9 +136,16 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
   async function verifySignature(token: string, cacheKey: string): Promise<VerificationResult> {
     try {
       const { payload } = await jwtVerify(token, keySet, { ...verifyOptions, currentDate: new Date(now()) });
-      // A token bound to a key (`cnf`: DPoP, mTLS) is worth nothing without its proof of possession, which
-      // this API does not check yet: refused rather than taken as a plain bearer token.
-      if (typeof payload.sub !== 'string' || payload.sub.length === 0 || typeof payload.exp !== 'number' || payload['cnf'] !== undefined) {
+      // A token bound to a key is worth nothing without its proof of possession: only DPoP's (`cnf.jkt`) is
+      // checked here (with `checkProof`), so any other binding, or DPoP without a check, is refused.
+      const boundKey = boundKeyOf(payload['cnf']);
+      if (
+        typeof payload.sub !== 'string' ||
+        payload.sub.length === 0 ||
+        typeof payload.exp !== 'number' ||
+        boundKey === UNSUPPORTED_BINDING ||
+        (boundKey !== null && !options.checkProof)
+      ) {
         return { ok: false, rejection: 'invalid' };
       }
       const result = { ok: true as const, principal: toPrincipal(payload) };
@@ -139,27 +178,55 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
     return EXPIRED;
   }
 
-  /** Verifies a bare token. Resolves synchronously (no promise) on a cache hit. */
+  /** Verifies a bare bearer token (no proof: a key-bound token is refused). Synchronous on a cache hit. */
   function verify(token: string): VerificationResult | Promise<VerificationResult> {
     const cached = cachedResult(token);
-    if (cached) return live(cached);
+    if (cached) return presentedAs(cached, token, undefined);
     if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return MALFORMED;
-    return verifyOnce(token, token).then(live);
+    return verifyOnce(token, token).then((result) => presentedAs(result, token, undefined));
   }
 
   /**
-   * Verifies the credential of an `Authorization` header; undefined when none was presented. The cache
-   * is keyed by the whole header value, so the hot path of a signed-in request is one Map lookup with
-   * no string copying.
+   * A verified token as it was presented: as `Bearer` (`proof` undefined) it must not be bound to a key (RFC 9449
+   * section 7.2: a bound token sent as a bearer token is refused); as `DPoP` it must be bound, and the request's
+   * proof must pass (checked on every request, cached token or not). Then its session must not have ended.
    */
-  function verifyAuthorization(header: string | null | undefined): VerificationResult | Promise<VerificationResult> | undefined {
+  function presentedAs(
+    result: VerificationResult,
+    token: string,
+    proof: ProofContext | undefined,
+  ): VerificationResult | Promise<VerificationResult> {
+    if (!result.ok) return proof ? asDpop(result) : result;
+    const { boundKey } = result.principal;
+    if (!proof) return boundKey === null ? live(result) : NOT_THIS_KEY;
+    if (boundKey === null || !options.checkProof) return NOT_THIS_KEY;
+    if (proof.provenKey !== undefined) return proof.provenKey === boundKey ? asDpop(live(result)) : NOT_THIS_KEY;
+    return options.checkProof(proof, token, boundKey).then((error) => {
+      if (error === 'invalid_token') return NOT_THIS_KEY;
+      if (error) return BAD_PROOF;
+      return asDpop(live(result));
+    });
+  }
+
+  /**
+   * Verifies the credential of an `Authorization` header (`Bearer <token>`, or `DPoP <token>` with the request's
+   * proof); undefined when none was presented. The cache is keyed by the whole header value, so the hot path of a
+   * signed-in bearer request is one Map lookup with no string copying.
+   */
+  function verifyAuthorization(
+    header: string | null | undefined,
+    request?: Omit<ProofContext, 'proof'> & { proof: string | undefined },
+  ): VerificationResult | Promise<VerificationResult> | undefined {
     if (header == null || header === '') return undefined;
+    const presented = presentedToken(header);
+    if (presented === false) return MALFORMED;
+    // The DPoP scheme needs the request it was sent with (its method and path); without one, nothing to check against.
+    const proof = presented.scheme === 'dpop' ? (request ?? { proof: undefined, method: '', path: '' }) : undefined;
     const cached = cachedResult(header);
-    if (cached) return live(cached);
-    const token = bearerToken(header);
-    if (token === undefined || token === false) return MALFORMED;
-    if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return MALFORMED;
-    return verifyOnce(token, header).then(live);
+    if (cached) return presentedAs(cached, presented.token, proof);
+    const { token } = presented;
+    if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return proof ? asDpop(MALFORMED) : MALFORMED;
+    return verifyOnce(token, header).then((result) => presentedAs(result, token, proof));
   }
 
   return {
@@ -173,6 +240,16 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
 }
 
 export type AccessTokenVerifier = ReturnType<typeof createAccessTokenVerifier>;
+
+/** `Authorization: Bearer <token>` or `DPoP <token>` (schemes case-insensitive); false when it is neither. */
+function presentedToken(header: string): { scheme: 'bearer' | 'dpop'; token: string } | false {
+  const space = header.indexOf(' ');
+  if (space < 0) return false;
+  const scheme = header.slice(0, space).toLowerCase();
+  if (scheme !== 'bearer' && scheme !== 'dpop') return false;
+  const token = header.slice(space + 1).trim();
+  return token.length > 0 ? { scheme, token } : false;
+}
 
 /** `Authorization: Bearer <token>` (RFC 6750: scheme case-insensitive). undefined = no credential presented. */
 export function bearerToken(header: string | null | undefined): string | undefined | false {

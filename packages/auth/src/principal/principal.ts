@@ -14,6 +14,8 @@ export interface Principal {
   readonly clientId: string | null;
   /** the provider session the token was issued under (`sid`); null for tokens minted outside one (the CLI) */
   readonly sessionId: string | null;
+  /** the thumbprint of the key the token is bound to (`cnf.jkt`, DPoP); null for a bearer token */
+  readonly boundKey: string | null;
 }
 
 /** A guest has no principal; `null` is the one value for "not signed in" inside the app. */

@@ -30,17 +30,17 @@ describe('caller resolution (generic-auth resolveUserFn)', () => {
     const { callers, token } = await setup();
     const signedIn = { authorization: `Bearer ${token}` };
     expect(await callers.resolveUserFn(signedIn)).toMatchObject({ subject: 'alice' });
-    expect(callers.credentialRejected(signedIn)).toBe(false);
+    expect(callers.challengeOf(signedIn)).toBeUndefined();
     const guest = {};
     expect(await callers.resolveUserFn(guest)).toBeNull();
-    expect(callers.credentialRejected(guest)).toBe(false);
+    expect(callers.challengeOf(guest)).toBeUndefined();
   });
 
   it('Authentication 5: a credential that does not verify makes a guest whose refusal says so', async () => {
     const { callers, token } = await setup();
     const tampered = { authorization: `Bearer ${token.slice(0, -2)}xx` };
     expect(await callers.resolveUserFn(tampered)).toBeNull();
-    expect(callers.credentialRejected(tampered)).toBe(true);
+    expect(callers.challengeOf(tampered)).toBe('Bearer error="invalid_token"');
   });
 
   it('a cached token resolves synchronously (the hot path allocates no promise)', async () => {

@@ -3,6 +3,7 @@
 export * from './accounts.js';
 export * from './credentials.js';
 export * from './documents.js';
+export * from './dpop.js';
 export * from './oidc.js';
 export * from './persisted-operations.js';
 export * from './sessions.js';

@@ -12,8 +12,8 @@ export interface IntrospectionAccessOptions {
   introspection: 'open' | 'signed-in' | 'off';
   /** the route rules (what an operation selects, judged once per document) */
   rules: RouteRules;
-  /** whether the operation presented a credential that was refused */
-  credentialRejected: (context: GraphQLContext) => boolean;
+  /** the challenge of the operation's refused credential, if one was presented and refused */
+  challengeOf: (context: GraphQLContext) => string | undefined;
 }
 
 const INTROSPECTION_OFF = () =>
@@ -35,7 +35,7 @@ export function useIntrospectionAccess(options: IntrospectionAccessOptions): Plu
     const { schema, document, operationName, contextValue } = args;
     if (!options.rules.requirementsOf(schema, document, operationName).introspection) return;
     if (options.introspection === 'off') return setResultAndStopExecution({ errors: [INTROSPECTION_OFF()] });
-    if (contextValue.caller === null) setResultAndStopExecution({ errors: [unauthenticated(options.credentialRejected(contextValue))] });
+    if (contextValue.caller === null) setResultAndStopExecution({ errors: [unauthenticated(options.challengeOf(contextValue))] });
   };
   // Subscriptions are judged like queries when they start.
   return { onExecute: check, onSubscribe: check };

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=document-events.js.map

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=resolvers.js.map
