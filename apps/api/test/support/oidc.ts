@@ -24,13 +24,14 @@ export function demoAuthorization(base: string, extra: Record<string, string> = 
     /** The token response for the callback URL the provider redirected to (its `code`). */
     async redeem(
       callbackUrl: string,
-    ): Promise<{ status: number; json: { id_token: string; access_token: string; refresh_token?: string } }> {
+      headers: Record<string, string> = {},
+    ): Promise<{ status: number; json: { id_token: string; access_token: string; refresh_token?: string; token_type?: string } }> {
       const callback = new URL(callbackUrl);
       if (`${callback.origin}${callback.pathname}` !== `${base}/callback`)
         throw new Error(`not the demo client's callback: ${callbackUrl}`);
       const response = await fetch(`${base}/oidc/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
         body: new URLSearchParams({
           grant_type: 'authorization_code',
           code: callback.searchParams.get('code')!,

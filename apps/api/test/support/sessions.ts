@@ -9,12 +9,16 @@ export interface SignedInBrowser {
   accessToken: string;
   refreshToken: string | undefined;
   sessionId: string;
+  /** `Bearer`, or `DPoP` for tokens bound to a key */
+  tokenType: string | undefined;
 }
 
 /** Who the browser is: its User-Agent, and the address a trusted proxy reports for it (TRUST_PROXY=loopback). */
 export interface BrowserIdentity {
   userAgent?: string;
   forwardedFor?: string;
+  /** a DPoP proof for the token request (its `DPoP` header): the tokens are then bound to the proof's key */
+  tokenRequestProof?: () => Promise<string>;
 }
 
 /**
@@ -40,11 +44,17 @@ export async function signInThroughDemo(
   let location = consumed.location!;
   for (let hop = 0; hop < 5 && !location.startsWith(`${base}/callback`); hop++)
     location = (await browser.request(location, { headers })).location!;
-  const tokens = await application.redeem(location);
+  const tokens = await application.redeem(location, identity.tokenRequestProof ? { dpop: await identity.tokenRequestProof() } : {});
   if (tokens.status !== 200) throw new Error(`the token request answered ${tokens.status}`);
   const sid = decodeJwt(tokens.json.access_token)['sid'];
   if (typeof sid !== 'string') throw new Error('the access token carries no sid');
-  return { browser, accessToken: tokens.json.access_token, refreshToken: tokens.json.refresh_token, sessionId: sid };
+  return {
+    browser,
+    accessToken: tokens.json.access_token,
+    refreshToken: tokens.json.refresh_token,
+    sessionId: sid,
+    tokenType: tokens.json.token_type,
+  };
 }
 
 /** Trades a refresh token for new tokens at the demo client's token endpoint. */
