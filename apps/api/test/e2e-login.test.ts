@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { persistedOperations, seedDemoData } from '@latchkey/db';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addPlatformAuthenticator, hasChromium, launchChromium } from './support/chromium.js';
+import { addPlatformAuthenticator, graphqlFromDemoPage, hasChromium, launchChromium } from './support/chromium.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 import { startSmtpSink } from './support/smtp-sink.js';
 
@@ -66,11 +66,14 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     await expect.poll(async () => (await registered()).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     expect(manifestIds.length).toBeGreaterThan((await registered()).length);
 
-    // The tab's access token, shown on the page for curl (README's tour), works on /graphql.
+    // The tab's access token is bound to the browser's key (DPoP): it works from the page, with a proof, and pasted
+    // into curl as a bearer token (README's tour) it is refused.
     const tokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
     expect(await page.locator('#access-token').textContent()).toBe(tokens.access_token);
-    const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token });
-    expect(api.json).toEqual({ data: { me: { email: 'alice@acme.test' } } });
+    expect((await graphqlFromDemoPage(page, '{ me { email } }')).json).toEqual({ data: { me: { email: 'alice@acme.test' } } });
+    const stolen = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token });
+    expect(stolen.status).toBe(401);
+    expect(stolen.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_token"/);
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'demo-client-signed-in.png'), fullPage: true });
@@ -101,12 +104,7 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     await expect.poll(() => page.locator('#who').textContent(), { timeout: 10_000 }).toBe('alice@acme.test');
     const passkeyClaims = JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string };
     expect(passkeyClaims).toMatchObject({ amr: ['swk'], acr: 'urn:latchkey:acr:phr' });
-    const passkeyTokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
-    const viaPasskey = await postGraphQL(
-      `${base}/graphql`,
-      { query: '{ me { email } viewer { amr } }' },
-      { token: passkeyTokens.access_token },
-    );
+    const viaPasskey = await graphqlFromDemoPage(page, '{ me { email } viewer { amr } }');
     expect(viaPasskey.json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'] } } });
 
     // Removing the passkey: it can no longer sign in.

@@ -3,10 +3,10 @@ import { eq, seedDemoData, sql, users } from '@latchkey/db';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addPlatformAuthenticator, demoSignInByLink, hasChromium, launchChromium } from './support/chromium.js';
+import { addPlatformAuthenticator, demoSignInByLink, graphqlFromDemoPage, hasChromium, launchChromium } from './support/chromium.js';
 import { outboxOf } from './support/outbox.js';
 import { policyFile } from './support/policy-file.js';
-import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
+import { startLocalhostService, type TestService } from './support/service.js';
 
 /** The issue's rule: organization owners and admins (and super-admins) sign in with a passkey alone, or with OTT + TOTP. */
 const ADMINS_RULE = {
@@ -72,8 +72,7 @@ describe.runIf(hasChromium)('end to end in Chromium: multi-factor rules (spec Mu
     await expect.poll(() => page.locator('#who').textContent(), { timeout: 10_000 }).toBe('carol@globex.test');
     const twoFactor = await claimsOf(page);
     expect(twoFactor).toMatchObject({ amr: ['otp', 'mfa'], acr: 'urn:latchkey:acr:2fa' });
-    const tokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
-    const viewer = await postGraphQL(`${base}/graphql`, { query: '{ viewer { amr acr } }' }, { token: tokens.access_token });
+    const viewer = await graphqlFromDemoPage(page, '{ viewer { amr acr } }');
     expect(viewer.json).toEqual({ data: { viewer: { amr: ['otp', 'mfa'], acr: 'urn:latchkey:acr:2fa' } } });
 
     // A passkey, then sign out and sign in with the passkey alone: the rule is met by it.

@@ -35,39 +35,43 @@ describe.runIf(hasChromium && databaseKind === 'postgres')(
       await laptop.waitForURL(`${base}/`);
       await expect.poll(() => laptop.evaluate(() => sessionStorage.getItem('demo.tokens')), { timeout: 10_000 }).not.toBeNull();
 
-      // In the laptop's page: an API call to the second instance, and a subscription there over SSE that records what it hears.
+      // In the laptop's page: an API call to the second instance, and a subscription there over SSE that records what
+      // it hears. The tab's token is bound to the browser's key (DPoP): each request carries a proof signed in the page
+      // for PUBLIC_URL's /graphql (htu names the service, whichever instance answers). Strings, not functions: the test
+      // runner rewrites `import()` in the functions it compiles.
+      const inPage = (body: string) => `(async (url) => {
+        const { createDpopSigner } = await import('/client/index.js');
+        const dpop = await createDpopSigner({ name: 'latchkey-demo' });
+        const { access_token } = JSON.parse(sessionStorage.getItem('demo.tokens'));
+        const headers = async (accept) => ({
+          'content-type': 'application/json',
+          accept,
+          authorization: 'DPoP ' + access_token,
+          dpop: await dpop.proof('POST', location.origin + '/graphql', access_token),
+        });
+        ${body}
+      })(${JSON.stringify(second)})`;
       const callSecond = () =>
-        laptop.evaluate(async (url) => {
-          const { access_token } = JSON.parse(sessionStorage.getItem('demo.tokens')!) as { access_token: string };
-          const response = await fetch(url, {
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              accept: 'application/graphql-response+json',
-              authorization: `Bearer ${access_token}`,
-            },
-            body: JSON.stringify({ query: '{ viewer { subject } }' }),
-          });
-          return response.status;
-        }, second);
+        laptop.evaluate<number>(
+          inPage(`const response = await fetch(url, { method: 'POST', headers: await headers('application/graphql-response+json'),
+            body: JSON.stringify({ query: '{ viewer { subject } }' }) });
+          return response.status;`),
+        );
       expect(await callSecond()).toBe(200);
-      await laptop.evaluate((url) => {
-        const { access_token } = JSON.parse(sessionStorage.getItem('demo.tokens')!) as { access_token: string };
-        const heard: string[] = [];
-        (window as unknown as { heard: string[] }).heard = heard;
-        void fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${access_token}` },
-          body: JSON.stringify({ query: 'subscription { documentChanged(organization: "acme") { kind } }' }),
-        }).then(async (response) => {
-          const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      await laptop.evaluate(
+        inPage(`const heard = [];
+        window.heard = heard;
+        const response = await fetch(url, { method: 'POST', headers: await headers('text/event-stream'),
+          body: JSON.stringify({ query: 'subscription { documentChanged(organization: "acme") { kind } }' }) });
+        void (async () => {
+          const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
           for (;;) {
             const { value, done } = await reader.read();
             if (done) return heard.push('closed');
-            for (const line of value.split('\n')) if (line.startsWith('data:') && line.length > 6) heard.push(line.slice(5).trim());
+            for (const line of value.split('\\n')) if (line.startsWith('data:') && line.length > 6) heard.push(line.slice(5).trim());
           }
-        });
-      }, second);
+        })();`),
+      );
 
       const desk = await (await browser.newContext({ userAgent: 'Desk Chromium' })).newPage();
       await desk.goto(`${base}/login`);

@@ -1,9 +1,9 @@
 import { seedDemoData } from '@latchkey/db';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addPlatformAuthenticator, demoSignInByLink, hasChromium, launchChromium } from './support/chromium.js';
+import { addPlatformAuthenticator, demoSignInByLink, graphqlFromDemoPage, hasChromium, launchChromium } from './support/chromium.js';
 import { outboxOf } from './support/outbox.js';
-import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
+import { startLocalhostService, type TestService } from './support/service.js';
 
 describe.runIf(hasChromium)('end to end in Chromium: step-up (spec Multi-factor rules 6, RFC 9470)', () => {
   let service: TestService;
@@ -27,26 +27,21 @@ describe.runIf(hasChromium)('end to end in Chromium: step-up (spec Multi-factor 
     await demoSignInByLink(page, base, outboxOf(service.config.dataDir), 'alice@acme.test');
     await page.waitForURL(`${base}/`);
     await expect.poll(() => page.locator('#claims').textContent(), { timeout: 10_000 }).toContain('"urn:latchkey:acr:1fa"');
-    const linkOnly = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
 
     // The API refuses the link-only token with the RFC 9470 challenge (not FORBIDDEN).
-    const documents = await postGraphQL(
-      `${base}/graphql`,
-      { query: '{ documents(first: 50) { edges { node { id title legalHold } } } }' },
-      { token: linkOnly.access_token },
-    );
+    const documents = await graphqlFromDemoPage(page, '{ documents(first: 50) { edges { node { id title legalHold } } } }');
     const target = (
       documents.json as { data: { documents: { edges: { node: { id: string; title: string; legalHold: boolean } }[] } } }
     ).data.documents.edges
       .map((edge) => edge.node)
       .find((node) => !node.legalHold)!;
-    const challenged = await postGraphQL(
-      `${base}/graphql`,
-      { query: 'mutation ($id: ID!) { setLegalHold(id: $id, legalHold: true) { userErrors { code } } }', variables: { id: target.id } },
-      { token: linkOnly.access_token },
+    const challenged = await graphqlFromDemoPage(
+      page,
+      'mutation ($id: ID!) { setLegalHold(id: $id, legalHold: true) { userErrors { code } } }',
+      { id: target.id },
     );
     expect(challenged.status).toBe(401);
-    expect(challenged.headers.get('www-authenticate')).toContain('acr_values="urn:latchkey:acr:phr"');
+    expect(challenged.challenge).toContain('acr_values="urn:latchkey:acr:phr"');
 
     // A passkey, added while the sign-in is fresh.
     await page.getByRole('button', { name: 'Add a passkey' }).click();
@@ -62,15 +57,7 @@ describe.runIf(hasChromium)('end to end in Chromium: step-up (spec Multi-factor 
     await expect.poll(() => page.locator('#documents-status').textContent(), { timeout: 10_000 }).toBe('Legal hold set.');
     const claims = JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string };
     expect(claims).toMatchObject({ amr: ['otp', 'swk', 'mfa'], acr: 'urn:latchkey:acr:phr' });
-    const after = await postGraphQL(
-      `${base}/graphql`,
-      { query: 'query ($id: ID!) { document(id: $id) { legalHold } }', variables: { id: target.id } },
-      {
-        token: await service.token(
-          (await postGraphQL(`${base}/graphql`, { query: '{ me { id } }' }, { token: linkOnly.access_token })).json.data.me.id,
-        ),
-      },
-    );
+    const after = await graphqlFromDemoPage(page, 'query ($id: ID!) { document(id: $id) { legalHold } }', { id: target.id });
     expect(after.json).toEqual({ data: { document: { legalHold: true } } });
     await context.close();
   });

@@ -26,6 +26,7 @@ export {
   createDpopProofCheck,
   DPOP_ALGORITHMS,
   dpopChallenge,
+  proofOfRequest,
   type DpopError,
   type DpopProofCheck,
   type DpopProofCheckOptions,

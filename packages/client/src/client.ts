@@ -1,4 +1,5 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+import type { DpopSigner } from './dpop.js';
 import { errorFor, NetworkError, type GraphQLErrorShape } from './errors.js';
 
 /**
@@ -28,6 +29,11 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** GET URLs longer than this are sent by POST instead (servers refuse long URLs). @default 8000 */
   maxGetUrlLength?: number;
+  /**
+   * For tokens bound to a key (DPoP, RFC 9449): the token goes as `Authorization: DPoP <token>` with a fresh proof
+   * for each request (`createDpopSigner`). @default none: `Bearer`
+   */
+  dpop?: DpopSigner;
 }
 
 /** A GraphQL response: `data` and/or `errors` (spec "Response envelope"). */
@@ -78,7 +84,7 @@ export function createClient(options: ClientOptions): Client {
   async function send(method: 'GET' | 'POST', body: Record<string, unknown>, init?: { signal?: AbortSignal }) {
     const headers: Record<string, string> = { accept: ACCEPT };
     const token = await options.getAccessToken?.();
-    if (token) headers['authorization'] = `Bearer ${token}`;
+    if (token) headers['authorization'] = `${options.dpop ? 'DPoP' : 'Bearer'} ${token}`;
     let url = options.url;
     let payload: string | undefined;
     if (method === 'GET') {
@@ -92,6 +98,7 @@ export function createClient(options: ClientOptions): Client {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(body);
     }
+    if (token && options.dpop) headers['dpop'] = await options.dpop.proof(method, url, token);
     let response: Response;
     try {
       response = await fetchFn(url, { method, headers, body: payload, signal: init?.signal });

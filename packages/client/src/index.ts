@@ -4,6 +4,8 @@
 // Client
 export { createClient } from './client.js';
 export type { Client, ClientOptions, ExecutionResult, Operation, PersistedMode } from './client.js';
+export { createDpopSigner } from './dpop.js';
+export type { DpopSigner, DpopSignerOptions } from './dpop.js';
 
 // Errors
 export { errorFor, ForbiddenError, GraphQLRequestError, NetworkError, StepUpRequiredError, UnauthenticatedError } from './errors.js';

@@ -1,16 +1,19 @@
 /**
  * The demo client's browser script (an ES module): authorization code + PKCE against the provider, then the API
  * through the typed client of packages/client (served at /client/), with the server's persisted-operation mode.
- * Tokens live in sessionStorage of this tab only. Served as /demo.js (no inline script).
+ * Tokens live in sessionStorage of this tab only, bound by DPoP (RFC 9449) to a non-extractable key the typed client
+ * keeps in IndexedDB: a stolen token is worthless without the key, and a reload keeps it. Served as /demo.js (no
+ * inline script).
  * Step-up (RFC 9470): an operation the API answers with INSUFFICIENT_USER_AUTHENTICATION (the client's
  * StepUpRequiredError) starts a new authorization request with the challenge's `acr_values` / `max_age`, and is
  * retried once after the callback.
  */
 export const DEMO_CLIENT_SCRIPT = String.raw`
-import { createClient, DocumentsDocument, MyPasskeysDocument, RemovePasskeyDocument, RenamePasskeyDocument, SetLegalHoldDocument, StepUpRequiredError } from '/client/index.js';
+import { createClient, createDpopSigner, DocumentsDocument, MyPasskeysDocument, RemovePasskeyDocument, RenamePasskeyDocument, SetLegalHoldDocument, StepUpRequiredError } from '/client/index.js';
 
 {
   const config = JSON.parse(document.getElementById('demo-config').textContent);
+  const dpop = await createDpopSigner({ name: config.clientId });
   const $ = (id) => document.getElementById(id);
   const b64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
   const random = (n) => b64url(crypto.getRandomValues(new Uint8Array(n)));
@@ -41,7 +44,8 @@ import { createClient, DocumentsDocument, MyPasskeysDocument, RemovePasskeyDocum
     if (!saved || saved.state !== params.get('state')) throw new Error('The sign-in response does not belong to this tab.');
     const response = await fetch('/oidc/token', {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      // The proof binds the tokens to this browser's key (cnf.jkt): every API call then proves it holds the key.
+      headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await dpop.proof('POST', '/oidc/token') },
       body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code'), redirect_uri: config.redirectUri, client_id: config.clientId, code_verifier: saved.verifier }),
     });
     if (!response.ok) throw new Error('The token request failed (' + response.status + ').');
@@ -49,7 +53,7 @@ import { createClient, DocumentsDocument, MyPasskeysDocument, RemovePasskeyDocum
   }
 
   const tokens = () => JSON.parse(sessionStorage.getItem('demo.tokens') || 'null');
-  const client = createClient({ url: '/graphql', persisted: config.persisted, getAccessToken: () => tokens() && tokens().access_token });
+  const client = createClient({ url: '/graphql', persisted: config.persisted, dpop, getAccessToken: () => tokens() && tokens().access_token });
   /** The operations a step-up may have to retry after the new sign-in, by name. */
   const OPERATIONS = { SetLegalHold: SetLegalHoldDocument, RenamePasskey: RenamePasskeyDocument, RemovePasskey: RemovePasskeyDocument };
 
@@ -166,11 +170,11 @@ import { createClient, DocumentsDocument, MyPasskeysDocument, RemovePasskeyDocum
     }
   }
 
-  /** Registers a passkey for the signed-in user (Bearer access token), with the browser's JSON helpers. */
+  /** Registers a passkey for the signed-in user (the DPoP-bound access token and a proof), with the browser's JSON helpers. */
   async function addPasskey() {
-    const post = (path, body) => fetch(path, {
+    const post = async (path, body) => fetch(path, {
       method: 'POST', credentials: 'same-origin',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer ' + tokens().access_token },
+      headers: { 'content-type': 'application/json', authorization: 'DPoP ' + tokens().access_token, dpop: await dpop.proof('POST', path, tokens().access_token) },
       body: JSON.stringify(body),
     });
     const optionsResponse = await post('/webauthn/register/options', {});

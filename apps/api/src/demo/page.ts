@@ -55,8 +55,10 @@ export function createDemoClient(options: DemoClientOptions) {
 <p>Signed in as <strong id="who"></strong>.</p>
 <h2>ID token claims</h2>
 <pre id="claims"></pre>
-<h2>Call the API yourself</h2>
-<p>Your access token, for <code>curl</code> or GraphiQL (<code>Authorization: Bearer ...</code>) until it expires:</p>
+<h2>Your access token</h2>
+<p>It is bound to this browser's key (DPoP): every call this page makes carries a proof signed with a key kept in
+this browser, which not even this page can read. Copied anywhere else, as <code>Authorization: Bearer ...</code>, it is
+refused (<code>WWW-Authenticate: DPoP error="invalid_token"</code>):</p>
 <pre id="access-token" style="white-space:pre-wrap;word-break:break-all"></pre>
 <h2>Your documents</h2>
 <p id="documents-error" class="error"></p>

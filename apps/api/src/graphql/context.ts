@@ -1,7 +1,7 @@
 import type { DatabaseHandle } from '@latchkey/db';
 import type { DomainServices } from '../domain/access.js';
 import type { YogaInitialContext } from 'graphql-yoga';
-import type { Caller, ProofContext } from '@latchkey/auth/tokens';
+import { proofOfRequest, type Caller, type ProofContext } from '@latchkey/auth/tokens';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 import type { SessionServices } from '../domain/sessions.js';
 
@@ -55,9 +55,6 @@ export function authorizationOfOperation(context: GraphQLContext): string | null
 export function proofOfOperation(context: GraphQLContext): ProofContext | undefined {
   const provenKey = (context as { connectionProvenKey?: string }).connectionProvenKey;
   if (provenKey !== undefined) return { proof: undefined, method: 'GET', path: '/graphql', provenKey };
-  const { req } = context as { req?: { method?: string; url?: string; headers: { dpop?: string } } };
-  if (!req) return undefined;
-  const url = req.url ?? '/';
-  const query = url.indexOf('?');
-  return { proof: req.headers.dpop, method: req.method ?? 'GET', path: query < 0 ? url : url.slice(0, query) };
+  const { req } = context as { req?: Parameters<typeof proofOfRequest>[0] };
+  return req ? proofOfRequest(req) : undefined;
 }

@@ -1,4 +1,4 @@
-import { challengeFor, principalFrom, type AccessTokenVerifier, type Principal } from '@latchkey/auth/tokens';
+import { challengeFor, principalFrom, proofOfRequest, type AccessTokenVerifier, type Principal } from '@latchkey/auth/tokens';
 import { restError, type RestMiddleware } from './router.js';
 
 /**
@@ -9,15 +9,7 @@ import { restError, type RestMiddleware } from './router.js';
 export function authenticate(verifier: AccessTokenVerifier): RestMiddleware<Principal> {
   return async (request) => {
     const { req } = request;
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const proof = req.headers.dpop;
-    const dpop = {
-      proof: typeof proof === 'string' ? proof : undefined,
-      method: req.method ?? 'GET',
-      path: query < 0 ? url : url.slice(0, query),
-    };
-    const result = await principalFrom(verifier, { authorization: req.headers.authorization, dpop });
+    const result = await principalFrom(verifier, { authorization: req.headers.authorization, dpop: proofOfRequest(req) });
     if (result === undefined) return;
     if (!result.ok) {
       return restError(401, 'The access token is invalid or expired.', {}, { 'www-authenticate': challengeFor(result) });

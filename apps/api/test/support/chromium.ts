@@ -44,3 +44,34 @@ export async function demoSignInByLink(page: Page, base: string, outbox: ReturnT
   await page.goto((await outbox.next(before, email)).magicLink);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
+
+/** What the page's GraphQL call answered. */
+export interface PageAnswer {
+  status: number;
+  json: any;
+  challenge: string | null;
+}
+
+/**
+ * POST /graphql from the demo page itself, as its client does: the tab's DPoP-bound access token with a proof signed
+ * by the browser's key (the typed client's signer, the key from IndexedDB). Only the page can: the key never leaves it.
+ */
+export function graphqlFromDemoPage(page: Page, query: string, variables?: Record<string, unknown>): Promise<PageAnswer> {
+  // A string, not a function: the test runner rewrites `import()` in the functions it compiles.
+  return page.evaluate(`(async ({ query, variables }) => {
+    const { createDpopSigner } = await import('/client/index.js');
+    const dpop = await createDpopSigner({ name: 'latchkey-demo' });
+    const { access_token } = JSON.parse(sessionStorage.getItem('demo.tokens'));
+    const response = await fetch('/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        authorization: 'DPoP ' + access_token,
+        dpop: await dpop.proof('POST', '/graphql', access_token),
+      },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, json: await response.json(), challenge: response.headers.get('www-authenticate') };
+  })(${JSON.stringify({ query, variables })})`);
+}

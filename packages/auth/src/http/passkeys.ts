@@ -13,6 +13,7 @@ import {
 } from '../passkeys/index.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import type { Principal } from '../principal/principal.js';
+import { proofOfRequest } from '../principal/dpop-proof.js';
 import { principalFrom } from '../principal/principal-from.js';
 import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp, stepUpChallengeHeader, stepUpParameters } from '../principal/step-up.js';
 import type { LoginLimits } from '../rate-limit/index.js';
@@ -100,7 +101,7 @@ export function createPasskeyRoutes({ origin, secure, db, flow, gate }: LoginCon
     req: IncomingMessage,
     res: ServerResponse,
   ): Promise<Pick<Principal, 'subject' | 'acr' | 'authTime'> | null | 'rejected'> {
-    const result = await principalFrom(verifier, { authorization: req.headers.authorization });
+    const result = await principalFrom(verifier, { authorization: req.headers.authorization, dpop: proofOfRequest(req) });
     if (result !== undefined) return result.ok ? result.principal : 'rejected';
     const session = await readProviderSession(provider, req, res);
     // A session past a factor's validity (spec Multi-factor rules 2) is no caller until it is renewed.

@@ -94,3 +94,15 @@ function sameTarget(htu: string, expected: string): boolean {
   url.hash = '';
   return url.href === new URL(expected).href;
 }
+
+/** The proof context of an HTTP request: its `DPoP` header (one value only), method and path without the query. */
+export function proofOfRequest(req: {
+  method?: string | undefined;
+  url?: string | undefined;
+  headers: Record<string, string | string[] | undefined>;
+}): ProofContext {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  const proof = req.headers['dpop'];
+  return { proof: typeof proof === 'string' ? proof : undefined, method: req.method ?? 'GET', path: query < 0 ? url : url.slice(0, query) };
+}
