@@ -236,3 +236,6 @@ export type { LoginLog } from './http/context.js';
 export { page as htmlPage } from './http/html.js';
 export type { UpstreamConfig } from './http/upstream.js';
 export type { ClientCertificateUsers } from './x509/certificate-subjects.js';
+
+// The audit trail (issue 17): security events, chained by HMAC, checkpoints, verification, retention
+export * from './audit/index.js';
