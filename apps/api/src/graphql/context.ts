@@ -2,6 +2,7 @@ import type { DatabaseHandle } from '@latchkey/db';
 import type { DomainServices } from '../domain/access.js';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Caller } from '@latchkey/auth/tokens';
+import type { AuditTrail } from '@latchkey/auth';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 
 /** What resolvers may use; built once at start-up. */
@@ -13,6 +14,8 @@ export interface AppServices extends DomainServices {
   service: { name: string; version: string };
   /** this instance's subscriptions */
   subscriptions: SubscriptionHub;
+  /** records security events (docs/audit.md); never throws, never waits for the database */
+  audit: AuditTrail;
 }
 
 /** What the context factory adds to Yoga's initial context. */

@@ -3,7 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
   createAccessTokenVerifier,
+  createAuditTrail,
   createCallerResolution,
+  type AuditWriter,
   type DeliveryHandler,
   type KeyMaterial,
   type LoginLimits,
@@ -28,6 +30,7 @@ import { authorizationOfOperation, type GraphQLContext } from '../graphql/contex
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import { useOperationMetrics } from '../observability/use-operation-metrics.js';
 import { countLoginLimits } from '../observability/counted-login-limits.js';
+import { auditDenials } from '../observability/audit-denials.js';
 import type { ServiceMetrics, SignInMethod } from '../observability/metrics.js';
 import { authenticate } from '../rest/authenticate.js';
 import { documentRoutes } from '../rest/documents.js';
@@ -55,6 +58,8 @@ export interface HttpAppDeps {
   events: DocumentEventRecorder;
   /** this instance's metrics (METRICS_PORT); undefined: none are kept */
   metrics?: ServiceMetrics;
+  /** the audit trail's background writer (startAuditService) */
+  auditWriter: AuditWriter;
   /** the GraphQL tracing plugin (OTEL_EXPORTER_OTLP_ENDPOINT); undefined: no spans */
   tracing?: Plugin;
 }
@@ -75,6 +80,7 @@ export async function createHttpApp({
   subscriptions,
   events,
   metrics,
+  auditWriter,
   tracing,
 }: HttpAppDeps) {
   const { limits } = config;
@@ -95,11 +101,16 @@ export async function createHttpApp({
   const clientAddress = clientAddresses.addressOf;
   const observer = createRequestObserver({ logger, metrics, clientAddress });
   const requestIdOf = observer.requestIdOf;
+  // The one AuditTrail of this instance: sign-in events (the login routes), policy denials, and whatever else records.
+  const audit = createAuditTrail({ enqueue: auditWriter.enqueue, clientAddress, requestIdOf });
+  const subjects = createSubjectLoader();
+  const stopAuditingDenials = auditDenials({ audit, scopeOf: subjects.scopeOf });
   const app = {
     database,
     databaseTimeoutMs: config.database.timeoutMs,
     service: config.service,
-    subjects: createSubjectLoader(),
+    audit,
+    subjects,
     loaders: createLoaderFactory(),
     events,
     subscriptions,
@@ -184,6 +195,7 @@ export async function createHttpApp({
     verifier,
     clientAddresses,
     requestIdOf,
+    audit,
   });
 
   /** Set once shutdown begins: readiness fails at once and every response closes its connection. */
@@ -254,6 +266,10 @@ export async function createHttpApp({
     yoga,
     verifier,
     provider: authorization.provider,
+    /** records security events (`record` never throws, never waits for the database) */
+    audit,
+    /** stops recording this instance's policy denials (at shutdown) */
+    stopAuditingDenials,
   };
 }
 

@@ -6,6 +6,7 @@ import {
   htmlPage,
   OIDC_ROUTES,
   type AccessTokenVerifier,
+  type AuditTrail,
   type ClientMetadata,
   type DeliveryHandler,
   type KeyMaterial,
@@ -28,6 +29,8 @@ export interface AuthorizationServerOptions {
   verifier: AccessTokenVerifier;
   clientAddresses: ClientAddresses;
   requestIdOf: (req: IncomingMessage) => string | undefined;
+  /** where sign-in events are recorded */
+  audit: AuditTrail;
 }
 
 const SIGN_IN_UNAVAILABLE = 'Sign-in is unavailable. Try again shortly.';
@@ -90,6 +93,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     passwords: config.auth.passwords,
     upstream: config.auth.upstream,
     clientCertificates: config.auth.clientCertificates,
+    audit: options.audit,
   });
 
   const deadline = () => performance.now() + config.database.timeoutMs;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuditTrail } from '../audit/index.js';
 import type { Factor, FactorGrant } from '../factors/index.js';
 import { readProviderSession, signInProviderSession } from '../oidc/provider-session.js';
 import { isRememberedDevice, rememberDevice } from '../remembered-devices/index.js';
@@ -39,6 +40,8 @@ export interface SignInFlowOptions {
   policy: SignInPolicy;
   /** cookies are Secure when PUBLIC_URL is https */
   secure: boolean;
+  /** a completed sign-in is `sign_in.succeeded`, one that built on the browser's session `step_up.succeeded` */
+  audit: AuditTrail;
 }
 
 /** A sign-in that is not complete yet: whose, what it holds, and what it still needs. */
@@ -55,7 +58,7 @@ export interface PendingSignIn {
  * either finishing the application's pending authorization request or, without one, on its own.
  */
 export function createSignInFlow(options: SignInFlowOptions) {
-  const { db, provider, policy, secure } = options;
+  const { db, provider, policy, secure, audit } = options;
 
   const pendingInteraction = (req: IncomingMessage) => {
     const uid = readCookie(req, PENDING_COOKIE);
@@ -110,9 +113,14 @@ export function createSignInFlow(options: SignInFlowOptions) {
     userId: string,
     factors: readonly FactorGrant[],
     standing: SignInStanding & { complete: true },
+    stepUp: boolean,
   ): Promise<void> {
     const session = await signInProviderSession(provider, req, res, { accountId: userId, amr: standing.amr, acr: standing.acr ?? '' });
     await saveSessionFactors(db, { sessionUid: session.sessionUid, userId, factors, expiresAt: session.expiresAt });
+    // The factor proven last is the one that completed it.
+    const last = factors.reduce((latest, grant) => (grant.issuedAt >= latest.issuedAt ? grant : latest), factors[0]!);
+    const details = { method: last.factor, amr: standing.amr, acr: standing.acr ?? '' };
+    audit.record({ type: stepUp ? 'step_up.succeeded' : 'sign_in.succeeded', details, actor: userId, subject: userId, request: req });
   }
 
   /**
@@ -149,7 +157,7 @@ export function createSignInFlow(options: SignInFlowOptions) {
     }
     await takeSignInProgress(db, progress.progressId);
     clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
-    await establishSession(req, res, userId, progress.factors, standing);
+    await establishSession(req, res, userId, progress.factors, standing, seed.length > 0);
     return '/account';
   }
 
@@ -171,8 +179,10 @@ export function createSignInFlow(options: SignInFlowOptions) {
     if (!standing?.complete) return null;
     if (!(await takeSignInProgress(db, progressId))) return null; // another request used it first
     clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
+    // A step-up completes the session this browser already has for the account.
+    const stepUp = (await readProviderSession(provider, req, res))?.accountId === progress.userId;
     await beforeSession(progress.userId);
-    await establishSession(req, res, progress.userId, progress.factors, standing);
+    await establishSession(req, res, progress.userId, progress.factors, standing, stepUp);
     return { accountId: progress.userId, amr: standing.amr, acr: standing.acr ?? '' };
   }
 
