@@ -105,6 +105,10 @@ async function main(argv: string[]): Promise<void> {
       return databaseCommand('deleteDocumentCommand', config, rest);
     case 'persisted':
       return databaseCommand('persistedCommand', config, rest);
+    case 'audit': {
+      const { auditCommand } = await import('./cli/audit-commands.js');
+      return auditCommand(config, rest);
+    }
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }

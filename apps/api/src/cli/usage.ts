@@ -20,6 +20,13 @@ commands:
                                allowlist of trusted documents; every id must be its document's SHA-256 and every
                                document must validate against this schema, or nothing is imported (exit 2)
   persisted count              how many persisted operations the database holds (APQ registrations, allowlist)
+  audit verify [--checkpoint FILE]
+                               verify the audit trail's chain (from its retention anchor); with FILE (a checkpoint
+                               JWS as printed), also that the chain still reaches it; exit 1 names the first edited,
+                               deleted or inserted row, or a tail cut off after the checkpoint
+  audit export --since <ISO time | 24h>
+                               the audit events since then, one JSON object per line; the head's signed checkpoint
+                               on stderr
 `;
 
 /** Bad input on the command line: exit 2 with the message. */
