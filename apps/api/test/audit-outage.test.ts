@@ -14,7 +14,9 @@ import { createOwnDatabase, databaseKind, startTestService, type TestService } f
 const AUDIT_BUDGET_MS = 200;
 
 if (databaseKind === 'pglite') {
-  process.stdout.write('[latchkey tests] audit outage test skipped: it needs PostgreSQL (DATABASE_URL); the embedded database has no network to fail\n');
+  process.stdout.write(
+    '[latchkey tests] audit outage test skipped: it needs PostgreSQL (DATABASE_URL); the embedded database has no network to fail\n',
+  );
 }
 
 describe.skipIf(databaseKind === 'pglite')('audit trail during a database outage (docs/audit.md)', () => {
@@ -84,7 +86,8 @@ describe.skipIf(databaseKind === 'pglite')('audit trail during a database outage
     });
     await lockTaken;
     const stuck = await signIn();
-    for (const [index, ms] of stuck.entries()) expect(ms, `request ${index + 1} of the sign-in`).toBeLessThan(baseline[index]! + AUDIT_BUDGET_MS);
+    for (const [index, ms] of stuck.entries())
+      expect(ms, `request ${index + 1} of the sign-in`).toBeLessThan(baseline[index]! + AUDIT_BUDGET_MS);
     expect(await droppedMetric()).toBe(0);
 
     // The database goes away under the waiting writer: its events are lost, and counted.

@@ -31,7 +31,9 @@ describe('audit events of a sign-in (docs/audit.md "Events")', () => {
     const outbox = outboxOf(service.config.dataDir);
     const sent = outbox.count();
     const headers = (requestId: string) => ({ 'user-agent': LONG_AGENT, 'x-request-id': requestId });
-    expect((await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: headers('audit-start-1') })).status).toBe(303);
+    expect(
+      (await browser.request('/ott/generate', { form: { username: 'alice@acme.test' }, headers: headers('audit-start-1') })).status,
+    ).toBe(303);
     const message = await outbox.next(sent, 'alice@acme.test');
     const token = tokenOf(message);
     const answer = await browser.request('/login/ott', { form: { token }, headers: headers('audit-finish-1') });
@@ -68,7 +70,10 @@ describe('audit events of a sign-in (docs/audit.md "Events")', () => {
   it('audit sign-in: a wrong one-time token records sign_in.failed (method OTT) with the address, and not the token tried', async () => {
     const before = (await auditRows(service)).length;
     const wrong = randomToken();
-    const answer = await new BrowserSession(base).request('/login/ott', { form: { token: wrong }, headers: { 'x-request-id': 'audit-wrong-1' } });
+    const answer = await new BrowserSession(base).request('/login/ott', {
+      form: { token: wrong },
+      headers: { 'x-request-id': 'audit-wrong-1' },
+    });
     expect(answer.status).toBe(401);
     const rows = (await auditRows(service)).slice(before);
     expect(ofType(rows, 'sign_in.failed')).toEqual([
@@ -79,7 +84,7 @@ describe('audit events of a sign-in (docs/audit.md "Events")', () => {
 });
 
 describe('audit events of policy denials (docs/audit.md "Policy denials")', () => {
-  it('audit denials: field-level denials are aggregated to one policy.denied event per request and ability, with policy, ability, reason and the record\'s type and id only', async () => {
+  it("audit denials: field-level denials are aggregated to one policy.denied event per request and ability, with policy, ability, reason and the record's type and id only", async () => {
     const before = (await auditRows(service)).length;
     const token = await service.token(bob);
     const query = '{ documents(first: 20) { edges { node { id internalNotes owner { email } } } } }';
@@ -106,15 +111,21 @@ describe('audit events of policy denials (docs/audit.md "Policy denials")', () =
 
   it('audit denials: a second request is a second event; a record-level denial names its record, a route-level one none (REST DELETE)', async () => {
     const erin = (await findUserIdByEmail(service.database.db, 'erin@acme.test'))!;
-    const list = (await postGraphQL(service.graphqlUrl, { query: '{ documents(first: 20) { edges { node { id title } } } }' }, { token: await service.token(erin) }))
-      .json as { data: { documents: { edges: { node: { id: string; title: string } }[] } } };
+    const list = (
+      await postGraphQL(
+        service.graphqlUrl,
+        { query: '{ documents(first: 20) { edges { node { id title } } } }' },
+        { token: await service.token(erin) },
+      )
+    ).json as { data: { documents: { edges: { node: { id: string; title: string } }[] } } };
     const quarterly = list.data.documents.edges.find((edge) => edge.node.title === 'Quarterly plan')!.node.id;
     const before = (await auditRows(service)).length;
     const viewer = await service.token(bob);
     const query = '{ documents(first: 20) { edges { node { internalNotes } } } }';
     await postGraphQL(service.graphqlUrl, { query }, { token: viewer });
     await postGraphQL(service.graphqlUrl, { query }, { token: viewer });
-    const remove = (token: string) => fetch(`${service.url}/api/documents/${quarterly}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    const remove = (token: string) =>
+      fetch(`${service.url}/api/documents/${quarterly}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
     expect((await remove(viewer)).status).toBe(403);
     expect((await remove(await service.token(erin))).status).toBe(403);
     const denied = ofType((await auditRows(service)).slice(before), 'policy.denied');

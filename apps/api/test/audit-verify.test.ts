@@ -17,7 +17,11 @@ let checkpointFile: string;
 beforeAll(async () => {
   service = await startTestService();
   for (let index = 1; index <= 6; index += 1) {
-    service.app.audit.record({ type: 'session.ended', details: { sessionId: `session-${index}`, reason: 'signed-out' }, subject: `user-${index}` });
+    service.app.audit.record({
+      type: 'session.ended',
+      details: { sessionId: `session-${index}`, reason: 'signed-out' },
+      subject: `user-${index}`,
+    });
     await service.auditWriter.settled();
     await new Promise((resolve) => setTimeout(resolve, 5)); // distinct times, for retention below
   }
@@ -37,13 +41,20 @@ const restore = () =>
 
 const verify = async (...args: string[]) => {
   const result = await runAudit(service, ['verify', ...args]);
-  return { ...result, report: JSON.parse(result.stdout || "null") as { ok: boolean; finding?: { kind: string; seq: number; checkpointSeq?: number } } };
+  return {
+    ...result,
+    report: JSON.parse(result.stdout || 'null') as { ok: boolean; finding?: { kind: string; seq: number; checkpointSeq?: number } },
+  };
 };
 
 describe('audit verify (docs/audit.md "Verifying")', () => {
   it('audit chain: six session.ended events written through AuditTrail.record form one chain, seq 1 to 6, that verifies and reaches its checkpoint', async () => {
     expect(original.map((row) => row.seq)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(original[0]).toMatchObject({ type: 'session.ended', details: { sessionId: 'session-1', reason: 'signed-out' }, subject: 'user-1' });
+    expect(original[0]).toMatchObject({
+      type: 'session.ended',
+      details: { sessionId: 'session-1', reason: 'signed-out' },
+      subject: 'user-1',
+    });
     const plain = await verify();
     expect(plain.code).toBe(0);
     expect(plain.report).toMatchObject({ ok: true, rows: 6, head: { seq: 6 } });
@@ -52,7 +63,12 @@ describe('audit verify (docs/audit.md "Verifying")', () => {
   }, 60_000);
 
   it('audit verify: an edited row is named (exit 1, "edited", its seq)', async () => {
-    await withClosedDatabase(service, (db) => db.update(auditEvents).set({ details: { sessionId: 'other', reason: 'signed-out' } }).where(sql`seq = 3`));
+    await withClosedDatabase(service, (db) =>
+      db
+        .update(auditEvents)
+        .set({ details: { sessionId: 'other', reason: 'signed-out' } })
+        .where(sql`seq = 3`),
+    );
     const result = await verify();
     expect(result.code).toBe(1);
     expect(result.report.finding).toEqual({ kind: 'edited', seq: 3 });
@@ -97,17 +113,24 @@ describe('audit verify (docs/audit.md "Verifying")', () => {
 });
 
 describe('audit export (docs/audit.md "Exporting")', () => {
-  it.each(['yesterday', '2026-13-45T00:00:00Z', '-1h', ''])('audit export: a bad --since (%j) exits 2 with a clear message and writes nothing', async (since) => {
-    const result = await runAudit(service, ['export', '--since', since]);
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/--since .*(ISO time|duration)/);
-  }, 60_000);
+  it.each(['yesterday', '2026-13-45T00:00:00Z', '-1h', ''])(
+    'audit export: a bad --since (%j) exits 2 with a clear message and writes nothing',
+    async (since) => {
+      const result = await runAudit(service, ['export', '--since', since]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/--since .*(ISO time|duration)/);
+    },
+    60_000,
+  );
 
   it('audit export --since 1h: one JSON object per line with exactly seq, time, type, actor, subject, address, userAgent, requestId, details, mac; the checkpoint on stderr verifies', async () => {
     const result = await runAudit(service, ['export', '--since', '1h']);
     expect(result.code).toBe(0);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(6);
     for (const line of lines)
       expect(Object.keys(line)).toEqual(['seq', 'time', 'type', 'actor', 'subject', 'address', 'userAgent', 'requestId', 'details', 'mac']);
@@ -120,7 +143,7 @@ describe('audit export (docs/audit.md "Exporting")', () => {
 });
 
 describe('audit retention (docs/audit.md "Retention")', () => {
-  it('audit retention: rows go only behind a signed anchor of the first kept row\'s predecessor; verify still passes after the purge, and fails once the anchor is gone', async () => {
+  it("audit retention: rows go only behind a signed anchor of the first kept row's predecessor; verify still passes after the purge, and fails once the anchor is gone", async () => {
     const purged = await withClosedDatabase(service, (db) =>
       purgeAuditTrail(db, { signing: service.signingKey, before: new Date(original[2]!.time.getTime() + 1) }),
     );

@@ -29,7 +29,8 @@ function keysOf(config: Config): Promise<KeyMaterial> {
 
 /** `--since`: an ISO 8601 time, or a duration back from now (`24h`, `7d`, `90m`). */
 export function parseSince(value: string | undefined, now = Date.now()): Date {
-  if (value === undefined) throw new UsageError('audit export: --since is required (an ISO time such as 2026-01-31T00:00:00Z, or a duration such as 24h)');
+  if (value === undefined)
+    throw new UsageError('audit export: --since is required (an ISO time such as 2026-01-31T00:00:00Z, or a duration such as 24h)');
   if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
     const time = Date.parse(value);
     if (Number.isNaN(time)) throw new UsageError(`audit export: --since ${JSON.stringify(value)} is not a valid ISO time`);
@@ -39,7 +40,9 @@ export function parseSince(value: string | undefined, now = Date.now()): Date {
   try {
     seconds = parseDurationSeconds(value);
   } catch {
-    throw new UsageError(`audit export: --since ${JSON.stringify(value)} is neither an ISO time (2026-01-31T00:00:00Z) nor a duration (24h, 7d)`);
+    throw new UsageError(
+      `audit export: --since ${JSON.stringify(value)} is neither an ISO time (2026-01-31T00:00:00Z) nor a duration (24h, 7d)`,
+    );
   }
   return new Date(now - seconds * 1000);
 }

@@ -44,7 +44,12 @@ async function asUser<T>(
     try {
       // An operator holds no token, so there is no sign-in to judge: a check that needs a step-up asks for one.
       // The CLI writes no audit events (docs/audit.md): it has no writer of its own.
-      const services = { subjects: createSubjectLoader(), loaders: createLoaderFactory(), events: createEventRecorder(wake), audit: NO_AUDIT };
+      const services = {
+        subjects: createSubjectLoader(),
+        loaders: createLoaderFactory(),
+        events: createEventRecorder(wake),
+        audit: NO_AUDIT,
+      };
       return await run(await openDomainRequest(services, {}, { db: database.db, userId, handler: `cli ${handler}` }));
     } finally {
       await wake.close();

@@ -70,7 +70,13 @@ export async function changeMemberRole(
   // Told once committed: a role change that rolled back never happened.
   if (changed) {
     const details = { organizationId: changed.organizationId, from: changed.from, to: input.role };
-    request.audit.record({ type: 'role.changed', details, actor: request.subject?.id ?? null, subject: userId, requestId: request.requestId });
+    request.audit.record({
+      type: 'role.changed',
+      details,
+      actor: request.subject?.id ?? null,
+      subject: userId,
+      requestId: request.requestId,
+    });
   }
   return result;
 }

@@ -1,4 +1,11 @@
-import { createAuditWriter, checkpointAuditHead, deriveAuditKey, purgeAuditTrail, type AuditWriter, type KeyMaterial } from '@latchkey/auth';
+import {
+  createAuditWriter,
+  checkpointAuditHead,
+  deriveAuditKey,
+  purgeAuditTrail,
+  type AuditWriter,
+  type KeyMaterial,
+} from '@latchkey/auth';
 import type { DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from './metrics.js';
@@ -42,7 +49,8 @@ export function startAuditService({ database, keys, retentionSeconds, logger, me
     const { purged, anchor } = await purgeAuditTrail(db, { signing: keys.signing, before: new Date(Date.now() - retentionSeconds * 1000) });
     if (anchor) logger.info({ auditCheckpoint: anchor.checkpoint, seq: anchor.seq, purged }, 'audit retention: purged behind an anchor');
   }
-  const failed = (what: string) => (error: unknown) => logger.warn({ reason: error instanceof Error ? error.message : String(error) }, what);
+  const failed = (what: string) => (error: unknown) =>
+    logger.warn({ reason: error instanceof Error ? error.message : String(error) }, what);
   const timers = [
     setInterval(() => void checkpoint().catch(failed('audit checkpoint failed')), CHECKPOINT_EVERY_MS),
     setInterval(() => void purge().catch(failed('audit retention failed')), PURGE_EVERY_MS),

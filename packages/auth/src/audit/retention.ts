@@ -3,7 +3,10 @@ import type { SigningKey } from '../keys/key-material.js';
 import { signCheckpoint } from './checkpoint.js';
 
 /** The chain's head and its signed checkpoint (undefined before the first event). */
-export async function checkpointAuditHead(db: Database, signing: SigningKey): Promise<{ seq: number; mac: string; checkpoint: string } | undefined> {
+export async function checkpointAuditHead(
+  db: Database,
+  signing: SigningKey,
+): Promise<{ seq: number; mac: string; checkpoint: string } | undefined> {
   const head = await auditChainHead(db);
   return head && { seq: head.seq, mac: head.mac, checkpoint: await signCheckpoint(signing, head) };
 }

@@ -38,7 +38,13 @@ export function createAuditWriter(options: AuditWriterOptions) {
   function drop(count: number): void {
     lost += count;
     options.onDropped?.(count);
-    if (!retry && !closed) (retry = setTimeout(() => ((retry = undefined), start()), retryMs)).unref();
+    if (!retry && !closed) {
+      retry = setTimeout(() => {
+        retry = undefined;
+        start();
+      }, retryMs);
+      retry.unref();
+    }
   }
 
   async function write(rows: PendingAuditRow[]): Promise<void> {
@@ -65,7 +71,10 @@ export function createAuditWriter(options: AuditWriterOptions) {
         await write(rows);
         lost -= told;
       } catch (error) {
-        log.warn({ reason: error instanceof Error ? error.message : String(error), lost: batch.length }, 'audit events could not be written');
+        log.warn(
+          { reason: error instanceof Error ? error.message : String(error), lost: batch.length },
+          'audit events could not be written',
+        );
         drop(batch.length);
         return;
       }
