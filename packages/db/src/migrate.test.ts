@@ -62,6 +62,8 @@ describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     );
     expect(tables.map((t) => t.table_name)).toEqual([
+      'audit_anchors',
+      'audit_events',
       'document_events',
       'document_events_purged',
       'documents',
