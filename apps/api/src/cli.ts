@@ -109,6 +109,10 @@ async function main(argv: string[]): Promise<void> {
       const { sessionsCommand } = await import('./cli/session-commands.js');
       return sessionsCommand(config, rest);
     }
+    case 'audit': {
+      const { auditCommand } = await import('./cli/audit-commands.js');
+      return auditCommand(config, rest);
+    }
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }

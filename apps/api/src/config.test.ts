@@ -146,6 +146,8 @@ describe('loadConfig refuses invalid values, naming the variable', () => {
     ['ACCESS_TOKEN_TTL', '10 minutes'],
     ['EVENT_RETENTION', '0s'],
     ['EVENT_RETENTION', 'forever'],
+    ['AUDIT_RETENTION', '0s'],
+    ['AUDIT_RETENTION', '400 days'],
   ])('%s=%s', (variable, value) => {
     expectConfigError({ [variable]: value }, variable);
   });
@@ -174,6 +176,12 @@ describe('loadConfig values', () => {
     expect(load({}).subscriptions.eventRetentionSeconds).toBe(600);
     expect(load({ EVENT_RETENTION: '1h' }).subscriptions.eventRetentionSeconds).toBe(3600);
     expect(load({ EVENT_RETENTION: '2s' }).subscriptions.eventRetentionSeconds).toBe(2);
+  });
+
+  it('AUDIT_RETENTION: 400 days by default, any duration of at least a second', () => {
+    expect(load({}).audit.retentionSeconds).toBe(400 * 86_400);
+    expect(load({ AUDIT_RETENTION: '30d' }).audit.retentionSeconds).toBe(30 * 86_400);
+    expect(load({ AUDIT_RETENTION: '1s' }).audit.retentionSeconds).toBe(1);
   });
 
   it('empty strings count as unset', () => {

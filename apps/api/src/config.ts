@@ -106,6 +106,7 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
     },
     publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
     observability: observabilityConfig(e),
+    audit: { retentionSeconds: e.AUDIT_RETENTION },
     subscriptions: {
       perUser: e.SUBSCRIPTIONS_PER_USER,
       perConnection: e.SUBSCRIPTIONS_PER_CONNECTION,

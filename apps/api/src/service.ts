@@ -40,6 +40,8 @@ import { createLogger } from './logger.js';
 import { createServiceMetrics } from './observability/metrics.js';
 import { createMetricsHandler } from './observability/metrics-listener.js';
 import { startTracing } from './observability/tracing.js';
+import { startAuditService } from './observability/audit.js';
+import type { AuditWriter } from '@latchkey/auth';
 
 export interface RunningService {
   /** base URL actually listened on, e.g. http://127.0.0.1:4000 */
@@ -56,6 +58,8 @@ export interface RunningService {
   subscriptions: SubscriptionHub;
   database: DatabaseHandle;
   logger: Logger;
+  /** the audit trail's writer (tests wait for it with `settled()`); record events through `app.audit` */
+  auditWriter: AuditWriter;
   /**
    * Graceful shutdown (SIGTERM, SIGINT; issue 13 point 3): /readyz answers 503 at once on every listener; the
    * listeners keep accepting for `delayMs` (a load balancer sees the 503 and moves away), then stop; every
@@ -168,6 +172,9 @@ export async function startService(
             openSubscriptions: () => openSubscriptions(),
             webSocketConnections: () => webSocketConnections(),
           });
+    // The audit trail: its writer is closed (what is queued written, a last checkpoint logged) before the database.
+    const audit = startAuditService({ database, keys, retentionSeconds: config.audit.retentionSeconds, logger, metrics });
+    resources.push(() => audit.close());
     // Subscriptions: every change writes its event to the outbox table in its own transaction; each instance
     // reads the table (woken by NOTIFY or Redis, or by its poll) and delivers to its own subscribers.
     const wake = await createWakeChannel(config, database, logger, { listen: true });
@@ -209,6 +216,7 @@ export async function startService(
       subscriptions,
       events,
       metrics,
+      auditWriter: audit.writer,
       tracing: tracing?.plugin,
       endedSessions,
     });
@@ -269,6 +277,7 @@ export async function startService(
     }
     const listeners = tlsServer ? [server, tlsServer] : [server];
     const releaseAll = async () => {
+      app.stopAuditingDenials();
       await app.yoga.dispose();
       for (const release of resources.reverse()) await release();
       await database.close();
@@ -330,6 +339,7 @@ export async function startService(
       subscriptions,
       database,
       logger,
+      auditWriter: audit.writer,
       shutdown,
       close,
     };

@@ -1,3 +1,4 @@
+import { NO_AUDIT } from '@latchkey/auth';
 import { createDatabase, seedDemoData } from '@latchkey/db';
 import { sql } from 'drizzle-orm';
 import { startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
@@ -241,6 +242,7 @@ describe.skipIf(databaseKind === 'pglite')(
           subject: root,
           loaders: createLoaderFactory()({}, service.database.db),
           handler: 'test',
+          audit: NO_AUDIT,
           events: createEventRecorder(createMemoryWake()),
         };
         await archiveDocument(request, demo.documentId.get('Quarterly plan')!);

@@ -1,5 +1,6 @@
 import { addUserIfAbsent, seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditRows, ofType } from './support/audit.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 import { refreshDemoTokens, SESSIONS_QUERY, signInThroughDemo, type SignedInBrowser } from './support/sessions.js';
 
@@ -65,6 +66,13 @@ describe('issue 17 point 1: sessions people can see and end', () => {
     expect((await gql(kept.accessToken, '{ viewer { subject } }')).status).toBe(200);
     const listed = (await gql(kept.accessToken, SESSIONS_QUERY)).json.data.mySessions as SessionJson[];
     expect(listed.map((session) => session.id)).not.toContain(ended.sessionId);
+    // The audit trail has it: who ended which session, and why.
+    const events = ofType(await auditRows(service), 'session.ended').filter(
+      (row) => (row.details as { sessionId?: string }).sessionId === ended.sessionId,
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ details: { sessionId: ended.sessionId, reason: 'ended by its user' } });
+    expect(events[0]!.actor).toBe(events[0]!.subject);
   });
 
   it("endSession: an unknown id and another account's session answer NOT_FOUND; a malformed id BAD_USER_INPUT (200 under application/json); nothing ends", async () => {

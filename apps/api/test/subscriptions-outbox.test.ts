@@ -1,3 +1,4 @@
+import { NO_AUDIT } from '@latchkey/auth';
 import { createDatabase, documents, seedDemoData, users, type DatabaseHandle } from '@latchkey/db';
 import { startTcpProxy, testTempDir, type TcpProxy } from '@latchkey/db/testing';
 import { eq } from 'drizzle-orm';
@@ -37,6 +38,7 @@ async function actingAs(database: DatabaseHandle, email: string, wake: WakeChann
     subject: await loadSubject(database.db, user!.id),
     loaders: createLoaderFactory()({}, db),
     handler: 'test',
+    audit: NO_AUDIT,
     events: createEventRecorder(wake),
   };
 }

@@ -114,8 +114,6 @@ export {
   createSessionEnding,
   isSessionId,
   listSessions,
-  USER_AGENT_MAX,
-  userAgentOf,
   watchSessionUse,
 } from './sessions/index.js';
 export type {
@@ -123,6 +121,7 @@ export type {
   EndedSessionsOptions,
   EndedSessionsResult,
   EndSessions,
+  SessionEndingCause,
   SessionEndingOptions,
   SessionView,
 } from './sessions/index.js';
@@ -255,3 +254,6 @@ export type { LoginLog } from './http/context.js';
 export { page as htmlPage } from './http/html.js';
 export type { UpstreamConfig } from './http/upstream.js';
 export type { ClientCertificateUsers } from './x509/certificate-subjects.js';
+
+// The audit trail (issue 17): security events, chained by HMAC, checkpoints, verification, retention
+export * from './audit/index.js';

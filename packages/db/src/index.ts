@@ -18,6 +18,8 @@ export { listen, notify } from './notify.js';
 // Schema
 export * as schema from './schema/index.js';
 export {
+  auditAnchors,
+  auditEvents,
   documentEvents,
   documentEventsPurged,
   documents,
@@ -44,6 +46,8 @@ export {
   webauthnChallenges,
 } from './schema/index.js';
 export type {
+  AuditAnchorRow,
+  AuditEventRow,
   DocumentEventRow,
   DocumentRow,
   DocumentStatus,
@@ -113,6 +117,16 @@ export { addUserIfAbsent, findUserById, findUserIdByEmail, findUserWithRoles, li
 export type { UserWithRoles } from './repositories/users.js';
 
 // Demo data
+export {
+  auditChainHead,
+  insertAuditEvents,
+  lastAuditEventBefore,
+  latestAuditAnchor,
+  listAuditEvents,
+  listAuditEventsOf,
+  lockAuditChain,
+  purgeAuditEventsThrough,
+} from './repositories/audit.js';
 export { isEmpty, seedDemoData } from './seed.js';
 export { BENCH_DATA, seedBenchData } from './seed-bench.js';
 export type { BenchSeedCounts, BenchSeedResult } from './seed-bench.js';

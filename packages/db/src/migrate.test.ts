@@ -62,9 +62,13 @@ describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     );
     expect(tables.map((t) => t.table_name)).toEqual([
+      'audit_anchors',
+      'audit_events',
       'document_events',
       'document_events_purged',
       'documents',
+      'dpop_proof_uses',
+      'ended_sessions',
       'federated_identities',
       'memberships',
       'oidc_models',
@@ -76,6 +80,7 @@ describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       'provider_session_factors',
       'recovery_codes',
       'remembered_devices',
+      'session_activity',
       'sign_in_progress',
       'totp_credentials',
       'users',

@@ -5,6 +5,7 @@ export { BodyTooLargeError, readBody } from './read-body.js';
 export { FormError, readFields, readJsonObject } from './fields.js';
 export { acceptable, acceptableContentType } from './media-types.js';
 export { createClientAddresses, type ClientAddresses, type TrustProxy } from './client-address.js';
+export { USER_AGENT_LENGTH, userAgentOf } from './user-agent.js';
 export {
   createLimitGate,
   type Attempt,

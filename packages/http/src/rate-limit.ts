@@ -23,8 +23,8 @@ export type TooMany = (status: 429, message: string, headers: Record<string, str
 export interface Attempt {
   /** the client's address, the source the counters count */
   ip: string;
-  /** a wrong credential: counts towards slowing down, then locking out, the source */
-  failed(): Promise<void>;
+  /** a wrong credential: counts towards slowing down, then locking out, the source; answers the store's outcome (undefined if it failed) */
+  failed(): Promise<unknown>;
   /** signed in: the source's failures are forgotten */
   succeeded(): Promise<void>;
 }
@@ -69,7 +69,11 @@ export function createLimitGate({ clientAddress, log, retryAfterSeconds, unavail
   async function attempt(req: IncomingMessage, res: ServerResponse, limits: AttemptLimits, tooMany: TooMany): Promise<Attempt | undefined> {
     const ip = clientAddress(req);
     if (!(await admit(res, limits.consumeAttempt(ip), tooMany))) return undefined;
-    return { ip, failed: () => record(limits.consumeFailed(ip)), succeeded: () => record(limits.consumeSucceeded(ip)) };
+    return {
+      ip,
+      failed: () => limits.consumeFailed(ip).catch((error: unknown) => void storeFailed(error)),
+      succeeded: () => record(limits.consumeSucceeded(ip)),
+    };
   }
 
   return { admit, attempt, clientAddress };

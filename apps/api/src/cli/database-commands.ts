@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { readOutbox } from '@latchkey/auth';
+import { NO_AUDIT, readOutbox } from '@latchkey/auth';
 import { createDatabase, findUserIdByEmail, runMigrations, seedBenchData, seedDemoData } from '@latchkey/db';
 import { createPersistedStore, ManifestError } from '@latchkey/persisted';
 import { isAuthorizationDenied } from '@latchkey/policy';
@@ -43,7 +43,13 @@ async function asUser<T>(
     });
     try {
       // An operator holds no token, so there is no sign-in to judge: a check that needs a step-up asks for one.
-      const services = { subjects: createSubjectLoader(), loaders: createLoaderFactory(), events: createEventRecorder(wake) };
+      // The CLI writes no audit events (docs/audit.md): it has no writer of its own.
+      const services = {
+        subjects: createSubjectLoader(),
+        loaders: createLoaderFactory(),
+        events: createEventRecorder(wake),
+        audit: NO_AUDIT,
+      };
       return await run(await openDomainRequest(services, {}, { db: database.db, userId, handler: `cli ${handler}` }));
     } finally {
       await wake.close();

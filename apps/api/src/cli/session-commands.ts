@@ -58,7 +58,8 @@ async function end(config: Config, args: string[]): Promise<void> {
       onBackchannelError: (error, { clientId }) =>
         process.stderr.write(`latchkey: back-channel logout to ${clientId} failed: ${(error as Error).message}\n`),
     });
-    const { count, notified } = await endSessions(database.db, userId, values.id === undefined ? { allBut: null } : { only: values.id });
+    const selection = values.id === undefined ? { allBut: null } : { only: values.id };
+    const { count, notified } = await endSessions(database.db, userId, selection, { reason: 'ended by the operator' });
     await notified;
     if (values.id !== undefined && count === 0) throw new NotFoundError();
     process.stdout.write(`${JSON.stringify({ ended: count })}\n`);

@@ -24,6 +24,13 @@ commands:
   sessions end --email EMAIL [--id ID]
                                end one session or all of them (their tokens are refused within seconds; clients
                                with a back-channel logout URI are told); prints {"ended":N}; unknown e-mail or id: exit 4
+  audit verify [--checkpoint FILE]
+                               verify the audit trail's chain (from its retention anchor); with FILE (a checkpoint
+                               JWS as printed), also that the chain still reaches it; exit 1 names the first edited,
+                               deleted or inserted row, or a tail cut off after the checkpoint
+  audit export --since <ISO time | 24h>
+                               the audit events since then, one JSON object per line; the head's signed checkpoint
+                               on stderr
 `;
 
 /** Bad input on the command line: exit 2 with the message. */

@@ -154,6 +154,8 @@ export const envSchema = z.object({
   SUBSCRIPTION_QUEUE_SIZE: positiveInt(100_000).default(64),
   /** how long document events stay in the outbox table: an instance cut off for longer loses them */
   EVENT_RETENTION: duration.pipe(z.number().int().min(1, 'must be at least 1s')).default(600),
+  /** how long security events stay in the audit trail (purged only behind a signed anchor) */
+  AUDIT_RETENTION: duration.pipe(z.number().int().min(1, 'must be at least 1s')).default(400 * 86_400),
   /** the largest WebSocket message a client may send */
   WS_MAX_MESSAGE_BYTES: positiveInt(16 * 1024 * 1024).default(64 * 1024),
   /** max-age of publicly cacheable GET answers (operations of @public fields only, no credentials); 0: never */

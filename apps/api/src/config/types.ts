@@ -65,6 +65,8 @@ export interface Config {
     /** OpenTelemetry traces: where spans go (OTLP/HTTP) and under which service name; undefined: none */
     tracing: { tracesUrl: string; serviceName: string } | undefined;
   };
+  /** the audit trail: seconds an event is kept (AUDIT_RETENTION) */
+  audit: { retentionSeconds: number };
   subscriptions: {
     perUser: number;
     perConnection: number;

@@ -2,6 +2,7 @@ import { authorize, isAuthorizationDenied, type Ability } from '@latchkey/policy
 import type { Database } from '@latchkey/db';
 import type { DocumentEventRecorder } from './document-events.js';
 import type { AuthenticationEvidence } from '@latchkey/auth/tokens';
+import type { AuditTrail } from '@latchkey/auth';
 import { NotFoundError } from './errors.js';
 import type { LoaderFactory, RequestLoaders } from './loaders.js';
 import type { Subject } from './subject.js';
@@ -22,6 +23,10 @@ export interface DomainRequest {
   authentication?: AuthenticationEvidence | null;
   /** records every change to a document in the event outbox, in the change's transaction (subscriptions) */
   events: DocumentEventRecorder;
+  /** records security events (role changes, legal holds) once their change has committed */
+  audit: AuditTrail;
+  /** the request id, for the audit trail */
+  requestId?: string;
 }
 
 /** The per-request memos and the event recorder every entry point's domain requests are built from. */
@@ -32,6 +37,8 @@ export interface DomainServices {
   loaders: LoaderFactory;
   /** records document changes in the event outbox (subscriptions) */
   events: DocumentEventRecorder;
+  /** records security events */
+  audit: AuditTrail;
 }
 
 /** Who is asking, through which view of the database, and from which entry point. */
@@ -42,6 +49,7 @@ export interface DomainRequestInput {
   userId: string | null;
   handler: string;
   authentication?: AuthenticationEvidence | null;
+  requestId?: string;
 }
 
 /**
@@ -57,6 +65,8 @@ export async function openDomainRequest(services: DomainServices, scope: object,
     handler: input.handler,
     authentication: input.authentication,
     events: services.events,
+    audit: services.audit,
+    ...(input.requestId ? { requestId: input.requestId } : {}),
   };
 }
 

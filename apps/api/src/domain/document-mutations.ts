@@ -187,15 +187,26 @@ export function archiveDocument(request: DomainRequest, id: string, at = ['id'])
   );
 }
 
-export function setLegalHold(request: DomainRequest, id: string, legalHold: boolean, at = ['id']): Promise<DocumentResult> {
-  return changeDocument(
+export async function setLegalHold(request: DomainRequest, id: string, legalHold: boolean, at = ['id']): Promise<DocumentResult> {
+  let changed: string | undefined;
+  const result = await changeDocument(
     request,
     'LEGAL_HOLD_CHANGED',
     id,
     at,
     ({ document }) => authorizeIn(request, DocumentPolicy.setLegalHold, [document]),
-    async ({ document }, write) => ok(document.legalHold === legalHold ? document : await write.update({ legalHold })),
+    async ({ document }, write) => {
+      if (document.legalHold === legalHold) return ok(document);
+      changed = document.id;
+      return ok(await write.update({ legalHold }));
+    },
   );
+  // Told once committed (changeDocument's transaction has ended).
+  if (changed) {
+    const details = { documentId: changed, legalHold };
+    request.audit.record({ type: 'legal_hold.changed', details, actor: request.subject?.id ?? null, requestId: request.requestId });
+  }
+  return result;
 }
 
 /** Deletes a document; the binding delete ability refuses anyone while it is under legal hold. */

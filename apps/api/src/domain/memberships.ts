@@ -40,7 +40,8 @@ export async function changeMemberRole(
 ): Promise<MembershipResult> {
   const slug = requireSlug(input.organization, [...at, 'organization']);
   const userId = requireId(input.userId, [...at, 'userId'], 'a user id');
-  return request.db.transaction(async (tx) => {
+  let changed: { organizationId: string; from: Role } | undefined;
+  const result = await request.db.transaction(async (tx): Promise<MembershipResult> => {
     const organization = await lockOrganizationBySlug(tx, slug);
     if (!organization) throw new NotFoundError();
     authorizeOrHide(request, OrganizationPolicy.view, [organization]);
@@ -60,7 +61,22 @@ export async function changeMemberRole(
         };
       }
     }
-    if (current !== input.role) await setMemberRole(tx, member, input.role);
+    if (current !== input.role) {
+      await setMemberRole(tx, member, input.role);
+      changed = { organizationId: organization.id, from: current };
+    }
     return { membership: { role: input.role, userId, organization }, userErrors: [] };
   });
+  // Told once committed: a role change that rolled back never happened.
+  if (changed) {
+    const details = { organizationId: changed.organizationId, from: changed.from, to: input.role };
+    request.audit.record({
+      type: 'role.changed',
+      details,
+      actor: request.subject?.id ?? null,
+      subject: userId,
+      requestId: request.requestId,
+    });
+  }
+  return result;
 }

@@ -12,6 +12,9 @@ export interface SessionServices {
   end: EndSessions;
 }
 
+/** Who ended sessions, from which request: recorded as `session.ended` (docs/audit.md). */
+const endedBy = (request: DomainRequest, reason: string) => ({ reason, actor: request.subject?.id ?? null, requestId: request.requestId });
+
 /** The caller's own account (AccountPolicy.view: itself, never suspended). */
 function ownAccount(request: DomainRequest): string {
   const id = request.subject?.id ?? '';
@@ -27,7 +30,8 @@ export function listOwnSessions(request: DomainRequest, currentSessionId: string
 /** Ends one of the caller's sessions; another account's session or an unknown id answers NOT_FOUND. */
 export async function endOwnSession(request: DomainRequest, sessions: SessionServices, id: string): Promise<boolean> {
   if (!isSessionId(id)) throw new InvalidInputError('id must be a session id.', ['id']);
-  const { count } = await sessions.end(request.db, ownAccount(request), { only: id });
+  const own = ownAccount(request);
+  const { count } = await sessions.end(request.db, own, { only: id }, endedBy(request, 'ended by its user'));
   if (count === 0) throw new NotFoundError();
   return true;
 }
@@ -38,7 +42,12 @@ export async function endOtherOwnSessions(
   sessions: SessionServices,
   currentSessionId: string | null,
 ): Promise<number> {
-  const { count } = await sessions.end(request.db, ownAccount(request), { allBut: currentSessionId });
+  const { count } = await sessions.end(
+    request.db,
+    ownAccount(request),
+    { allBut: currentSessionId },
+    endedBy(request, 'ended by its user'),
+  );
   return count;
 }
 
@@ -54,6 +63,7 @@ export async function endUserSessions(request: DomainRequest, sessions: SessionS
   authorizeOrHide(request, AccountPolicy.viewMember, [user, memberships.map((member) => member.organization.id)]);
   const roles = memberships.map((member) => ({ organizationId: member.organization.id, role: member.role }));
   authorizeIn(request, AccountPolicy.endSessions, [user, roles]);
-  const { count } = await sessions.end(request.db, userId, { allBut: null });
+  const reason = request.subject?.id === userId ? 'ended by its user' : 'ended by an administrator';
+  const { count } = await sessions.end(request.db, userId, { allBut: null }, endedBy(request, reason));
   return count;
 }

@@ -18,12 +18,20 @@ export async function loadSubject(db: Database, userId: string): Promise<Subject
  */
 export function createSubjectLoader() {
   const byRequest = new WeakMap<object, Promise<Subject | null>>();
+  /** the request key each subject read was made for: a denial names its subject, and the audit trail finds the request */
+  const scopes = new WeakMap<Subject, object>();
+  const remember = (request: object) => (subject: Subject | null) => {
+    if (subject) scopes.set(subject, request);
+    return subject;
+  };
   const load = (request: object, userId: string | null, db: Database): Promise<Subject | null> => {
     if (userId === null) return Promise.resolve(null);
     let subject = byRequest.get(request);
-    if (!subject) byRequest.set(request, (subject = loadSubject(db, userId)));
+    if (!subject) byRequest.set(request, (subject = loadSubject(db, userId).then(remember(request))));
     return subject;
   };
+  /** The request key a subject was read for by this loader (undefined: another loader's, or a shared one). */
+  load.scopeOf = (subject: object): object | undefined => scopes.get(subject as Subject);
   /** Uses a subject already read (one read shared by the subscribers of an event) for this request key. */
   load.prime = (request: object, subject: Promise<Subject | null>): void => void byRequest.set(request, subject);
   return load;

@@ -2,6 +2,7 @@ import type { DatabaseHandle } from '@latchkey/db';
 import type { DomainServices } from '../domain/access.js';
 import type { YogaInitialContext } from 'graphql-yoga';
 import { proofOfRequest, type Caller, type ProofContext } from '@latchkey/auth/tokens';
+import type { AuditTrail } from '@latchkey/auth';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 import type { SessionServices } from '../domain/sessions.js';
 
@@ -16,6 +17,8 @@ export interface AppServices extends DomainServices {
   subscriptions: SubscriptionHub;
   /** the sessions ended on any instance, and the way to end them */
   sessions: SessionServices;
+  /** records security events (docs/audit.md); never throws, never waits for the database */
+  audit: AuditTrail;
 }
 
 /** What the context factory adds to Yoga's initial context. */

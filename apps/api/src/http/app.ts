@@ -3,9 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
   createAccessTokenVerifier,
+  createAuditTrail,
   createCallerResolution,
   createDpopProofCheck,
   type EndedSessions,
+  type AuditWriter,
   type DeliveryHandler,
   type KeyMaterial,
   type LoginLimits,
@@ -30,6 +32,7 @@ import { authorizationOfOperation, proofOfOperation, type GraphQLContext } from 
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import { useOperationMetrics } from '../observability/use-operation-metrics.js';
 import { countLoginLimits } from '../observability/counted-login-limits.js';
+import { auditDenials } from '../observability/audit-denials.js';
 import type { ServiceMetrics, SignInMethod } from '../observability/metrics.js';
 import { authenticate } from '../rest/authenticate.js';
 import { documentRoutes } from '../rest/documents.js';
@@ -57,6 +60,8 @@ export interface HttpAppDeps {
   events: DocumentEventRecorder;
   /** this instance's metrics (METRICS_PORT); undefined: none are kept */
   metrics?: ServiceMetrics;
+  /** the audit trail's background writer (startAuditService) */
+  auditWriter: AuditWriter;
   /** the GraphQL tracing plugin (OTEL_EXPORTER_OTLP_ENDPOINT); undefined: no spans */
   tracing?: Plugin;
   /** the sessions ended on any instance (read from the database every second): their tokens are refused */
@@ -79,6 +84,7 @@ export async function createHttpApp({
   subscriptions,
   events,
   metrics,
+  auditWriter,
   tracing,
   endedSessions,
 }: HttpAppDeps) {
@@ -108,6 +114,10 @@ export async function createHttpApp({
   const clientAddress = clientAddresses.addressOf;
   const observer = createRequestObserver({ logger, metrics, clientAddress });
   const requestIdOf = observer.requestIdOf;
+  // The one AuditTrail of this instance: sign-in events (the login routes), policy denials, and whatever else records.
+  const audit = createAuditTrail({ enqueue: auditWriter.enqueue, clientAddress, requestIdOf });
+  const subjects = createSubjectLoader();
+  const stopAuditingDenials = auditDenials({ audit, scopeOf: subjects.scopeOf });
   const authorization = await createAuthorizationServerRoutes({
     config,
     logger,
@@ -119,6 +129,7 @@ export async function createHttpApp({
     clientAddresses,
     requestIdOf,
     endedSessions,
+    audit,
   });
 
   const sessions = { ended: endedSessions, end: authorization.endSessions };
@@ -126,7 +137,8 @@ export async function createHttpApp({
     database,
     databaseTimeoutMs: config.database.timeoutMs,
     service: config.service,
-    subjects: createSubjectLoader(),
+    audit,
+    subjects,
     loaders: createLoaderFactory(),
     events,
     subscriptions,
@@ -274,6 +286,10 @@ export async function createHttpApp({
     yoga,
     verifier,
     provider: authorization.provider,
+    /** records security events (`record` never throws, never waits for the database) */
+    audit,
+    /** stops recording this instance's policy denials (at shutdown) */
+    stopAuditingDenials,
   };
 }
 

@@ -6,6 +6,7 @@ import {
   htmlPage,
   OIDC_ROUTES,
   type AccessTokenVerifier,
+  type AuditTrail,
   type ClientMetadata,
   type DeliveryHandler,
   type KeyMaterial,
@@ -34,6 +35,8 @@ export interface AuthorizationServerOptions {
   requestIdOf: (req: IncomingMessage) => string | undefined;
   /** the sessions ended on any instance: ending one here adds it at once */
   endedSessions: EndedSessions;
+  /** where sign-in events are recorded */
+  audit: AuditTrail;
 }
 
 const SIGN_IN_UNAVAILABLE = 'Sign-in is unavailable. Try again shortly.';
@@ -103,6 +106,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     endedSessions: options.endedSessions,
     provider,
     onBackchannelError: (error, { clientId }) => logger.warn({ err: error, clientId }, 'back-channel logout failed'),
+    audit: options.audit,
   });
 
   const login = createLoginRoutes({
@@ -123,6 +127,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     passwords: config.auth.passwords,
     upstream: config.auth.upstream,
     clientCertificates: config.auth.clientCertificates,
+    audit: options.audit,
   });
 
   const deadline = () => performance.now() + config.database.timeoutMs;

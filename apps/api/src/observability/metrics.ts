@@ -125,6 +125,11 @@ export function createServiceMetrics(sources: MetricSources) {
     labelNames: ['code'] as const,
     registers,
   });
+  const auditDropped = new Counter({
+    name: 'latchkey_audit_events_dropped_total',
+    help: 'Security events the audit trail lost (its queue full, or the database not written); told later as one audit.dropped event',
+    registers,
+  });
   const deliveryLag = new Histogram({
     name: 'latchkey_event_delivery_lag_seconds',
     help: "Time from a document change to its delivery to this instance's subscribers",
@@ -205,6 +210,10 @@ export function createServiceMetrics(sources: MetricSources) {
         else seenCodes.add(label);
       }
       graphqlErrors.inc({ code: label });
+    },
+    /** Security events the audit trail lost. */
+    auditDropped(count: number): void {
+      auditDropped.inc(count);
     },
     /** One event delivered to this instance's subscribers `lagMs` after its change committed (the event bus calls it). */
     eventDelivered(lagMs: number): void {

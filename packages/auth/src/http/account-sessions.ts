@@ -12,6 +12,8 @@ export interface AccountSessionsDeps {
   endSessions: EndSessions;
 }
 
+const ENDED_HERE = { reason: 'ended by its user on the account page' };
+
 const when = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 function sessionItem(session: SessionView, current: boolean): string {
@@ -42,13 +44,13 @@ ${others > 0 ? '<form method="post" action="/account/sessions/end"><input type="
     const account = await deps.signedIn(req, res);
     if (!account) return deps.problem(res, 401, 'You are not signed in. Sign in and try again.');
     if (fields['which'] === 'others') {
-      await deps.endSessions(db, account.userId, { allBut: account.sessionUid });
+      await deps.endSessions(db, account.userId, { allBut: account.sessionUid }, { ...ENDED_HERE, actor: account.userId, request: req });
       return seeOther(res, '/account?done=sessions-ended');
     }
     const id = fields['id'] ?? '';
     if (!isSessionId(id)) return deps.problem(res, 400, 'id must be a session id.');
     if (id === account.sessionUid) return deps.problem(res, 400, 'This is the session of this browser: sign out instead.');
-    const { count } = await deps.endSessions(db, account.userId, { only: id });
+    const { count } = await deps.endSessions(db, account.userId, { only: id }, { ...ENDED_HERE, actor: account.userId, request: req });
     if (count === 0) return deps.problem(res, 404, 'You have no session with this id.');
     seeOther(res, '/account?done=session-ended');
   }

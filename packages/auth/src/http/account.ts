@@ -15,10 +15,12 @@ import { confirmTotpEnrolment, hasConfirmedTotp, removeTotp, startTotpEnrolment,
 import { FORM_BODY_BYTES, PASSWORD_BODY_BYTES, type LoginContext } from './context.js';
 import { readCookie } from './cookies.js';
 import { describeFactors } from './factor-names.js';
+import type { Factor } from '../factors/index.js';
 import { sameOriginForm } from './form.js';
 import { escapeHtml, page } from './html.js';
 import { passwordSetupForm, recoveryCodesPage, totpSetupPage } from './setup-pages.js';
 import { DEVICE_COOKIE, FACTORS_PAGE } from './sign-in-flow.js';
+import { signInHistorySection } from './sign-in-history.js';
 
 export interface AccountRoutesOptions {
   provider: Provider;
@@ -108,8 +110,12 @@ function passkeyItem(passkey: PasskeySummary): string {
  * remove) and sign-out. It runs on the provider's own session; a browser without one is sent to sign in.
  */
 export function createAccountRoutes(context: LoginContext, options: AccountRoutesOptions) {
-  const { origin, db, flow } = context;
+  const { origin, db, flow, audit } = context;
   const { provider } = options;
+
+  /** A credential added to or removed from the signed-in account, by that account. */
+  const factorChanged = (req: IncomingMessage, userId: string, type: 'factor.added' | 'factor.removed', factor: Factor) =>
+    audit.record({ type, details: { factor }, actor: userId, subject: userId, request: req });
 
   /** The account signed in to the provider in this browser; null for none or a suspended one. */
   async function signedIn(req: IncomingMessage, res: ServerResponse): Promise<SignedInAccount | null> {
@@ -201,6 +207,7 @@ ${recoverySection}
 ${passwordSection}
 ${sessionsSection}
 ${devicesSection}
+${await signInHistorySection(db, account.userId)}
 ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
 <h2>Sign out</h2>
 <p><a href="/oidc/session/end">Sign out of Latchkey in this browser</a></p>`,
@@ -259,6 +266,7 @@ ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
     const form = await passkeyForm(req, res);
     if (!form) return;
     if (!(await removePasskey(db, form.account.userId, form.fields['id']!))) return problem(res, 404, 'You have no passkey with this id.');
+    factorChanged(req, form.account.userId, 'factor.removed', 'WEBAUTHN');
     seeOther(res, '/account?done=removed');
   }
 
@@ -287,6 +295,7 @@ ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
       if (error instanceof TotpError) return problem(res, 400, error.message);
       throw error;
     }
+    factorChanged(req, form.account.userId, 'factor.added', 'TOTP');
     seeOther(res, '/account?done=totp-added');
   }
 
@@ -294,13 +303,16 @@ ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
     const form = await credentialForm(req, res);
     if (!form) return;
     if (!(await removeTotp(db, form.account.userId))) return problem(res, 404, 'No authenticator app is set up for this account.');
+    factorChanged(req, form.account.userId, 'factor.removed', 'TOTP');
     seeOther(res, '/account?done=totp-removed');
   }
 
   async function recoveryCodesForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await credentialForm(req, res);
     if (!form) return;
-    sendHtml(res, 200, recoveryCodesPage(await generateRecoveryCodes(db, form.account.userId), '/account'));
+    const codes = await generateRecoveryCodes(db, form.account.userId);
+    factorChanged(req, form.account.userId, 'factor.added', 'RECOVERY_CODE');
+    sendHtml(res, 200, recoveryCodesPage(codes, '/account'));
   }
 
   async function forgetDeviceForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -325,6 +337,7 @@ ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
       if (error instanceof PasswordError) return problem(res, 400, error.message);
       throw error;
     }
+    factorChanged(req, form.account.userId, 'factor.added', 'PASSWORD');
     seeOther(res, '/account?done=password-set');
   }
 
@@ -333,6 +346,7 @@ ${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
     const form = await credentialForm(req, res);
     if (!form) return;
     if (!(await removePassword(db, form.account.userId))) return problem(res, 404, 'No password is set for this account.');
+    factorChanged(req, form.account.userId, 'factor.removed', 'PASSWORD');
     seeOther(res, '/account?done=password-removed');
   }
 

@@ -1,5 +1,6 @@
 import type { Database } from '@latchkey/db';
-import type { LimitGate } from '@latchkey/http';
+import type { AuditTrail } from '../audit/index.js';
+import type { AuditedGate } from './audited-gate.js';
 import type { SignInFlow } from './sign-in-flow.js';
 
 /** Where the login routes tell what happened (pino's logger fits). */
@@ -21,8 +22,10 @@ export interface LoginContext {
   /** the sign-in across factors: where a proven factor leads */
   flow: SignInFlow;
   log: LoginLog;
-  /** the rate-limit decisions of the sign-in routes, and the client's address they count by */
-  gate: LimitGate;
+  /** the rate-limit decisions of the sign-in routes, and the client's address they count by (failures audited) */
+  gate: AuditedGate;
+  /** where security events are recorded (never waits, never throws) */
+  audit: AuditTrail;
 }
 
 /** Bodies of the login forms. */

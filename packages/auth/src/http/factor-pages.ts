@@ -172,7 +172,7 @@ ${sections.join('\n<p>or</p>\n')}
       const attempt = await gate.attempt(req, res, limits(factor), tooMany(req, res));
       if (!attempt) return;
       if (!(await check(pending.userId, code))) {
-        await attempt.failed();
+        await attempt.failed(pending.userId);
         return refuse(req, res, 401, wrong);
       }
       await attempt.succeeded();
@@ -228,7 +228,7 @@ ${sections.join('\n<p>or</p>\n')}
     const attempt = await gate.attempt(req, res, limits('TOTP'), tooMany(req, res));
     if (!attempt) return;
     if (!(await secondFactors.confirmTotpEnrolment(form.pending.userId, code))) {
-      await attempt.failed();
+      await attempt.failed(form.pending.userId);
       return refuse(req, res, 400, 'The code is not valid. Set up the app again from the previous page.');
     }
     await attempt.succeeded();

@@ -71,7 +71,7 @@ const refuse = (req: IncomingMessage, res: ServerResponse, status: number, messa
  * Origin (Cross-site rules).
  */
 export function createOneTimeTokenRoutes(
-  { publicUrl, secure, origin, db, flow, log, gate }: LoginContext,
+  { publicUrl, secure, origin, db, flow, log, gate, audit }: LoginContext,
   options: OneTimeTokenRoutesOptions,
 ) {
   const { provider, delivery, limits } = options;
@@ -115,6 +115,8 @@ export function createOneTimeTokenRoutes(
     const username = normalizeUsername(fields['username'] ?? '');
     if (!USERNAME.test(username)) return refuse(req, res, 400, 'username must be an e-mail address.');
     if (!(await gate.admit(res, limits.generate(gate.clientAddress(req), username), tooManyFor(req, res)))) return;
+    // Who asked is not looked up here: the answer and its timing are the same for every address.
+    audit.record({ type: 'sign_in.started', details: { method: 'OTT' }, request: req });
     deliverLater(req, res, username, bindBrowser(req, res, secure));
     if (sentJson(req)) return sendJson(res, 202, { status: 'accepted', message: GENERATED });
     seeOther(res, '/login/ott?sent=1');

@@ -55,7 +55,7 @@ const fail = (
  * /webauthn/authenticate/options, /login/webauthn). Registration needs a signed-in caller; sign-in continues in
  * the browser that proved the passkey, like a one-time token (amr `swk`).
  */
-export function createPasskeyRoutes({ origin, secure, db, flow, gate }: LoginContext, options: PasskeyRoutesOptions): Route[] {
+export function createPasskeyRoutes({ origin, secure, db, flow, gate, audit }: LoginContext, options: PasskeyRoutesOptions): Route[] {
   const { relyingParty: rp, limits, verifier, provider } = options;
   if (!rp) {
     const off: Route['handler'] = (_req, res) => sendHttpError(res, 404, 'Passkeys are not configured on this server (set RP_ID).');
@@ -168,12 +168,14 @@ export function createPasskeyRoutes({ origin, secure, db, flow, gate }: LoginCon
       response: body['response'] as never,
       label,
     });
+    audit.record({ type: 'factor.added', details: { factor: 'WEBAUTHN' }, actor: user.id, subject: user.id, request: req });
     sendJson(res, 201, passkey);
   });
 
   const authenticateOptions = endpoint(async (req, res, body) => {
     const username = typeof body['username'] === 'string' ? body['username'] : undefined;
     const request = await startPasskeyAuthentication(db, rp, { binding: bindingOf(req, res), username });
+    audit.record({ type: 'sign_in.started', details: { method: 'WEBAUTHN' }, request: req });
     sendJson(res, 200, request);
   });
 

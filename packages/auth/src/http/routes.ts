@@ -13,7 +13,9 @@ import type { SignInPolicy } from '../sign-in/index.js';
 import type { EndSessions } from '../sessions/index.js';
 import { deriveTotpKey } from '../totp/index.js';
 import type { ClientCertificateUsers } from '../x509/certificate-subjects.js';
+import type { AuditTrail } from '../audit/index.js';
 import { createAccountRoutes } from './account.js';
+import { createAuditedGate } from './audited-gate.js';
 import { createClientCertificateSignIn } from './client-certificate.js';
 import type { LoginContext, LoginLog } from './context.js';
 import { createFactorPages } from './factor-pages.js';
@@ -56,6 +58,8 @@ export interface LoginRoutesOptions {
   upstream: UpstreamConfig | undefined;
   /** who a client certificate signs in (X509_USERS_FILE); undefined: `/login/x509` does not exist */
   clientCertificates: ClientCertificateUsers | undefined;
+  /** the security events of sign-in (started, succeeded, failed, lockout, step-up, factors added and removed) */
+  audit: AuditTrail;
 }
 
 /**
@@ -64,16 +68,20 @@ export interface LoginRoutesOptions {
  * the provider's interaction page. `sessionNeedsLogin` is the provider's question about an existing session.
  */
 export function createLoginRoutes(options: LoginRoutesOptions) {
-  const { publicUrl, db, provider, log, limits } = options;
+  const { publicUrl, db, provider, log, audit } = options;
   const secure = publicUrl.startsWith('https:');
-  const flow = createSignInFlow({ db, provider, policy: options.policy, secure, clientAddress: options.clientAddress });
-  const gate = createLimitGate({
-    clientAddress: options.clientAddress,
-    log,
-    retryAfterSeconds: RETRY_AFTER_SECONDS,
-    unavailableMessage: 'Sign-in is unavailable. Try again shortly.',
-  });
-  const context: LoginContext = { publicUrl, origin: new URL(publicUrl).origin, secure, db, flow, log, gate };
+  const flow = createSignInFlow({ db, provider, policy: options.policy, secure, audit, clientAddress: options.clientAddress });
+  const { gate, limitsOf: limits } = createAuditedGate(
+    createLimitGate({
+      clientAddress: options.clientAddress,
+      log,
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+      unavailableMessage: 'Sign-in is unavailable. Try again shortly.',
+    }),
+    audit,
+    options.limits,
+  );
+  const context: LoginContext = { publicUrl, origin: new URL(publicUrl).origin, secure, db, flow, log, gate, audit };
   // TOTP secrets are sealed with a key derived from the server secret: every instance that shares it agrees.
   const totpKey = deriveTotpKey(options.keySecret);
   const issuer = options.relyingParty?.name;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuditTrail } from '../audit/index.js';
 import type { Factor, FactorGrant } from '../factors/index.js';
 import { readProviderSession, signInProviderSession } from '../oidc/provider-session.js';
 import { isRememberedDevice, rememberDevice } from '../remembered-devices/index.js';
@@ -42,6 +43,8 @@ export interface SignInFlowOptions {
   secure: boolean;
   /** the client's address (TRUST_PROXY decides whose forwarded headers count): shown in the session list */
   clientAddress: (req: IncomingMessage) => string;
+  /** a completed sign-in is `sign_in.succeeded`, one that built on the browser's session `step_up.succeeded` */
+  audit: AuditTrail;
 }
 
 /** A sign-in that is not complete yet: whose, what it holds, and what it still needs. */
@@ -58,7 +61,7 @@ export interface PendingSignIn {
  * either finishing the application's pending authorization request or, without one, on its own.
  */
 export function createSignInFlow(options: SignInFlowOptions) {
-  const { db, provider, policy, secure } = options;
+  const { db, provider, policy, secure, audit } = options;
 
   const pendingInteraction = (req: IncomingMessage) => {
     const uid = readCookie(req, PENDING_COOKIE);
@@ -113,10 +116,15 @@ export function createSignInFlow(options: SignInFlowOptions) {
     userId: string,
     factors: readonly FactorGrant[],
     standing: SignInStanding & { complete: true },
+    stepUp: boolean,
   ): Promise<void> {
     const session = await signInProviderSession(provider, req, res, { accountId: userId, amr: standing.amr, acr: standing.acr ?? '' });
     await saveSessionFactors(db, { sessionUid: session.sessionUid, userId, factors, expiresAt: session.expiresAt });
     await recordSignInStep(db, req, { sessionUid: session.sessionUid, userId, address: options.clientAddress(req) || null });
+    // The factor proven last is the one that completed it.
+    const last = factors.reduce((latest, grant) => (grant.issuedAt >= latest.issuedAt ? grant : latest), factors[0]!);
+    const details = { method: last.factor, amr: standing.amr, acr: standing.acr ?? '' };
+    audit.record({ type: stepUp ? 'step_up.succeeded' : 'sign_in.succeeded', details, actor: userId, subject: userId, request: req });
   }
 
   /**
@@ -153,7 +161,7 @@ export function createSignInFlow(options: SignInFlowOptions) {
     }
     await takeSignInProgress(db, progress.progressId);
     clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
-    await establishSession(req, res, userId, progress.factors, standing);
+    await establishSession(req, res, userId, progress.factors, standing, seed.length > 0);
     return '/account';
   }
 
@@ -175,8 +183,10 @@ export function createSignInFlow(options: SignInFlowOptions) {
     if (!standing?.complete) return null;
     if (!(await takeSignInProgress(db, progressId))) return null; // another request used it first
     clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
+    // A step-up completes the session this browser already has for the account.
+    const stepUp = (await readProviderSession(provider, req, res))?.accountId === progress.userId;
     await beforeSession(progress.userId);
-    await establishSession(req, res, progress.userId, progress.factors, standing);
+    await establishSession(req, res, progress.userId, progress.factors, standing, stepUp);
     return { accountId: progress.userId, amr: standing.amr, acr: standing.acr ?? '' };
   }
 

@@ -86,7 +86,7 @@ const when = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' '
  * identities to accounts. Accounts are found by the verified ID token's (iss, sub) only, never by e-mail: an
  * identity nobody linked signs nobody in and creates nothing. Linking starts on the account page.
  */
-export function createUpstreamRoutes({ publicUrl, secure, db, flow, log, gate }: LoginContext, options: UpstreamRoutesOptions) {
+export function createUpstreamRoutes({ publicUrl, secure, db, flow, log, gate, audit }: LoginContext, options: UpstreamRoutesOptions) {
   const { limits, upstream } = options;
   const requestKey = deriveUpstreamRequestKey(options.keySecret);
   const party = createUpstreamRelyingParty({
@@ -131,8 +131,9 @@ export function createUpstreamRoutes({ publicUrl, secure, db, flow, log, gate }:
   }
 
   /** GET /login/upstream: off to the upstream provider (a link, not a form: the pages' CSP allows form posts to this origin only). */
-  async function start(_req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function start(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = await begin(res, 'sign-in', 'login');
+    if (url) audit.record({ type: 'sign_in.started', details: { method: 'AUTHORIZATION_CODE' }, request: req });
     if (url) seeOther(res, url);
   }
 

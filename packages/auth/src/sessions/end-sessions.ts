@@ -1,5 +1,6 @@
 import { endAccountSessions, type Database, type SessionSelection, type StoredSession } from '@latchkey/db';
 import type Provider from 'oidc-provider';
+import type { AuditParties, AuditTrail } from '../audit/index.js';
 import type { EndedSessions } from './ended-sessions.js';
 
 export interface SessionEndingOptions {
@@ -13,6 +14,14 @@ export interface SessionEndingOptions {
   provider?: Provider;
   /** told of each back-channel logout that failed (the client's answer or its absence) */
   onBackchannelError?: (error: unknown, detail: { clientId: string }) => void;
+  /** where each ended session is recorded (`session.ended`) */
+  audit?: AuditTrail;
+}
+
+/** Why sessions end, and who ended them from which request: the `session.ended` events. */
+export interface SessionEndingCause extends AuditParties {
+  /** e.g. `ended by its user`, `ended by an administrator`, `ended by the operator` */
+  reason: string;
 }
 
 type BackchannelClient = { backchannelLogoutUri?: string; backchannelLogout(sub: string, sid: string): Promise<void> };
@@ -52,11 +61,20 @@ export function createSessionEnding(options: SessionEndingOptions) {
     await Promise.all(sends);
   }
 
-  /** Ends the selected sessions of `accountId` through `db` (the caller's view: its deadline). */
-  return async function endSessions(db: Database, accountId: string, selection: SessionSelection): Promise<EndedSessionsResult> {
+  /** Ends the selected sessions of `accountId` through `db` (the caller's view: its deadline), for `cause`. */
+  return async function endSessions(
+    db: Database,
+    accountId: string,
+    selection: SessionSelection,
+    cause: SessionEndingCause,
+  ): Promise<EndedSessionsResult> {
     const listedUntil = new Date(Date.now() + listedForMs);
     const ended = await endAccountSessions(db, accountId, selection, listedUntil);
-    for (const session of ended) options.endedSessions?.add(session.uid, listedUntil);
+    const { reason, ...parties } = cause;
+    for (const session of ended) {
+      options.endedSessions?.add(session.uid, listedUntil);
+      options.audit?.record({ type: 'session.ended', details: { sessionId: session.uid, reason }, subject: accountId, ...parties });
+    }
     return { count: ended.length, notified: notifyClients(ended) };
   };
 }

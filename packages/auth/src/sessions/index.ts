@@ -1,4 +1,10 @@
 export { createEndedSessions, type EndedSessions, type EndedSessionsOptions } from './ended-sessions.js';
-export { createSessionEnding, type EndedSessionsResult, type EndSessions, type SessionEndingOptions } from './end-sessions.js';
+export {
+  createSessionEnding,
+  type EndedSessionsResult,
+  type EndSessions,
+  type SessionEndingCause,
+  type SessionEndingOptions,
+} from './end-sessions.js';
 export { isSessionId, listSessions, type SessionView } from './list-sessions.js';
-export { recordSignInStep, USER_AGENT_MAX, userAgentOf, watchSessionUse } from './session-use.js';
+export { recordSignInStep, watchSessionUse } from './session-use.js';

@@ -1,16 +1,8 @@
 import { recordSessionSignIn, recordSessionUse, type Database } from '@latchkey/db';
+import { userAgentOf } from '@latchkey/http';
 import type { IncomingMessage } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-
-/** User agents are kept to this many characters. */
-export const USER_AGENT_MAX = 256;
-
-/** The request's User-Agent, cut to USER_AGENT_MAX characters; null without one. */
-export function userAgentOf(req: IncomingMessage): string | null {
-  const value = req.headers['user-agent'];
-  return typeof value === 'string' && value !== '' ? value.slice(0, USER_AGENT_MAX) : null;
-}
 
 /** A completed sign-in step in this browser's session: where and with what it was made. */
 export function recordSignInStep(

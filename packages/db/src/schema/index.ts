@@ -1,6 +1,7 @@
 // The database schema, one module per feature; drizzle-kit reads it from here (drizzle.config.ts) and the client
 // (client.ts) takes every table from this namespace.
 export * from './accounts.js';
+export * from './audit.js';
 export * from './credentials.js';
 export * from './documents.js';
 export * from './dpop.js';
