@@ -42,6 +42,17 @@ describe.runIf(hasChromium)("end to end in Chromium: the provider's account page
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${base}/account`);
     expect(await page.locator('main').textContent()).toContain('Signed in as alice@acme.test with a sign-in link or code by e-mail');
+    // Issue 17 point 2: her own recent sign-ins, from the audit trail (written in the background: a reload shows it).
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return page.locator('#sign-in-history').textContent();
+        },
+        { timeout: 10_000 },
+      )
+      .toContain('HeadlessChrome');
+    expect(await page.locator('#sign-in-history tbody tr').first().textContent()).toMatch(/sign-in link or code by e-mail.*signed in/i);
     expect(await page.locator('main').textContent()).toContain('You have no passkeys yet.');
 
     // Add a passkey with the virtual authenticator; the provider session is the credential.

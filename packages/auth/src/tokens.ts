@@ -19,6 +19,7 @@ export {
   createAccessTokenVerifier,
   type AccessTokenVerifier,
   type AccessTokenVerifierOptions,
+  type ProofOf,
   type TokenRejection,
   type VerificationResult,
 } from './principal/access-token-verifier.js';

@@ -173,7 +173,7 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         (await Promise.resolve()
           .then(() => {
             const provenKey = provenKeys.get(ctx);
-            const dpop = provenKey === undefined ? undefined : { proof: undefined, method: 'GET', path: '/graphql', provenKey };
+            const dpop = () => (provenKey === undefined ? undefined : { proof: undefined, method: 'GET', path: '/graphql', provenKey });
             return principalFrom(verifier, { authorization: credential, dpop });
           })
           .then(

@@ -9,7 +9,7 @@ import { restError, type RestMiddleware } from './router.js';
 export function authenticate(verifier: AccessTokenVerifier): RestMiddleware<Principal> {
   return async (request) => {
     const { req } = request;
-    const result = await principalFrom(verifier, { authorization: req.headers.authorization, dpop: proofOfRequest(req) });
+    const result = await principalFrom(verifier, { authorization: req.headers.authorization, dpop: () => proofOfRequest(req) });
     if (result === undefined) return;
     if (!result.ok) {
       return restError(401, 'The access token is invalid or expired.', {}, { 'www-authenticate': challengeFor(result) });

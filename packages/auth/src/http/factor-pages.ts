@@ -60,7 +60,7 @@ const REMEMBER_BROWSER = `<label class="inline"><input type="checkbox" name="rem
  * is met): what this sign-in still needs and the forms to give it, and the endpoints that check an
  * authenticator-app code or a recovery code. Every wrong code counts against its source like a wrong token.
  */
-export function createFactorPages({ origin, db, flow, gate }: LoginContext, options: FactorPagesOptions): Route[] {
+export function createFactorPages({ origin, db, flow, gate, audit }: LoginContext, options: FactorPagesOptions): Route[] {
   const { secondFactors, limits } = options;
   /** A refusal on the factor pages: the message, back to the factors, or start again. */
   const refusalPage = (message: string) =>
@@ -232,7 +232,10 @@ ${sections.join('\n<p>or</p>\n')}
       return refuse(req, res, 400, 'The code is not valid. Set up the app again from the previous page.');
     }
     await attempt.succeeded();
-    seeOther(res, await flow.proveFactor(req, res, form.pending.userId, 'TOTP'));
+    const userId = form.pending.userId;
+    // Set up on the way (its rule asked for it): a factor added, as on the account page.
+    audit.record({ type: 'factor.added', details: { factor: 'TOTP' }, actor: userId, subject: userId, request: req });
+    seeOther(res, await flow.proveFactor(req, res, userId, 'TOTP'));
   }
 
   /** The first password of an account, set on the way when its rule asks for one (not a guess: not counted). */
@@ -246,7 +249,9 @@ ${sections.join('\n<p>or</p>\n')}
     if (form.fields['confirm'] !== reading.value) return refuse(req, res, 400, 'The two passwords differ.');
     const refusal = await setPassword(form.pending.userId, (await emailOf(form.pending.userId)) ?? '', reading.value);
     if (refusal) return refuse(req, res, 400, refusal);
-    const next = await flow.proveFactor(req, res, form.pending.userId, 'PASSWORD');
+    const userId = form.pending.userId;
+    audit.record({ type: 'factor.added', details: { factor: 'PASSWORD' }, actor: userId, subject: userId, request: req });
+    const next = await flow.proveFactor(req, res, userId, 'PASSWORD');
     if (wantsJson(req)) return sendJson(res, 200, { status: next === FACTORS_PAGE ? 'more-factors-needed' : 'signed-in', continue: next });
     seeOther(res, next);
   }

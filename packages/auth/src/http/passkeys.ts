@@ -101,7 +101,7 @@ export function createPasskeyRoutes({ origin, secure, db, flow, gate, audit }: L
     req: IncomingMessage,
     res: ServerResponse,
   ): Promise<Pick<Principal, 'subject' | 'acr' | 'authTime'> | null | 'rejected'> {
-    const result = await principalFrom(verifier, { authorization: req.headers.authorization, dpop: proofOfRequest(req) });
+    const result = await principalFrom(verifier, { authorization: req.headers.authorization, dpop: () => proofOfRequest(req) });
     if (result !== undefined) return result.ok ? result.principal : 'rejected';
     const session = await readProviderSession(provider, req, res);
     // A session past a factor's validity (spec Multi-factor rules 2) is no caller until it is renewed.

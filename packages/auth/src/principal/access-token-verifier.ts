@@ -53,7 +53,13 @@ interface CacheEntry {
   result: VerificationResult & { ok: true };
   /** ms; the entry is dropped (and the token refused) once now passes exp + skew */
   expiresAtMs: number;
+  /** the token, when it was presented with the DPoP scheme (each request's proof is checked against it) */
+  dpopToken?: string;
 }
+
+/** The proof a request carries, asked for only when its credential uses the DPoP scheme (bearer requests never build one). */
+export type ProofOf = () => ProofContext | undefined;
+const NO_PROOF: ProofContext = Object.freeze({ proof: undefined, method: '', path: '' });
 
 const MALFORMED: VerificationResult = Object.freeze({ ok: false, rejection: 'malformed' });
 const EXPIRED: VerificationResult = Object.freeze({ ok: false, rejection: 'expired' });
@@ -133,7 +139,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
     cache.set(token, entry);
   }
 
-  async function verifySignature(token: string, cacheKey: string): Promise<VerificationResult> {
+  async function verifySignature(token: string, cacheKey: string, dpop: boolean): Promise<VerificationResult> {
     try {
       const { payload } = await jwtVerify(token, keySet, { ...verifyOptions, currentDate: new Date(now()) });
       // A token bound to a key is worth nothing without its proof of possession: only DPoP's (`cnf.jkt`) is
@@ -149,7 +155,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
         return { ok: false, rejection: 'invalid' };
       }
       const result = { ok: true as const, principal: toPrincipal(payload) };
-      remember(cacheKey, { result, expiresAtMs: payload.exp * 1000 + skewMs });
+      remember(cacheKey, { result, expiresAtMs: payload.exp * 1000 + skewMs, ...(dpop ? { dpopToken: token } : {}) });
       return result;
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) return { ok: false, rejection: 'expired' };
@@ -161,10 +167,10 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
   }
 
   /** One signature check per token even when many requests bring it at once (a client's first burst). */
-  function verifyOnce(token: string, cacheKey: string): Promise<VerificationResult> {
+  function verifyOnce(token: string, cacheKey: string, dpop = false): Promise<VerificationResult> {
     let inFlight = pending.get(cacheKey);
     if (!inFlight) {
-      inFlight = verifySignature(token, cacheKey).finally(() => pending.delete(cacheKey));
+      inFlight = verifySignature(token, cacheKey, dpop).finally(() => pending.delete(cacheKey));
       pending.set(cacheKey, inFlight);
     }
     return inFlight;
@@ -215,18 +221,28 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
    */
   function verifyAuthorization(
     header: string | null | undefined,
-    request?: Omit<ProofContext, 'proof'> & { proof: string | undefined },
+    proofOf?: ProofOf,
   ): VerificationResult | Promise<VerificationResult> | undefined {
     if (header == null || header === '') return undefined;
+    // The hot path: a cached bearer token is one Map lookup, with no parsing and no string copying.
+    const cached = cache.get(header);
+    if (cached) {
+      const { dpopToken } = cached;
+      if (now() >= cached.expiresAtMs) {
+        cache.delete(header);
+        return dpopToken === undefined ? EXPIRED : asDpop(EXPIRED);
+      }
+      return dpopToken === undefined
+        ? presentedAs(cached.result, '', undefined)
+        : presentedAs(cached.result, dpopToken, proofOf?.() ?? NO_PROOF);
+    }
     const presented = presentedToken(header);
     if (presented === false) return MALFORMED;
-    // The DPoP scheme needs the request it was sent with (its method and path); without one, nothing to check against.
-    const proof = presented.scheme === 'dpop' ? (request ?? { proof: undefined, method: '', path: '' }) : undefined;
-    const cached = cachedResult(header);
-    if (cached) return presentedAs(cached, presented.token, proof);
-    const { token } = presented;
+    const { token, scheme } = presented;
+    // The DPoP scheme needs the request it was sent with (its proof, method and path); without one, nothing passes.
+    const proof = scheme === 'dpop' ? (proofOf?.() ?? NO_PROOF) : undefined;
     if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return proof ? asDpop(MALFORMED) : MALFORMED;
-    return verifyOnce(token, header).then((result) => presentedAs(result, token, proof));
+    return verifyOnce(token, header, scheme === 'dpop').then((result) => presentedAs(result, token, proof));
   }
 
   return {

@@ -1,4 +1,4 @@
-import type { AccessTokenVerifier, VerificationResult } from './access-token-verifier.js';
+import type { AccessTokenVerifier, ProofOf, VerificationResult } from './access-token-verifier.js';
 import type { ProofContext } from './dpop-proof.js';
 
 /**
@@ -9,8 +9,8 @@ import type { ProofContext } from './dpop-proof.js';
 export type PresentedCredential =
   | {
       authorization: string | null | undefined;
-      /** the request's `DPoP` header, method and path (checked when the credential uses the DPoP scheme) */
-      dpop?: ProofContext;
+      /** the request's `DPoP` header, method and path, asked for only when the credential uses the DPoP scheme */
+      dpop?: ProofOf;
     }
   | { connectionParams: unknown /** the WebSocket endpoint's path (`htu`; `htm` is GET) */; path?: string };
 
@@ -45,5 +45,5 @@ export function principalFrom(verifier: AccessTokenVerifier, presented: Presente
   if ('authorization' in presented) return verifier.verifyAuthorization(presented.authorization, presented.dpop);
   const header = authorizationOfConnection(presented.connectionParams);
   if (header === false) return NOT_A_TOKEN;
-  return verifier.verifyAuthorization(header, proofOfConnection(presented.connectionParams, presented.path ?? '/graphql'));
+  return verifier.verifyAuthorization(header, () => proofOfConnection(presented.connectionParams, presented.path ?? '/graphql'));
 }

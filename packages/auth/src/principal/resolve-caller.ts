@@ -33,7 +33,7 @@ export function createCallerResolution<Context extends object>(options: CallerRe
   };
   return {
     resolveUserFn(context) {
-      const verified = principalFrom(verifier, { authorization: authorizationOf(context), dpop: proofOf?.(context) });
+      const verified = principalFrom(verifier, { authorization: authorizationOf(context), dpop: proofOf && (() => proofOf(context)) });
       return verified instanceof Promise ? verified.then((result) => settle(context, result)) : settle(context, verified);
     },
     challengeOf: (context) => {

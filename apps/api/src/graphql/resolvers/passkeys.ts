@@ -43,6 +43,8 @@ export const passkeyResolvers = {
     removePasskey: async (_source, { id }, context) => {
       const owner = await ownAccount(context, 'Mutation.removePasskey');
       if (!(await removePasskey(dbOf(context), owner, passkeyId(id)))) throw new NotFoundError();
+      const details = { factor: 'WEBAUTHN' } as const;
+      context.app.audit.record({ type: 'factor.removed', details, actor: owner, subject: owner, requestId: context.requestId });
       return { removedPasskeyId: id, userErrors: [] };
     },
   },
