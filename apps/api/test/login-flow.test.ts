@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { randomToken } from '@latchkey/auth';
+import { DPOP_ALGORITHMS, randomToken } from '@latchkey/auth';
 import { oneTimeTokens, seedDemoData } from '@latchkey/db';
-import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
 import { outboxOf } from './support/outbox.js';
@@ -282,10 +282,10 @@ describe('refresh tokens (offline_access) rotate on every use', () => {
   });
 });
 
-describe('issue 13 point 6: no DPoP until the API can check proof of possession', () => {
-  it('discovery advertises no DPoP, and a token request with a DPoP proof gets a plain Bearer token without cnf', async () => {
+describe('issue 17 point 3 (superseding issue 13 point 6): DPoP now that the API checks proof of possession', () => {
+  it('discovery advertises the DPoP algorithms the API accepts, and a token request with a DPoP proof gets a DPoP token bound to its key', async () => {
     const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
-    expect(discovery).not.toHaveProperty('dpop_signing_alg_values_supported');
+    expect(discovery['dpop_signing_alg_values_supported']).toEqual([...DPOP_ALGORITHMS]);
 
     const browser = new BrowserSession(base);
     const { interaction, verifier } = await authorize(browser);
@@ -316,11 +316,12 @@ describe('issue 13 point 6: no DPoP until the API can check proof of possession'
     });
     expect(response.status).toBe(200);
     const tokens = (await response.json()) as { token_type: string; access_token: string };
-    expect(tokens.token_type).toBe('Bearer');
-    expect(decodeJwt(tokens.access_token)).not.toHaveProperty('cnf');
-    expect((await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token })).json).toEqual({
-      data: { me: { email: 'bob@acme.test' } },
-    });
+    expect(tokens.token_type).toBe('DPoP');
+    expect(decodeJwt(tokens.access_token)['cnf']).toEqual({ jkt: await calculateJwkThumbprint(await exportJWK(publicKey)) });
+    // Bound: as a bearer token it is refused (the API wants its proof; test/dpop.test.ts proves the rest).
+    const asBearer = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token });
+    expect(asBearer.status).toBe(401);
+    expect(asBearer.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_token"/);
   });
 });
 
