@@ -70,5 +70,5 @@ export async function sessionsCommand(config: Config, args: string[]): Promise<v
   const [sub, ...rest] = args;
   if (sub === 'list') return list(config, rest);
   if (sub === 'end') return end(config, rest);
-  throw new UsageError('sessions: expected "list --email EMAIL" or "end --email EMAIL [--id ID]"');
+  throw new UsageError('sessions: expected "list --email EMAIL" or "end --email EMAIL [--id=ID]"');
 }
