@@ -1,29 +1,14 @@
-import { seedDemoData } from '@latchkey/db';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from './support/chromium.js';
+import { describe, expect, it } from 'vitest';
+import { hasChromium, useChromiumService } from './support/chromium.js';
 import { codeOf, outboxOf } from './support/outbox.js';
-import { startLocalhostService, type TestService } from './support/service.js';
 
 describe.runIf(hasChromium)('end to end in Chromium: BIND_LINKS_TO_BROWSER=true (issue 17 point 4)', () => {
-  let service: TestService;
-  let browser: Browser;
-  let base: string;
-
-  beforeAll(async () => {
-    ({ service, base } = await startLocalhostService({ NODE_ENV: 'development', BIND_LINKS_TO_BROWSER: 'true' }));
-    await seedDemoData(service.database);
-    browser = await launchChromium();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop();
-  });
+  const started = useChromiumService({ NODE_ENV: 'development', BIND_LINKS_TO_BROWSER: 'true' });
 
   it("the link opened on another device signs nothing in and says to type the code; the code typed in the browser that asked completes the application's sign-in", async () => {
-    const outbox = outboxOf(service.config.dataDir);
-    const laptop = await (await browser.newContext()).newPage();
-    await laptop.goto(`${base}/`);
+    const outbox = outboxOf(started.service.config.dataDir);
+    const laptop = await (await started.browser.newContext()).newPage();
+    await laptop.goto(`${started.base}/`);
     await laptop.getByRole('button', { name: 'Sign in' }).click();
     await laptop.waitForURL(/\/interaction\//);
     await laptop.getByLabel('E-mail address').fill('alice@acme.test');
@@ -33,7 +18,7 @@ describe.runIf(hasChromium)('end to end in Chromium: BIND_LINKS_TO_BROWSER=true 
     const message = await outbox.next(before, 'alice@acme.test');
 
     // The phone (another browser) opens the link from the message.
-    const phone = await (await browser.newContext()).newPage();
+    const phone = await (await started.browser.newContext()).newPage();
     await phone.goto(message.magicLink);
     expect(await phone.locator('main').textContent()).toContain('work only in this browser');
     await phone.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -43,7 +28,7 @@ describe.runIf(hasChromium)('end to end in Chromium: BIND_LINKS_TO_BROWSER=true 
     // Back on the laptop, the code from the same message finishes the sign-in the demo application asked for.
     await laptop.getByLabel(/6-digit code/).fill(codeOf(message));
     await laptop.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await laptop.waitForURL(`${base}/`);
+    await laptop.waitForURL(`${started.base}/`);
     await expect.poll(() => laptop.locator('#claims').textContent(), { timeout: 10_000 }).toContain('"otp"');
   });
 });

@@ -1,10 +1,8 @@
-import { seedDemoData } from '@latchkey/db';
 import { calculateJwkThumbprint, decodeJwt } from 'jose';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoSignInByLink, graphqlFromDemoPage, hasChromium, launchChromium } from './support/chromium.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { demoSignInByLink, graphqlFromDemoPage, hasChromium, useChromiumService } from './support/chromium.js';
 import { outboxOf } from './support/outbox.js';
-import { startLocalhostService, type TestService } from './support/service.js';
 
 /** The demo's key pair as IndexedDB keeps it: its public JWK, and whether script can export the private key. */
 function storedKey(
@@ -32,24 +30,12 @@ function storedKey(
 }
 
 describe.runIf(hasChromium)('end to end in Chromium: the demo binds its tokens with DPoP (issue 17 point 3)', () => {
-  let service: TestService;
-  let browser: Browser;
-  let base: string;
-
-  beforeAll(async () => {
-    ({ service, base } = await startLocalhostService({ NODE_ENV: 'development' }));
-    await seedDemoData(service.database);
-    browser = await launchChromium();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop();
-  });
+  const started = useChromiumService({ NODE_ENV: 'development' });
 
   it('the token is bound to a non-extractable key kept in IndexedDB; the page calls the API with proofs, and after a reload with the same key', async () => {
-    const page = await (await browser.newContext()).newPage();
-    await demoSignInByLink(page, base, outboxOf(service.config.dataDir), 'alice@acme.test');
-    await page.waitForURL(`${base}/`);
+    const page = await (await started.browser.newContext()).newPage();
+    await demoSignInByLink(page, started.base, outboxOf(started.service.config.dataDir), 'alice@acme.test');
+    await page.waitForURL(`${started.base}/`);
     await expect.poll(() => page.locator('#documents li').count(), { timeout: 10_000 }).toBeGreaterThan(0);
 
     const tokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as {

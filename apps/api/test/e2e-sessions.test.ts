@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoSignInByLink, hasChromium, launchChromium } from './support/chromium.js';
+import { demoSignInByLink, hasChromium, launchChromium, signInOnProviderPage } from './support/chromium.js';
 import { outboxOf } from './support/outbox.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { databaseKind } from './support/service.js';
@@ -74,14 +74,7 @@ describe.runIf(hasChromium && databaseKind === 'postgres')(
       );
 
       const desk = await (await browser.newContext({ userAgent: 'Desk Chromium' })).newPage();
-      await desk.goto(`${base}/login`);
-      await desk.getByLabel('E-mail address').fill('alice@acme.test');
-      const before = outbox.count();
-      await desk.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
-      await desk.waitForURL(/\/login\/ott\?sent=1/);
-      await desk.goto((await outbox.next(before, 'alice@acme.test')).magicLink);
-      await desk.getByRole('button', { name: 'Sign in', exact: true }).click();
-      await desk.waitForURL(`${base}/account`);
+      await signInOnProviderPage(desk, base, outbox, 'alice@acme.test');
       const laptopRow = desk.locator('#sessions li', { hasText: 'Laptop Chromium' });
       expect(await laptopRow.textContent()).toContain('used through latchkey-demo');
       expect(await desk.locator('#sessions li', { hasText: 'Desk Chromium' }).textContent()).toContain('this browser');

@@ -97,7 +97,11 @@ describe('issue 17 point 1: the operator CLI lists and ends sessions', () => {
       });
 
       expect((await run(CLI, ['sessions', 'end', '--email', 'alice@acme.test', '--id=AAAAAAAAAAAAAAAAAAAAA'], env, workDir)).code).toBe(4);
-      const endOne = await run(CLI, ['sessions', 'end', '--email', 'alice@acme.test', `--id=${one.sessionId}`], env, workDir);
+      // An id may begin with '-' (a nanoid): the word after --id is its value, not a missing one (4, not 2).
+      expect((await run(CLI, ['sessions', 'end', '--email', 'alice@acme.test', '--id', '-AAAAAAAAAAAAAAAAAAAA'], env, workDir)).code).toBe(
+        4,
+      );
+      const endOne = await run(CLI, ['sessions', 'end', '--email', 'alice@acme.test', '--id', one.sessionId], env, workDir);
       expect(endOne.code, endOne.stderr).toBe(0);
       expect(JSON.parse(endOne.stdout)).toEqual({ ended: 1 });
       const viewer = (token: string) => postGraphQL(`${base}/graphql`, { query: '{ viewer { subject } }' }, { token });

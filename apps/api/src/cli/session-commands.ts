@@ -36,8 +36,21 @@ async function list(config: Config, args: string[]): Promise<void> {
   });
 }
 
+/**
+ * Session ids are nanoids and may begin with `-`, which node's parseArgs takes for a missing value after `--id`: the
+ * word after `--id` is its value, whatever it looks like (`--id=ID` works too).
+ */
+function idAsValue(args: string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    if (args[index] === '--id' && index + 1 < args.length) joined.push(`--id=${args[++index]}`);
+    else joined.push(args[index]!);
+  }
+  return joined;
+}
+
 async function end(config: Config, args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { email: { type: 'string' }, id: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ args: idAsValue(args), options: { email: { type: 'string' }, id: { type: 'string' } }, strict: true });
   const email = emailOption(values.email, 'end');
   if (values.id !== undefined && !isSessionId(values.id))
     throw new UsageError('sessions end: --id must be a session id (as `sessions list` prints it)');
@@ -70,5 +83,5 @@ export async function sessionsCommand(config: Config, args: string[]): Promise<v
   const [sub, ...rest] = args;
   if (sub === 'list') return list(config, rest);
   if (sub === 'end') return end(config, rest);
-  throw new UsageError('sessions: expected "list --email EMAIL" or "end --email EMAIL [--id=ID]"');
+  throw new UsageError('sessions: expected "list --email EMAIL" or "end --email EMAIL [--id ID]"');
 }

@@ -21,10 +21,9 @@ commands:
                                document must validate against this schema, or nothing is imported (exit 2)
   persisted count              how many persisted operations the database holds (APQ registrations, allowlist)
   sessions list --email EMAIL  the user's signed-in sessions, one JSON object per line
-  sessions end --email EMAIL [--id=ID]
+  sessions end --email EMAIL [--id ID]
                                end one session or all of them (their tokens are refused within seconds; clients
-                               with a back-channel logout URI are told); prints {"ended":N}; unknown e-mail or id: exit 4;
-                               write --id=ID: an id may begin with "-"
+                               with a back-channel logout URI are told); prints {"ended":N}; unknown e-mail or id: exit 4
   audit verify [--checkpoint FILE]
                                verify the audit trail's chain (from its retention anchor); with FILE (a checkpoint
                                JWS as printed), also that the chain still reaches it; exit 1 names the first edited,

@@ -1,10 +1,15 @@
 import { existsSync } from 'node:fs';
 import { needsTool } from '@latchkey/db/testing';
 import { CHROMIUM } from '@latchkey/auth/testing';
-import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { seedDemoData } from '@latchkey/db';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { startLocalhostService, type TestService } from './service.js';
 import type { outboxOf } from './outbox.js';
 
-export { launchChromium } from '@latchkey/auth/testing';
+import { launchChromium } from '@latchkey/auth/testing';
+
+export { launchChromium };
 
 export const hasChromium = needsTool(
   'chromium',
@@ -74,4 +79,34 @@ export function graphqlFromDemoPage(page: Page, query: string, variables?: Recor
     });
     return { status: response.status, json: await response.json(), challenge: response.headers.get('www-authenticate') };
   })(${JSON.stringify({ query, variables })})`);
+}
+
+/**
+ * A seeded localhost service with `env` and a Chromium for the tests of the calling describe block (started before
+ * them, closed after). Its fields are set once they have started.
+ */
+export function useChromiumService(env: Record<string, string>): { service: TestService; base: string; browser: Browser } {
+  const started = {} as { service: TestService; base: string; browser: Browser };
+  beforeAll(async () => {
+    ({ service: started.service, base: started.base } = await startLocalhostService(env));
+    await seedDemoData(started.service.database);
+    started.browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await started.browser?.close();
+    await started.service?.stop();
+  });
+  return started;
+}
+
+/** Signs `email` in on the provider's own sign-in page (no application waiting) with the e-mailed link; ends on /account. */
+export async function signInOnProviderPage(page: Page, base: string, outbox: ReturnType<typeof outboxOf>, email: string): Promise<void> {
+  await page.goto(`${base}/login`);
+  await page.getByLabel('E-mail address').fill(email);
+  const before = outbox.count();
+  await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+  await page.waitForURL(/\/login\/ott\?sent=1/);
+  await page.goto((await outbox.next(before, email)).magicLink);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL(`${base}/account`);
 }
