@@ -128,7 +128,7 @@ export {
   purgeAuditEventsThrough,
 } from './repositories/audit.js';
 export { isEmpty, seedDemoData } from './seed.js';
-export { BENCH_DATA, seedBenchData } from './seed-bench.js';
+export { BENCH_DATA, BULK_STATEMENT_TIMEOUT_MS, seedBenchData } from './seed-bench.js';
 export type { BenchSeedCounts, BenchSeedResult } from './seed-bench.js';
 export type { SeedResult } from './seed.js';
 

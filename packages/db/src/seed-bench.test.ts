@@ -4,7 +4,7 @@ import { createTestTarget, serverUrl } from '../tests/helpers.js';
 import { createDatabase, type DatabaseHandle } from './client.js';
 import { runMigrations } from './migrate.js';
 import { rowsOf } from './rows.js';
-import { BENCH_DATA, seedBenchData } from './seed-bench.js';
+import { BENCH_DATA, BULK_STATEMENT_TIMEOUT_MS, seedBenchData } from './seed-bench.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -20,7 +20,7 @@ describe(`benchmark data (issue 16: pnpm latchkey seed --bench) (${serverUrl ? '
   it('adds 50 organizations, 2,000 users in every role and 100,000 documents in every state, once', { timeout: 300_000 }, async () => {
     const target = await createTestTarget();
     cleanups.push(() => target.cleanup());
-    const database = await createDatabase({ url: target.url, dataDir: target.dataDir });
+    const database = await createDatabase({ url: target.url, dataDir: target.dataDir, timeoutMs: BULK_STATEMENT_TIMEOUT_MS });
     cleanups.push(() => database.close());
     await runMigrations(database);
 

@@ -40,6 +40,12 @@ async function countAdded(db: Database, insert: SQL): Promise<number> {
 }
 
 /**
+ * Bulk statements (thousands of rows each): open the database with `BULK_STATEMENT_TIMEOUT_MS` or more, not a
+ * request's deadline, or a loaded machine times them out.
+ */
+export const BULK_STATEMENT_TIMEOUT_MS = 120_000;
+
+/**
  * A realistic data set for `pnpm bench` on top of the demo data: 50 organizations, 2,000 users with
  * memberships in every role, and 100,000 documents in every state with some legal holds, embargoes and
  * internal notes, 2,400 of them in `acme` (owned by alice, erin and 39 bench members of acme). Every row is

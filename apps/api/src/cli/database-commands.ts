@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { NO_AUDIT, readOutbox } from '@latchkey/auth';
-import { createDatabase, findUserIdByEmail, runMigrations, seedBenchData, seedDemoData } from '@latchkey/db';
+import { BULK_STATEMENT_TIMEOUT_MS, createDatabase, findUserIdByEmail, runMigrations, seedBenchData, seedDemoData } from '@latchkey/db';
 import { createPersistedStore, ManifestError } from '@latchkey/persisted';
 import { isAuthorizationDenied } from '@latchkey/policy';
 import type { Config } from '../config.js';
@@ -134,13 +134,13 @@ export async function persistedCommand(config: Config, args: string[]): Promise<
   });
 }
 
-export async function withDatabase<T>(config: Config, run: (db: Awaited<ReturnType<typeof createDatabase>>) => Promise<T>): Promise<T> {
-  const database = await createDatabase({
-    url: config.database.url,
-    dataDir: config.dataDir,
-    poolSize: 2,
-    timeoutMs: config.database.timeoutMs,
-  });
+export async function withDatabase<T>(
+  config: Config,
+  run: (db: Awaited<ReturnType<typeof createDatabase>>) => Promise<T>,
+  /** per-statement deadline; bulk work (`seed --bench`) needs longer than a request's DATABASE_TIMEOUT */
+  timeoutMs = config.database.timeoutMs,
+): Promise<T> {
+  const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: 2, timeoutMs });
   try {
     return await run(database);
   } finally {
@@ -160,18 +160,22 @@ export async function seedCommand(config: Config, args: string[]): Promise<void>
   const { values } = parseArgs({ args, options: { bench: { type: 'boolean', default: false } }, strict: true });
   // Made-up data at volume is for measuring, never for a production database.
   if (values.bench && config.env === 'production') throw new UsageError('seed --bench is refused under NODE_ENV=production');
-  await withDatabase(config, async (database) => {
-    await runMigrations(database);
-    if (values.bench) {
-      // One JSON line of what was added (zeros on a second run): scripts read it.
-      process.stdout.write(`${JSON.stringify({ ...(await seedBenchData(database)), database: database.kind })}\n`);
-      return;
-    }
-    const seeded = await seedDemoData(database);
-    process.stderr.write(
-      `demo data: ${seeded.organizations} organizations, ${seeded.users} users, ${seeded.documents} documents added (${database.kind})\n`,
-    );
-  });
+  await withDatabase(
+    config,
+    async (database) => {
+      await runMigrations(database);
+      if (values.bench) {
+        // One JSON line of what was added (zeros on a second run): scripts read it.
+        process.stdout.write(`${JSON.stringify({ ...(await seedBenchData(database)), database: database.kind })}\n`);
+        return;
+      }
+      const seeded = await seedDemoData(database);
+      process.stderr.write(
+        `demo data: ${seeded.organizations} organizations, ${seeded.users} users, ${seeded.documents} documents added (${database.kind})\n`,
+      );
+    },
+    values.bench ? Math.max(config.database.timeoutMs, BULK_STATEMENT_TIMEOUT_MS) : undefined,
+  );
 }
 
 /** `token --email`: the account's id (migrating first: a fresh data directory has no tables yet). */
