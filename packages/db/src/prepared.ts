@@ -1,7 +1,15 @@
 import type { Database } from './client.js';
+import { compileRowMapper, type SelectedField } from './row-mapper.js';
 
 interface Executable<Result> {
   execute(values?: Record<string, unknown>): Promise<Result>;
+}
+
+/** What drizzle's prepared select keeps to map its rows (both drivers' prepared queries have these). */
+interface MappedQuery {
+  fields?: SelectedField[];
+  joinsNotNullableMap?: Record<string, boolean>;
+  customResultMapper?: (rows: unknown[][]) => unknown;
 }
 
 /** What drizzle's prepared query reads from its session when it runs: where to send the statement, what to log. */
@@ -32,9 +40,19 @@ export function reusableRead<Values extends Record<string, unknown>, Result>(
     const session = sessionOf(db);
     const driver = session.constructor;
     let prepared = byDriver.get(driver);
-    if (!prepared) byDriver.set(driver, (prepared = build(db).prepare(name)));
+    if (!prepared) byDriver.set(driver, (prepared = withCompiledMapper(build(db).prepare(name))));
     // A shallow per-call view of the prepared query: its own client and logger, everything else shared.
     const bound = Object.create(prepared, { client: { value: session.client }, logger: { value: session.logger } }) as Executable<Result>;
     return bound.execute(values);
   };
+}
+
+/**
+ * Rows mapped by a function built for this statement (`compileRowMapper`) instead of drizzle's per-column walk.
+ * Both drivers' prepared queries call `customResultMapper` with the rows in array mode when it is set.
+ */
+function withCompiledMapper<Result>(prepared: Executable<Result>): Executable<Result> {
+  const query = prepared as unknown as MappedQuery;
+  if (query.fields && !query.customResultMapper) query.customResultMapper = compileRowMapper(query.fields, query.joinsNotNullableMap);
+  return prepared;
 }
