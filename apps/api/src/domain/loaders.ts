@@ -9,14 +9,38 @@ import {
 import DataLoader from 'dataloader';
 
 /**
- * Batched lookups for one request: every `load` made in the same tick becomes one SQL statement, so a page
- * of documents with owners and organizations costs the same number of statements whatever its size.
+ * A request's batched lookup of one kind of row: every `load` of a key it does not hold yet, made in the same
+ * tick, becomes one SQL statement. A key it holds (primed by a statement that read the row anyway, or loaded
+ * earlier in the request) is answered at once, without a promise: a page's resolvers then run synchronously
+ * for every row whose data the page's own statements brought, which spares the executor a promise per field.
+ */
+export interface RowLoader<Value> {
+  load(key: string): Value | Promise<Value>;
+  prime(key: string, value: Value): void;
+}
+
+function rowLoader<Value>(batch: (keys: readonly string[]) => Promise<Value[]>): RowLoader<Value> {
+  const held = new Map<string, Value>();
+  const loader = new DataLoader<string, Value>(async (keys) => {
+    const values = await batch(keys);
+    keys.forEach((key, index) => held.set(key, values[index]!));
+    return values;
+  });
+  return {
+    load: (key) => (held.has(key) ? held.get(key)! : loader.load(key)),
+    prime: (key, value) => void held.set(key, value),
+  };
+}
+
+/**
+ * Batched lookups for one request: a page of documents with owners and organizations costs the same number
+ * of statements whatever its size.
  */
 export interface RequestLoaders {
-  organization: DataLoader<string, OrganizationRow | null>;
-  user: DataLoader<string, UserRow | null>;
+  organization: RowLoader<OrganizationRow | null>;
+  user: RowLoader<UserRow | null>;
   /** the ids of the organizations a user belongs to */
-  organizationIdsOf: DataLoader<string, readonly string[]>;
+  organizationIdsOf: RowLoader<readonly string[]>;
 }
 
 function byId<Row extends { id: string }>(rows: readonly Row[], ids: readonly string[]): (Row | null)[] {
@@ -25,16 +49,16 @@ function byId<Row extends { id: string }>(rows: readonly Row[], ids: readonly st
 }
 
 function createRequestLoaders(db: Database): RequestLoaders {
-  const organizationIdsOf: RequestLoaders['organizationIdsOf'] = new DataLoader(async (userIds) => {
+  const organizationIdsOf = rowLoader<readonly string[]>(async (userIds) => {
     const rows = await listOrganizationIdsOfUsers(db, userIds);
     const byUser = new Map<string, string[]>();
     for (const row of rows) (byUser.get(row.userId) ?? byUser.set(row.userId, []).get(row.userId)!).push(row.organizationId);
     return userIds.map((id) => byUser.get(id) ?? []);
   });
   return {
-    organization: new DataLoader(async (ids) => byId(await listOrganizationsByIds(db, ids), ids)),
+    organization: rowLoader(async (ids) => byId(await listOrganizationsByIds(db, ids), ids)),
     // Users come with the ids of their organizations (one statement): the e-mail rule needs them for every owner.
-    user: new DataLoader(async (ids) => {
+    user: rowLoader(async (ids) => {
       const rows = await listUsersWithOrganizationIds(db, ids);
       for (const { user, organizationIds } of rows) organizationIdsOf.prime(user.id, organizationIds);
       return byId(

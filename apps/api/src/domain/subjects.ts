@@ -18,6 +18,8 @@ export async function loadSubject(db: Database, userId: string): Promise<Subject
  */
 export function createSubjectLoader() {
   const byRequest = new WeakMap<object, Promise<Subject | null>>();
+  /** the subjects read so far, by request key: what `now` answers without waiting */
+  const settled = new WeakMap<object, Subject | null>();
   /** the request key each subject read was made for: a denial names its subject, and the audit trail finds the request */
   const scopes = new WeakMap<Subject, object>();
   const remember = (request: object) => (subject: Subject | null) => {
@@ -27,13 +29,23 @@ export function createSubjectLoader() {
   const load = (request: object, userId: string | null, db: Database): Promise<Subject | null> => {
     if (userId === null) return Promise.resolve(null);
     let subject = byRequest.get(request);
-    if (!subject) byRequest.set(request, (subject = loadSubject(db, userId).then(remember(request))));
+    if (!subject) byRequest.set(request, (subject = settle(request, loadSubject(db, userId).then(remember(request)))));
     return subject;
   };
+  const settle = (request: object, subject: Promise<Subject | null>) =>
+    subject.then((value) => {
+      settled.set(request, value);
+      return value;
+    });
+  /**
+   * The subject already read for this request key, without a promise; undefined while it has not been read yet.
+   * A guest (no user id) is null at once.
+   */
+  load.now = (request: object, userId: string | null): Subject | null | undefined => (userId === null ? null : settled.get(request));
   /** The request key a subject was read for by this loader (undefined: another loader's, or a shared one). */
   load.scopeOf = (subject: object): object | undefined => scopes.get(subject as Subject);
   /** Uses a subject already read (one read shared by the subscribers of an event) for this request key. */
-  load.prime = (request: object, subject: Promise<Subject | null>): void => void byRequest.set(request, subject);
+  load.prime = (request: object, subject: Promise<Subject | null>): void => void byRequest.set(request, settle(request, subject));
   return load;
 }
 

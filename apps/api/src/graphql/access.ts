@@ -31,6 +31,19 @@ export function dbOf(context: GraphQLContext): Database {
 export const subjectOf = (context: GraphQLContext): Promise<Subject | null> =>
   context.app.subjects(scopeOf(context), context.caller?.subject ?? null, dbOf(context));
 
+/**
+ * The caller's attributes if this request has read them already (null for a guest), else undefined: lets a
+ * per-row resolver answer without a promise once the page's first statement has read them.
+ */
+export const subjectNow = (context: GraphQLContext): Subject | null | undefined =>
+  context.app.subjects.now(scopeOf(context), context.caller?.subject ?? null);
+
+/** The caller's attributes: at once when already read, else the promise of reading them. */
+export function subjectAtHand(context: GraphQLContext): Subject | null | Promise<Subject | null> {
+  const now = subjectNow(context);
+  return now === undefined ? subjectOf(context) : now;
+}
+
 /** Batched lookups, one set per request (per event for subscriptions). */
 export const loadersOf = (context: GraphQLContext) => context.app.loaders(scopeOf(context), dbOf(context));
 

@@ -2,7 +2,7 @@ import { applyDirectiveRules, type Ability } from '@latchkey/policy';
 import { createSchema } from 'graphql-yoga';
 import { AccountPolicy, DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
-import { subjectOf } from './access.js';
+import { subjectAtHand } from './access.js';
 import { MODEL_SERVED_FIELDS } from '../generated/model-served.js';
 import { typeDefs } from '../generated/type-defs.js';
 import { resolverGaps, type CompletenessCheck } from './completeness.js';
@@ -67,7 +67,7 @@ export function buildSchema() {
   if (gaps.length > 0) throw new SchemaGapError(gaps);
   const schema = applyStepUpRules(executable);
   return applyDirectiveRules<Subject, GraphQLContext>(schema, {
-    subject: subjectOf,
+    subject: subjectAtHand,
     policies: [AccountPolicy, OrganizationPolicy, DocumentPolicy],
     roleAbility: AccountPolicy.holdsRole as Ability<Subject, [string]>,
     fieldLevel: true,

@@ -4,7 +4,8 @@ import { changeMemberRole, membershipsOf } from '../../domain/memberships.js';
 import { getOrganization } from '../../domain/organizations.js';
 import { AccountPolicy } from '../../domain/policies.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { dbOf, domainRequest, loadersOf, subjectOf } from '../access.js';
+import { dbOf, domainRequest, loadersOf, subjectAtHand, subjectOf } from '../access.js';
+import { whenAtHand } from '../at-hand.js';
 
 export const accountResolvers = {
   Query: {
@@ -15,12 +16,14 @@ export const accountResolvers = {
   User: {
     emailVerified: (user) => user.emailVerified,
     // Field level per row (spec Authorization 3, 12): the account itself and ADMINs of one of its organizations.
-    email: async (user, _args, context) => {
-      const subject = await subjectOf(context);
-      const organizationIds = subject?.id === user.id ? [] : await loadersOf(context).organizationIdsOf.load(user.id);
-      authorize(subject, AccountPolicy.viewEmail, [user, organizationIds], { handler: 'User.email' });
-      return user.email;
-    },
+    // Without a promise when the caller and the account's organizations are at hand (a page's owners).
+    email: (user, _args, context) =>
+      whenAtHand(subjectAtHand(context), (subject) =>
+        whenAtHand(subject?.id === user.id ? [] : loadersOf(context).organizationIdsOf.load(user.id), (organizationIds) => {
+          authorize(subject, AccountPolicy.viewEmail, [user, organizationIds], { handler: 'User.email' });
+          return user.email;
+        }),
+      ),
     memberships: (user, _args, context) => membershipsOf(dbOf(context), user.id),
   },
   // The plain Membership and Organization fields resolve by property name; billingEmail is guarded by @can.

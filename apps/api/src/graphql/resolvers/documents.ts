@@ -1,3 +1,4 @@
+import type { OrganizationRow, UserRow } from '@latchkey/db';
 import { can } from '@latchkey/policy';
 import {
   archiveDocument,
@@ -10,7 +11,8 @@ import {
 import { getDocument, getDocumentByTitle, listDocuments } from '../../domain/documents.js';
 import { DocumentPolicy } from '../../domain/policies.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { domainRequest, loadersOf, subjectOf } from '../access.js';
+import { domainRequest, loadersOf, subjectAtHand } from '../access.js';
+import { type AtHand, whenBothAtHand } from '../at-hand.js';
 
 export const documentResolvers = {
   Query: {
@@ -31,14 +33,16 @@ export const documentResolvers = {
       }),
   },
   Document: {
-    // Plain fields resolve by property name; internalNotes is guarded by its @can mark, once per row.
-    organization: async (doc, _args, context) => (await loadersOf(context).organization.load(doc.organizationId))!,
-    owner: async (doc, _args, context) => (await loadersOf(context).user.load(doc.ownerId))!,
-    viewerCan: async (doc, _args, context) => ({
-      subject: await subjectOf(context),
-      document: doc,
-      organization: (await loadersOf(context).organization.load(doc.organizationId))!,
-    }),
+    // Plain fields resolve by property name; internalNotes is guarded by its @can mark, once per row. A document's
+    // organization and owner exist (foreign keys); on a page both are usually at hand, and then so is the answer.
+    organization: (doc, _args, context) => loadersOf(context).organization.load(doc.organizationId) as AtHand<OrganizationRow>,
+    owner: (doc, _args, context) => loadersOf(context).user.load(doc.ownerId) as AtHand<UserRow>,
+    viewerCan: (doc, _args, context) =>
+      whenBothAtHand(subjectAtHand(context), loadersOf(context).organization.load(doc.organizationId), (subject, organization) => ({
+        subject,
+        document: doc,
+        organization: organization!,
+      })),
   },
   // The yes/no check of the very abilities the mutations authorize with (spec Authorization 10).
   DocumentAbilities: {
