@@ -52,9 +52,9 @@ describe('Authorization 15 and field checks without a query per row', () => {
       expect(twenty.result.json.data.documents.edges).toHaveLength(20);
       expect(five.result.json.data.documents.edges).toHaveLength(5);
       expect(twenty.statements.length).toBe(five.statements.length);
-      // subject (user + memberships), the page with its organizations, the owners with their organization ids
-      // (for the e-mail rule); organizations and viewerCan add nothing.
-      expect(twenty.statements.length).toBe(3);
+      // subject (user + memberships), and the page with its organizations and its owners with their organization
+      // ids (for the e-mail rule); organizations and viewerCan add nothing.
+      expect(twenty.statements.length).toBe(2);
       expect(twenty.statements.filter((sql) => /from "documents"/i.test(sql))).toHaveLength(1);
     },
   );
@@ -65,6 +65,31 @@ describe('Authorization 15 and field checks without a query per row', () => {
     const after = first.json.data.documents.pageInfo.endCursor;
     const next = await statementsDuring(() => postGraphQL(service.graphqlUrl, { query: PAGE, variables: { first: 20, after } }, { token }));
     expect(next.result.json.data.documents.edges).toHaveLength(20);
-    expect(next.statements.length).toBe(3);
+    expect(next.statements.length).toBe(2);
+  });
+
+  it('a page reads its owners in its own statement only when it selects them, fragments included', async () => {
+    const token = await demo.token('alice');
+    const listing = (statements: string[]) => statements.filter((sql) => /from "documents"/i.test(sql));
+    const withoutOwners = await statementsDuring(() =>
+      postGraphQL(service.graphqlUrl, { query: '{ documents(first: 20) { edges { node { id title } } } }' }, { token }),
+    );
+    expect(withoutOwners.statements).toHaveLength(2);
+    expect(listing(withoutOwners.statements)[0]).not.toMatch(/"users"/);
+
+    const throughFragments = await statementsDuring(() =>
+      postGraphQL(
+        service.graphqlUrl,
+        {
+          query:
+            'query { documents(first: 20) { ...Page } } fragment Page on DocumentConnection { edges { node { ... on Document { owner { displayName email } } } } }',
+        },
+        { token },
+      ),
+    );
+    expect(throughFragments.result.json.data.documents.edges).toHaveLength(20);
+    expect(throughFragments.result.json.data.documents.edges[0].node.owner.email).toMatch(/@/);
+    expect(throughFragments.statements).toHaveLength(2);
+    expect(listing(throughFragments.statements)[0]).toMatch(/"users"/);
   });
 });

@@ -6,6 +6,7 @@ import {
   type DocumentStatus,
   type OrganizationRow,
 } from '@latchkey/db';
+import { can } from '@latchkey/policy';
 import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
@@ -13,11 +14,32 @@ import { DocumentPolicy, visibleDocumentsScope } from './policies.js';
 import type { Subject } from './subject.js';
 import { requireId, requireSlug, requireText } from './validate.js';
 
-/** What `viewerCan` is computed from: the caller, the document and its organization. */
-export interface DocumentAbilitySource {
-  subject: Subject | null;
-  document: DocumentRow;
-  organization: OrganizationRow;
+/**
+ * `viewerCan`: the yes/no check of the very abilities the mutations authorize with (spec Authorization 10). Each
+ * ability is decided when its field is read (a getter), so a page asks only what its selection names, and the
+ * executor reads a property instead of calling a resolver (with its resolve info) five times per row.
+ */
+export class ViewerDocumentAbilities {
+  constructor(
+    private readonly subject: Subject | null,
+    private readonly document: DocumentRow,
+    private readonly organization: OrganizationRow,
+  ) {}
+  get update(): boolean {
+    return can(this.subject, DocumentPolicy.update, this.document);
+  }
+  get publish(): boolean {
+    return can(this.subject, DocumentPolicy.publish, this.document, this.organization);
+  }
+  get archive(): boolean {
+    return can(this.subject, DocumentPolicy.archive, this.document);
+  }
+  get delete(): boolean {
+    return can(this.subject, DocumentPolicy.delete, this.document);
+  }
+  get setLegalHold(): boolean {
+    return can(this.subject, DocumentPolicy.setLegalHold, this.document);
+  }
 }
 
 export interface DocumentWithOrganization {
@@ -63,6 +85,8 @@ export interface DocumentListInput {
   status?: readonly string[] | null | undefined;
   first?: number | null | undefined;
   after?: string | null | undefined;
+  /** the caller will show each document's owner: read the owners in the page's statement (primes the loaders) */
+  withOwners?: boolean;
 }
 
 export interface DocumentPage {
@@ -72,7 +96,8 @@ export interface DocumentPage {
 
 /**
  * The documents the caller may see, newest first, filtered inside one SQL statement (spec Authorization 15)
- * and paged by keyset. Each row's organization comes from the same statement and primes the loader.
+ * and paged by keyset. Each row's organization (and with `withOwners`, its owner with the owner's organizations)
+ * comes from the same statement and primes the loaders, so the page's resolvers find them at hand.
  */
 export async function listDocuments(
   request: DomainRequest,
@@ -100,11 +125,17 @@ export async function listDocuments(
           statuses: statuses as readonly DocumentStatus[] | null,
           after,
           limit: first + 1,
+          withOwners: input.withOwners === true,
         });
 
   const page = rows.slice(0, first);
-  const edges = page.map(({ document, organization, position }) => {
-    request.loaders.organization.prime(organization.id, organization);
+  const { loaders } = request;
+  const edges = page.map(({ document, organization, position, owner, ownerOrganizationIds }) => {
+    loaders.organization.prime(organization.id, organization);
+    if (owner) {
+      loaders.user.prime(owner.id, owner);
+      loaders.organizationIdsOf.prime(owner.id, ownerOrganizationIds!);
+    }
     return { cursor: encodeCursor({ createdAt: position, id: document.id }), node: document };
   });
   return {

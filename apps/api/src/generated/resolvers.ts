@@ -2,7 +2,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { Principal } from '@latchkey/auth/tokens';
 import type { UserRow, OrganizationRow, DocumentRow } from '@latchkey/db';
-import type { DocumentAbilitySource, DocumentPage } from '../domain/documents.js';
+import type { ViewerDocumentAbilities, DocumentPage } from '../domain/documents.js';
 import type { MembershipWithOrganization, MembershipResult } from '../domain/memberships.js';
 import type { DocumentResult } from '../domain/document-mutations.js';
 import type { DocumentEventPayload } from '../graphql/document-stream.js';
@@ -656,7 +656,7 @@ export type ResolversTypes = {
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeleteDocumentPayload: ResolverTypeWrapper<DeleteDocumentPayload>;
   Document: ResolverTypeWrapper<DocumentRow>;
-  DocumentAbilities: ResolverTypeWrapper<DocumentAbilitySource>;
+  DocumentAbilities: ResolverTypeWrapper<ViewerDocumentAbilities>;
   DocumentConnection: ResolverTypeWrapper<DocumentPage>;
   DocumentEdge: ResolverTypeWrapper<Omit<DocumentEdge, 'node'> & { node: ResolversTypes['Document'] }>;
   DocumentEvent: ResolverTypeWrapper<DocumentEventPayload>;
@@ -698,7 +698,7 @@ export type ResolversParentTypes = {
   DateTime: Scalars['DateTime']['output'];
   DeleteDocumentPayload: DeleteDocumentPayload;
   Document: DocumentRow;
-  DocumentAbilities: DocumentAbilitySource;
+  DocumentAbilities: ViewerDocumentAbilities;
   DocumentConnection: DocumentPage;
   DocumentEdge: Omit<DocumentEdge, 'node'> & { node: ResolversParentTypes['Document'] };
   DocumentEvent: DocumentEventPayload;

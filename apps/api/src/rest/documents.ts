@@ -143,6 +143,7 @@ export function documentRoutes({ services, database, databaseTimeoutMs }: Docume
             status: statuses.length > 0 ? statuses : null,
             first: firstOf(http.query),
             after: http.query.get('after'),
+            withOwners: true, // each item names its owner
           },
           { filter: [], first: ['first'], after: ['after'] },
         );

@@ -1,5 +1,4 @@
 import type { OrganizationRow, UserRow } from '@latchkey/db';
-import { can } from '@latchkey/policy';
 import {
   archiveDocument,
   createDocument,
@@ -8,11 +7,14 @@ import {
   setLegalHold,
   updateDocument,
 } from '../../domain/document-mutations.js';
-import { getDocument, getDocumentByTitle, listDocuments } from '../../domain/documents.js';
-import { DocumentPolicy } from '../../domain/policies.js';
+import { getDocument, getDocumentByTitle, listDocuments, ViewerDocumentAbilities } from '../../domain/documents.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import { domainRequest, loadersOf, subjectAtHand } from '../access.js';
 import { type AtHand, whenBothAtHand } from '../at-hand.js';
+import { selectsPath } from '../selection.js';
+
+/** Where a page of documents selects its owners: such a page reads them in its own statement. */
+const OWNERS_OF_A_PAGE = ['edges', 'node', 'owner'];
 
 export const documentResolvers = {
   Query: {
@@ -24,12 +26,13 @@ export const documentResolvers = {
         lookup.id != null ? await getDocument(request, lookup.id, ['lookup', 'id']) : await getDocumentByTitle(request, lookup.title!);
       return found.document;
     },
-    documents: async (_source, { filter, first, after }, context) =>
+    documents: async (_source, { filter, first, after }, context, info) =>
       listDocuments(await domainRequest(context, 'Query.documents'), {
         organization: filter?.organization,
         status: filter?.status,
         first,
         after,
+        withOwners: selectsPath(info, OWNERS_OF_A_PAGE),
       }),
   },
   Document: {
@@ -38,19 +41,11 @@ export const documentResolvers = {
     organization: (doc, _args, context) => loadersOf(context).organization.load(doc.organizationId) as AtHand<OrganizationRow>,
     owner: (doc, _args, context) => loadersOf(context).user.load(doc.ownerId) as AtHand<UserRow>,
     viewerCan: (doc, _args, context) =>
-      whenBothAtHand(subjectAtHand(context), loadersOf(context).organization.load(doc.organizationId), (subject, organization) => ({
-        subject,
-        document: doc,
-        organization: organization!,
-      })),
-  },
-  // The yes/no check of the very abilities the mutations authorize with (spec Authorization 10).
-  DocumentAbilities: {
-    update: ({ subject, document }) => can(subject, DocumentPolicy.update, document),
-    publish: ({ subject, document, organization }) => can(subject, DocumentPolicy.publish, document, organization),
-    archive: ({ subject, document }) => can(subject, DocumentPolicy.archive, document),
-    delete: ({ subject, document }) => can(subject, DocumentPolicy.delete, document),
-    setLegalHold: ({ subject, document }) => can(subject, DocumentPolicy.setLegalHold, document),
+      whenBothAtHand(
+        subjectAtHand(context),
+        loadersOf(context).organization.load(doc.organizationId),
+        (subject, organization) => new ViewerDocumentAbilities(subject, doc, organization!),
+      ),
   },
   Mutation: {
     createDocument: async (_source, { input }, context) => createDocument(await domainRequest(context, 'Mutation.createDocument'), input),
