@@ -1,3 +1,5 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestTarget, serverUrl } from '../tests/helpers.js';
@@ -198,5 +200,36 @@ describe.skipIf(!serverUrl)('postgres-js, as patched here (patches/postgres@3.4.
       process.off('unhandledRejection', record);
       await client.end({ timeout: 1 });
     }
+  });
+});
+
+describe("postgres-js's connection queues, as patched here (patches/postgres@3.4.9.patch)", () => {
+  it('a queue that is never empty (the busy connections under steady load) does not keep a hole for every query it ever served', async () => {
+    // The queue module is internal to postgres-js (not in its exports): found beside its entry point.
+    const entry = fileURLToPath(import.meta.resolve('postgres'));
+    const { default: Queue } = (await import(pathToFileURL(join(dirname(entry), 'queue.js')).href)) as {
+      default: () => { push(x: object): object; shift(): object; remove(x: object): object | null; length: number };
+    };
+    const queue = Queue();
+    const connections = [{}, {}, {}];
+    for (const connection of connections) queue.push(connection);
+    // What the pool does per query while every connection stays busy: take the longest-busy one, put it back.
+    for (let query = 0; query < 10_000; query++) queue.push(queue.shift());
+
+    // remove() looks its connection up with indexOf over the queue's array: how long is that array now?
+    const scanned: number[] = [];
+    const indexOf = Array.prototype.indexOf;
+    Array.prototype.indexOf = function (this: unknown[], ...args: [unknown, number?]) {
+      scanned.push(this.length);
+      return indexOf.apply(this, args);
+    };
+    try {
+      expect(queue.remove(connections[1]!)).toBe(connections[1]);
+    } finally {
+      Array.prototype.indexOf = indexOf;
+    }
+    expect(queue.length).toBe(2);
+    // Unpatched, the array held 10,003 entries (10,000 of them holes); compacted, it stays near the live count.
+    expect(Math.max(...scanned)).toBeLessThan(200);
   });
 });
