@@ -73,6 +73,19 @@ describe(`database handle (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
     expect(selected).toEqual(inserted);
   });
 
+  it("a request's view (until) answers selects, transactions and relational queries, like the handle's own db", async () => {
+    const view = shared.until(performance.now() + 5000);
+    await view.insert(users).values({ email: 'view@example.com' });
+    const [selected] = await view.select().from(users).where(eq(users.email, 'view@example.com'));
+    expect(selected?.email).toBe('view@example.com');
+    // The relational builders are made on first use for a request view: they must still work.
+    const found = await view.query.users.findFirst({ where: eq(users.email, 'view@example.com') });
+    expect(found).toEqual(selected);
+    expect(await view.transaction(async (tx) => tx.query.users.findFirst({ where: eq(users.email, 'view@example.com') }))).toEqual(
+      selected,
+    );
+  });
+
   it('bumps updated_at on update through Drizzle', async () => {
     const { db } = shared;
     const past = new Date('2020-01-01T00:00:00Z');
