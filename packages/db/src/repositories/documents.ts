@@ -18,20 +18,24 @@ export interface DocumentWithOrganizationRow {
   organization: OrganizationRow;
 }
 
+const documentWithOrganization = reusableRead<{ id: string }, DocumentWithOrganizationRow[]>('document_with_organization', (db) =>
+  db
+    .select({ document: documents, organization: organizations })
+    .from(documents)
+    .innerJoin(organizations, eq(organizations.id, documents.organizationId))
+    .where(eq(documents.id, sql.placeholder('id')))
+    .limit(1),
+);
+
 /** One document by id (the id must be a UUID: the caller checks it). */
 export async function findDocumentById(db: Database, id: string): Promise<DocumentRow | null> {
   const [document] = await db.select().from(documents).where(eq(documents.id, id)).limit(1);
   return document ?? null;
 }
 
-/** One document by id with its organization, in one statement. */
+/** One document by id with its organization, in one statement (read on the request paths: built once). */
 export async function findDocumentWithOrganization(db: Database, id: string): Promise<DocumentWithOrganizationRow | null> {
-  const [row] = await db
-    .select({ document: documents, organization: organizations })
-    .from(documents)
-    .innerJoin(organizations, eq(organizations.id, documents.organizationId))
-    .where(eq(documents.id, id))
-    .limit(1);
+  const [row] = await documentWithOrganization(db, { id });
   return row ?? null;
 }
 

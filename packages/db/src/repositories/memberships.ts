@@ -1,5 +1,6 @@
-import { and, asc, count, eq, inArray } from 'drizzle-orm';
+import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
+import { reusableRead } from '../prepared.js';
 import { memberships, organizations, type OrganizationRow, type Role } from '../schema/index.js';
 
 export interface MembershipWithOrganizationRow {
@@ -8,14 +9,27 @@ export interface MembershipWithOrganizationRow {
   organization: OrganizationRow;
 }
 
-/** A user's memberships with their organizations, by organization slug, in one statement. */
-export async function listMembershipsOfUser(db: Database, userId: string): Promise<MembershipWithOrganizationRow[]> {
-  return db
+// Read on the request paths (an account's memberships, the e-mail rule's batch): built once.
+const membershipsOfUser = reusableRead<{ userId: string }, MembershipWithOrganizationRow[]>('memberships_of_user', (db) =>
+  db
     .select({ role: memberships.role, userId: memberships.userId, organization: organizations })
     .from(memberships)
     .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
-    .where(eq(memberships.userId, userId))
-    .orderBy(asc(organizations.slug));
+    .where(eq(memberships.userId, sql.placeholder('userId')))
+    .orderBy(asc(organizations.slug)),
+);
+const organizationIdsOfUsers = reusableRead<{ userIds: readonly string[] }, { userId: string; organizationId: string }[]>(
+  'organization_ids_of_users',
+  (db) =>
+    db
+      .select({ userId: memberships.userId, organizationId: memberships.organizationId })
+      .from(memberships)
+      .where(sql`${memberships.userId} = any(${sql.placeholder('userIds')}::uuid[])`),
+);
+
+/** A user's memberships with their organizations, by organization slug, in one statement. */
+export async function listMembershipsOfUser(db: Database, userId: string): Promise<MembershipWithOrganizationRow[]> {
+  return membershipsOfUser(db, { userId });
 }
 
 /** Every (user, organization) membership of these users, in one statement (a batch of a request's loader). */
@@ -23,10 +37,7 @@ export async function listOrganizationIdsOfUsers(
   db: Database,
   userIds: readonly string[],
 ): Promise<{ userId: string; organizationId: string }[]> {
-  return db
-    .select({ userId: memberships.userId, organizationId: memberships.organizationId })
-    .from(memberships)
-    .where(inArray(memberships.userId, [...userIds]));
+  return organizationIdsOfUsers(db, { userIds });
 }
 
 export interface MemberKey {

@@ -1,10 +1,26 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
+import { reusableRead } from '../prepared.js';
 import { organizations, type OrganizationRow } from '../schema/index.js';
+
+// Read on the request paths (a dashboard, a loader's batch): built once.
+const organizationBySlug = reusableRead<{ slug: string }, OrganizationRow[]>('organization_by_slug', (db) =>
+  db
+    .select()
+    .from(organizations)
+    .where(eq(organizations.slug, sql.placeholder('slug')))
+    .limit(1),
+);
+const organizationsByIds = reusableRead<{ ids: readonly string[] }, OrganizationRow[]>('organizations_by_ids', (db) =>
+  db
+    .select()
+    .from(organizations)
+    .where(sql`${organizations.id} = any(${sql.placeholder('ids')}::uuid[])`),
+);
 
 /** One organization by its slug (the caller checks the slug's form). */
 export async function findOrganizationBySlug(db: Database, slug: string): Promise<OrganizationRow | null> {
-  const [organization] = await db.select().from(organizations).where(eq(organizations.slug, slug)).limit(1);
+  const [organization] = await organizationBySlug(db, { slug });
   return organization ?? null;
 }
 
@@ -19,8 +35,5 @@ export async function lockOrganizationBySlug(tx: Database, slug: string): Promis
 
 /** Organizations by id, in one statement (a batch of a request's loader), in no particular order. */
 export async function listOrganizationsByIds(db: Database, ids: readonly string[]): Promise<OrganizationRow[]> {
-  return db
-    .select()
-    .from(organizations)
-    .where(inArray(organizations.id, [...ids]));
+  return organizationsByIds(db, { ids });
 }

@@ -3,9 +3,17 @@ import type { Database } from '../client.js';
 import { reusableRead } from '../prepared.js';
 import { memberships, users, type Role, type UserRow } from '../schema/index.js';
 
+const userById = reusableRead<{ id: string }, UserRow[]>('user_by_id', (db) =>
+  db
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .limit(1),
+);
+
 /** One account by id (the id must be a UUID: the caller checks it). */
 export async function findUserById(db: Database, id: string): Promise<UserRow | null> {
-  const [user] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  const [user] = await userById(db, { id });
   return user ?? null;
 }
 
