@@ -130,11 +130,12 @@ export async function listDocuments(
 
   const page = rows.slice(0, first);
   const { loaders } = request;
-  const edges = page.map(({ document, organization, position, owner, ownerOrganizationIds }) => {
+  const edges = page.map(({ document, organization, position, owner }) => {
     loaders.organization.prime(organization.id, organization);
+    // A missing owner (null) is left to the loader, whose answer the owner field then reports.
     if (owner) {
-      loaders.user.prime(owner.id, owner);
-      loaders.organizationIdsOf.prime(owner.id, ownerOrganizationIds!);
+      loaders.user.prime(owner.user.id, owner.user);
+      loaders.organizationIdsOf.prime(owner.user.id, owner.organizationIds);
     }
     return { cursor: encodeCursor({ createdAt: position, id: document.id }), node: document };
   });

@@ -6,7 +6,7 @@ import { insertDocumentEvent, nextDocumentEventSeq, purgeDocumentEvents, readDoc
 import { listVisibleDocuments, type DocumentListQuery, type DocumentVisibility } from './documents.js';
 import { countOwners, findMemberRole, listMembershipsOfUser, setMemberRole } from './memberships.js';
 import { findOrganizationBySlug } from './organizations.js';
-import { findUserIdByEmail, findUserWithRoles } from './users.js';
+import { findUserById, findUserIdByEmail, findUserWithRoles } from './users.js';
 
 let database: DatabaseHandle;
 let close: () => Promise<void>;
@@ -84,6 +84,29 @@ describe('listVisibleDocuments applies the visibility it is given, in SQL', () =
     });
     const ids = [...first, ...rest].map((row) => row.document.id);
     expect(new Set(ids).size).toBe(7);
+  });
+
+  it("withOwners: each row brings its owner exactly as read on its own, with the ids of the owner's organizations", async () => {
+    for (const statuses of [null, ['DRAFT', 'PUBLISHED'] as const]) {
+      const rows = await listVisibleDocuments(database.db, {
+        visibility: all,
+        organizationSlug: null,
+        statuses,
+        after: null,
+        limit: 100,
+        withOwners: true,
+      });
+      expect(rows.length).toBeGreaterThan(1);
+      for (const row of rows) {
+        expect(row.owner?.user).toEqual(await findUserById(database.db, row.document.ownerId));
+        const memberOf = (await listMembershipsOfUser(database.db, row.document.ownerId)).map((m) => m.organization.id);
+        expect([...row.owner!.organizationIds].sort()).toEqual(memberOf.sort());
+      }
+      // Without the option, no owner is read.
+      const plain = await listVisibleDocuments(database.db, { visibility: all, organizationSlug: null, statuses, after: null, limit: 100 });
+      expect(plain.map((row) => row.document.id)).toEqual(rows.map((row) => row.document.id));
+      expect(plain.every((row) => row.owner === undefined)).toBe(true);
+    }
   });
 });
 
