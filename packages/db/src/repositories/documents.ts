@@ -138,6 +138,11 @@ const ownerOfListedDocument = sql<ListedOwner | null>`(select json_build_object(
   },
 );
 
+/**
+ * The statement of one shape of list (which visibility branches, which filters, with owners or not): built once per
+ * shape, run with the values as parameters, so a page costs no SQL building and PostgreSQL plans each shape once per
+ * connection.
+ */
 const listStatements = new Map<string, (db: Database, values: Record<string, unknown>) => Promise<ListedDocument[]>>();
 
 function listStatementFor(query: DocumentListQuery) {
