@@ -23,7 +23,7 @@ function rowLoader<Value>(batch: (keys: readonly string[]) => Promise<Value[]>):
   const held = new Map<string, Value>();
   const loader = new DataLoader<string, Value>(async (keys) => {
     const values = await batch(keys);
-    keys.forEach((key, index) => held.set(key, values[index]!));
+    for (const [index, key] of keys.entries()) held.set(key, values[index]!);
     return values;
   });
   return {
