@@ -7,7 +7,23 @@ import { describe, expect, it } from 'vitest';
 // run every plugin hook through `handleMaybePromise`/`iterateAsync`; unpatched, each call built three fake-promise
 // objects with their own closures even when every hook answered at once. These tests load the copy Yoga itself
 // resolves, and hold the patch to the old behaviour for every case it changes.
-type Helpers = typeof import('@whatwg-node/promise-helpers');
+type MaybePromise<T> = T | Promise<T>;
+/** The part of the package's API these tests call (it is Yoga's dependency, not this package's). */
+interface Helpers {
+  fakePromise<T>(value: T): PromiseLike<T>;
+  fakeRejectPromise(error: unknown): PromiseLike<never>;
+  handleMaybePromise<TIn, TOut>(
+    input: () => MaybePromise<TIn>,
+    onSuccess: (value: TIn) => MaybePromise<TOut>,
+    onError?: (error: any) => MaybePromise<TOut>,
+    onFinally?: () => MaybePromise<void>,
+  ): MaybePromise<TOut>;
+  iterateAsync<T, R>(
+    items: Iterable<T>,
+    callback: (item: T, endEarly: () => void, index: number) => MaybePromise<R | undefined>,
+    results?: R[],
+  ): MaybePromise<void>;
+}
 const yogaRequire = createRequire(createRequire(import.meta.url).resolve('graphql-yoga'));
 const helpers = (await import(pathToFileURL(yogaRequire.resolve('@whatwg-node/promise-helpers')).href)) as Helpers;
 const { fakePromise, fakeRejectPromise, handleMaybePromise, iterateAsync } = helpers;
