@@ -103,6 +103,7 @@ export {
 } from './repositories/memberships.js';
 export type { MemberKey, MembershipWithOrganizationRow } from './repositories/memberships.js';
 export { findOrganizationBySlug, listOrganizationsByIds, lockOrganizationBySlug } from './repositories/organizations.js';
+export { listPasskeysOfUser } from './repositories/passkeys.js';
 export { purgeDpopProofUses, recordDpopProofUse } from './repositories/dpop-proofs.js';
 export {
   endAccountSessions,

@@ -6,6 +6,8 @@ import { insertDocumentEvent, nextDocumentEventSeq, purgeDocumentEvents, readDoc
 import { listVisibleDocuments, type DocumentListQuery, type DocumentVisibility } from './documents.js';
 import { countOwners, findMemberRole, listMembershipsOfUser, setMemberRole } from './memberships.js';
 import { findOrganizationBySlug } from './organizations.js';
+import { listPasskeysOfUser } from './passkeys.js';
+import { passkeys } from '../schema/index.js';
 import { findUserById, findUserIdByEmail, findUserWithRoles } from './users.js';
 
 let database: DatabaseHandle;
@@ -129,6 +131,35 @@ describe('users and memberships', () => {
     await setMemberRole(database.db, { organizationId: acme, userId: erin }, 'EDITOR');
     expect(await findMemberRole(database.db, { organizationId: globex, userId: erin })).toBeNull();
     expect((await listMembershipsOfUser(database.db, erin)).map((m) => [m.organization.slug, m.role])).toEqual([['acme', 'EDITOR']]);
+  });
+});
+
+describe('passkeys', () => {
+  it("an account's passkeys, oldest first and by id within a moment, each decoded as the table declares it, no one else's", async () => {
+    const alice = (await findUserIdByEmail(database.db, 'alice@acme.test'))!;
+    const bob = (await findUserIdByEmail(database.db, 'bob@acme.test'))!;
+    const at = new Date('2026-01-02T03:04:05.678Z');
+    const key = (id: string, userId: string, createdAt: Date) => ({
+      id,
+      userId,
+      userHandle: `handle-${id}`,
+      publicKey: new Uint8Array([1, 2, 3]),
+      counter: 4_294_967_295,
+      transports: ['usb', 'nfc'],
+      deviceType: 'singleDevice',
+      backedUp: false,
+      aaguid: '00000000-0000-0000-0000-000000000000',
+      rpId: 'localhost',
+      createdAt,
+    });
+    await database.db
+      .insert(passkeys)
+      .values([key('pk-b', alice, at), key('pk-a', alice, at), key('pk-0', alice, new Date(at.getTime() + 1000)), key('pk-bob', bob, at)]);
+    const listed = await listPasskeysOfUser(database.db, alice);
+    expect(listed.map((row) => row.id)).toEqual(['pk-a', 'pk-b', 'pk-0']);
+    expect(listed[0]).toEqual({ ...key('pk-a', alice, at), label: null, lastUsedAt: null });
+    expect(listed[0]!.publicKey).toBeInstanceOf(Uint8Array);
+    expect(await listPasskeysOfUser(database.db, '00000000-0000-4000-8000-000000000000')).toEqual([]);
   });
 });
 
