@@ -13,8 +13,8 @@
 //      (METRICS_PORT), alternated round by round on the same scenarios; prints
 //      on/off per scenario),
 //      BENCH_COMPARE_BUILD=<another checkout's apps/api/dist> (instead: this build and that one,
-//      alternated round by round on status, viewer and documents; prints this/other per scenario: what a
-//      change costs, measured in one run),
+//      alternated round by round on status, viewer, documents and the dashboard as text; prints
+//      this/other per scenario: what a change costs, measured in one run),
 //      DATABASE_URL (set: latchkey runs on a new `latchkey_bench` database on that PostgreSQL server, and the
 //      report adds the database backends' CPU per request; unset: a fresh PGlite DATA_DIR). Either way the
 //      database is seeded with `pnpm latchkey seed --bench` (100,000 documents),
@@ -68,6 +68,12 @@ async function main(): Promise<void> {
         scenario(`status, ${label} build`, started.server, STATUS_QUERY),
         scenario(`viewer, ${label} build`, started.server, VIEWER_QUERY, started.token),
         scenario(`documents(first: 20), ${label} build`, started.server, DOCUMENTS_QUERY, started.aliceToken),
+        scenarioWithBody(
+          `dashboard text, ${label} build`,
+          started.server,
+          { query: DASHBOARD_QUERY, variables: { organization: 'acme', pinned: started.pinnedId } },
+          started.aliceToken,
+        ),
       );
     }
   } else if (COMPARE_METRICS) {
