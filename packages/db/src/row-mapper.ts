@@ -1,4 +1,5 @@
 import { Column, getTableName, is, noopDecoder, SQL } from 'drizzle-orm';
+import { columnDecoder } from './timestamps.js';
 
 /** A selected field as drizzle orders them for a select: where the value goes, and what decodes it. */
 export interface SelectedField {
@@ -28,7 +29,8 @@ const passesThrough = (decoder: Decoder): boolean =>
  * The same mapping as drizzle's `mapResultRow`, built once per statement instead of walked per column per row.
  * drizzle's walk checks each field's class (`is()`) and allocates a path iterator for every column of every row:
  * on a page of documents it was the largest allocation of the data path. The generated function creates each row
- * as one object literal of a fixed shape and calls a decoder only for columns that have one (timestamps).
+ * as one object literal of a fixed shape and calls a decoder only for columns that have one (timestamps, read by
+ * `decodeTimestamptz`).
  *
  * It keeps drizzle's rule for a left-joined table: a nested object whose columns all come from one table that the
  * join may leave empty is null when its first column is null. Keys come from the schema's own field names (never
@@ -37,8 +39,12 @@ const passesThrough = (decoder: Decoder): boolean =>
 export function compileRowMapper(fields: readonly SelectedField[], joinsNotNullableMap?: Record<string, boolean>): RowMapper {
   if (fields.some((selected) => selected.path.length > 2)) throw new Error('compileRowMapper: selections nest at most one level');
   const decoders: Decoder[] = fields.map((selected) => decoderOf(selected.field));
+  // A column decodes through `columnDecoder` (timestamps by the fast path), any other field through its own decoder.
+  const decode = decoders.map((decoder) =>
+    is(decoder, Column) ? columnDecoder(decoder) : (value: unknown) => decoder.mapFromDriverValue(value),
+  );
   const value = (index: number) =>
-    passesThrough(decoders[index]!) ? `r[${index}]` : `(r[${index}] === null ? null : d[${index}].mapFromDriverValue(r[${index}]))`;
+    passesThrough(decoders[index]!) ? `r[${index}]` : `(r[${index}] === null ? null : d[${index}](r[${index}]))`;
 
   // Top-level keys in selection order, each a column or a group of columns.
   const top = new Map<string, number | number[]>();
@@ -62,7 +68,7 @@ export function compileRowMapper(fields: readonly SelectedField[], joinsNotNulla
     const nullable = joinsNotNullableMap !== undefined && tables.size === 1 && table !== null && !joinsNotNullableMap[table!];
     parts.push(`${JSON.stringify(key)}: ${nullable ? `r[${at[0]}] === null ? null : ${object}` : object}`);
   }
-  const mapRow = new Function('d', `return (r) => ({ ${parts.join(', ')} });`)(decoders) as (row: unknown[]) => unknown;
+  const mapRow = new Function('d', `return (r) => ({ ${parts.join(', ')} });`)(decode) as (row: unknown[]) => unknown;
   return (rows) => {
     const mapped = new Array<unknown>(rows.length);
     for (let index = 0; index < rows.length; index++) mapped[index] = mapRow(rows[index]!);

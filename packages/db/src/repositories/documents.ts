@@ -1,6 +1,7 @@
 import { and, desc, eq, getTableColumns, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { reusableRead } from '../prepared.js';
+import { columnDecoder } from '../timestamps.js';
 import {
   documents,
   memberships,
@@ -118,6 +119,7 @@ export type ListedDocument = DocumentWithOrganizationRow & {
 };
 
 const userColumns = Object.entries(getTableColumns(users));
+const userColumnDecoders = userColumns.map(([key, column]) => [key, columnDecoder(column)] as const);
 
 /**
  * The owner of a listed document as one JSON value, read by a subquery in the select list. PostgreSQL evaluates such
@@ -133,7 +135,7 @@ const ownerOfListedDocument = sql<ListedOwner | null>`(select json_build_object(
     if (value === null) return null;
     const json = (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
     const user: Record<string, unknown> = {};
-    for (const [key, column] of userColumns) user[key] = json[key] === null ? null : column.mapFromDriverValue(json[key]);
+    for (const [key, decode] of userColumnDecoders) user[key] = json[key] === null ? null : decode(json[key]);
     return { user: user as UserRow, organizationIds: json['organizationIds'] as string[] };
   },
 );
