@@ -30,7 +30,7 @@ import {
   restTitlesOf,
   useAuthorizationService,
 } from './support/authorization-suite.js';
-import { statementsDuring } from './support/statements.js';
+import { statementsDuring } from '@latchkey/db/testing';
 import type { Persona } from './support/demo.js';
 
 /**

@@ -1,7 +1,7 @@
 import { documents } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, reseed, type Demo } from './support/demo.js';
-import { statementsDuring } from './support/statements.js';
+import { statementsDuring } from '@latchkey/db/testing';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
 
 const PAGE = `query Page($first: Int!, $after: String) {
@@ -40,6 +40,33 @@ beforeAll(async () => {
 afterAll(() => service?.stop());
 
 describe('Authorization 15 and field checks without a query per row', () => {
+  it("several lists in one operation (a dashboard's) are read in one statement, each list exactly as asked alone", async () => {
+    const lists = {
+      recent: '(first: 4)',
+      drafts: '(first: 3, filter: { status: [DRAFT] })',
+      acme: '(first: 5, filter: { organization: "acme", status: [PUBLISHED, ARCHIVED] })',
+      none: '(first: 2, filter: { status: [] })',
+    };
+    const selection = 'edges { cursor node { id title status owner { displayName email } } } pageInfo { hasNextPage endCursor }';
+    for (const persona of ['alice', 'bob'] as const) {
+      const token = await demo.token(persona);
+      const query = `{ ${Object.entries(lists)
+        .map(([alias, args]) => `${alias}: documents${args} { ${selection} }`)
+        .join(' ')} }`;
+      const together = await statementsDuring(() => postGraphQL(service.graphqlUrl, { query }, { token }));
+      expect(together.result.status).toBe(200);
+      // the caller, then every list in one statement
+      expect(together.statements).toHaveLength(2);
+      expect(together.statements.filter((sql) => /from "documents"/i.test(sql))).toHaveLength(1);
+      for (const [alias, args] of Object.entries(lists)) {
+        const alone = await postGraphQL(service.graphqlUrl, { query: `{ ${alias}: documents${args} { ${selection} } }` }, { token });
+        expect(together.result.json.data[alias], `${persona}: ${alias}`).toEqual(alone.json.data[alias]);
+      }
+      expect(together.result.json.data.recent.edges).toHaveLength(4);
+      expect(together.result.json.data.none.edges).toHaveLength(0);
+    }
+  });
+
   it.each(['alice', 'bob', 'root'] as const)(
     'documents(first: 20) and documents(first: 5) cost the same small number of SQL statements (%s)',
     async (persona) => {

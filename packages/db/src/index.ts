@@ -82,11 +82,12 @@ export {
   findDocumentByTitle,
   findDocumentWithOrganization,
   insertDocument,
-  listVisibleDocuments,
   lockDocumentWithOrganization,
   updateDocumentById,
 } from './repositories/documents.js';
-export type { DocumentListQuery, DocumentVisibility, DocumentWithOrganizationRow } from './repositories/documents.js';
+export type { DocumentWithOrganizationRow } from './repositories/documents.js';
+export { listVisibleDocuments, listVisibleDocumentsTogether } from './repositories/document-lists.js';
+export type { DocumentListQuery, DocumentVisibility, ListedDocument } from './repositories/document-lists.js';
 export {
   insertDocumentEvent,
   nextDocumentEventSeq,

@@ -1,7 +1,6 @@
 import {
   findDocumentByTitle,
   findDocumentWithOrganization,
-  listVisibleDocuments,
   type DocumentRow,
   type DocumentStatus,
   type OrganizationRow,
@@ -119,7 +118,7 @@ export async function listDocuments(
   const rows =
     first === 0
       ? []
-      : await listVisibleDocuments(request.db, {
+      : await request.loaders.documentList.load({
           visibility: visibleDocumentsScope(request.subject!, new Date()),
           organizationSlug: slug,
           statuses: statuses as readonly DocumentStatus[] | null,

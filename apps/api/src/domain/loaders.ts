@@ -2,7 +2,10 @@ import {
   listOrganizationIdsOfUsers,
   listOrganizationsByIds,
   listUsersWithOrganizationIds,
+  listVisibleDocumentsTogether,
   type Database,
+  type DocumentListQuery,
+  type ListedDocument,
   type OrganizationRow,
   type UserRow,
 } from '@latchkey/db';
@@ -41,7 +44,15 @@ export interface RequestLoaders {
   user: RowLoader<UserRow | null>;
   /** the ids of the organizations a user belongs to */
   organizationIdsOf: RowLoader<readonly string[]>;
+  /**
+   * Lists of visible documents: the lists a request asks for in the same tick (a dashboard's six) are read in one
+   * statement. Never cached: each list is read when asked.
+   */
+  documentList: { load(query: DocumentListQuery): Promise<ListedDocument[]> };
 }
+
+/** At most this many lists in one statement. */
+const MAX_LISTS_PER_STATEMENT = 8;
 
 function byId<Row extends { id: string }>(rows: readonly Row[], ids: readonly string[]): (Row | null)[] {
   const found = new Map(rows.map((row) => [row.id, row]));
@@ -67,6 +78,10 @@ function createRequestLoaders(db: Database): RequestLoaders {
       );
     }),
     organizationIdsOf,
+    documentList: new DataLoader<DocumentListQuery, ListedDocument[]>((queries) => listVisibleDocumentsTogether(db, queries), {
+      cache: false,
+      maxBatchSize: MAX_LISTS_PER_STATEMENT,
+    }),
   };
 }
 

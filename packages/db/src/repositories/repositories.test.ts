@@ -3,7 +3,7 @@ import type { DatabaseHandle } from '../client.js';
 import { seedDemoData } from '../seed.js';
 import { openOwnDatabase } from '../testing/own-database.js';
 import { insertDocumentEvent, nextDocumentEventSeq, purgeDocumentEvents, readDocumentEventBatch } from './document-events.js';
-import { listVisibleDocuments, type DocumentListQuery, type DocumentVisibility } from './documents.js';
+import { listVisibleDocuments, type DocumentListQuery, type DocumentVisibility } from './document-lists.js';
 import { countOwners, findMemberRole, listMembershipsOfUser, setMemberRole } from './memberships.js';
 import { findOrganizationBySlug } from './organizations.js';
 import { listPasskeysOfUser } from './passkeys.js';

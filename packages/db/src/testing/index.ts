@@ -1,7 +1,7 @@
 // Helpers for the tests of packages that use the database (`@latchkey/db/testing`); never imported by
 // production code.
 export { createOwnDatabase, openBackendPids, openOwnDatabase, recreateDatabase } from './own-database.js';
-export { countStatements } from './statements.js';
+export { countStatements, statementsDuring } from './statements.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { needsTool } from './needs-tool.js';
 export { seedPgliteDataDir, testTempDir } from './template.js';

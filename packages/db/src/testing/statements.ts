@@ -18,3 +18,15 @@ export async function countStatements(action: () => Promise<unknown>): Promise<n
   }
   return statements;
 }
+
+/** Tests only: the SQL text of each statement sent while `run` executes, with what `run` answered. */
+export async function statementsDuring<T>(run: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+  const statements: string[] = [];
+  const listener = (message: unknown) => statements.push((message as { sql: string }).sql);
+  channel(QUERY_CHANNEL).subscribe(listener);
+  try {
+    return { result: await run(), statements };
+  } finally {
+    channel(QUERY_CHANNEL).unsubscribe(listener);
+  }
+}

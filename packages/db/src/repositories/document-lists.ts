@@ -1,0 +1,239 @@
+import { and, desc, eq, getTableColumns, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/pg-core';
+import type { Database } from '../client.js';
+import { reusableRead } from '../prepared.js';
+import { documents, memberships, organizations, users, type DocumentStatus, type UserRow } from '../schema/index.js';
+import { columnDecoder } from '../timestamps.js';
+import type { DocumentWithOrganizationRow } from './documents.js';
+
+// Lists of visible documents: one list per statement, or several lists of one request in one statement.
+
+/**
+ * Which documents a list may return, as decided by the caller's policy: every document, or those of
+ * `anyStatusIn` organizations whatever their status, and those of `publishedIn` organizations that are
+ * PUBLISHED and out of embargo at `now`. This module only turns the decision into SQL.
+ */
+export type DocumentVisibility =
+  | { everything: true }
+  | { everything: false; anyStatusIn: readonly string[]; publishedIn: readonly string[]; now: Date };
+
+/**
+ * `organization_id in ($1, ..., $n)`, one placeholder per organization: a list of one stays `= $1` for the planner,
+ * so even a generic plan walks the (organization, created) index backwards and stops after a page. One array
+ * parameter (`= any($1)`) cannot be ordered that way, and PostgreSQL then sorted every matching row.
+ */
+const oneOf = (name: string, count: number) =>
+  inArray(
+    documents.organizationId,
+    Array.from({ length: count }, (_, index) => sql.placeholder(`${name}${index}`)),
+  );
+
+/**
+ * The visibility rule as SQL with placeholders (each name after `p`, the list's prefix in a statement of several);
+ * which branches exist depends only on which lists are empty.
+ */
+function visibilityCondition(visibility: DocumentVisibility, p: string): SQL | undefined {
+  if (visibility.everything) return undefined;
+  const { anyStatusIn, publishedIn } = visibility;
+  if (anyStatusIn.length === 0 && publishedIn.length === 0) return sql`false`;
+  const published = and(
+    oneOf(`${p}publishedIn`, publishedIn.length),
+    sql`${documents.status} = 'PUBLISHED'`,
+    or(isNull(documents.embargoUntil), lte(documents.embargoUntil, sql`${sql.placeholder(`${p}now`)}::timestamptz`)),
+  );
+  if (publishedIn.length === 0) return oneOf(`${p}anyStatusIn`, anyStatusIn.length);
+  if (anyStatusIn.length === 0) return published;
+  return or(oneOf(`${p}anyStatusIn`, anyStatusIn.length), published);
+}
+
+export interface DocumentListQuery {
+  visibility: DocumentVisibility;
+  /** only this organization's documents */
+  organizationSlug: string | null;
+  /** only documents in one of these statuses (an empty list matches none) */
+  statuses: readonly DocumentStatus[] | null;
+  /** keyset position: only documents after this one, newest first (`createdAt` as `position` gave it) */
+  after: { createdAt: string; id: string } | null;
+  limit: number;
+  /**
+   * Also read each document's owner with the ids of the owner's organizations (what the owner's e-mail rule needs),
+   * in the same statement, for a page that shows owners: one statement fewer than loading them afterwards.
+   * @default false
+   */
+  withOwners?: boolean;
+}
+
+/** A document's owner with the ids of the owner's organizations (what the owner's e-mail rule needs). */
+export interface ListedOwner {
+  user: UserRow;
+  organizationIds: string[];
+}
+
+export type ListedDocument = DocumentWithOrganizationRow & {
+  position: string;
+  /** with `withOwners` only: the owner, or null when the owner's row is missing */
+  owner?: ListedOwner | null;
+};
+
+const userColumns = Object.entries(getTableColumns(users));
+const userColumnDecoders = userColumns.map(([key, column]) => [key, columnDecoder(column)] as const);
+
+/**
+ * The owner of a listed document as one JSON value, read by a subquery in the select list. PostgreSQL evaluates such
+ * a subquery only for the rows the sort and the limit keep (it postpones it past them): a join on users instead
+ * looked up the owner of every matching row before the sort, which on a list filtered by status is hundreds of rows
+ * for a page of ten. Its keys are the user columns' own names, decoded by the columns themselves (timestamps).
+ */
+const decodeListedOwner = (value: unknown): ListedOwner | null => {
+  if (value === null) return null;
+  const json = (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
+  const user: Record<string, unknown> = {};
+  for (const [key, decode] of userColumnDecoders) user[key] = json[key] === null ? null : decode(json[key]);
+  return { user: user as UserRow, organizationIds: json['organizationIds'] as string[] };
+};
+
+const ownerOfListedDocument = sql<ListedOwner | null>`(select json_build_object(${sql.join(
+  userColumns.map(([key, column]) => sql`${sql.raw(`'${key}'`)}, ${column}`),
+  sql`, `,
+)}, 'organizationIds', (select coalesce(array_agg(${memberships.organizationId}::text), '{}') from ${memberships} where ${memberships.userId} = ${users.id})) from ${users} where ${users.id} = ${documents.ownerId})`.mapWith(
+  decodeListedOwner,
+);
+/** In a statement of several lists where only some show owners, the others' owner column (the same type: json). */
+const noOwner = sql<ListedOwner | null>`null::json`.mapWith(decodeListedOwner);
+
+type ListStatement = (db: Database, values: Record<string, unknown>) => Promise<ListedDocument[]>;
+
+/** Which statement a list needs: its visibility branches, its filters, with owners or not (its values aside). */
+function shapeOf(query: DocumentListQuery): string {
+  const { visibility, organizationSlug, statuses, after } = query;
+  // The lists' lengths are part of the shape (one placeholder per organization); a caller belongs to few.
+  const branches = visibility.everything ? 'all' : `a${visibility.anyStatusIn.length}p${visibility.publishedIn.length}`;
+  const statusFilter = statuses === null ? 'any' : statuses.length === 0 ? 'none' : 'some';
+  return `${branches}.${organizationSlug !== null}.${statusFilter}.${after !== null}${query.withOwners === true ? '.owners' : ''}`;
+}
+
+/**
+ * The select of one list, its placeholders named after `p`. `owner` is the owner column (or none), and `extra` the
+ * columns that tell a list's rows apart in a statement of several.
+ */
+function listSelect(db: Database, query: DocumentListQuery, p: string, owner: SQL | null, extra: Record<string, SQL.Aliased>) {
+  const { visibility, organizationSlug, statuses, after } = query;
+  const conditions: (SQL | undefined)[] = [visibilityCondition(visibility, p)];
+  if (organizationSlug !== null) conditions.push(eq(organizations.slug, sql.placeholder(`${p}slug`)));
+  if (statuses !== null && statuses.length === 0) conditions.push(sql`false`);
+  if (statuses !== null && statuses.length > 0)
+    conditions.push(sql`${documents.status}::text = any(${sql.placeholder(`${p}statuses`)}::text[])`);
+  if (after !== null)
+    conditions.push(
+      sql`(${documents.createdAt}, ${documents.id}) < (${sql.placeholder(`${p}afterCreatedAt`)}::timestamptz, ${sql.placeholder(`${p}afterId`)}::uuid)`,
+    );
+  return db
+    .select({
+      document: documents,
+      organization: organizations,
+      position: sql<string>`${documents.createdAt}::text`,
+      ...(owner ? { owner } : {}),
+      ...extra,
+    })
+    .from(documents)
+    .innerJoin(organizations, eq(organizations.id, documents.organizationId))
+    .where(and(...conditions))
+    .orderBy(desc(documents.createdAt), desc(documents.id))
+    .limit(sql.placeholder(`${p}limit`));
+}
+
+/** The values of one list's placeholders, named after `p`. */
+function listValues(query: DocumentListQuery, p: string, values: Record<string, unknown>): void {
+  const { visibility } = query;
+  if (!visibility.everything) {
+    for (const [index, id] of visibility.anyStatusIn.entries()) values[`${p}anyStatusIn${index}`] = id;
+    for (const [index, id] of visibility.publishedIn.entries()) values[`${p}publishedIn${index}`] = id;
+  }
+  values[`${p}now`] = (visibility.everything ? new Date() : visibility.now).toISOString();
+  values[`${p}slug`] = query.organizationSlug;
+  values[`${p}statuses`] = query.statuses;
+  values[`${p}afterCreatedAt`] = query.after?.createdAt;
+  values[`${p}afterId`] = query.after?.id;
+  values[`${p}limit`] = query.limit;
+}
+
+/**
+ * The statement of one shape of list: built once per shape, run with the values as parameters, so a page costs no
+ * SQL building and PostgreSQL plans each shape once per connection.
+ */
+const listStatements = new Map<string, ListStatement>();
+
+function listStatementFor(query: DocumentListQuery): ListStatement {
+  const shape = shapeOf(query);
+  let statement = listStatements.get(shape);
+  if (!statement) {
+    statement = reusableRead(`documents_${shape}`, (db) =>
+      listSelect(db, query, '', query.withOwners === true ? ownerOfListedDocument : null, {}),
+    ) as ListStatement;
+    listStatements.set(shape, statement);
+  }
+  return statement;
+}
+
+/**
+ * Visible documents, newest first (ties by id), filtered and paged in one statement, each with its organization
+ * and its keyset `position` (its creation time as PostgreSQL prints it, exact to the microsecond).
+ */
+export async function listVisibleDocuments(db: Database, query: DocumentListQuery): Promise<ListedDocument[]> {
+  const values: Record<string, unknown> = {};
+  listValues(query, '', values);
+  return listStatementFor(query)(db, values);
+}
+
+/**
+ * Statements of several lists, one per combination of shapes. A request picks its lists' filters, so the
+ * combinations are bounded here: past this many, lists are read one statement each (still correct, only slower).
+ */
+const MAX_COMBINED_STATEMENTS = 256;
+const combinedStatements = new Map<string, ListStatement>();
+
+type CombinedRow = ListedDocument & { list: number };
+
+function combinedStatementFor(queries: readonly DocumentListQuery[]): ListStatement | undefined {
+  const withOwners = queries.some((query) => query.withOwners === true);
+  const key = queries.map(shapeOf).join('|');
+  let statement = combinedStatements.get(key);
+  if (!statement && combinedStatements.size < MAX_COMBINED_STATEMENTS) {
+    statement = reusableRead(`documents_combined_${combinedStatements.size}`, (db) => {
+      const [first, second, ...rest] = queries.map((query, list) =>
+        listSelect(db, query, `l${list}_`, withOwners ? (query.withOwners === true ? ownerOfListedDocument : noOwner) : null, {
+          // Which list a row belongs to, and its sort key under names the union's order can use: a union's rows come
+          // in no promised order, and its ORDER BY sees only output names (two tables' `id` and `created_at` clash).
+          list: sql<number>`${sql.raw(String(list))}`.mapWith(Number).as('list'),
+          sortCreatedAt: sql<string>`${documents.createdAt}`.as('sort_created_at'),
+          sortId: sql<string>`${documents.id}`.as('sort_id'),
+        }),
+      );
+      // Sorting the union costs PostgreSQL a sort of the pages' own rows (a few dozen), each list already limited.
+      return unionAll(first!, second!, ...rest).orderBy(
+        sql`${sql.identifier('list')}, ${sql.identifier('sort_created_at')} desc, ${sql.identifier('sort_id')} desc`,
+      );
+    }) as ListStatement;
+    combinedStatements.set(key, statement);
+  }
+  return statement;
+}
+
+/**
+ * Several lists of one request in one statement (a union of each list's own select, with its own placeholders):
+ * each list is exactly what `listVisibleDocuments` answers for it, visibility and filters included. A dashboard of
+ * six lists then costs one round trip instead of six.
+ */
+export async function listVisibleDocumentsTogether(db: Database, queries: readonly DocumentListQuery[]): Promise<ListedDocument[][]> {
+  const statement = queries.length > 1 ? combinedStatementFor(queries) : undefined;
+  if (!statement) return Promise.all(queries.map((query) => listVisibleDocuments(db, query)));
+  const values: Record<string, unknown> = {};
+  for (const [list, query] of queries.entries()) listValues(query, `l${list}_`, values);
+  const lists: CombinedRow[][] = queries.map(() => []);
+  for (const row of (await statement(db, values)) as CombinedRow[]) lists[row.list]!.push(row);
+  return lists.map((rows, list) =>
+    queries[list]!.withOwners === true
+      ? rows.map(({ document, organization, position, owner }) => ({ document, organization, position, owner }))
+      : rows.map(({ document, organization, position }) => ({ document, organization, position })),
+  );
+}
