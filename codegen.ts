@@ -22,7 +22,7 @@ const server: CodegenConfig['generates'] = {
         Viewer: '@latchkey/auth/tokens#Principal',
         User: '@latchkey/db#UserRow',
         Organization: '@latchkey/db#OrganizationRow',
-        Document: '@latchkey/db#DocumentRow',
+        Document: '@latchkey/db#ListedDocumentRow',
         DocumentAbilities: '../domain/documents.js#ViewerDocumentAbilities',
         Membership: '../domain/memberships.js#MembershipWithOrganization',
         DocumentPayload: '../domain/document-mutations.js#DocumentResult',

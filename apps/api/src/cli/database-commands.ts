@@ -80,6 +80,7 @@ export async function documentsCommand(config: Config, args: string[]): Promise<
         .filter(Boolean),
       first: values.first === undefined ? undefined : Number(values.first),
       after: values.after,
+      withBody: false, // not printed
     }),
   );
   for (const { node } of page.edges) {

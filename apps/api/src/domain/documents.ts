@@ -3,6 +3,7 @@ import {
   findDocumentWithOrganization,
   type DocumentRow,
   type DocumentStatus,
+  type ListedDocumentRow,
   type OrganizationRow,
 } from '@latchkey/db';
 import { can } from '@latchkey/policy';
@@ -21,7 +22,7 @@ import { requireId, requireSlug, requireText } from './validate.js';
 export class ViewerDocumentAbilities {
   constructor(
     private readonly subject: Subject | null,
-    private readonly document: DocumentRow,
+    private readonly document: ListedDocumentRow,
     private readonly organization: OrganizationRow,
   ) {}
   get update(): boolean {
@@ -86,10 +87,13 @@ export interface DocumentListInput {
   after?: string | null | undefined;
   /** the caller will show each document's owner: read the owners in the page's statement (primes the loaders) */
   withOwners?: boolean;
+  /** the caller will show each document's body (the largest column; no policy reads it) @default true */
+  withBody?: boolean;
 }
 
 export interface DocumentPage {
-  edges: { cursor: string; node: DocumentRow }[];
+  /** without bodies when listed with `withBody: false` */
+  edges: { cursor: string; node: ListedDocumentRow }[];
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
 }
 
@@ -125,6 +129,7 @@ export async function listDocuments(
           after,
           limit: first + 1,
           withOwners: input.withOwners === true,
+          withBody: input.withBody !== false,
         });
 
   const page = rows.slice(0, first);

@@ -1,4 +1,4 @@
-import type { Database, DatabaseHandle, DocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
+import type { Database, DatabaseHandle, ListedDocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
 import type { Role } from '@latchkey/db';
 import { authorize, can, isAuthorizationDenied, type Ability, type AuthorizationDenied } from '@latchkey/policy';
 import { openDomainRequest, type DomainRequest, type DomainServices } from '../domain/access.js';
@@ -28,7 +28,7 @@ export interface DocumentRoutesDeps {
 }
 
 /** The REST form of a document: `internalNotes` is left out (not null) for callers below EDITOR. */
-async function view(request: DomainRequest, document: DocumentRow, organization?: OrganizationRow) {
+async function view(request: DomainRequest, document: ListedDocumentRow, organization?: OrganizationRow) {
   const { loaders, subject } = request;
   const [org, owner] = await Promise.all([
     organization ?? loaders.organization.load(document.organizationId),
@@ -144,6 +144,7 @@ export function documentRoutes({ services, database, databaseTimeoutMs }: Docume
             first: firstOf(http.query),
             after: http.query.get('after'),
             withOwners: true, // each item names its owner
+            withBody: true, // and shows its body
           },
           { filter: [], first: ['first'], after: ['after'] },
         );

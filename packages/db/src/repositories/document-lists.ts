@@ -2,7 +2,7 @@ import { and, desc, eq, getTableColumns, inArray, isNull, lte, or, sql, type SQL
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Database } from '../client.js';
 import { reusableRead } from '../prepared.js';
-import { documents, memberships, organizations, users, type DocumentStatus, type UserRow } from '../schema/index.js';
+import { documents, memberships, organizations, users, type DocumentRow, type DocumentStatus, type UserRow } from '../schema/index.js';
 import { columnDecoder } from '../timestamps.js';
 import type { DocumentWithOrganizationRow } from './documents.js';
 
@@ -61,6 +61,12 @@ export interface DocumentListQuery {
    * @default false
    */
   withOwners?: boolean;
+  /**
+   * Read each document's body. A page that never shows bodies leaves them out: they are the largest column (a page
+   * of 20 carries 20 of them) and no policy reads them. Its rows then have no `body` at all (see `ListedDocumentRow`).
+   * @default true
+   */
+  withBody?: boolean;
 }
 
 /** A document's owner with the ids of the owner's organizations (what the owner's e-mail rule needs). */
@@ -69,11 +75,20 @@ export interface ListedOwner {
   organizationIds: string[];
 }
 
-export type ListedDocument = DocumentWithOrganizationRow & {
+/**
+ * A listed document: without `body` when its list was read with `withBody: false`. Absent, not empty: a reader that
+ * should have asked for it gets nothing rather than a wrong text (over GraphQL, a non-null error).
+ */
+export type ListedDocumentRow = Omit<DocumentRow, 'body'> & { body?: string };
+
+export type ListedDocument = Omit<DocumentWithOrganizationRow, 'document'> & {
+  document: ListedDocumentRow;
   position: string;
   /** with `withOwners` only: the owner, or null when the owner's row is missing */
   owner?: ListedOwner | null;
 };
+
+const { body: _body, ...documentColumnsWithoutBody } = getTableColumns(documents);
 
 const userColumns = Object.entries(getTableColumns(users));
 const userColumnDecoders = userColumns.map(([key, column]) => [key, columnDecoder(column)] as const);
@@ -109,14 +124,21 @@ function shapeOf(query: DocumentListQuery): string {
   // The lists' lengths are part of the shape (one placeholder per organization); a caller belongs to few.
   const branches = visibility.everything ? 'all' : `a${visibility.anyStatusIn.length}p${visibility.publishedIn.length}`;
   const statusFilter = statuses === null ? 'any' : statuses.length === 0 ? 'none' : 'some';
-  return `${branches}.${organizationSlug !== null}.${statusFilter}.${after !== null}${query.withOwners === true ? '.owners' : ''}`;
+  const columns = `${query.withOwners === true ? '.owners' : ''}${query.withBody === false ? '.nobody' : ''}`;
+  return `${branches}.${organizationSlug !== null}.${statusFilter}.${after !== null}${columns}`;
 }
 
 /**
- * The select of one list, its placeholders named after `p`. `owner` is the owner column (or none), and `extra` the
- * columns that tell a list's rows apart in a statement of several.
+ * The select of one list, its placeholders named after `p`. `owner` is the owner column (or none), `withBody` whether
+ * the body is read, and `extra` the columns that tell a list's rows apart in a statement of several.
  */
-function listSelect(db: Database, query: DocumentListQuery, p: string, owner: SQL | null, extra: Record<string, SQL.Aliased>) {
+function listSelect(
+  db: Database,
+  query: DocumentListQuery,
+  p: string,
+  columns: { owner: SQL | null; withBody: boolean },
+  extra: Record<string, SQL.Aliased>,
+) {
   const { visibility, organizationSlug, statuses, after } = query;
   const conditions: (SQL | undefined)[] = [visibilityCondition(visibility, p)];
   if (organizationSlug !== null) conditions.push(eq(organizations.slug, sql.placeholder(`${p}slug`)));
@@ -129,10 +151,10 @@ function listSelect(db: Database, query: DocumentListQuery, p: string, owner: SQ
     );
   return db
     .select({
-      document: documents,
+      document: columns.withBody ? getTableColumns(documents) : documentColumnsWithoutBody,
       organization: organizations,
       position: sql<string>`${documents.createdAt}::text`,
-      ...(owner ? { owner } : {}),
+      ...(columns.owner ? { owner: columns.owner } : {}),
       ...extra,
     })
     .from(documents)
@@ -168,7 +190,13 @@ function listStatementFor(query: DocumentListQuery): ListStatement {
   let statement = listStatements.get(shape);
   if (!statement) {
     statement = reusableRead(`documents_${shape}`, (db) =>
-      listSelect(db, query, '', query.withOwners === true ? ownerOfListedDocument : null, {}),
+      listSelect(
+        db,
+        query,
+        '',
+        { owner: query.withOwners === true ? ownerOfListedDocument : null, withBody: query.withBody !== false },
+        {},
+      ),
     ) as ListStatement;
     listStatements.set(shape, statement);
   }
@@ -196,19 +224,28 @@ type CombinedRow = ListedDocument & { list: number };
 
 function combinedStatementFor(queries: readonly DocumentListQuery[]): ListStatement | undefined {
   const withOwners = queries.some((query) => query.withOwners === true);
+  // A union's selects have the same columns: when one list reads bodies, every list of the statement carries them.
+  const withBody = queries.some((query) => query.withBody !== false);
   const key = queries.map(shapeOf).join('|');
   let statement = combinedStatements.get(key);
   if (!statement && combinedStatements.size < MAX_COMBINED_STATEMENTS) {
     statement = reusableRead(`documents_combined_${combinedStatements.size}`, (db) => {
-      const [first, second, ...rest] = queries.map((query, list) =>
-        listSelect(db, query, `l${list}_`, withOwners ? (query.withOwners === true ? ownerOfListedDocument : noOwner) : null, {
-          // Which list a row belongs to, and its sort key under names the union's order can use: a union's rows come
-          // in no promised order, and its ORDER BY sees only output names (two tables' `id` and `created_at` clash).
-          list: sql<number>`${sql.raw(String(list))}`.mapWith(Number).as('list'),
-          sortCreatedAt: sql<string>`${documents.createdAt}`.as('sort_created_at'),
-          sortId: sql<string>`${documents.id}`.as('sort_id'),
-        }),
-      );
+      const [first, second, ...rest] = queries.map((query, list) => {
+        const owner = withOwners ? (query.withOwners === true ? ownerOfListedDocument : noOwner) : null;
+        return listSelect(
+          db,
+          query,
+          `l${list}_`,
+          { owner, withBody },
+          {
+            // Which list a row belongs to, and its sort key under names the union's order can use: a union's rows come
+            // in no promised order, and its ORDER BY sees only output names (two tables' `id` and `created_at` clash).
+            list: sql<number>`${sql.raw(String(list))}`.mapWith(Number).as('list'),
+            sortCreatedAt: sql<string>`${documents.createdAt}`.as('sort_created_at'),
+            sortId: sql<string>`${documents.id}`.as('sort_id'),
+          },
+        );
+      });
       // Sorting the union costs PostgreSQL a sort of the pages' own rows (a few dozen), each list already limited.
       return unionAll(first!, second!, ...rest).orderBy(
         sql`${sql.identifier('list')}, ${sql.identifier('sort_created_at')} desc, ${sql.identifier('sort_id')} desc`,

@@ -15,6 +15,8 @@ import { selectsPath } from '../selection.js';
 
 /** Where a page of documents selects its owners: such a page reads them in its own statement. */
 const OWNERS_OF_A_PAGE = ['edges', 'node', 'owner'];
+/** Where a page selects its bodies: a page that does not reads none (its rows have no body to serve). */
+const BODIES_OF_A_PAGE = ['edges', 'node', 'body'];
 
 export const documentResolvers = {
   Query: {
@@ -33,6 +35,7 @@ export const documentResolvers = {
         first,
         after,
         withOwners: selectsPath(info, OWNERS_OF_A_PAGE),
+        withBody: selectsPath(info, BODIES_OF_A_PAGE),
       }),
   },
   Document: {
@@ -40,6 +43,12 @@ export const documentResolvers = {
     // organization and owner exist (foreign keys); on a page both are usually at hand, and then so is the answer.
     organization: (doc, _args, context) => loadersOf(context).organization.load(doc.organizationId) as AtHand<OrganizationRow>,
     owner: (doc, _args, context) => loadersOf(context).user.load(doc.ownerId) as AtHand<UserRow>,
+    // A page reads bodies only when its selection names them (BODIES_OF_A_PAGE, which counts a field @skip may drop
+    // as named). A row without one here would be a selection that check missed: an error, never an empty text.
+    body: (doc) => {
+      if (doc.body === undefined) throw new Error('Document.body: this document was listed without its body');
+      return doc.body;
+    },
     viewerCan: (doc, _args, context) =>
       whenBothAtHand(
         subjectAtHand(context),
