@@ -77,7 +77,7 @@ export interface ListedOwner {
 
 /**
  * A listed document: without `body` when its list was read with `withBody: false`. Absent, not empty: a reader that
- * should have asked for it gets nothing rather than a wrong text (over GraphQL, a non-null error).
+ * should have asked for it gets nothing rather than a wrong text (over GraphQL, `Document.body` answers an error).
  */
 export type ListedDocumentRow = Omit<DocumentRow, 'body'> & { body?: string };
 
