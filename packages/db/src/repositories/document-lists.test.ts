@@ -1,5 +1,7 @@
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../client.js';
+import { documents, memberships, organizations, users } from '../schema/index.js';
 import { seedDemoData } from '../seed.js';
 import { openOwnDatabase } from '../testing/own-database.js';
 import { statementsDuring } from '../testing/statements.js';
@@ -96,5 +98,66 @@ describe('Authorization 15: several lists of one request are read in one stateme
     expect(bothWithout.statements).toHaveLength(1);
     expect(bothWithout.statements[0]).not.toMatch(/"body"/);
     expect(bothWithout.result[1]).toEqual(without.result);
+  });
+});
+
+describe('Authorization 15: a page arrives as one JSON text, and each of its rows is what the tables hold', () => {
+  // A database of its own: the rows added here would change the lists the tests above count.
+  let own: DatabaseHandle;
+  let closeOwn: () => Promise<void>;
+  beforeAll(async () => {
+    ({ database: own, close: closeOwn } = await openOwnDatabase('document_lists_json'));
+    await seedDemoData(own);
+  });
+  afterAll(() => closeOwn?.());
+
+  it('text of every kind, optional columns null and set, microsecond timestamps and an owner in two organizations: as a plain select reads them', async () => {
+    const acmeRow = (await findOrganizationBySlug(own.db, 'acme'))!;
+    const globexRow = (await findOrganizationBySlug(own.db, 'globex'))!;
+    const [alice] = await own.db.select().from(users).where(eq(users.email, 'alice@acme.test'));
+    await own.db.insert(memberships).values({ organizationId: globexRow.id, userId: alice!.id, role: 'VIEWER' });
+    // Everything JSON must escape or carry: quotes, backslashes, control characters, non-Latin text, astral emoji.
+    const tricky = 'quote " backslash \\ slash / newline \n tab \t bell \u0007 é 日本 😀 </script> {"not": "json"}';
+    await own.db.insert(documents).values({
+      organizationId: acmeRow.id,
+      ownerId: alice!.id,
+      title: `Tricky ${tricky}`,
+      body: tricky,
+      status: 'PUBLISHED',
+      legalHold: true,
+      embargoUntil: sql`'2031-02-03 04:05:06.123456+00'::timestamptz`,
+      internalNotes: tricky,
+    });
+
+    const rows = await listVisibleDocuments(own.db, list({ organizationSlug: 'acme', withOwners: true }));
+    // Not vacuous: both kinds of each optional column, and the tricky row, are on the page.
+    expect(rows.length).toBeGreaterThan(3);
+    expect(rows.some(({ document }) => document.title === `Tricky ${tricky}`)).toBe(true);
+    for (const column of ['embargoUntil', 'internalNotes'] as const) {
+      expect(rows.some(({ document }) => document[column] === null)).toBe(true);
+      expect(rows.some(({ document }) => document[column] !== null)).toBe(true);
+    }
+    expect(rows.some(({ owner }) => owner!.organizationIds.length === 2)).toBe(true);
+
+    for (const row of rows) {
+      const [document] = await own.db.select().from(documents).where(eq(documents.id, row.document.id));
+      const [organization] = await own.db.select().from(organizations).where(eq(organizations.id, document!.organizationId));
+      const [owner] = await own.db.select().from(users).where(eq(users.id, document!.ownerId));
+      const organizationIds = await own.db
+        .select({ id: memberships.organizationId })
+        .from(memberships)
+        .where(eq(memberships.userId, owner!.id));
+      const [{ position }] = (await own.db
+        .select({ position: sql<string>`${documents.createdAt}::text` })
+        .from(documents)
+        .where(eq(documents.id, document!.id))) as [{ position: string }];
+      expect(row.document).toStrictEqual(document);
+      expect(row.organization).toStrictEqual(organization);
+      expect(row.owner!.user).toStrictEqual(owner);
+      expect([...row.owner!.organizationIds].sort()).toEqual(organizationIds.map(({ id }) => id).sort());
+      expect(row.position).toBe(position);
+    }
+    const embargoed = rows.find(({ document }) => document.embargoUntil !== null && document.title.startsWith('Tricky'))!;
+    expect(embargoed.document.embargoUntil!.toISOString()).toBe('2031-02-03T04:05:06.123Z');
   });
 });

@@ -1,10 +1,11 @@
-import { and, desc, eq, getTableColumns, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Database } from '../client.js';
-import { reusableRead } from '../prepared.js';
-import { documents, memberships, organizations, users, type DocumentRow, type DocumentStatus, type UserRow } from '../schema/index.js';
-import { columnDecoder } from '../timestamps.js';
-import type { DocumentWithOrganizationRow } from './documents.js';
+import type { SelectedField } from '../row-mapper.js';
+import { documents, organizations, type DocumentStatus } from '../schema/index.js';
+import { noOwner, ownerOfListedDocument, pageStatement, rowFields, type ListedDocument, type ListStatement } from './document-list-rows.js';
+
+export type { ListedDocument, ListedDocumentRow } from './document-list-rows.js';
 
 // Lists of visible documents: one list per statement, or several lists of one request in one statement.
 
@@ -69,55 +70,6 @@ export interface DocumentListQuery {
   withBody?: boolean;
 }
 
-/** A document's owner with the ids of the owner's organizations (what the owner's e-mail rule needs). */
-export interface ListedOwner {
-  user: UserRow;
-  organizationIds: string[];
-}
-
-/**
- * A listed document: without `body` when its list was read with `withBody: false`. Absent, not empty: a reader that
- * should have asked for it gets nothing rather than a wrong text (over GraphQL, `Document.body` answers an error).
- */
-export type ListedDocumentRow = Omit<DocumentRow, 'body'> & { body?: string };
-
-export type ListedDocument = Omit<DocumentWithOrganizationRow, 'document'> & {
-  document: ListedDocumentRow;
-  position: string;
-  /** with `withOwners` only: the owner, or null when the owner's row is missing */
-  owner?: ListedOwner | null;
-};
-
-const { body: _body, ...documentColumnsWithoutBody } = getTableColumns(documents);
-
-const userColumns = Object.entries(getTableColumns(users));
-const userColumnDecoders = userColumns.map(([key, column]) => [key, columnDecoder(column)] as const);
-
-/**
- * The owner of a listed document as one JSON value, read by a subquery in the select list. PostgreSQL evaluates such
- * a subquery only for the rows the sort and the limit keep (it postpones it past them): a join on users instead
- * looked up the owner of every matching row before the sort, which on a list filtered by status is hundreds of rows
- * for a page of ten. Its keys are the user columns' own names, decoded by the columns themselves (timestamps).
- */
-const decodeListedOwner = (value: unknown): ListedOwner | null => {
-  if (value === null) return null;
-  const json = (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
-  const user: Record<string, unknown> = {};
-  for (const [key, decode] of userColumnDecoders) user[key] = json[key] === null ? null : decode(json[key]);
-  return { user: user as UserRow, organizationIds: json['organizationIds'] as string[] };
-};
-
-const ownerOfListedDocument = sql<ListedOwner | null>`(select json_build_object(${sql.join(
-  userColumns.map(([key, column]) => sql`${sql.raw(`'${key}'`)}, ${column}`),
-  sql`, `,
-)}, 'organizationIds', (select coalesce(array_agg(${memberships.organizationId}::text), '{}') from ${memberships} where ${memberships.userId} = ${users.id})) from ${users} where ${users.id} = ${documents.ownerId})`.mapWith(
-  decodeListedOwner,
-);
-/** In a statement of several lists where only some show owners, the others' owner column (the same type: json). */
-const noOwner = sql<ListedOwner | null>`null::json`.mapWith(decodeListedOwner);
-
-type ListStatement = (db: Database, values: Record<string, unknown>) => Promise<ListedDocument[]>;
-
 /** Which statement a list needs: its visibility branches, its filters, with owners or not (its values aside). */
 function shapeOf(query: DocumentListQuery): string {
   const { visibility, organizationSlug, statuses, after } = query;
@@ -129,16 +81,11 @@ function shapeOf(query: DocumentListQuery): string {
 }
 
 /**
- * The select of one list, its placeholders named after `p`. `owner` is the owner column (or none), `withBody` whether
- * the body is read, and `extra` the columns that tell a list's rows apart in a statement of several.
+ * The select of one list, its placeholders named after `p`: one row per document, its values as one JSON array
+ * (`row`, in the order of `fields`) beside its sort key (and with `list`, its list's number) under names an outer
+ * statement can order by. `json_build_array` takes at most 100 values; a row has about 20.
  */
-function listSelect(
-  db: Database,
-  query: DocumentListQuery,
-  p: string,
-  columns: { owner: SQL | null; withBody: boolean },
-  extra: Record<string, SQL.Aliased>,
-) {
+function listSelect(db: Database, query: DocumentListQuery, p: string, fields: readonly SelectedField[], list?: number) {
   const { visibility, organizationSlug, statuses, after } = query;
   const conditions: (SQL | undefined)[] = [visibilityCondition(visibility, p)];
   if (organizationSlug !== null) conditions.push(eq(organizations.slug, sql.placeholder(`${p}slug`)));
@@ -151,11 +98,13 @@ function listSelect(
     );
   return db
     .select({
-      document: columns.withBody ? getTableColumns(documents) : documentColumnsWithoutBody,
-      organization: organizations,
-      position: sql<string>`${documents.createdAt}::text`,
-      ...(columns.owner ? { owner: columns.owner } : {}),
-      ...extra,
+      row: sql`json_build_array(${sql.join(
+        fields.map(({ field }) => field as SQL),
+        sql`, `,
+      )})`.as('row'),
+      sortCreatedAt: sql`${documents.createdAt}`.as('sort_created_at'),
+      sortId: sql`${documents.id}`.as('sort_id'),
+      ...(list === undefined ? {} : { list: sql`${sql.raw(String(list))}`.as('list') }),
     })
     .from(documents)
     .innerJoin(organizations, eq(organizations.id, documents.organizationId))
@@ -189,15 +138,8 @@ function listStatementFor(query: DocumentListQuery): ListStatement {
   const shape = shapeOf(query);
   let statement = listStatements.get(shape);
   if (!statement) {
-    statement = reusableRead(`documents_${shape}`, (db) =>
-      listSelect(
-        db,
-        query,
-        '',
-        { owner: query.withOwners === true ? ownerOfListedDocument : null, withBody: query.withBody !== false },
-        {},
-      ),
-    ) as ListStatement;
+    const fields = rowFields({ owner: query.withOwners === true ? ownerOfListedDocument : null, withBody: query.withBody !== false });
+    statement = pageStatement(`documents_${shape}`, fields, (db) => listSelect(db, query, '', fields), false);
     listStatements.set(shape, statement);
   }
   return statement;
@@ -229,28 +171,21 @@ function combinedStatementFor(queries: readonly DocumentListQuery[]): ListStatem
   const key = queries.map(shapeOf).join('|');
   let statement = combinedStatements.get(key);
   if (!statement && combinedStatements.size < MAX_COMBINED_STATEMENTS) {
-    statement = reusableRead(`documents_combined_${combinedStatements.size}`, (db) => {
-      const [first, second, ...rest] = queries.map((query, list) => {
-        const owner = withOwners ? (query.withOwners === true ? ownerOfListedDocument : noOwner) : null;
-        return listSelect(
-          db,
-          query,
-          `l${list}_`,
-          { owner, withBody },
-          {
-            // Which list a row belongs to, and its sort key under names the union's order can use: a union's rows come
-            // in no promised order, and its ORDER BY sees only output names (two tables' `id` and `created_at` clash).
-            list: sql<number>`${sql.raw(String(list))}`.mapWith(Number).as('list'),
-            sortCreatedAt: sql<string>`${documents.createdAt}`.as('sort_created_at'),
-            sortId: sql<string>`${documents.id}`.as('sort_id'),
-          },
-        );
-      });
-      // Sorting the union costs PostgreSQL a sort of the pages' own rows (a few dozen), each list already limited.
-      return unionAll(first!, second!, ...rest).orderBy(
-        sql`${sql.identifier('list')}, ${sql.identifier('sort_created_at')} desc, ${sql.identifier('sort_id')} desc`,
-      );
-    }) as ListStatement;
+    const fieldsOf = queries.map((query, list) => {
+      const owner = withOwners ? (query.withOwners === true ? ownerOfListedDocument : noOwner) : null;
+      return rowFields({ owner, withBody, list });
+    });
+    // Every list's row has the same values in the same order (only the list's number differs): one mapper reads them all.
+    statement = pageStatement(
+      `documents_combined_${combinedStatements.size}`,
+      fieldsOf[0]!,
+      (db) => {
+        const [first, second, ...rest] = queries.map((query, list) => listSelect(db, query, `l${list}_`, fieldsOf[list]!, list));
+        // Sorting costs PostgreSQL a sort of the pages' own rows (a few dozen), each list already limited.
+        return unionAll(first!, second!, ...rest);
+      },
+      true,
+    );
     combinedStatements.set(key, statement);
   }
   return statement;
