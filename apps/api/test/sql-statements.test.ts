@@ -1,4 +1,4 @@
-import { documents } from '@latchkey/db';
+import { documents, eq, users } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, reseed, type Demo } from './support/demo.js';
 import { statementsDuring } from '@latchkey/db/testing';
@@ -154,4 +154,26 @@ describe('Authorization 15 and field checks without a query per row', () => {
     expect(included.result.json.errors).toBeUndefined();
     expect(included.result.json.data.documents.edges.every((edge: any) => typeof edge.node.body === 'string')).toBe(true);
   });
+});
+
+describe("Authentication 3: the caller's own account is read with the caller's attributes, in one statement", () => {
+  it.each(['alice', 'bob'] as const)(
+    'me and viewer.user cost the one statement that reads the caller (%s), and answer the account as stored',
+    async (persona) => {
+      const token = await demo.token(persona);
+      const query = '{ me { id email displayName emailVerified } viewer { user { id email } } }';
+      const asked = await statementsDuring(() => postGraphQL(service.graphqlUrl, { query }, { token }));
+      expect(asked.result.json.errors).toBeUndefined();
+      expect(asked.statements).toHaveLength(1);
+      expect(asked.statements[0]).toMatch(/from "users" left join "memberships"/i);
+      const [stored] = await service.database.db.select().from(users).where(eq(users.id, demo.userId[persona]));
+      expect(asked.result.json.data.me).toEqual({
+        id: stored!.id,
+        email: stored!.email,
+        displayName: stored!.displayName,
+        emailVerified: stored!.emailVerified,
+      });
+      expect(asked.result.json.data.viewer.user).toEqual({ id: stored!.id, email: stored!.email });
+    },
+  );
 });

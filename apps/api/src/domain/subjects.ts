@@ -1,6 +1,12 @@
-import { findUserWithRoles, type Database, type Role } from '@latchkey/db';
+import { findUserWithRoles, type Database, type Role, type UserRow } from '@latchkey/db';
 import type { Subject } from './subject.js';
 import { isUuid } from './validate.js';
+
+/**
+ * The account row read with each subject, by subject: kept beside the subject rather than in it, so the policies'
+ * view of the caller (and every denial event that carries it) holds the attributes alone.
+ */
+const accounts = new WeakMap<Subject, UserRow>();
 
 /** The caller's volatile attributes, read now (spec Authentication 3): null when the subject is no user. */
 export async function loadSubject(db: Database, userId: string): Promise<Subject | null> {
@@ -9,8 +15,19 @@ export async function loadSubject(db: Database, userId: string): Promise<Subject
   if (!user) return null;
   const roles = new Map<string, Role>();
   for (const { organizationId, role } of user.roles) roles.set(organizationId, role);
-  return { id: user.id, superAdmin: user.superAdmin, suspended: user.suspended, emailVerified: user.emailVerified, roles };
+  const subject: Subject = {
+    id: user.id,
+    superAdmin: user.superAdmin,
+    suspended: user.suspended,
+    emailVerified: user.emailVerified,
+    roles,
+  };
+  accounts.set(subject, user.account);
+  return subject;
 }
+
+/** The account row the statement that read this subject read with it (undefined for a subject made otherwise). */
+export const accountReadWith = (subject: Subject): UserRow | undefined => accounts.get(subject);
 
 /**
  * One subject per request however many fields ask (a per-request memo keyed by the request's context), read

@@ -35,25 +35,20 @@ export interface UserWithRoles {
   suspended: boolean;
   emailVerified: boolean;
   roles: { organizationId: string; role: Role }[];
+  /** the account's whole row as the same statement read it (what the caller's own `me` answers) */
+  account: UserRow;
 }
 
-// Read on every request that has a caller (the policies' subject), so built once.
-const userWithRoles = reusableRead<
-  { id: string },
-  { id: string; superAdmin: boolean; suspended: boolean; emailVerified: boolean; organizationId: string | null; role: Role | null }[]
->('user_with_roles', (db) =>
-  db
-    .select({
-      id: users.id,
-      superAdmin: users.superAdmin,
-      suspended: users.suspended,
-      emailVerified: users.emailVerified,
-      organizationId: memberships.organizationId,
-      role: memberships.role,
-    })
-    .from(users)
-    .leftJoin(memberships, eq(memberships.userId, users.id))
-    .where(eq(users.id, sql.placeholder('id'))),
+// Read on every request that has a caller (the policies' subject), so built once. It reads the whole account row,
+// a few columns more than the policies need: a request that also shows the caller's account then reads it once.
+const userWithRoles = reusableRead<{ id: string }, { user: UserRow; organizationId: string | null; role: Role | null }[]>(
+  'user_with_roles',
+  (db) =>
+    db
+      .select({ user: users, organizationId: memberships.organizationId, role: memberships.role })
+      .from(users)
+      .leftJoin(memberships, eq(memberships.userId, users.id))
+      .where(eq(users.id, sql.placeholder('id'))),
 );
 
 /** An account's volatile attributes and roles in one statement; null when there is no such account. */
@@ -63,7 +58,8 @@ export async function findUserWithRoles(db: Database, id: string): Promise<UserW
   if (!first) return null;
   const roles: UserWithRoles['roles'] = [];
   for (const row of rows) if (row.organizationId && row.role) roles.push({ organizationId: row.organizationId, role: row.role });
-  return { id: first.id, superAdmin: first.superAdmin, suspended: first.suspended, emailVerified: first.emailVerified, roles };
+  const { user } = first;
+  return { id: user.id, superAdmin: user.superAdmin, suspended: user.suspended, emailVerified: user.emailVerified, roles, account: user };
 }
 
 // A page's owners, one batch per request: one statement text whatever the batch's size (the ids as one array).
