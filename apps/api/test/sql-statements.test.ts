@@ -1,3 +1,4 @@
+import { DocumentDashboardDocument } from '@latchkey/client';
 import { documents, eq, users } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, reseed, type Demo } from './support/demo.js';
@@ -176,4 +177,30 @@ describe("Authentication 3: the caller's own account is read with the caller's a
       expect(asked.result.json.data.viewer.user).toEqual({ id: stored!.id, email: stored!.email });
     },
   );
+});
+
+describe('Authorization 15: rows a request is reading anyway are not read twice', () => {
+  it("a dashboard's pinned document finds its owner in the answer of the lists in flight, run after run (7 statements)", async () => {
+    const token = await demo.token('alice');
+    const pinned = [...demo.documentId.values()][0];
+    const counts: number[] = [];
+    for (let run = 0; run < 5; run++) {
+      const dashboard = await statementsDuring(() =>
+        postGraphQL(
+          service.graphqlUrl,
+          { query: DocumentDashboardDocument.toString(), variables: { organization: 'acme', pinned } },
+          { token },
+        ),
+      );
+      expect(dashboard.result.json.errors).toBeUndefined();
+      expect(dashboard.result.json.data.pinned.owner.memberships.length).toBeGreaterThan(0);
+      // Not vacuous: the pinned document's owner is among the owners the lists show.
+      const listedOwners = dashboard.result.json.data.recent.edges.map((edge: any) => edge.node.owner.id);
+      expect(listedOwners).toContain(dashboard.result.json.data.pinned.owner.id);
+      // the caller, its memberships, the organization, the pinned document, the passkeys, the lists, the owner's memberships
+      counts.push(dashboard.statements.length);
+      expect(dashboard.statements.filter((sql) => /"users"\."id" = any\(/i.test(sql))).toEqual([]);
+    }
+    expect(counts).toEqual([7, 7, 7, 7, 7]);
+  });
 });

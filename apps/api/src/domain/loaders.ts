@@ -22,13 +22,29 @@ export interface RowLoader<Value> {
   prime(key: string, value: Value): void;
 }
 
-function rowLoader<Value>(batch: (keys: readonly string[]) => Promise<Value[]>): RowLoader<Value> {
+/**
+ * When a request's batch of rows may go: at once (DataLoader's own timing, after the current promise jobs), or, while
+ * lists of documents are in flight, after they are answered and their pages primed the loaders (a `setImmediate`
+ * runs after every promise job the answer set off). A dashboard's pinned document would otherwise load its owner in
+ * a statement of its own just before the lists brought that owner anyway: how many statements it cost depended on
+ * which answer came first.
+ */
+type BatchSchedule = (dispatch: () => void) => void;
+
+function rowLoader<Value>(batch: (keys: readonly string[]) => Promise<Value[]>, schedule: BatchSchedule): RowLoader<Value> {
   const held = new Map<string, Value>();
-  const loader = new DataLoader<string, Value>(async (keys) => {
-    const values = await batch(keys);
-    for (const [index, key] of keys.entries()) held.set(key, values[index]!);
-    return values;
-  });
+  const loader = new DataLoader<string, Value>(
+    async (keys) => {
+      // Rows primed while the batch waited are answered from what is held; only the rest is read.
+      const missing = keys.filter((key) => !held.has(key));
+      if (missing.length > 0) {
+        const values = await batch(missing);
+        for (const [index, key] of missing.entries()) held.set(key, values[index]!);
+      }
+      return keys.map((key) => held.get(key)!);
+    },
+    { batchScheduleFn: schedule },
+  );
   return {
     load: (key) => (held.has(key) ? held.get(key)! : loader.load(key)),
     prime: (key, value) => void held.set(key, value),
@@ -60,14 +76,23 @@ function byId<Row extends { id: string }>(rows: readonly Row[], ids: readonly st
 }
 
 function createRequestLoaders(db: Database): RequestLoaders {
+  const listsInFlight = new Set<Promise<unknown>>();
+  const schedule: BatchSchedule = (dispatch) => {
+    if (listsInFlight.size === 0) return void Promise.resolve().then(() => process.nextTick(dispatch));
+    void Promise.allSettled([...listsInFlight]).then(() => setImmediate(dispatch));
+  };
   const organizationIdsOf = rowLoader<readonly string[]>(async (userIds) => {
     const rows = await listOrganizationIdsOfUsers(db, userIds);
     const byUser = new Map<string, string[]>();
     for (const row of rows) (byUser.get(row.userId) ?? byUser.set(row.userId, []).get(row.userId)!).push(row.organizationId);
     return userIds.map((id) => byUser.get(id) ?? []);
+  }, schedule);
+  const lists = new DataLoader<DocumentListQuery, ListedDocument[]>((queries) => listVisibleDocumentsTogether(db, queries), {
+    cache: false,
+    maxBatchSize: MAX_LISTS_PER_STATEMENT,
   });
   return {
-    organization: rowLoader(async (ids) => byId(await listOrganizationsByIds(db, ids), ids)),
+    organization: rowLoader(async (ids) => byId(await listOrganizationsByIds(db, ids), ids), schedule),
     // Users come with the ids of their organizations (one statement): the e-mail rule needs them for every owner.
     user: rowLoader(async (ids) => {
       const rows = await listUsersWithOrganizationIds(db, ids);
@@ -76,12 +101,17 @@ function createRequestLoaders(db: Database): RequestLoaders {
         rows.map((row) => row.user),
         ids,
       );
-    }),
+    }, schedule),
     organizationIdsOf,
-    documentList: new DataLoader<DocumentListQuery, ListedDocument[]>((queries) => listVisibleDocumentsTogether(db, queries), {
-      cache: false,
-      maxBatchSize: MAX_LISTS_PER_STATEMENT,
-    }),
+    documentList: {
+      load: (query) => {
+        const list = lists.load(query);
+        listsInFlight.add(list);
+        const settled = () => void listsInFlight.delete(list);
+        list.then(settled, settled);
+        return list;
+      },
+    },
   };
 }
 
