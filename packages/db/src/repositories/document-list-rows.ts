@@ -92,9 +92,8 @@ export function pageStatement(
   byList: boolean,
 ): ListStatement {
   const t = sql.identifier('t');
-  const order = byList
-    ? sql`${t}.${sql.identifier('list')}, ${t}.${sql.identifier('sort_created_at')} desc, ${t}.${sql.identifier('sort_id')} desc`
-    : sql`${t}.${sql.identifier('sort_created_at')} desc, ${t}.${sql.identifier('sort_id')} desc`;
+  const newestFirst = sql`${t}.${sql.identifier('sort_created_at')} desc, ${t}.${sql.identifier('sort_id')} desc`;
+  const order = byList ? sql`${t}.${sql.identifier('list')}, ${newestFirst}` : newestFirst;
   const read = reusableRead<Record<string, unknown>, { page: string }[]>(name, (db) =>
     db
       .select({ page: sql<string>`coalesce(json_agg(${t}.${sql.identifier('row')} order by ${order}), '[]')::text` })
