@@ -40,7 +40,9 @@ export async function createOwnDatabase(adminUrl: string, label = 'test'): Promi
  * Tests only: the real database, migrated. PostgreSQL when DATABASE_URL is set (a database of its own, dropped
  * by `close`), else PGlite in a temporary directory (removed by `close`).
  */
-export async function openOwnDatabase(label: string): Promise<{ database: DatabaseHandle; dataDir: string; close(): Promise<void> }> {
+export async function openOwnDatabase(
+  label: string,
+): Promise<{ database: DatabaseHandle; dataDir: string; /** PostgreSQL only */ url?: string; close(): Promise<void> }> {
   const dataDir = testTempDir(label);
   const adminUrl = process.env['DATABASE_URL'];
   const own = adminUrl ? await createOwnDatabase(adminUrl, label) : undefined;
@@ -50,6 +52,7 @@ export async function openOwnDatabase(label: string): Promise<{ database: Databa
   return {
     database,
     dataDir,
+    ...(own ? { url: own.url } : {}),
     async close() {
       await database.close();
       await own?.drop();

@@ -1,0 +1,1 @@
+CREATE INDEX "documents_created_idx" ON "documents" USING btree ("created_at","id");
