@@ -99,11 +99,17 @@ export {
   countOwners,
   findMemberRole,
   listMembershipsOfUser,
+  listMembershipsOfUsers,
   listOrganizationIdsOfUsers,
   setMemberRole,
 } from './repositories/memberships.js';
 export type { MemberKey, MembershipWithOrganizationRow } from './repositories/memberships.js';
-export { findOrganizationBySlug, listOrganizationsByIds, lockOrganizationBySlug } from './repositories/organizations.js';
+export {
+  findOrganizationBySlug,
+  listOrganizationsByIds,
+  listOrganizationsBySlugs,
+  lockOrganizationBySlug,
+} from './repositories/organizations.js';
 export { listPasskeysOfUser } from './repositories/passkeys.js';
 export { purgeDpopProofUses, recordDpopProofUse } from './repositories/dpop-proofs.js';
 export {

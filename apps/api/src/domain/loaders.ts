@@ -1,11 +1,14 @@
 import {
+  listMembershipsOfUsers,
   listOrganizationIdsOfUsers,
   listOrganizationsByIds,
+  listOrganizationsBySlugs,
   listUsersWithOrganizationIds,
   listVisibleDocumentsTogether,
   type Database,
   type DocumentListQuery,
   type ListedDocument,
+  type MembershipWithOrganizationRow,
   type OrganizationRow,
   type UserRow,
 } from '@latchkey/db';
@@ -20,14 +23,16 @@ import DataLoader from 'dataloader';
 export interface RowLoader<Value> {
   load(key: string): Value | Promise<Value>;
   prime(key: string, value: Value): void;
+  /** drops what is held for `key` (a write of the request changed it): the next `load` reads it again */
+  forget(key: string): void;
 }
 
 /**
- * When a request's batch of rows may go: at once (DataLoader's own timing, after the current promise jobs), or, while
- * lists of documents are in flight, after they are answered and their pages primed the loaders (a `setImmediate`
- * runs after every promise job the answer set off). A dashboard's pinned document would otherwise load its owner in
- * a statement of its own just before the lists brought that owner anyway: how many statements it cost depended on
- * which answer came first.
+ * When a request's batch of rows may go: once the promise jobs of the moment have run (a `setImmediate`, so that every
+ * resolver the same answer woke has asked for its rows and its lists), at once if no list of documents is in flight,
+ * else after the lists are answered and their pages primed the loaders. A dashboard's pinned document would otherwise
+ * load its owner, and its `organization(slug)` the organization, in statements of their own just before the lists
+ * brought them anyway: how many statements it cost depended on which resolver asked first.
  */
 type BatchSchedule = (dispatch: () => void) => void;
 
@@ -48,6 +53,10 @@ function rowLoader<Value>(batch: (keys: readonly string[]) => Promise<Value[]>, 
   return {
     load: (key) => (held.has(key) ? held.get(key)! : loader.load(key)),
     prime: (key, value) => void held.set(key, value),
+    forget: (key) => {
+      held.delete(key);
+      loader.clear(key);
+    },
   };
 }
 
@@ -56,10 +65,15 @@ function rowLoader<Value>(batch: (keys: readonly string[]) => Promise<Value[]>, 
  * of statements whatever its size.
  */
 export interface RequestLoaders {
+  /** by id; a row primed here is also found by its slug */
   organization: RowLoader<OrganizationRow | null>;
+  /** by slug: an organization a page or a membership of the request brought is at hand */
+  organizationBySlug: RowLoader<OrganizationRow | null>;
   user: RowLoader<UserRow | null>;
   /** the ids of the organizations a user belongs to */
   organizationIdsOf: RowLoader<readonly string[]>;
+  /** a user's memberships with their organizations, by organization slug */
+  membershipsOf: RowLoader<readonly MembershipWithOrganizationRow[]>;
   /**
    * Lists of visible documents: the lists a request asks for in the same tick (a dashboard's six) are read in one
    * statement. Never cached: each list is read when asked.
@@ -70,35 +84,74 @@ export interface RequestLoaders {
 /** At most this many lists in one statement. */
 const MAX_LISTS_PER_STATEMENT = 8;
 
-function byId<Row extends { id: string }>(rows: readonly Row[], ids: readonly string[]): (Row | null)[] {
-  const found = new Map(rows.map((row) => [row.id, row]));
-  return ids.map((id) => found.get(id) ?? null);
+function byKey<Row>(rows: readonly Row[], keyOf: (row: Row) => string, keys: readonly string[]): (Row | null)[] {
+  const found = new Map(rows.map((row) => [keyOf(row), row]));
+  return keys.map((key) => found.get(key) ?? null);
+}
+
+function groupedBy<Row>(rows: readonly Row[], keyOf: (row: Row) => string, keys: readonly string[]): Row[][] {
+  const groups = new Map<string, Row[]>();
+  for (const row of rows) (groups.get(keyOf(row)) ?? groups.set(keyOf(row), []).get(keyOf(row))!).push(row);
+  return keys.map((key) => groups.get(key) ?? []);
 }
 
 function createRequestLoaders(db: Database): RequestLoaders {
   const listsInFlight = new Set<Promise<unknown>>();
-  const schedule: BatchSchedule = (dispatch) => {
-    if (listsInFlight.size === 0) return void Promise.resolve().then(() => process.nextTick(dispatch));
-    void Promise.allSettled([...listsInFlight]).then(() => setImmediate(dispatch));
-  };
+  const schedule: BatchSchedule = (dispatch) =>
+    void setImmediate(() => {
+      if (listsInFlight.size === 0) return dispatch();
+      void Promise.allSettled([...listsInFlight]).then(() => setImmediate(dispatch));
+    });
+  // No list brings memberships: their batch goes without waiting for any (the caller's, asked early, then runs beside them).
+  const soon: BatchSchedule = (dispatch) => void setImmediate(dispatch);
   const organizationIdsOf = rowLoader<readonly string[]>(async (userIds) => {
     const rows = await listOrganizationIdsOfUsers(db, userIds);
-    const byUser = new Map<string, string[]>();
-    for (const row of rows) (byUser.get(row.userId) ?? byUser.set(row.userId, []).get(row.userId)!).push(row.organizationId);
-    return userIds.map((id) => byUser.get(id) ?? []);
+    return groupedBy(rows, (row) => row.userId, userIds).map((memberships) => memberships.map((row) => row.organizationId));
   }, schedule);
+  const organizationBySlug = rowLoader(
+    async (slugs) => byKey(await listOrganizationsBySlugs(db, slugs), (row) => row.slug, slugs),
+    schedule,
+  );
+  const organizationById = rowLoader(async (ids) => {
+    const rows = await listOrganizationsByIds(db, ids);
+    for (const row of rows) organizationBySlug.prime(row.slug, row);
+    return byKey(rows, (row) => row.id, ids);
+  }, schedule);
+  // An organization is the same row by id and by slug: whatever primes one primes the other.
+  const organization: RowLoader<OrganizationRow | null> = {
+    load: organizationById.load,
+    prime: (id, row) => {
+      organizationById.prime(id, row);
+      if (row) organizationBySlug.prime(row.slug, row);
+    },
+    forget: organizationById.forget,
+  };
+  const membershipsOf = rowLoader<readonly MembershipWithOrganizationRow[]>(async (userIds) => {
+    const byUser = groupedBy(await listMembershipsOfUsers(db, userIds), (row) => row.userId, userIds);
+    for (const [index, memberships] of byUser.entries()) {
+      organizationIdsOf.prime(
+        userIds[index]!,
+        memberships.map((membership) => membership.organization.id),
+      );
+      for (const membership of memberships) organization.prime(membership.organization.id, membership.organization);
+    }
+    return byUser;
+  }, soon);
   const lists = new DataLoader<DocumentListQuery, ListedDocument[]>((queries) => listVisibleDocumentsTogether(db, queries), {
     cache: false,
     maxBatchSize: MAX_LISTS_PER_STATEMENT,
   });
   return {
-    organization: rowLoader(async (ids) => byId(await listOrganizationsByIds(db, ids), ids), schedule),
+    organization,
+    organizationBySlug,
+    membershipsOf,
     // Users come with the ids of their organizations (one statement): the e-mail rule needs them for every owner.
     user: rowLoader(async (ids) => {
       const rows = await listUsersWithOrganizationIds(db, ids);
       for (const { user, organizationIds } of rows) organizationIdsOf.prime(user.id, organizationIds);
-      return byId(
+      return byKey(
         rows.map((row) => row.user),
+        (user) => user.id,
         ids,
       );
     }, schedule),

@@ -69,6 +69,8 @@ export async function changeMemberRole(
   });
   // Told once committed: a role change that rolled back never happened.
   if (changed) {
+    // The request's loader may hold the member's memberships from before (an earlier field of the same operation).
+    request.loaders.membershipsOf.forget(userId);
     const details = { organizationId: changed.organizationId, from: changed.from, to: input.role };
     request.audit.record({
       type: 'role.changed',

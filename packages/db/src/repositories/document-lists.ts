@@ -81,8 +81,7 @@ export interface DocumentListQuery {
  */
 const CONSTANT_LIMITS: ReadonlySet<number> = new Set([1, 5, 10, 20, 25, 50, 100].map((size) => size + 1));
 
-const constantLimitOf = (query: DocumentListQuery): number | undefined =>
-  CONSTANT_LIMITS.has(query.limit) ? query.limit : undefined;
+const constantLimitOf = (query: DocumentListQuery): number | undefined => (CONSTANT_LIMITS.has(query.limit) ? query.limit : undefined);
 
 /** Which statement a list needs: its visibility branches, its filters, with owners or not (its values aside). */
 function shapeOf(query: DocumentListQuery): string {
@@ -117,22 +116,24 @@ function listSelect(
     conditions.push(
       sql`(${documents.createdAt}, ${documents.id}) < (${sql.placeholder(`${p}afterCreatedAt`)}::timestamptz, ${sql.placeholder(`${p}afterId`)}::uuid)`,
     );
-  return db
-    .select({
-      row: sql`json_build_array(${sql.join(
-        fields.map(({ field }) => field as SQL),
-        sql`, `,
-      )})`.as('row'),
-      sortCreatedAt: sql`${documents.createdAt}`.as('sort_created_at'),
-      sortId: sql`${documents.id}`.as('sort_id'),
-      ...(list === undefined ? {} : { list: sql`${sql.raw(String(list))}`.as('list') }),
-    })
-    .from(documents)
-    .innerJoin(organizations, eq(organizations.id, documents.organizationId))
-    .where(and(...conditions))
-    .orderBy(desc(documents.createdAt), desc(documents.id))
-    // drizzle writes an SQL chunk as it is (its type names only numbers and placeholders); a number would be a parameter.
-    .limit(constantLimit === undefined ? sql.placeholder(`${p}limit`) : (sql.raw(String(constantLimit)) as unknown as number));
+  return (
+    db
+      .select({
+        row: sql`json_build_array(${sql.join(
+          fields.map(({ field }) => field as SQL),
+          sql`, `,
+        )})`.as('row'),
+        sortCreatedAt: sql`${documents.createdAt}`.as('sort_created_at'),
+        sortId: sql`${documents.id}`.as('sort_id'),
+        ...(list === undefined ? {} : { list: sql`${sql.raw(String(list))}`.as('list') }),
+      })
+      .from(documents)
+      .innerJoin(organizations, eq(organizations.id, documents.organizationId))
+      .where(and(...conditions))
+      .orderBy(desc(documents.createdAt), desc(documents.id))
+      // drizzle writes an SQL chunk as it is (its type names only numbers and placeholders); a number would be a parameter.
+      .limit(constantLimit === undefined ? sql.placeholder(`${p}limit`) : (sql.raw(String(constantLimit)) as unknown as number))
+  );
 }
 
 /** The values of one list's placeholders, named after `p`. */

@@ -10,12 +10,12 @@ export interface MembershipWithOrganizationRow {
 }
 
 // Read on the request paths (an account's memberships, the e-mail rule's batch): built once.
-const membershipsOfUser = reusableRead<{ userId: string }, MembershipWithOrganizationRow[]>('memberships_of_user', (db) =>
+const membershipsOfUsers = reusableRead<{ userIds: readonly string[] }, MembershipWithOrganizationRow[]>('memberships_of_users', (db) =>
   db
     .select({ role: memberships.role, userId: memberships.userId, organization: organizations })
     .from(memberships)
     .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
-    .where(eq(memberships.userId, sql.placeholder('userId')))
+    .where(sql`${memberships.userId} = any(${sql.placeholder('userIds')}::uuid[])`)
     .orderBy(asc(organizations.slug)),
 );
 const organizationIdsOfUsers = reusableRead<{ userIds: readonly string[] }, { userId: string; organizationId: string }[]>(
@@ -29,7 +29,15 @@ const organizationIdsOfUsers = reusableRead<{ userIds: readonly string[] }, { us
 
 /** A user's memberships with their organizations, by organization slug, in one statement. */
 export async function listMembershipsOfUser(db: Database, userId: string): Promise<MembershipWithOrganizationRow[]> {
-  return membershipsOfUser(db, { userId });
+  return membershipsOfUsers(db, { userIds: [userId] });
+}
+
+/**
+ * The memberships of several users with their organizations, in one statement (a batch of a request's loader), each
+ * user's by organization slug; a user without any has none in the answer.
+ */
+export async function listMembershipsOfUsers(db: Database, userIds: readonly string[]): Promise<MembershipWithOrganizationRow[]> {
+  return membershipsOfUsers(db, { userIds });
 }
 
 /** Every (user, organization) membership of these users, in one statement (a batch of a request's loader). */

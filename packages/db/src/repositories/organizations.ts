@@ -17,6 +17,12 @@ const organizationsByIds = reusableRead<{ ids: readonly string[] }, Organization
     .from(organizations)
     .where(sql`${organizations.id} = any(${sql.placeholder('ids')}::uuid[])`),
 );
+const organizationsBySlugs = reusableRead<{ slugs: readonly string[] }, OrganizationRow[]>('organizations_by_slugs', (db) =>
+  db
+    .select()
+    .from(organizations)
+    .where(sql`${organizations.slug} = any(${sql.placeholder('slugs')}::text[])`),
+);
 
 /** One organization by its slug (the caller checks the slug's form). */
 export async function findOrganizationBySlug(db: Database, slug: string): Promise<OrganizationRow | null> {
@@ -36,4 +42,9 @@ export async function lockOrganizationBySlug(tx: Database, slug: string): Promis
 /** Organizations by id, in one statement (a batch of a request's loader), in no particular order. */
 export async function listOrganizationsByIds(db: Database, ids: readonly string[]): Promise<OrganizationRow[]> {
   return organizationsByIds(db, { ids });
+}
+
+/** The organizations of these slugs that exist, in one statement (a batch of a request's loader). */
+export async function listOrganizationsBySlugs(db: Database, slugs: readonly string[]): Promise<OrganizationRow[]> {
+  return organizationsBySlugs(db, { slugs });
 }

@@ -36,13 +36,19 @@ export async function createOwnDatabase(adminUrl: string, label = 'test'): Promi
   };
 }
 
+export interface OwnDatabase {
+  database: DatabaseHandle;
+  dataDir: string;
+  /** its URL, on PostgreSQL (for a client of a test's own) */
+  url?: string;
+  close(): Promise<void>;
+}
+
 /**
  * Tests only: the real database, migrated. PostgreSQL when DATABASE_URL is set (a database of its own, dropped
  * by `close`), else PGlite in a temporary directory (removed by `close`).
  */
-export async function openOwnDatabase(
-  label: string,
-): Promise<{ database: DatabaseHandle; dataDir: string; /** PostgreSQL only */ url?: string; close(): Promise<void> }> {
+export async function openOwnDatabase(label: string): Promise<OwnDatabase> {
   const dataDir = testTempDir(label);
   const adminUrl = process.env['DATABASE_URL'];
   const own = adminUrl ? await createOwnDatabase(adminUrl, label) : undefined;

@@ -1,11 +1,11 @@
 import { authorize } from '@latchkey/policy';
 import { getOwnAccount } from '../../domain/accounts.js';
-import { changeMemberRole, membershipsOf } from '../../domain/memberships.js';
+import { changeMemberRole, type MembershipWithOrganization } from '../../domain/memberships.js';
 import { getOrganization } from '../../domain/organizations.js';
 import { AccountPolicy } from '../../domain/policies.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import { dbOf, domainRequest, loadersOf, subjectAtHand, subjectOf } from '../access.js';
-import { whenAtHand } from '../at-hand.js';
+import { whenAtHand, type AtHand } from '../at-hand.js';
 
 export const accountResolvers = {
   Query: {
@@ -24,7 +24,8 @@ export const accountResolvers = {
           return user.email;
         }),
       ),
-    memberships: (user, _args, context) => membershipsOf(dbOf(context), user.id),
+    // Batched and held per request: the caller's and a page's owners' memberships (a dashboard asks both) are one statement.
+    memberships: (user, _args, context) => loadersOf(context).membershipsOf.load(user.id) as AtHand<MembershipWithOrganization[]>,
   },
   // The plain Membership and Organization fields resolve by property name; billingEmail is guarded by @can.
   Membership: {
