@@ -10,11 +10,20 @@ export interface MembershipWithOrganizationRow {
 }
 
 // Read on the request paths (an account's memberships, the e-mail rule's batch): built once.
-const membershipsOfUsers = reusableRead<{ userIds: readonly string[] }, MembershipWithOrganizationRow[]>('memberships_of_users', (db) =>
+const membershipsSelect = (db: Database) =>
   db
     .select({ role: memberships.role, userId: memberships.userId, organization: organizations })
     .from(memberships)
-    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+    .innerJoin(organizations, eq(organizations.id, memberships.organizationId));
+// One user (the caller's own, most often) and several: `= any($1)` over an array of unknown length keeps PostgreSQL
+// from ever settling on a generic plan, so every run would be planned again; `= $1` is planned once per connection.
+const membershipsOfUser = reusableRead<{ userId: string }, MembershipWithOrganizationRow[]>('memberships_of_user', (db) =>
+  membershipsSelect(db)
+    .where(eq(memberships.userId, sql.placeholder('userId')))
+    .orderBy(asc(organizations.slug)),
+);
+const membershipsOfUsers = reusableRead<{ userIds: readonly string[] }, MembershipWithOrganizationRow[]>('memberships_of_users', (db) =>
+  membershipsSelect(db)
     .where(sql`${memberships.userId} = any(${sql.placeholder('userIds')}::uuid[])`)
     .orderBy(asc(organizations.slug)),
 );
@@ -29,7 +38,7 @@ const organizationIdsOfUsers = reusableRead<{ userIds: readonly string[] }, { us
 
 /** A user's memberships with their organizations, by organization slug, in one statement. */
 export async function listMembershipsOfUser(db: Database, userId: string): Promise<MembershipWithOrganizationRow[]> {
-  return membershipsOfUsers(db, { userIds: [userId] });
+  return membershipsOfUser(db, { userId });
 }
 
 /**
@@ -37,7 +46,7 @@ export async function listMembershipsOfUser(db: Database, userId: string): Promi
  * user's by organization slug; a user without any has none in the answer.
  */
 export async function listMembershipsOfUsers(db: Database, userIds: readonly string[]): Promise<MembershipWithOrganizationRow[]> {
-  return membershipsOfUsers(db, { userIds });
+  return userIds.length === 1 ? membershipsOfUser(db, { userId: userIds[0]! }) : membershipsOfUsers(db, { userIds });
 }
 
 /** Every (user, organization) membership of these users, in one statement (a batch of a request's loader). */
