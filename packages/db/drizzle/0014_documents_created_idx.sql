@@ -1,1 +1,1 @@
-CREATE INDEX "documents_created_idx" ON "documents" USING btree ("created_at","id");
+CREATE INDEX IF NOT EXISTS "documents_created_idx" ON "documents" USING btree ("created_at","id");
