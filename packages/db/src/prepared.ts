@@ -1,3 +1,4 @@
+import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Database } from './client.js';
 import { compileRowMapper, type SelectedField } from './row-mapper.js';
 
@@ -45,6 +46,27 @@ export function reusableRead<Values extends Record<string, unknown>, Result>(
     const bound = Object.create(prepared, { client: { value: session.client }, logger: { value: session.logger } }) as Executable<Result>;
     return bound.execute(values);
   };
+}
+
+/**
+ * A read of rows by a batch of keys (a request loader's), built as two statements: `column = $1` for one key and
+ * `column = any($1::type[])` for several. PostgreSQL never keeps a generic plan for `= any($1)` (an array of unknown
+ * length looks dearer than the one it was given), so each of its runs is planned again; `= $1` is planned once per
+ * connection, and a batch of one key is the common case (the caller's memberships, one document's owner).
+ * `build` gets `matches`, which writes the key condition on a column; it must not depend on anything else.
+ */
+export function reusableReadByKeys<Result>(
+  name: string,
+  keyType: 'uuid' | 'text',
+  build: (db: Database, matches: (column: AnyColumn) => SQL) => { prepare(name: string): Executable<Result> },
+): (db: Database, keys: readonly string[]) => Promise<Result> {
+  const one = reusableRead<{ key: string }, Result>(`${name}_one`, (db) =>
+    build(db, (column) => sql`${column} = ${sql.placeholder('key')}`),
+  );
+  const many = reusableRead<{ keys: readonly string[] }, Result>(name, (db) =>
+    build(db, (column) => sql`${column} = any(${sql.placeholder('keys')}::${sql.raw(keyType)}[])`),
+  );
+  return (db, keys) => (keys.length === 1 ? one(db, { key: keys[0]! }) : many(db, { keys }));
 }
 
 /**

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { reusableRead } from '../prepared.js';
+import { reusableReadByKeys } from '../prepared.js';
 import { memberships, organizations, type OrganizationRow, type Role } from '../schema/index.js';
 
 export interface MembershipWithOrganizationRow {
@@ -10,35 +10,27 @@ export interface MembershipWithOrganizationRow {
 }
 
 // Read on the request paths (an account's memberships, the e-mail rule's batch): built once.
-const membershipsSelect = (db: Database) =>
+const membershipsOfUsers = reusableReadByKeys<MembershipWithOrganizationRow[]>('memberships_of_users', 'uuid', (db, matches) =>
   db
     .select({ role: memberships.role, userId: memberships.userId, organization: organizations })
     .from(memberships)
-    .innerJoin(organizations, eq(organizations.id, memberships.organizationId));
-// One user (the caller's own, most often) and several: `= any($1)` over an array of unknown length keeps PostgreSQL
-// from ever settling on a generic plan, so every run would be planned again; `= $1` is planned once per connection.
-const membershipsOfUser = reusableRead<{ userId: string }, MembershipWithOrganizationRow[]>('memberships_of_user', (db) =>
-  membershipsSelect(db)
-    .where(eq(memberships.userId, sql.placeholder('userId')))
+    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+    .where(matches(memberships.userId))
     .orderBy(asc(organizations.slug)),
 );
-const membershipsOfUsers = reusableRead<{ userIds: readonly string[] }, MembershipWithOrganizationRow[]>('memberships_of_users', (db) =>
-  membershipsSelect(db)
-    .where(sql`${memberships.userId} = any(${sql.placeholder('userIds')}::uuid[])`)
-    .orderBy(asc(organizations.slug)),
-);
-const organizationIdsOfUsers = reusableRead<{ userIds: readonly string[] }, { userId: string; organizationId: string }[]>(
+const organizationIdsOfUsers = reusableReadByKeys<{ userId: string; organizationId: string }[]>(
   'organization_ids_of_users',
-  (db) =>
+  'uuid',
+  (db, matches) =>
     db
       .select({ userId: memberships.userId, organizationId: memberships.organizationId })
       .from(memberships)
-      .where(sql`${memberships.userId} = any(${sql.placeholder('userIds')}::uuid[])`),
+      .where(matches(memberships.userId)),
 );
 
 /** A user's memberships with their organizations, by organization slug, in one statement. */
 export async function listMembershipsOfUser(db: Database, userId: string): Promise<MembershipWithOrganizationRow[]> {
-  return membershipsOfUser(db, { userId });
+  return membershipsOfUsers(db, [userId]);
 }
 
 /**
@@ -46,7 +38,7 @@ export async function listMembershipsOfUser(db: Database, userId: string): Promi
  * user's by organization slug; a user without any has none in the answer.
  */
 export async function listMembershipsOfUsers(db: Database, userIds: readonly string[]): Promise<MembershipWithOrganizationRow[]> {
-  return userIds.length === 1 ? membershipsOfUser(db, { userId: userIds[0]! }) : membershipsOfUsers(db, { userIds });
+  return membershipsOfUsers(db, userIds);
 }
 
 /** Every (user, organization) membership of these users, in one statement (a batch of a request's loader). */
@@ -54,7 +46,7 @@ export async function listOrganizationIdsOfUsers(
   db: Database,
   userIds: readonly string[],
 ): Promise<{ userId: string; organizationId: string }[]> {
-  return organizationIdsOfUsers(db, { userIds });
+  return organizationIdsOfUsers(db, userIds);
 }
 
 export interface MemberKey {

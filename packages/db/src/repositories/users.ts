@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { reusableRead } from '../prepared.js';
+import { reusableRead, reusableReadByKeys } from '../prepared.js';
 import { memberships, users, type Role, type UserRow } from '../schema/index.js';
 
 const userById = reusableRead<{ id: string }, UserRow[]>('user_by_id', (db) =>
@@ -62,10 +62,11 @@ export async function findUserWithRoles(db: Database, id: string): Promise<UserW
   return { id: user.id, superAdmin: user.superAdmin, suspended: user.suspended, emailVerified: user.emailVerified, roles, account: user };
 }
 
-// A page's owners, one batch per request: one statement text whatever the batch's size (the ids as one array).
-const usersWithOrganizationIds = reusableRead<{ ids: readonly string[] }, { user: UserRow; organizationIds: string[] }[]>(
+// A page's owners, one batch per request (one owner, `= $1`; several, the ids as one array).
+const usersWithOrganizationIds = reusableReadByKeys<{ user: UserRow; organizationIds: string[] }[]>(
   'users_with_organization_ids',
-  (db) =>
+  'uuid',
+  (db, matches) =>
     db
       .select({
         user: users,
@@ -75,7 +76,7 @@ const usersWithOrganizationIds = reusableRead<{ ids: readonly string[] }, { user
       })
       .from(users)
       .leftJoin(memberships, eq(memberships.userId, users.id))
-      .where(sql`${users.id} = any(${sql.placeholder('ids')}::uuid[])`)
+      .where(matches(users.id))
       .groupBy(users.id),
 );
 
@@ -84,5 +85,5 @@ export async function listUsersWithOrganizationIds(
   db: Database,
   ids: readonly string[],
 ): Promise<{ user: UserRow; organizationIds: string[] }[]> {
-  return usersWithOrganizationIds(db, { ids });
+  return usersWithOrganizationIds(db, ids);
 }
