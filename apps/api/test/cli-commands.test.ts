@@ -40,7 +40,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/migrations applied/);
     }
-  });
+  }, 90_000); // two CLI processes, each opening the database (PGlite: up to 15 s each on a busy machine)
 
   it('seed: adds the demo data (docs/endpoints.md) once (idempotent); token --email then works for a seeded user', async () => {
     const first = await cli('seed');
@@ -53,7 +53,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
     const token = await cli('token', '--email', 'alice@acme.test');
     expect(token.code, token.stderr).toBe(0);
     expect(decodeJwt(token.stdout.trim()).sub).toMatch(/^[0-9a-f-]{36}$/);
-  });
+  }, 90_000); // three CLI processes, each opening the database (PGlite: up to 15 s each on a busy machine)
 
   it('documents and delete-document go through the same services and policies as GraphQL and REST', async () => {
     expect((await cli('seed')).code).toBe(0);
