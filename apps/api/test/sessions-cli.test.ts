@@ -112,6 +112,6 @@ describe('issue 17 point 1: the operator CLI lists and ends sessions', () => {
       expect(JSON.parse(endAll.stdout)).toEqual({ ended: 1 });
       await expect.poll(async () => (await viewer(two.accessToken)).status, { timeout: 5000, interval: 100 }).toBe(401);
       expect((await run(CLI, ['sessions', 'list', '--email', 'alice@acme.test'], env, workDir)).stdout).toBe('');
-    });
+    }, 90_000); // two sign-ins and six CLI processes, each opening the database (a few seconds each on a busy machine)
   });
 });
