@@ -3,6 +3,7 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { SchemaGapError } from './graphql/schema.js';
 import { KeyMaterialError } from '@latchkey/auth/tokens';
 import { createLogger, exitAfterFlush, logFatalAndExit } from './logger.js';
+import { startIdleMemoryRelease } from './observability/idle-memory-release.js';
 import { startService } from './service.js';
 import { readVersion } from './version.js';
 
@@ -34,7 +35,16 @@ try {
     `Latchkey API listening on ${service.url}/graphql; public URL ${publicUrl}${demo ? `, the demo at ${demo} (sign-in links: pnpm latchkey outbox)` : ''}`,
   );
   logger.flush();
+  // After a burst of load, memory goes back to the system within seconds rather than whenever V8 decides.
+  const stopMemoryRelease = startIdleMemoryRelease({
+    onRelease: ({ heapBefore, heapAfter, ms }) =>
+      logger.info(
+        { heapBeforeMiB: Math.round(heapBefore / 1048576), heapAfterMiB: Math.round(heapAfter / 1048576), ms: Math.round(ms) },
+        'idle: unused memory released',
+      ),
+  });
   const stop = (signal: string) => {
+    stopMemoryRelease();
     logger.info({ signal, ...config!.shutdown }, 'shutting down');
     logger.flush();
     // Whatever happens, the process is gone within SHUTDOWN_TIMEOUT.

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -128,5 +128,30 @@ describe('issue 14 point 2: logs arrive on time and are never lost', () => {
     expect(server.lines.some(({ line }) => requestLine('/healthz')(line))).toBe(true);
     const fatal = server.lines.at(-1)!.line;
     expect(fatal).toMatchObject({ level: 60, msg: 'uncaught exception', err: { message: 'thrown by the test preload' } });
+  }, 90_000);
+});
+
+describe('issue 16: resident memory after a run', () => {
+  it('after a burst, an idle server gives the memory back within seconds, logs it, and goes on answering', async () => {
+    // A preload that, when told to (SIGUSR2), holds about 70 MB of objects long enough for them to be promoted, then
+    // drops them: what requests in flight under load leave in the old generation.
+    const dir = mkdtempSync(join(tmpdir(), 'latchkey-memory-preload-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const preload = join(dir, 'grow-heap-on-signal.mjs');
+    writeFileSync(
+      preload,
+      "process.on('SIGUSR2', () => { let kept = []; for (let i = 0; i < 700000; i++) kept.push([i, i + 1, i + 2, i + 3, i + 4, i + 5, i + 6, i + 7]); globalThis.heldByTest = kept; setTimeout(() => { globalThis.heldByTest = undefined; }, 300); });\n",
+    );
+    const server = await start('production', ['--import', preload]);
+    const residentKiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]);
+    server.child.kill('SIGUSR2');
+    await new Promise((done) => setTimeout(done, 1000));
+    const grown = residentKiB();
+    const releasedLine = (line: Record<string, unknown>) => line['msg'] === 'idle: unused memory released';
+    await waitFor(server, releasedLine, 30_000);
+    const line = server.lines.find(({ line }) => releasedLine(line))!.line;
+    expect(Number(line['heapBeforeMiB']) - Number(line['heapAfterMiB'])).toBeGreaterThan(32);
+    expect(grown - residentKiB()).toBeGreaterThan(32 * 1024);
+    expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
   }, 90_000);
 });
