@@ -35,7 +35,7 @@ try {
     `Latchkey API listening on ${service.url}/graphql; public URL ${publicUrl}${demo ? `, the demo at ${demo} (sign-in links: pnpm latchkey outbox)` : ''}`,
   );
   logger.flush();
-  // After a burst of load, memory goes back to the system within seconds rather than whenever V8 decides.
+  // After a burst of load, memory goes back to the system once the server has been idle for 15 s, not whenever V8 decides.
   const stopMemoryRelease = startIdleMemoryRelease({
     onRelease: ({ heapBefore, heapAfter, ms }) =>
       logger.info(

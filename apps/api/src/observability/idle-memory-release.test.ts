@@ -1,22 +1,13 @@
 import { getHeapStatistics } from 'node:v8';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMemoryReleaser, startIdleMemoryRelease, type ProcessReadings } from './idle-memory-release.js';
+import {
+  createMemoryReleaser,
+  startIdleMemoryRelease,
+  type IdleMemoryReleaseOptions,
+  type ProcessReadings,
+} from './idle-memory-release.js';
 
 const MiB = 1024 * 1024;
-
-/** A process whose CPU time and heap the test sets, and which counts its releases. */
-function fakeProcess(heapAfterRelease = 40 * MiB) {
-  const state = { cpuMicros: 0, heapBytes: 40 * MiB, releases: 0 };
-  const readings: ProcessReadings = {
-    cpuMicros: () => state.cpuMicros,
-    heapBytes: () => state.heapBytes,
-    release: async () => {
-      state.releases++;
-      state.heapBytes = heapAfterRelease;
-    },
-  };
-  return { state, readings };
-}
 
 const stops: (() => void)[] = [];
 afterEach(() => {
@@ -24,11 +15,29 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/**
+ * The release started (on fake timers) for a process whose CPU time and heap the test sets: 40 MiB of heap at the
+ * start and after every release, which it counts.
+ */
+function startOnFakeProcess(options: IdleMemoryReleaseOptions) {
+  vi.useFakeTimers();
+  const state = { cpuMicros: 0, heapBytes: 40 * MiB, releases: 0 };
+  const readings: ProcessReadings = {
+    cpuMicros: () => state.cpuMicros,
+    heapBytes: () => state.heapBytes,
+    release: async () => {
+      state.releases++;
+      state.heapBytes = 40 * MiB;
+    },
+  };
+  const stop = startIdleMemoryRelease(options, readings);
+  stops.push(stop);
+  return { state, stop };
+}
+
 describe('idle memory release (issue 16: resident memory after a run)', () => {
   it('releases once the process has been idle for idleForMs and its heap has grown, and only then', async () => {
-    vi.useFakeTimers();
-    const { state, readings } = fakeProcess();
-    stops.push(startIdleMemoryRelease({ intervalMs: 1000, idleForMs: 1000, idleCpuShare: 0.01, minGrowthBytes: 32 * MiB }, readings));
+    const { state } = startOnFakeProcess({ intervalMs: 1000, idleForMs: 1000, idleCpuShare: 0.01, minGrowthBytes: 32 * MiB });
 
     // Under load: the heap grows, the process is busy (500 ms of CPU a second): nothing is released.
     state.heapBytes = 200 * MiB;
@@ -48,9 +57,7 @@ describe('idle memory release (issue 16: resident memory after a run)', () => {
   });
 
   it('an idle process whose heap has not grown by minGrowthBytes is left alone', async () => {
-    vi.useFakeTimers();
-    const { state, readings } = fakeProcess();
-    stops.push(startIdleMemoryRelease({ intervalMs: 1000, idleForMs: 1000, minGrowthBytes: 32 * MiB }, readings));
+    const { state } = startOnFakeProcess({ intervalMs: 1000, idleForMs: 1000, minGrowthBytes: 32 * MiB });
     state.heapBytes = 40 * MiB + 31 * MiB;
     for (let second = 0; second < 5; second++) await vi.advanceTimersByTimeAsync(1000);
     expect(state.releases).toBe(0);
@@ -60,9 +67,7 @@ describe('idle memory release (issue 16: resident memory after a run)', () => {
   });
 
   it('light background work (under idleCpuShare of a core) still counts as idle; more than that does not', async () => {
-    vi.useFakeTimers();
-    const { state, readings } = fakeProcess();
-    stops.push(startIdleMemoryRelease({ intervalMs: 1000, idleForMs: 1000, idleCpuShare: 0.01 }, readings));
+    const { state } = startOnFakeProcess({ intervalMs: 1000, idleForMs: 1000, idleCpuShare: 0.01 });
     state.heapBytes = 100 * MiB;
     state.cpuMicros += 20_000; // 2% of the interval
     await vi.advanceTimersByTimeAsync(1000);
@@ -73,9 +78,7 @@ describe('idle memory release (issue 16: resident memory after a run)', () => {
   });
 
   it('a lull shorter than idleForMs between bursts keeps the memory; a longer one releases it', async () => {
-    vi.useFakeTimers();
-    const { state, readings } = fakeProcess();
-    stops.push(startIdleMemoryRelease({ intervalMs: 1000, idleForMs: 3000, idleCpuShare: 0.01 }, readings));
+    const { state } = startOnFakeProcess({ intervalMs: 1000, idleForMs: 3000, idleCpuShare: 0.01 });
     state.heapBytes = 200 * MiB;
     for (let burst = 0; burst < 3; burst++) {
       state.cpuMicros += 500_000;
@@ -88,9 +91,7 @@ describe('idle memory release (issue 16: resident memory after a run)', () => {
   });
 
   it('after the stop function, nothing is released', async () => {
-    vi.useFakeTimers();
-    const { state, readings } = fakeProcess();
-    const stop = startIdleMemoryRelease({ intervalMs: 1000, idleForMs: 1000 }, readings);
+    const { state, stop } = startOnFakeProcess({ intervalMs: 1000, idleForMs: 1000 });
     stop();
     state.heapBytes = 500 * MiB;
     await vi.advanceTimersByTimeAsync(10_000);

@@ -7,7 +7,7 @@ export interface IdleMemoryReleaseOptions {
   /**
    * how long the process must have been idle (whole intervals in a row) before it releases: a short lull between
    * bursts keeps its memory, since a release also empties what makes the next burst fast (the young generation's
-   * size; measured: a dashboard load started right after a release had its p99 at 480-940 ms against 260-560).
+   * size; measured: a status load started right after a release had its p99 at 41 ms, a round later 12 ms).
    * @default 15000
    */
   idleForMs?: number;
