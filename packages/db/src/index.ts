@@ -86,7 +86,7 @@ export {
   updateDocumentById,
 } from './repositories/documents.js';
 export type { DocumentWithOrganizationRow } from './repositories/documents.js';
-export { listVisibleDocuments, listVisibleDocumentsTogether } from './repositories/document-lists.js';
+export { listVisibleDocuments, listVisibleDocumentsTogether, listVisibleDocumentsWithCaller } from './repositories/document-lists.js';
 export type { DocumentListQuery, DocumentVisibility, ListedDocument, ListedDocumentRow } from './repositories/document-lists.js';
 export {
   insertDocumentEvent,

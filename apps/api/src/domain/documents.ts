@@ -1,18 +1,21 @@
 import {
   findDocumentByTitle,
   findDocumentWithOrganization,
+  type DocumentListQuery,
   type DocumentRow,
   type DocumentStatus,
+  type DocumentVisibility,
   type ListedDocumentRow,
   type OrganizationRow,
 } from '@latchkey/db';
 import { can } from '@latchkey/policy';
-import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
+import { authorizeIn, authorizeOrHide, type DomainRequest, type DomainRequestInput, type DomainServices } from './access.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 import { DocumentPolicy, visibleDocumentsScope } from './policies.js';
 import type { Subject } from './subject.js';
-import { requireId, requireSlug, requireText } from './validate.js';
+import { subjectOfUser } from './subjects.js';
+import { isUuid, requireId, requireSlug, requireText } from './validate.js';
 
 /**
  * `viewerCan`: the yes/no check of the very abilities the mutations authorize with (spec Authorization 10). Each
@@ -97,6 +100,66 @@ export interface DocumentPage {
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
 }
 
+type ListFields = { filter: string[]; first: string[]; after: string[] };
+const LIST_FIELDS: ListFields = { filter: ['filter'], first: ['first'], after: ['after'] };
+
+/** A list's input checked (INVALID_INPUT naming the field otherwise), and the statement's query for a visibility. */
+function validListInput(input: DocumentListInput, fields: ListFields) {
+  const first = input.first ?? 20;
+  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
+    throw new InvalidInputError(`first must be an integer from 0 to ${MAX_PAGE_SIZE}.`, fields.first);
+  }
+  const organizationSlug = input.organization == null ? null : requireSlug(input.organization, [...fields.filter, 'organization']);
+  const statuses = input.status ?? null;
+  if (statuses?.some((status) => !DOCUMENT_STATUSES.includes(status as DocumentStatus))) {
+    throw new InvalidInputError(`status must be one of ${DOCUMENT_STATUSES.join(', ')}.`, [...fields.filter, 'status']);
+  }
+  const after = input.after == null ? null : decodeCursor(input.after, fields.after);
+  return {
+    first,
+    queryFor: (visibility: DocumentVisibility): DocumentListQuery => ({
+      visibility,
+      organizationSlug,
+      statuses: statuses as readonly DocumentStatus[] | null,
+      after,
+      limit: first + 1,
+      withOwners: input.withOwners === true,
+      withBody: input.withBody !== false,
+    }),
+  };
+}
+
+/**
+ * Starts reading the caller's attributes in the statement of the page they are about to list, when this request has
+ * not read them yet and the caller's last list tells which documents they may see (its visibility): one round trip
+ * instead of two. Nothing is decided here. `listDocuments` then decides on the attributes that statement read, as on
+ * any (spec Authentication 3), and takes the rows only when its decision names exactly the list that was read; on a
+ * changed role it reads the list again. Invalid input reads nothing ahead: `listDocuments` answers it.
+ */
+export function readCallerWithDocumentPage(
+  services: DomainServices,
+  scope: object,
+  caller: Pick<DomainRequestInput, 'db' | 'userId'>,
+  input: DocumentListInput,
+  fields: ListFields = LIST_FIELDS,
+): void {
+  const { userId, db } = caller;
+  if (userId === null || !isUuid(userId) || services.subjects.started(scope)) return;
+  const loaders = services.loaders(scope, db);
+  const guess = loaders.documentList.guessFor(userId);
+  if (!guess) return;
+  let list: ReturnType<typeof validListInput>;
+  try {
+    list = validListInput(input, fields);
+  } catch (error) {
+    if (error instanceof InvalidInputError) return;
+    throw error;
+  }
+  if (list.first === 0) return;
+  const visibility: DocumentVisibility = guess.everything ? guess : { ...guess, now: new Date() };
+  services.subjects.readWith(scope, loaders.documentList.readWithCaller(list.queryFor(visibility), userId).then(subjectOfUser));
+}
+
 /**
  * The documents the caller may see, newest first, filtered inside one SQL statement (spec Authorization 15)
  * and paged by keyset. Each row's organization (and with `withOwners`, its owner with the owner's organizations)
@@ -105,32 +168,12 @@ export interface DocumentPage {
 export async function listDocuments(
   request: DomainRequest,
   input: DocumentListInput,
-  fields = { filter: ['filter'], first: ['first'], after: ['after'] },
+  fields: ListFields = LIST_FIELDS,
 ): Promise<DocumentPage> {
-  const first = input.first ?? 20;
-  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
-    throw new InvalidInputError(`first must be an integer from 0 to ${MAX_PAGE_SIZE}.`, fields.first);
-  }
-  const slug = input.organization == null ? null : requireSlug(input.organization, [...fields.filter, 'organization']);
-  const statuses = input.status ?? null;
-  if (statuses?.some((status) => !DOCUMENT_STATUSES.includes(status as DocumentStatus))) {
-    throw new InvalidInputError(`status must be one of ${DOCUMENT_STATUSES.join(', ')}.`, [...fields.filter, 'status']);
-  }
-  const after = input.after == null ? null : decodeCursor(input.after, fields.after);
+  const { first, queryFor } = validListInput(input, fields);
   authorizeIn(request, DocumentPolicy.list, []);
-
-  const rows =
-    first === 0
-      ? []
-      : await request.loaders.documentList.load({
-          visibility: visibleDocumentsScope(request.subject!, new Date()),
-          organizationSlug: slug,
-          statuses: statuses as readonly DocumentStatus[] | null,
-          after,
-          limit: first + 1,
-          withOwners: input.withOwners === true,
-          withBody: input.withBody !== false,
-        });
+  const subject = request.subject!;
+  const rows = first === 0 ? [] : await request.loaders.documentList.load(queryFor(visibleDocumentsScope(subject, new Date())), subject.id);
 
   const page = rows.slice(0, first);
   const { loaders } = request;

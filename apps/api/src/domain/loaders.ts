@@ -5,14 +5,17 @@ import {
   listOrganizationsBySlugs,
   listUsersWithOrganizationIds,
   listVisibleDocumentsTogether,
+  listVisibleDocumentsWithCaller,
   type Database,
   type DocumentListQuery,
   type ListedDocument,
   type MembershipWithOrganizationRow,
   type OrganizationRow,
   type UserRow,
+  type UserWithRoles,
 } from '@latchkey/db';
 import DataLoader from 'dataloader';
+import { sameList, VisibilityGuesses, type VisibilityGuess } from './visibility-guesses.js';
 
 /**
  * A request's batched lookup of one kind of row: every `load` of a key it does not hold yet, made in the same
@@ -76,9 +79,25 @@ export interface RequestLoaders {
   membershipsOf: RowLoader<readonly MembershipWithOrganizationRow[]>;
   /**
    * Lists of visible documents: the lists a request asks for in the same tick (a dashboard's six) are read in one
-   * statement. Never cached: each list is read when asked.
+   * statement. Never cached across requests: each list is read when asked, or read ahead with the caller.
    */
-  documentList: { load(query: DocumentListQuery): Promise<ListedDocument[]> };
+  documentList: DocumentListLoader;
+}
+
+export interface DocumentListLoader {
+  /**
+   * Reads a list. `callerId` names the caller whose visibility the query carries: it becomes the guess for that
+   * caller's next request. A list this request read ahead with its caller (`readWithCaller`) answers a `load` of the
+   * same list, whatever instant each visibility names (the read ahead's is the earlier one, taken before it was sent).
+   */
+  load(query: DocumentListQuery, callerId?: string): Promise<ListedDocument[]>;
+  /** the visibility of this caller's last list read by this process: a guess of the SQL to send, never a decision */
+  guessFor(callerId: string): VisibilityGuess | undefined;
+  /**
+   * Reads `query` ahead, and in the same statement the caller's account and roles (what it resolves to). The rows
+   * wait for a `load` of the same list; a list that no `load` claims is never used.
+   */
+  readWithCaller(query: DocumentListQuery, callerId: string): Promise<UserWithRoles | null>;
 }
 
 /** At most this many lists in one statement. */
@@ -95,7 +114,59 @@ function groupedBy<Row>(rows: readonly Row[], keyOf: (row: Row) => string, keys:
   return keys.map((key) => groups.get(key) ?? []);
 }
 
-function createRequestLoaders(db: Database): RequestLoaders {
+/** A list of a request's batch, and whose account and roles to read with it. */
+interface ListKey {
+  query: DocumentListQuery;
+  callerId: string | null;
+}
+
+interface ListRead {
+  rows: ListedDocument[];
+  caller?: UserWithRoles | null;
+}
+
+/** One batch of lists; with the caller's account read in the same statement when one of them asks for it. */
+async function readListBatch(db: Database, keys: readonly ListKey[]): Promise<ListRead[]> {
+  const queries = keys.map((key) => key.query);
+  const callerId = keys.find((key) => key.callerId !== null)?.callerId ?? null;
+  if (callerId === null) return (await listVisibleDocumentsTogether(db, queries)).map((rows) => ({ rows }));
+  const { lists, caller } = await listVisibleDocumentsWithCaller(db, queries, callerId);
+  return lists.map((rows) => ({ rows, caller }));
+}
+
+function documentListLoader(db: Database, guesses: VisibilityGuesses, listsInFlight: Set<Promise<unknown>>): DocumentListLoader {
+  const lists = new DataLoader<ListKey, ListRead>((keys) => readListBatch(db, keys), {
+    cache: false,
+    maxBatchSize: MAX_LISTS_PER_STATEMENT,
+  });
+  const readAhead: { query: DocumentListQuery; rows: Promise<ListedDocument[]> }[] = [];
+  const read = (key: ListKey): Promise<ListRead> => {
+    const list = lists.load(key);
+    listsInFlight.add(list);
+    const settled = () => void listsInFlight.delete(list);
+    list.then(settled, settled);
+    return list;
+  };
+  return {
+    load: (query, callerId) => {
+      if (callerId !== undefined) guesses.remember(callerId, query.visibility);
+      const ahead = readAhead.findIndex((entry) => sameList(entry.query, query));
+      if (ahead >= 0) return readAhead.splice(ahead, 1)[0]!.rows;
+      return read({ query, callerId: null }).then(({ rows }) => rows);
+    },
+    guessFor: (callerId) => guesses.get(callerId),
+    readWithCaller: (query, callerId) => {
+      const list = read({ query, callerId });
+      const rows = list.then(({ rows }) => rows);
+      // Its failure reaches the caller's subject, which the request awaits; unclaimed rows must not fail loudly again.
+      rows.catch(() => {});
+      readAhead.push({ query, rows });
+      return list.then(({ caller }) => caller ?? null);
+    },
+  };
+}
+
+function createRequestLoaders(db: Database, guesses: VisibilityGuesses): RequestLoaders {
   const listsInFlight = new Set<Promise<unknown>>();
   const schedule: BatchSchedule = (dispatch) =>
     void setImmediate(() => {
@@ -137,10 +208,6 @@ function createRequestLoaders(db: Database): RequestLoaders {
     }
     return byUser;
   }, soon);
-  const lists = new DataLoader<DocumentListQuery, ListedDocument[]>((queries) => listVisibleDocumentsTogether(db, queries), {
-    cache: false,
-    maxBatchSize: MAX_LISTS_PER_STATEMENT,
-  });
   return {
     organization,
     organizationBySlug,
@@ -156,15 +223,7 @@ function createRequestLoaders(db: Database): RequestLoaders {
       );
     }, schedule),
     organizationIdsOf,
-    documentList: {
-      load: (query) => {
-        const list = lists.load(query);
-        listsInFlight.add(list);
-        const settled = () => void listsInFlight.delete(list);
-        list.then(settled, settled);
-        return list;
-      },
-    },
+    documentList: documentListLoader(db, guesses, listsInFlight),
   };
 }
 
@@ -174,9 +233,11 @@ function createRequestLoaders(db: Database): RequestLoaders {
  */
 export function createLoaderFactory() {
   const byRequest = new WeakMap<object, RequestLoaders>();
+  // Shared by the requests of this factory (this process's service): the guesses outlive a request, nothing else does.
+  const guesses = new VisibilityGuesses();
   return (request: object, db: Database): RequestLoaders => {
     let loaders = byRequest.get(request);
-    if (!loaders) byRequest.set(request, (loaders = createRequestLoaders(db)));
+    if (!loaders) byRequest.set(request, (loaders = createRequestLoaders(db, guesses)));
     return loaders;
   };
 }

@@ -1,4 +1,4 @@
-import { findUserWithRoles, type Database, type Role, type UserRow } from '@latchkey/db';
+import { findUserWithRoles, type Database, type Role, type UserRow, type UserWithRoles } from '@latchkey/db';
 import type { Subject } from './subject.js';
 import { isUuid } from './validate.js';
 
@@ -10,8 +10,11 @@ const accounts = new WeakMap<Subject, UserRow>();
 
 /** The caller's volatile attributes, read now (spec Authentication 3): null when the subject is no user. */
 export async function loadSubject(db: Database, userId: string): Promise<Subject | null> {
-  if (!isUuid(userId)) return null;
-  const user = await findUserWithRoles(db, userId);
+  return isUuid(userId) ? subjectOfUser(await findUserWithRoles(db, userId)) : null;
+}
+
+/** The subject made of an account and its roles as just read (`findUserWithRoles`, or a statement that read them with more). */
+export function subjectOfUser(user: UserWithRoles | null): Subject | null {
   if (!user) return null;
   const roles = new Map<string, Role>();
   for (const { organizationId, role } of user.roles) roles.set(organizationId, role);
@@ -63,6 +66,14 @@ export function createSubjectLoader() {
   load.scopeOf = (subject: object): object | undefined => scopes.get(subject as Subject);
   /** Uses a subject already read (one read shared by the subscribers of an event) for this request key. */
   load.prime = (request: object, subject: Promise<Subject | null>): void => void byRequest.set(request, settle(request, subject));
+  /** Whether this request key's subject has been read, or is being read. */
+  load.started = (request: object): boolean => byRequest.has(request);
+  /**
+   * Takes this request key's subject from a read made for it alone by another statement (the caller's row read
+   * with a page of documents): as if `load` had read it, at the same moment.
+   */
+  load.readWith = (request: object, read: Promise<Subject | null>): void =>
+    void byRequest.set(request, settle(request, read.then(remember(request))));
   return load;
 }
 

@@ -1,5 +1,6 @@
 import type { Database } from '@latchkey/db';
 import { openDomainRequest, type DomainRequest } from '../domain/access.js';
+import { readCallerWithDocumentPage, type DocumentListInput } from '../domain/documents.js';
 import type { Subject } from '../domain/subject.js';
 import type { DeadlineScope, GraphQLContext } from './context.js';
 
@@ -56,4 +57,13 @@ export function domainRequest(context: GraphQLContext, handler: string): Promise
     handler,
     authentication: caller,
   });
+}
+
+/**
+ * `domainRequest` for a page of documents: when the request has not read its caller yet, the caller's attributes may
+ * come in the page's own statement (`readCallerWithDocumentPage`).
+ */
+export function domainRequestForPage(context: GraphQLContext, handler: string, page: DocumentListInput): Promise<DomainRequest> {
+  readCallerWithDocumentPage(context.app, scopeOf(context), { db: dbOf(context), userId: context.caller?.subject ?? null }, page);
+  return domainRequest(context, handler);
 }

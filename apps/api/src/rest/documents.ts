@@ -12,7 +12,7 @@ import {
   type DocumentFields,
   type DocumentResult,
 } from '../domain/document-mutations.js';
-import { getDocument, listDocuments } from '../domain/documents.js';
+import { getDocument, listDocuments, readCallerWithDocumentPage } from '../domain/documents.js';
 import { InvalidInputError, type UserError } from '../domain/errors.js';
 import { parseDateTime } from '../domain/validate.js';
 import { AccountPolicy, DocumentPolicy } from '../domain/policies.js';
@@ -131,23 +131,22 @@ export function documentRoutes({ services, database, databaseTimeoutMs }: Docume
       method: 'GET',
       path: '/api/documents',
       async handler(http) {
-        const request = await requestFor(http, 'GET /api/documents');
         const statuses = http.query
           .getAll('status')
           .flatMap((value) => value.split(','))
           .filter(Boolean);
-        const page = await listDocuments(
-          request,
-          {
-            organization: http.query.get('organization'),
-            status: statuses.length > 0 ? statuses : null,
-            first: firstOf(http.query),
-            after: http.query.get('after'),
-            withOwners: true, // each item names its owner
-            withBody: true, // and shows its body
-          },
-          { filter: [], first: ['first'], after: ['after'] },
-        );
+        const input = {
+          organization: http.query.get('organization'),
+          status: statuses.length > 0 ? statuses : null,
+          first: firstOf(http.query),
+          after: http.query.get('after'),
+          withOwners: true, // each item names its owner
+          withBody: true, // and shows its body
+        };
+        const fields = { filter: [], first: ['first'], after: ['after'] };
+        readCallerWithDocumentPage(services, http.req, { db: databaseOf(http.req), userId: http.caller?.subject ?? null }, input, fields);
+        const request = await requestFor(http, 'GET /api/documents');
+        const page = await listDocuments(request, input, fields);
         const data = await Promise.all(page.edges.map(({ node }) => view(request, node)));
         return { status: 200, body: { data, pageInfo: { hasNextPage: page.pageInfo.hasNextPage, endCursor: page.pageInfo.endCursor } } };
       },

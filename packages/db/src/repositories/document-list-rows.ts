@@ -3,8 +3,15 @@ import type { Database } from '../client.js';
 import { reusableRead } from '../prepared.js';
 import { compileRowMapper, type SelectedField } from '../row-mapper.js';
 import { documents, memberships, organizations, users, type DocumentRow, type UserRow } from '../schema/index.js';
-import { columnDecoder } from '../timestamps.js';
 import type { DocumentWithOrganizationRow } from './documents.js';
+import {
+  decodeUserWithRoles,
+  USER_COLUMN_COUNT,
+  userFromJsonArray,
+  userColumnsForJson,
+  userWithRolesAsJson,
+  type UserWithRoles,
+} from './users.js';
 
 // What a listed document is made of, and how a list's rows travel: as one JSON text per statement (`pageStatement`).
 
@@ -29,38 +36,34 @@ export type ListedDocument = Omit<DocumentWithOrganizationRow, 'document'> & {
 
 const { body: _body, ...documentColumnsWithoutBody } = getTableColumns(documents);
 
-const userColumns = Object.entries(getTableColumns(users));
-const userColumnDecoders = userColumns.map(([key, column]) => [key, columnDecoder(column)] as const);
-
 /**
- * The owner of a listed document as one JSON array (the user's columns in `userColumns` order, then the ids of the
- * user's organizations), read by a subquery in the select list. PostgreSQL evaluates such a subquery only for the rows
- * the sort and the limit keep (it postpones it past them): a join on users instead looked up the owner of every
+ * The owner of a listed document as one JSON array (the user's columns in `userColumnsForJson` order, then the ids of
+ * the user's organizations), read by a subquery in the select list. PostgreSQL evaluates such a subquery only for the
+ * rows the sort and the limit keep (it postpones it past them): a join on users instead looked up the owner of every
  * matching row before the sort, which on a list filtered by status is hundreds of rows for a page of ten. An array
  * rather than an object: the page's JSON carries no key names, and each value is decoded by its own column.
  */
 const decodeListedOwner = (value: unknown): ListedOwner | null => {
   if (value === null) return null;
   const json = (typeof value === 'string' ? JSON.parse(value) : value) as unknown[];
-  const user: Record<string, unknown> = {};
-  for (let index = 0; index < userColumnDecoders.length; index++) {
-    const [key, decode] = userColumnDecoders[index]!;
-    user[key] = json[index] === null ? null : decode(json[index]);
-  }
-  return { user: user as UserRow, organizationIds: json[userColumnDecoders.length] as string[] };
+  return { user: userFromJsonArray(json), organizationIds: json[USER_COLUMN_COUNT] as string[] };
 };
 
-export const ownerOfListedDocument = sql<ListedOwner | null>`(select json_build_array(${sql.join(
-  userColumns.map(([, column]) => column),
-  sql`, `,
-)}, (select coalesce(array_agg(${memberships.organizationId}::text), '{}') from ${memberships} where ${memberships.userId} = ${users.id})) from ${users} where ${users.id} = ${documents.ownerId})`.mapWith(
-  decodeListedOwner,
-);
+export const ownerOfListedDocument =
+  sql<ListedOwner | null>`(select json_build_array(${userColumnsForJson}, (select coalesce(array_agg(${memberships.organizationId}::text), '{}') from ${memberships} where ${memberships.userId} = ${users.id})) from ${users} where ${users.id} = ${documents.ownerId})`.mapWith(
+    decodeListedOwner,
+  );
 /** In a statement of several lists where only some show owners, the others' owner column (the same type: json). */
 export const noOwner = sql<ListedOwner | null>`null::json`.mapWith(decodeListedOwner);
 
-/** A list statement, run with its placeholders' values. */
-export type ListStatement = (db: Database, values: Record<string, unknown>) => Promise<ListedDocument[]>;
+/**
+ * A list statement, run with its placeholders' values: its rows, and with `withCaller` the account and roles of the
+ * `callerId` placeholder's user (null: no such account), read by the same statement.
+ */
+export type ListStatement = (
+  db: Database,
+  values: Record<string, unknown>,
+) => Promise<{ rows: ListedDocument[]; caller?: UserWithRoles | null }>;
 
 /**
  * The values of a listed row, in the order of its JSON array (see `listSelect`): each with the path it takes in the
@@ -90,18 +93,21 @@ export function pageStatement(
   fields: readonly SelectedField[],
   build: (db: Database) => SQLWrapper,
   byList: boolean,
+  withCaller = false,
 ): ListStatement {
   const t = sql.identifier('t');
   const newestFirst = sql`${t}.${sql.identifier('sort_created_at')} desc, ${t}.${sql.identifier('sort_id')} desc`;
   const order = byList ? sql`${t}.${sql.identifier('list')}, ${newestFirst}` : newestFirst;
-  const read = reusableRead<Record<string, unknown>, { page: string }[]>(name, (db) =>
-    db
-      .select({ page: sql<string>`coalesce(json_agg(${t}.${sql.identifier('row')} order by ${order}), '[]')::text` })
-      .from(sql`(${build(db)}) as ${t}`),
+  const page = sql<string>`coalesce(json_agg(${t}.${sql.identifier('row')} order by ${order}), '[]')::text`;
+  // The caller's row is a subquery of its own beside the rows' aggregate: one statement, so one snapshot for both.
+  const caller = userWithRolesAsJson(sql`${sql.placeholder('callerId')}::uuid`);
+  const read = reusableRead<Record<string, unknown>, { page: string; caller?: string | null }[]>(name, (db) =>
+    withCaller ? db.select({ page, caller }).from(sql`(${build(db)}) as ${t}`) : db.select({ page }).from(sql`(${build(db)}) as ${t}`),
   );
   const mapRows = compileRowMapper(fields);
   return async (db, values) => {
     const [answer] = await read(db, values);
-    return mapRows(JSON.parse(answer!.page) as unknown[][]) as ListedDocument[];
+    const rows = mapRows(JSON.parse(answer!.page) as unknown[][]) as ListedDocument[];
+    return withCaller ? { rows, caller: decodeUserWithRoles(answer!.caller ?? null) } : { rows };
   };
 }

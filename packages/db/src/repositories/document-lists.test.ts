@@ -5,8 +5,14 @@ import { documents, memberships, organizations, users } from '../schema/index.js
 import { seedDemoData } from '../seed.js';
 import { openOwnDatabase } from '../testing/own-database.js';
 import { statementsDuring } from '../testing/statements.js';
-import { listVisibleDocuments, listVisibleDocumentsTogether, type DocumentListQuery } from './document-lists.js';
+import {
+  listVisibleDocuments,
+  listVisibleDocumentsTogether,
+  listVisibleDocumentsWithCaller,
+  type DocumentListQuery,
+} from './document-lists.js';
 import { findOrganizationBySlug } from './organizations.js';
+import { findUserWithRoles, type UserWithRoles } from './users.js';
 
 let database: DatabaseHandle;
 let close: () => Promise<void>;
@@ -98,6 +104,45 @@ describe('Authorization 15: several lists of one request are read in one stateme
     expect(bothWithout.statements).toHaveLength(1);
     expect(bothWithout.statements[0]).not.toMatch(/"body"/);
     expect(bothWithout.result[1]).toEqual(without.result);
+  });
+});
+
+describe("Authentication 3: the caller's account and roles read in a page's own statement", () => {
+  const sortedRoles = (user: UserWithRoles | null) =>
+    user && { ...user, roles: [...user.roles].sort((a, b) => a.organizationId.localeCompare(b.organizationId)) };
+  const userId = async (email: string) => (await database.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
+
+  it('one statement answers the caller exactly as findUserWithRoles does, and each list exactly as read without the caller', async () => {
+    const now = new Date();
+    const cases = [
+      [list({ organizationSlug: 'acme', withOwners: true })],
+      [
+        list({ visibility: { everything: false, anyStatusIn: [acme], publishedIn: [], now }, limit: 21 }),
+        list({ statuses: ['DRAFT'], withBody: false }),
+      ],
+    ];
+    // an owner, a viewer, an editor whose e-mail is unverified, and the super-admin without any membership
+    for (const email of ['alice@acme.test', 'bob@acme.test', 'erin@acme.test', 'root@latchkey.test']) {
+      const id = await userId(email);
+      for (const queries of cases) {
+        const read = await statementsDuring(() => listVisibleDocumentsWithCaller(database.db, queries, id));
+        expect(read.statements).toHaveLength(1);
+        expect(sortedRoles(read.result.caller), email).toStrictEqual(sortedRoles(await findUserWithRoles(database.db, id)));
+        expect(read.result.lists).toEqual(await listVisibleDocumentsTogether(database.db, queries));
+      }
+    }
+    // Not vacuous: roles and none, and lists with rows.
+    expect((await listVisibleDocumentsWithCaller(database.db, cases[0]!, await userId('alice@acme.test'))).caller!.roles).toHaveLength(1);
+    expect((await listVisibleDocumentsWithCaller(database.db, cases[0]!, await userId('root@latchkey.test'))).caller!.roles).toEqual([]);
+    expect((await listVisibleDocumentsTogether(database.db, cases[1]!)).every((rows) => rows.length > 0)).toBe(true);
+  });
+
+  it('an account that does not exist is null, and the lists are still read', async () => {
+    const queries = [list({ organizationSlug: 'acme' })];
+    const read = await listVisibleDocumentsWithCaller(database.db, queries, '00000000-0000-4000-8000-000000000000');
+    expect(read.caller).toBeNull();
+    expect(read.lists).toEqual(await listVisibleDocumentsTogether(database.db, queries));
+    expect(read.lists[0]!.length).toBeGreaterThan(0);
   });
 });
 

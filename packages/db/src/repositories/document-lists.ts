@@ -4,6 +4,7 @@ import type { Database } from '../client.js';
 import type { SelectedField } from '../row-mapper.js';
 import { documents, organizations, type DocumentStatus } from '../schema/index.js';
 import { noOwner, ownerOfListedDocument, pageStatement, rowFields, type ListedDocument, type ListStatement } from './document-list-rows.js';
+import { findUserWithRoles, type UserWithRoles } from './users.js';
 
 export type { ListedDocument, ListedDocumentRow } from './document-list-rows.js';
 
@@ -157,13 +158,19 @@ function listValues(query: DocumentListQuery, p: string, values: Record<string, 
  */
 const listStatements = new Map<string, ListStatement>();
 
-function listStatementFor(query: DocumentListQuery): ListStatement {
+function listStatementFor(query: DocumentListQuery, withCaller: boolean): ListStatement {
   const constantLimit = constantLimitOf(query);
-  const shape = `${shapeOf(query)}${constantLimit === undefined ? '' : `.limit${constantLimit}`}`;
+  const shape = `${shapeOf(query)}${constantLimit === undefined ? '' : `.limit${constantLimit}`}${withCaller ? '.caller' : ''}`;
   let statement = listStatements.get(shape);
   if (!statement) {
     const fields = rowFields({ owner: query.withOwners === true ? ownerOfListedDocument : null, withBody: query.withBody !== false });
-    statement = pageStatement(`documents_${shape}`, fields, (db) => listSelect(db, query, '', fields, undefined, constantLimit), false);
+    statement = pageStatement(
+      `documents_${shape}`,
+      fields,
+      (db) => listSelect(db, query, '', fields, undefined, constantLimit),
+      false,
+      withCaller,
+    );
     listStatements.set(shape, statement);
   }
   return statement;
@@ -176,7 +183,7 @@ function listStatementFor(query: DocumentListQuery): ListStatement {
 export async function listVisibleDocuments(db: Database, query: DocumentListQuery): Promise<ListedDocument[]> {
   const values: Record<string, unknown> = {};
   listValues(query, '', values);
-  return listStatementFor(query)(db, values);
+  return (await listStatementFor(query, false)(db, values)).rows;
 }
 
 /**
@@ -188,11 +195,11 @@ const combinedStatements = new Map<string, ListStatement>();
 
 type CombinedRow = ListedDocument & { list: number };
 
-function combinedStatementFor(queries: readonly DocumentListQuery[]): ListStatement | undefined {
+function combinedStatementFor(queries: readonly DocumentListQuery[], withCaller: boolean): ListStatement | undefined {
   const withOwners = queries.some((query) => query.withOwners === true);
   // A union's selects have the same columns: when one list reads bodies, every list of the statement carries them.
   const withBody = queries.some((query) => query.withBody !== false);
-  const key = queries.map(shapeOf).join('|');
+  const key = `${queries.map(shapeOf).join('|')}${withCaller ? '|caller' : ''}`;
   let statement = combinedStatements.get(key);
   if (!statement && combinedStatements.size < MAX_COMBINED_STATEMENTS) {
     const fieldsOf = queries.map((query, list) => {
@@ -209,10 +216,47 @@ function combinedStatementFor(queries: readonly DocumentListQuery[]): ListStatem
         return unionAll(first!, second!, ...rest);
       },
       true,
+      withCaller,
     );
     combinedStatements.set(key, statement);
   }
   return statement;
+}
+
+/** The lists, and the caller's account and roles when asked (`callerId`), in as few statements as the lists allow. */
+async function readLists(
+  db: Database,
+  queries: readonly DocumentListQuery[],
+  callerId: string | null,
+): Promise<{ lists: ListedDocument[][]; caller?: UserWithRoles | null }> {
+  const withCaller = callerId !== null;
+  const values: Record<string, unknown> = withCaller ? { callerId } : {};
+  if (queries.length === 1) {
+    const [query] = queries as [DocumentListQuery];
+    listValues(query, '', values);
+    const { rows, caller } = await listStatementFor(query, withCaller)(db, values);
+    return { lists: [rows], ...(withCaller ? { caller } : {}) };
+  }
+  const statement = combinedStatementFor(queries, withCaller);
+  if (!statement) {
+    const [caller, ...lists] = await Promise.all([
+      withCaller ? findUserWithRoles(db, callerId) : undefined,
+      ...queries.map((query) => listVisibleDocuments(db, query)),
+    ]);
+    return { lists: lists as ListedDocument[][], ...(withCaller ? { caller: caller as UserWithRoles | null } : {}) };
+  }
+  for (const [list, query] of queries.entries()) listValues(query, `l${list}_`, values);
+  const lists: CombinedRow[][] = queries.map(() => []);
+  const { rows, caller } = await statement(db, values);
+  for (const row of rows as CombinedRow[]) lists[row.list]!.push(row);
+  return {
+    lists: lists.map((rows, list) =>
+      queries[list]!.withOwners === true
+        ? rows.map(({ document, organization, position, owner }) => ({ document, organization, position, owner }))
+        : rows.map(({ document, organization, position }) => ({ document, organization, position })),
+    ),
+    ...(withCaller ? { caller } : {}),
+  };
 }
 
 /**
@@ -221,15 +265,20 @@ function combinedStatementFor(queries: readonly DocumentListQuery[]): ListStatem
  * six lists then costs one round trip instead of six.
  */
 export async function listVisibleDocumentsTogether(db: Database, queries: readonly DocumentListQuery[]): Promise<ListedDocument[][]> {
-  const statement = queries.length > 1 ? combinedStatementFor(queries) : undefined;
-  if (!statement) return Promise.all(queries.map((query) => listVisibleDocuments(db, query)));
-  const values: Record<string, unknown> = {};
-  for (const [list, query] of queries.entries()) listValues(query, `l${list}_`, values);
-  const lists: CombinedRow[][] = queries.map(() => []);
-  for (const row of (await statement(db, values)) as CombinedRow[]) lists[row.list]!.push(row);
-  return lists.map((rows, list) =>
-    queries[list]!.withOwners === true
-      ? rows.map(({ document, organization, position, owner }) => ({ document, organization, position, owner }))
-      : rows.map(({ document, organization, position }) => ({ document, organization, position })),
-  );
+  return (await readLists(db, queries, null)).lists;
+}
+
+/**
+ * The lists as `listVisibleDocumentsTogether` reads them, and in the same statement the account and roles of user
+ * `callerId` exactly as `findUserWithRoles` answers them (null: no such account). For a request that has not read
+ * its caller yet: one round trip instead of two. The lists' visibility is whatever the query says; deciding whether
+ * it is the caller's is the caller's business.
+ */
+export async function listVisibleDocumentsWithCaller(
+  db: Database,
+  queries: readonly DocumentListQuery[],
+  callerId: string,
+): Promise<{ lists: ListedDocument[][]; caller: UserWithRoles | null }> {
+  const { lists, caller } = await readLists(db, queries, callerId);
+  return { lists, caller: caller ?? null };
 }

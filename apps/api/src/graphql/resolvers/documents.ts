@@ -7,9 +7,9 @@ import {
   setLegalHold,
   updateDocument,
 } from '../../domain/document-mutations.js';
-import { getDocument, getDocumentByTitle, listDocuments, ViewerDocumentAbilities } from '../../domain/documents.js';
+import { getDocument, getDocumentByTitle, listDocuments, ViewerDocumentAbilities, type DocumentListInput } from '../../domain/documents.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { domainRequest, loadersOf, subjectAtHand } from '../access.js';
+import { domainRequest, domainRequestForPage, loadersOf, subjectAtHand } from '../access.js';
 import { type AtHand, whenBothAtHand } from '../at-hand.js';
 import { selectsPath } from '../selection.js';
 
@@ -28,15 +28,17 @@ export const documentResolvers = {
         lookup.id != null ? await getDocument(request, lookup.id, ['lookup', 'id']) : await getDocumentByTitle(request, lookup.title!);
       return found.document;
     },
-    documents: async (_source, { filter, first, after }, context, info) =>
-      listDocuments(await domainRequest(context, 'Query.documents'), {
+    documents: async (_source, { filter, first, after }, context, info) => {
+      const page: DocumentListInput = {
         organization: filter?.organization,
         status: filter?.status,
         first,
         after,
         withOwners: selectsPath(info, OWNERS_OF_A_PAGE),
         withBody: selectsPath(info, BODIES_OF_A_PAGE),
-      }),
+      };
+      return listDocuments(await domainRequestForPage(context, 'Query.documents', page), page);
+    },
   },
   Document: {
     // Plain fields resolve by property name; internalNotes is guarded by its @can mark, once per row. A document's
