@@ -5,6 +5,8 @@
 // Each server is a separate child process pinned to CPU 0 and the load
 // generator (autocannon, in this process) is pinned to CPU 1, so the server
 // never competes with the load generator for a core and runs are comparable.
+// On PostgreSQL the database backends serving latchkey join the load generator
+// on CPU 1 during each load (BENCH_PIN_DATABASE=0: left to the scheduler).
 //
 // Env: BENCH_CONNECTIONS (50), BENCH_DURATION (s, 5), BENCH_ROUNDS (5),
 //      BENCH_WARMUP (s per server, 10: stock Yoga keeps speeding up for ~10 s),
@@ -26,7 +28,7 @@
 import { constants as osConstants } from 'node:os';
 import { check, load, rssMiB, scenario, scenarioWithBody, summarize, type Sample, type Scenario } from './harness/load.js';
 import { parseAndValidateMicros } from './harness/parse-cost.js';
-import { canPin, freePort, pinned, reexecPinned, sleep, stopAll, stopping } from './harness/processes.js';
+import { canPin, freePort, pinDatabase, pinned, reexecPinned, sleep, stopAll, stopping } from './harness/processes.js';
 import { compareMetrics, fmt, log, report } from './harness/report.js';
 import { closeDatabases, startBaseline, startLatchkey, THIS_BUILD, type Server } from './harness/servers.js';
 import {
@@ -49,7 +51,9 @@ async function main(): Promise<void> {
   const only = selectedServers();
   log(
     `bench: ${CONNECTIONS} connections, ${DURATION_S} s x ${ROUNDS} rounds, ` +
-      (pinned ? 'servers on CPU 0, autocannon on CPU 1' : 'NOT pinned (needs taskset and 2 CPUs)'),
+      (pinned
+        ? `servers on CPU 0, autocannon on CPU 1${pinDatabase ? ' (and PostgreSQL backends, when used)' : ''}`
+        : 'NOT pinned (needs taskset and 2 CPUs)'),
   );
 
   // Start everything first: rounds alternate between servers, so all stay up.

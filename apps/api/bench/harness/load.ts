@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { startCpuMeter } from './cpu.js';
-import { isRunning } from './processes.js';
+import { isRunning, pinBesideLoadGenerator, pinDatabase } from './processes.js';
 import type { Server } from './servers.js';
 import { CONNECTIONS } from './settings.js';
 
@@ -71,7 +71,9 @@ export async function check(s: Scenario): Promise<void> {
 
 export async function load(server: Server, requests: Scenario[], durationS: number): Promise<Sample> {
   const serverCpu = startCpuMeter([server.child.pid!]);
-  const backends = server.backendPids ? startCpuMeter(await server.backendPids()) : undefined;
+  const backendPids = server.backendPids ? await server.backendPids() : undefined;
+  if (backendPids && pinDatabase) pinBesideLoadGenerator(backendPids);
+  const backends = backendPids ? startCpuMeter(backendPids) : undefined;
   const result = await autocannon({
     url: server.url,
     connections: CONNECTIONS,

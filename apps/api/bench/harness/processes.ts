@@ -9,6 +9,26 @@ import { availableParallelism, constants as osConstants } from 'node:os';
 // True when this process runs under `taskset -c 1` and servers go on CPU 0.
 export const pinned = process.env.BENCH_PINNED === '1';
 
+/**
+ * On PostgreSQL, the database backends serving a server run beside the load generator (CPU 1) during each load, so
+ * the server has its core to itself as it has against the load generator. Left to the scheduler
+ * (`BENCH_PIN_DATABASE=0`), a backend woken by the server's write often runs on the server's own core and the
+ * server's throughput pays for the database's work (which the report counts separately anyway).
+ */
+export const pinDatabase = pinned && process.env.BENCH_PIN_DATABASE !== '0';
+
+let unpinnable = false;
+
+/** Moves processes to CPU 1, the load generator's; says once when the system refuses (another user's processes). */
+export function pinBesideLoadGenerator(pids: readonly number[]): void {
+  for (const pid of pids) {
+    if (spawnSync('taskset', ['-pc', '1', String(pid)], { stdio: 'ignore' }).status !== 0 && !unpinnable) {
+      unpinnable = true;
+      console.error(`bench: could not pin database backend ${pid} to CPU 1; backends run where the scheduler puts them`);
+    }
+  }
+}
+
 export function canPin(): boolean {
   // Pinning needs two usable cores; with one, pinning both sides to it would
   // only serialize them and make the numbers meaningless.
