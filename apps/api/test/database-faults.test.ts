@@ -212,6 +212,40 @@ describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest an
     }
     expect(service.logText()).not.toContain('INTERNAL_SERVER_ERROR');
   });
+
+  it("a returning caller's page, whose statement also reads the caller, met by an outage: SERVICE_UNAVAILABLE at its path within the deadline, over GraphQL and REST", async () => {
+    const page = '{ status { service } documents(first: 5) { edges { node { id } } } }';
+    // A first page teaches the server this caller's list: the next one reads the caller in the page's statement.
+    const first = await postGraphQL(service.graphqlUrl, { query: page }, { token });
+    expect(first.json.data.documents.edges).toHaveLength(5);
+    proxy.blackhole();
+    const answer = await timed(() => postGraphQL(service.graphqlUrl, { query: page }, { token }));
+    expect(answer.ms).toBeLessThan(DATABASE_TIMEOUT_MS + 1000);
+    expect(answer.value.status).toBe(200);
+    // `documents` is Non-Null: its error nulls the whole answer, as for any caller.
+    expect(answer.value.json).toEqual({
+      data: null,
+      errors: [
+        {
+          message: expect.any(String),
+          locations: [{ line: 1, column: 22 }],
+          path: ['documents'],
+          extensions: { code: 'SERVICE_UNAVAILABLE' },
+        },
+      ],
+    });
+    expect(await recovery()).toBeLessThan(2000);
+
+    const list = () => fetch(`${service.url}/api/documents?first=5`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await list()).status).toBe(200);
+    proxy.blackhole();
+    const rest = await timed(list);
+    expect(rest.ms).toBeLessThan(DATABASE_TIMEOUT_MS + 1000);
+    expect(rest.value.status).toBe(503);
+    expectRefusedBody(await rest.value.json());
+    expect(await recovery()).toBeLessThan(2000);
+    expect(service.logText()).not.toContain('INTERNAL_SERVER_ERROR');
+  });
 });
 
 describe.skipIf(databaseKind === 'pglite')(
