@@ -110,7 +110,9 @@ export function createResilientPool(options: ResilientPoolOptions) {
       listeners.add(registration);
       return async () => {
         listeners.delete(registration);
-        await registration.unlisten?.();
+        // After an outage the listening connection may be one the pool has destroyed: it listens to nothing any more,
+        // so its failure to send UNLISTEN leaves nothing to stop (and must not fail the service's shutdown).
+        await registration.unlisten?.().catch(() => undefined);
       };
     },
     stats: (): PoolStats => guard.stats(),
