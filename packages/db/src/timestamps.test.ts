@@ -36,6 +36,17 @@ describe('decodeTimestamptz reads PostgreSQL timestamps exactly as new Date(text
     }
   });
 
+  it('every day of common, leap and century years, at both ends of the day (the day count is computed, not asked of Date.UTC)', () => {
+    const two = (value: number) => String(value).padStart(2, '0');
+    for (const year of [1000, 1582, 1600, 1700, 1900, 1969, 1970, 2000, 2023, 2024, 2100, 2400, 9999]) {
+      for (let day = new Date(Date.UTC(year, 0, 1)); day.getUTCFullYear() === year; day = new Date(day.getTime() + 86_400_000)) {
+        const date = `${year}-${two(day.getUTCMonth() + 1)}-${two(day.getUTCDate())}`;
+        sameAsDate(`${date} 00:00:00+00`);
+        sameAsDate(`${date}T23:59:59.999999+00:00`);
+      }
+    }
+  });
+
   it('any other text goes to the general parser: offsets, other years, BC, infinity, too many digits, garbage', () => {
     for (const text of [
       '2026-11-24 10:00:00+05:30',

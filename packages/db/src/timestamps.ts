@@ -59,7 +59,21 @@ export function decodeTimestamptz(text: string): Date {
   if (!(year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= 31 && hours <= 23 && minutes <= 59 && seconds <= 59)) {
     return new Date(text);
   }
-  return new Date(Date.UTC(year, month - 1, day, hours, minutes, seconds, milliseconds));
+  return new Date(((daysSinceEpoch(year, month, day) * 24 + hours) * 60 + minutes) * 60_000 + seconds * 1000 + milliseconds);
+}
+
+/**
+ * Days from 1970-01-01 to this day of the proleptic Gregorian calendar (H. Hinnant's `days_from_civil`): what
+ * `Date.UTC` computes, as integer arithmetic the JIT compiles inline. `Date.UTC` is a call into V8's runtime that
+ * took about a third of the time of decoding a timestamp.
+ */
+function daysSinceEpoch(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year; // years counted from March: the leap day ends the year
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 /** How a value of this column is decoded from the driver's text: the fast path for a timestamptz read as a Date. */
