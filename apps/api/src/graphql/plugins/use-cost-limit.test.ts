@@ -84,6 +84,41 @@ describe('cost limit (spec Limits 3)', () => {
     expect((await run(yoga, '{ page(first: 5) { edges { node { id } } } }')).body.errors).toBeUndefined();
   });
 
+  it("a variable the request leaves out is sized by the operation's default for it, as execution coerces it; an explicit null by the list's default", async () => {
+    const cost = async (query: string, variables?: Record<string, unknown>) =>
+      Number(/Query cost (\d+)/.exec((await run(server(0), query, variables)).body.errors?.[0]?.message ?? '')?.[1]);
+    const query = 'query ($n: Int = 100) { items(first: $n) { id } }';
+    expect(await cost(query)).toBe(101); // the operation's default, not the default list size (10)
+    expect(await cost(query, {})).toBe(101);
+    expect(await cost(query, { n: 3 })).toBe(4);
+    expect(await cost(query, { n: null })).toBe(11); // null: no first, as the resolver sees it
+    expect(await cost('query ($n: Int = 50) { page(first: $n) { nodes { id } } }')).toBe(52);
+    // Refused for its default: the same operation with a small value goes through.
+    const yoga = server(60);
+    expect((await run(yoga, query)).status).toBe(400);
+    expect((await run(yoga, query, { n: 5 })).body.errors).toBeUndefined();
+  });
+
+  it('a remembered estimate is only reused for the same page sizes: each request is judged by its own variables', async () => {
+    const yoga = server(50);
+    const query = 'query ($a: Int, $b: Int = 2) { items(first: $a) { id children(first: $b) { id } } }';
+    // 1 + a + a + a*b
+    const message = async (variables?: Record<string, unknown>) => (await run(yoga, query, variables)).body.errors?.[0]?.message;
+    for (let round = 0; round < 2; round++) {
+      expect(await message({ a: 4 })).toBeUndefined(); // 1 + 4 + 4 + 8 = 17
+      expect(await message({ a: 4, b: 20 })).toBe('Query cost 89 exceeds the limit of 50.');
+      expect(await message({ a: 100 })).toBe('Query cost 401 exceeds the limit of 50.');
+      expect(await message({ a: 100000 })).toBe('Query cost 401 exceeds the limit of 50.'); // costed as maxPageSize
+      expect(await message({ a: 2, b: 10 })).toBeUndefined(); // 1 + 2 + 2 + 20 = 25
+      expect(await message({ a: 2, b: 30 })).toBe('Query cost 65 exceeds the limit of 50.');
+    }
+    // Many distinct sizes: past the remembered ones, each is still estimated on its own.
+    for (let a = 0; a <= 100; a++) {
+      const expected = 1 + a + a + 2 * a;
+      expect(await message({ a })).toBe(expected > 50 ? `Query cost ${expected} exceeds the limit of 50.` : undefined);
+    }
+  });
+
   it("a page larger than maxPageSize is costed as maxPageSize (the resolver's BAD_USER_INPUT is the clearer refusal); a variable that is no Int is left to coercion", async () => {
     const cost = async (query: string, variables?: Record<string, unknown>) =>
       Number(/Query cost (\d+)/.exec((await run(server(0), query, variables)).body.errors?.[0]?.message ?? '')?.[1]);

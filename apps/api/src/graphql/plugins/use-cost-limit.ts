@@ -35,8 +35,11 @@ export interface CostLimitOptions {
 
 interface Estimate {
   cost: number;
-  /** false when a `first`/`last` came from a variable: the figure is only good for this request */
-  reusable: boolean;
+  /**
+   * The variables whose values sized a list, each as the page size it gave (null: none, the list's default): the
+   * figure holds for every request whose variables give the same sizes. Empty when no variable sized a list.
+   */
+  sizedBy: Map<string, number | null>;
 }
 
 const PAGE_ARGUMENTS = new Set(['first', 'last']);
@@ -62,16 +65,14 @@ export function estimateCost(
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
-  let reusable = true;
+  const sizedBy = new Map<string, number | null>();
 
   const pageSize = (value: ValueNode): number | undefined => {
     let size: number | undefined;
     if (value.kind === Kind.INT) size = Number(value.value);
     if (value.kind === Kind.VARIABLE) {
-      reusable = false;
-      const given = variables?.[value.name.value];
-      // Not an Int (2^31 or more, say): the variable's coercion refuses it with BAD_USER_INPUT.
-      if (Number.isSafeInteger(given) && Math.abs(given as number) < 2 ** 31) size = given as number;
+      size = variablePageSize(operation, variables, value.name.value);
+      sizedBy.set(value.name.value, clampedPageSize(size, maxPageSize));
     }
     return size === undefined ? undefined : Math.min(size, maxPageSize);
   };
@@ -140,37 +141,84 @@ export function estimateCost(
 
   const root = schema.getRootType(operation.operation);
   const cost = root ? walk(operation.selectionSet, root, 1, new Set()) : 0;
-  return { cost, reusable };
+  return { cost, sizedBy };
 }
 
 /**
- * Runs per request, after validation, with the request's variables: a cached validation result
- * cannot skip it. Costs that do not depend on variables are remembered per parsed document.
+ * The page size a variable gives, as execution will coerce it: the request's value when the request names the
+ * variable (null: no size), else the operation's default for it. Not an Int (2^31 or more, say): no size here, and
+ * the variable's coercion refuses it with BAD_USER_INPUT.
+ */
+function variablePageSize(
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | null | undefined,
+  name: string,
+): number | undefined {
+  let given: unknown;
+  if (variables != null && Object.hasOwn(variables, name)) given = variables[name];
+  else {
+    const fallback = operation.variableDefinitions?.find((definition) => definition.variable.name.value === name)?.defaultValue;
+    given = fallback?.kind === Kind.INT ? Number(fallback.value) : undefined;
+  }
+  return Number.isSafeInteger(given) && Math.abs(given as number) < 2 ** 31 ? (given as number) : undefined;
+}
+
+/** A page size as the estimate counts it (0 to maxPageSize), or null for none. */
+const clampedPageSize = (size: number | undefined, maxPageSize: number): number | null =>
+  size === undefined ? null : Math.max(0, Math.min(size, maxPageSize));
+
+/** Estimates kept per operation of a parsed document: by the page sizes its variables give. */
+interface KnownCosts {
+  /** the variables that size a list in this operation (the same whatever their values) */
+  variables: string[];
+  bySizes: Map<string, number>;
+}
+
+/** Distinct page sizes remembered per operation (each first/last variable gives at most maxPageSize + 2). */
+const MAX_REMEMBERED_SIZES = 64;
+
+/**
+ * Runs per request, after validation, with the request's variables: a cached validation result cannot skip it.
+ * Estimates are remembered per parsed document and operation, keyed by the page sizes its variables give (a
+ * dashboard sends the same `$first` every time), so a repeated operation costs a lookup instead of a walk.
  */
 export function useCostLimit(options: CostLimitOptions): Plugin {
-  const staticCosts = new WeakMap<DocumentNode, Map<string, number>>();
+  const maxPageSize = options.maxPageSize ?? 100;
+  const known = new WeakMap<DocumentNode, Map<string, KnownCosts>>();
+  const costOf = (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: Record<string, unknown> | null | undefined,
+  ): number | undefined => {
+    const operation = document.definitions.find(
+      (d: DefinitionNode): d is OperationDefinitionNode =>
+        d.kind === Kind.OPERATION_DEFINITION && (operationName == null || d.name?.value === operationName),
+    );
+    if (!operation) return undefined;
+    let byOperation = known.get(document);
+    const entry = byOperation?.get(operationName ?? '');
+    const sizesKey = (names: string[]) =>
+      names.map((name) => clampedPageSize(variablePageSize(operation, variables, name), maxPageSize) ?? '-').join(',');
+    if (entry) {
+      const cost = entry.bySizes.get(sizesKey(entry.variables));
+      if (cost !== undefined) return cost;
+    }
+    const { cost, sizedBy } = estimateCost(schema, document, operation, variables, options.defaultListSize, maxPageSize);
+    const remembered = entry ?? { variables: [...sizedBy.keys()], bySizes: new Map<string, number>() };
+    if (remembered.bySizes.size < MAX_REMEMBERED_SIZES) remembered.bySizes.set(sizesKey(remembered.variables), cost);
+    if (!entry) {
+      if (!byOperation) known.set(document, (byOperation = new Map()));
+      byOperation.set(operationName ?? '', remembered);
+    }
+    return cost;
+  };
   const check = ({
     args,
     setResultAndStopExecution,
   }: Pick<Parameters<NonNullable<Plugin['onExecute']>>[0], 'args' | 'setResultAndStopExecution'>): void => {
-    const { schema, document, operationName, variableValues } = args;
-    const key = operationName ?? '';
-    let cost = staticCosts.get(document)?.get(key);
-    if (cost === undefined) {
-      const operation = document.definitions.find(
-        (d: DefinitionNode): d is OperationDefinitionNode =>
-          d.kind === Kind.OPERATION_DEFINITION && (operationName == null || d.name?.value === operationName),
-      );
-      if (!operation) return;
-      const estimate = estimateCost(schema, document, operation, variableValues, options.defaultListSize, options.maxPageSize);
-      cost = estimate.cost;
-      if (estimate.reusable) {
-        let byOperation = staticCosts.get(document);
-        if (!byOperation) staticCosts.set(document, (byOperation = new Map()));
-        byOperation.set(key, cost);
-      }
-    }
-    if (cost > options.maxCost) {
+    const cost = costOf(args.schema, args.document, args.operationName, args.variableValues);
+    if (cost !== undefined && cost > options.maxCost) {
       setResultAndStopExecution({
         errors: [queryTooComplex(`Query cost ${cost} exceeds the limit of ${options.maxCost}.`)],
       });
