@@ -67,14 +67,13 @@ export function estimateCost(
   }
   const sizedBy = new Map<string, number | null>();
 
+  /** A `first`/`last` value as the estimate counts it (0 to maxPageSize), or undefined for none. */
   const pageSize = (value: ValueNode): number | undefined => {
-    let size: number | undefined;
-    if (value.kind === Kind.INT) size = Number(value.value);
-    if (value.kind === Kind.VARIABLE) {
-      size = variablePageSize(operation, variables, value.name.value);
-      sizedBy.set(value.name.value, clampedPageSize(size, maxPageSize));
-    }
-    return size === undefined ? undefined : Math.min(size, maxPageSize);
+    if (value.kind === Kind.INT) return clampedPageSize(Number(value.value), maxPageSize) ?? undefined;
+    if (value.kind !== Kind.VARIABLE) return undefined;
+    const size = clampedPageSize(variablePageSize(operation, variables, value.name.value), maxPageSize);
+    sizedBy.set(value.name.value, size);
+    return size ?? undefined;
   };
 
   /** The page size a field asks for: its `first`/`last` (literal or variable), else the argument's default. */
@@ -83,7 +82,7 @@ export function estimateCost(
     for (const argument of selection.arguments ?? []) {
       if (!PAGE_ARGUMENTS.has(argument.name.value)) continue;
       const given = pageSize(argument.value);
-      if (given !== undefined) size = Math.max(0, given);
+      if (given !== undefined) size = given;
     }
     if (size !== undefined) return size;
     for (const argument of field.args) {
