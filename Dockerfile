@@ -12,4 +12,4 @@ WORKDIR /app
 COPY --from=build /out ./
 USER node
 EXPOSE 4000
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "--max-semi-space-size=64", "dist/src/main.js"]

@@ -56,9 +56,16 @@ export function isRunning(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null;
 }
 
-export function spawnServer(script: string, env: Record<string, string>, output: 'pipe' | 'ignore' | 'inherit'): ChildProcess {
+/** Starts `script` under node with `nodeFlags` (the flags its start command gives node), pinned to CPU 0 when it can. */
+export function spawnServer(
+  script: string,
+  env: Record<string, string>,
+  output: 'pipe' | 'ignore' | 'inherit',
+  nodeFlags: readonly string[] = [],
+): ChildProcess {
   // taskset exec()s node, so child.pid is the node process itself (matters for /proc/<pid>).
-  const [cmd, args] = pinned ? ['taskset', ['-c', '0', process.execPath, script]] : [process.execPath, [script]];
+  const nodeArgs = [...nodeFlags, script];
+  const [cmd, args] = pinned ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const child = spawn(cmd, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', output, output === 'pipe' ? 'inherit' : output],

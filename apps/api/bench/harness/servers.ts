@@ -1,6 +1,6 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +86,28 @@ async function waitForReadyz(baseUrl: string, child: ChildProcess): Promise<void
   throw new Error(`latchkey: GET /readyz did not answer 200 within ${READY_TIMEOUT_MS / 1000} s${hint}`);
 }
 
+/**
+ * The flags a start script gives node before the server's script (`node --max-semi-space-size=64 dist/src/main.js`
+ * gives `--max-semi-space-size=64`): the bench runs latchkey as its package's `start` runs it.
+ */
+export function nodeFlagsOfStartScript(script: string): string[] {
+  const words = script.trim().split(/\s+/);
+  const node = words.lastIndexOf('node');
+  if (node < 0) throw new Error(`start script "${script}" does not run node`);
+  const flags: string[] = [];
+  for (const word of words.slice(node + 1)) {
+    if (!word.startsWith('--')) break;
+    flags.push(word);
+  }
+  return flags;
+}
+
+/** The node flags of the api package's `start` script in a build (`<checkout>/apps/api/dist`). */
+function startFlagsOf(build: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(build, '../package.json'), 'utf8')) as { scripts?: { start?: string } };
+  return nodeFlagsOfStartScript(manifest.scripts?.start ?? 'node');
+}
+
 /** `pnpm latchkey <args>` against the benchmark's server configuration; returns stdout. */
 /** This checkout's `apps/api/dist`. */
 export const THIS_BUILD = fileURLToPath(new URL('../..', import.meta.url));
@@ -166,7 +188,7 @@ export async function startLatchkey(
   // The embedded database admits one process at a time: seed it (and mint alice's token) before the server opens it.
   log(`${name}: seeded ${JSON.stringify(seedBenchData(env))}`);
   const aliceToken = latchkeyCli(env, ['token', '--email', 'alice@acme.test', '--ttl', '3600'], build);
-  const child = spawnServer(main, env, process.env.BENCH_SERVER_LOGS ? 'inherit' : 'ignore');
+  const child = spawnServer(main, env, process.env.BENCH_SERVER_LOGS ? 'inherit' : 'ignore', startFlagsOf(build));
   await waitForReadyz(publicUrl, child);
 
   // The server's contract: issuer = PUBLIC_URL, audience = urn:latchkey:api.
