@@ -119,6 +119,22 @@ describe('media-type negotiation remembered per Accept header (patched Yoga answ
     expect(again.accept).toBe(first.accept);
   });
 
+  it('a header longer than 256 characters is worked out every time, with the same answers', async () => {
+    const yoga = yogaWith();
+    const filler = 'x-unknown/type, '.repeat(20);
+    expect(filler.length).toBeGreaterThan(256);
+    for (let i = 0; i < 3; i++) {
+      // The first acceptable type listed wins.
+      expect((await ask(yoga, '{ hello }', `application/graphql-response+json, ${filler}application/json`)).type).toBe(
+        'application/graphql-response+json; charset=utf-8',
+      );
+      expect((await ask(yoga, '{ hello }', `application/json, ${filler}application/graphql-response+json`)).type).toBe(
+        'application/json; charset=utf-8',
+      );
+      expect((await ask(yoga, '{ slow @stream }', `application/json, ${filler}text/event-stream`)).type).toBe('text/event-stream');
+    }
+  });
+
   it('past 256 remembered headers the answers stay right (the memory starts over)', async () => {
     const yoga = yogaWith();
     for (let i = 0; i < 600; i++) {
