@@ -26,7 +26,7 @@ describe('the server is started with the same node flags everywhere', () => {
     expect(dockerFlags()).toEqual(api);
   });
 
-  it('node accepts them, and they let the young generation grow past what it reaches without them', () => {
+  it('node accepts them, and under them the young generation grows past the default cap of Node 20 (2 x 16 MiB)', () => {
     const flags = nodeFlagsOfStartScript(startScript('../package.json'));
     // Allocation with a large share surviving: V8 grows the young generation to its maximum.
     const youngGenerationBytes = (nodeFlags: string[]) => {
@@ -42,10 +42,14 @@ describe('the server is started with the same node flags everywhere', () => {
       expect(probe.status).toBe(0);
       return Number(probe.stdout.trim());
     };
+    const MiB = 1024 * 1024;
     const without = youngGenerationBytes([]);
     const withFlags = youngGenerationBytes(flags);
-    expect(withFlags).toBeGreaterThan(without);
-    expect(withFlags).toBeLessThanOrEqual(2 * 64 * 1024 * 1024);
+    // Node 20's V8 stops at two semi-spaces of 16 MiB; Node 24's already goes further by default, so there the flag
+    // changes nothing. Either way the young generation passes Node 20's cap and stays within the flag's.
+    expect(withFlags).toBeGreaterThanOrEqual(without);
+    expect(withFlags).toBeGreaterThan(2 * 16 * MiB);
+    expect(withFlags).toBeLessThanOrEqual(2 * 64 * MiB);
   });
 
   it('reads only the flags before the script', () => {
