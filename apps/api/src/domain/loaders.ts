@@ -41,24 +41,28 @@ type BatchSchedule = (dispatch: () => void) => void;
 
 function rowLoader<Value>(batch: (keys: readonly string[]) => Promise<Value[]>, schedule: BatchSchedule): RowLoader<Value> {
   const held = new Map<string, Value>();
-  const loader = new DataLoader<string, Value>(
-    async (keys) => {
-      // Rows primed while the batch waited are answered from what is held; only the rest is read.
-      const missing = keys.filter((key) => !held.has(key));
-      if (missing.length > 0) {
-        const values = await batch(missing);
-        for (const [index, key] of missing.entries()) held.set(key, values[index]!);
-      }
-      return keys.map((key) => held.get(key)!);
-    },
-    { batchScheduleFn: schedule },
-  );
+  // Made on the first key not held: on a page every row a resolver asks for was primed by the page's own statement,
+  // and most of a request's loaders never read anything (each DataLoader is a few objects a request would carry).
+  let loader: DataLoader<string, Value> | undefined;
+  const newLoader = () =>
+    new DataLoader<string, Value>(
+      async (keys) => {
+        // Rows primed while the batch waited are answered from what is held; only the rest is read.
+        const missing = keys.filter((key) => !held.has(key));
+        if (missing.length > 0) {
+          const values = await batch(missing);
+          for (const [index, key] of missing.entries()) held.set(key, values[index]!);
+        }
+        return keys.map((key) => held.get(key)!);
+      },
+      { batchScheduleFn: schedule },
+    );
   return {
-    load: (key) => (held.has(key) ? held.get(key)! : loader.load(key)),
+    load: (key) => (held.has(key) ? held.get(key)! : (loader ??= newLoader()).load(key)),
     prime: (key, value) => void held.set(key, value),
     forget: (key) => {
       held.delete(key);
-      loader.clear(key);
+      loader?.clear(key);
     },
   };
 }
