@@ -2,7 +2,7 @@ import { getTableColumns, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { reusableRead } from '../prepared.js';
 import { compileRowMapper, type SelectedField } from '../row-mapper.js';
-import { documents, memberships, organizations, users, type DocumentRow, type UserRow } from '../schema/index.js';
+import { documents, memberships, organizations, users, type DocumentRow, type OrganizationRow, type UserRow } from '../schema/index.js';
 import type { DocumentWithOrganizationRow } from './documents.js';
 import {
   decodeUserWithRoles,
@@ -37,24 +37,43 @@ export type ListedDocument = Omit<DocumentWithOrganizationRow, 'document'> & {
 const { body: _body, ...documentColumnsWithoutBody } = getTableColumns(documents);
 
 /**
- * The owner of a listed document as one JSON array (the user's columns in `userColumnsForJson` order, then the ids of
- * the user's organizations), read by a subquery in the select list. PostgreSQL evaluates such a subquery only for the
- * rows the sort and the limit keep (it postpones it past them): a join on users instead looked up the owner of every
- * matching row before the sort, which on a list filtered by status is hundreds of rows for a page of ten. An array
- * rather than an object: the page's JSON carries no key names, and each value is decoded by its own column.
+ * A field of the outer select with its columns named with their tables. In a select from one source, drizzle writes
+ * the columns at a field's own top level by their bare names, which inside a subquery would name whichever table of
+ * the scope has such a column; the columns of an SQL chunk nested in the field keep their tables.
  */
-const decodeListedOwner = (value: unknown): ListedOwner | null => {
-  if (value === null) return null;
-  const json = (typeof value === 'string' ? JSON.parse(value) : value) as unknown[];
-  return { user: userFromJsonArray(json), organizationIds: json[USER_COLUMN_COUNT] as string[] };
-};
+const qualified = (field: SQL): SQL<string> => sql<string>`${field}`;
 
-export const ownerOfListedDocument =
-  sql<ListedOwner | null>`(select json_build_array(${userColumnsForJson}, (select coalesce(array_agg(${memberships.organizationId}::text), '{}') from ${memberships} where ${memberships.userId} = ${users.id})) from ${users} where ${users.id} = ${documents.ownerId})`.mapWith(
-    decodeListedOwner,
+// A statement's organizations and owners travel once each, beside its rows (`pageStatement`): a page of one
+// organization's documents repeated that organization's columns in every row, and a person who owns several of them
+// their account. Each is one JSON array of its columns (no key names), decoded by its own columns as a select's would be.
+const organizationColumns = Object.values(getTableColumns(organizations));
+const mapOrganizations = compileRowMapper(
+  Object.entries(getTableColumns(organizations)).map(([key, column]) => ({ path: [key], field: column })),
+) as (rows: unknown[][]) => OrganizationRow[];
+
+/** The statement's rows' organizations (`organization_id` of the rows), each once. */
+const organizationsOfRows = (t: SQL) =>
+  qualified(
+    sql`(select coalesce(json_agg(json_build_array(${sql.join(organizationColumns, sql`, `)})), '[]')::text from ${organizations} where ${organizations.id} = any(array_agg(distinct ${t}.${sql.identifier('organization_id')})))`,
   );
-/** In a statement of several lists where only some show owners, the others' owner column (the same type: json). */
-export const noOwner = sql<ListedOwner | null>`null::json`.mapWith(decodeListedOwner);
+
+/**
+ * The rows' owners (`owner_id`, null in a list that does not show them), each once, with the ids of their
+ * organizations (what an owner's e-mail rule needs). Looked up for the rows the lists' limits kept, never before.
+ */
+const ownersOfRows = (t: SQL) =>
+  qualified(
+    sql`(select coalesce(json_agg(json_build_array(${userColumnsForJson}, (select coalesce(array_agg(${memberships.organizationId}::text), '{}') from ${memberships} where ${memberships.userId} = ${users.id}))), '[]')::text from ${users} where ${users.id} = any(array_agg(distinct ${t}.${sql.identifier('owner_id')})))`,
+  );
+
+function ownersById(json: unknown[][]): Map<string, ListedOwner> {
+  const owners = new Map<string, ListedOwner>();
+  for (const values of json) {
+    const user = userFromJsonArray(values);
+    owners.set(user.id, { user, organizationIds: values[USER_COLUMN_COUNT] as string[] });
+  }
+  return owners;
+}
 
 /**
  * A list statement, run with its placeholders' values: its rows, and with `withCaller` the account and roles of the
@@ -66,48 +85,76 @@ export type ListStatement = (
 ) => Promise<{ rows: ListedDocument[]; caller?: UserWithRoles | null }>;
 
 /**
- * The values of a listed row, in the order of its JSON array (see `listSelect`): each with the path it takes in the
- * row object and the column or expression that reads and decodes it. `list` numbers the list in a statement of several.
+ * The values of a listed row, in the order of its JSON array (see `listSelect`): the document's columns (each with its
+ * key and the column that decodes it), then its position, then with `list` its list's number in a statement of several.
  */
-export function rowFields(columns: { owner: SQL | null; withBody: boolean; list?: number }): SelectedField[] {
-  const fields: SelectedField[] = [];
+export function rowFields(columns: { withBody: boolean }): SelectedField[] {
   const document = columns.withBody ? getTableColumns(documents) : documentColumnsWithoutBody;
-  for (const [key, column] of Object.entries(document)) fields.push({ path: ['document', key], field: column });
-  for (const [key, column] of Object.entries(getTableColumns(organizations))) fields.push({ path: ['organization', key], field: column });
-  fields.push({ path: ['position'], field: sql<string>`${documents.createdAt}::text` });
-  if (columns.owner) fields.push({ path: ['owner'], field: columns.owner });
-  if (columns.list !== undefined) fields.push({ path: ['list'], field: sql<number>`${sql.raw(String(columns.list))}`.mapWith(Number) });
-  return fields;
+  return Object.entries(document).map(([key, column]) => ({ path: [key], field: column }));
 }
 
+/** A row's columns beside its document's (`listSelect` writes them in this order after `rowFields`). */
+export const positionOfRow = sql<string>`${documents.createdAt}::text`;
+
 /**
- * The statement that answers a whole page (or several lists) as one JSON text: PostgreSQL gathers the rows' arrays in
- * order (by list, then newest first: an aggregate keeps no order unless told), the driver hands over one string,
- * `JSON.parse` reads it in one native pass, and the rows are mapped by the same compiled mapper a select's rows take.
- * Read value by value instead (a string cut from the socket buffer per value, the owner's JSON parsed per row), a page
- * of twenty rows cost the server about 1.5 times as much CPU, six lists of a dashboard twice as much; building the
- * JSON costs PostgreSQL 5-10% more CPU, which the server's saving outweighs several times over.
+ * The statement that answers a whole page (or several lists) as JSON text: PostgreSQL gathers the rows' arrays in
+ * order (by list, then newest first: an aggregate keeps no order unless told), and beside them the rows'
+ * organizations and, `withOwners`, their owners, each once; the driver hands over one string each, `JSON.parse` reads
+ * it in one native pass, and the rows are mapped by a compiled mapper, as a select's rows are. Read value by value
+ * instead (a string cut from the socket buffer per value, the owner's JSON parsed per row), a page of twenty rows cost
+ * the server about 1.5 times as much CPU, six lists of a dashboard twice as much; building the JSON costs PostgreSQL
+ * 5-10% more CPU, which the server's saving outweighs several times over.
+ *
+ * `build`'s rows are `row` (the JSON array: `fields`, the position, with `byList` the list's number), the sort keys,
+ * `organization_id` and `owner_id`.
  */
 export function pageStatement(
   name: string,
   fields: readonly SelectedField[],
   build: (db: Database) => SQLWrapper,
-  byList: boolean,
-  withCaller = false,
+  options: { byList: boolean; withOwners: boolean; withCaller: boolean },
 ): ListStatement {
+  const { byList, withOwners, withCaller } = options;
   const t = sql.identifier('t');
   const newestFirst = sql`${t}.${sql.identifier('sort_created_at')} desc, ${t}.${sql.identifier('sort_id')} desc`;
   const order = byList ? sql`${t}.${sql.identifier('list')}, ${newestFirst}` : newestFirst;
-  const page = sql<string>`coalesce(json_agg(${t}.${sql.identifier('row')} order by ${order}), '[]')::text`;
   // The caller's row is a subquery of its own beside the rows' aggregate: one statement, so one snapshot for both.
-  const caller = userWithRolesAsJson(sql`${sql.placeholder('callerId')}::uuid`);
-  const read = reusableRead<Record<string, unknown>, { page: string; caller?: string | null }[]>(name, (db) =>
-    withCaller ? db.select({ page, caller }).from(sql`(${build(db)}) as ${t}`) : db.select({ page }).from(sql`(${build(db)}) as ${t}`),
+  const read = reusableRead<
+    Record<string, unknown>,
+    { page: string; organizations: string; owners: string | null; caller: string | null }[]
+  >(name, (db) =>
+    db
+      .select({
+        page: sql<string>`coalesce(json_agg(${t}.${sql.identifier('row')} order by ${order}), '[]')::text`,
+        organizations: organizationsOfRows(sql`${t}`),
+        owners: withOwners ? ownersOfRows(sql`${t}`) : sql<null>`null::text`,
+        caller: withCaller ? qualified(userWithRolesAsJson(sql`${sql.placeholder('callerId')}::uuid`)) : sql<null>`null::text`,
+      })
+      .from(sql`(${build(db)}) as ${t}`),
   );
-  const mapRows = compileRowMapper(fields);
+  const mapDocuments = compileRowMapper(fields) as (rows: unknown[][]) => ListedDocumentRow[];
+  const position = fields.length;
   return async (db, values) => {
     const [answer] = await read(db, values);
-    const rows = mapRows(JSON.parse(answer!.page) as unknown[][]) as ListedDocument[];
-    return withCaller ? { rows, caller: decodeUserWithRoles(answer!.caller ?? null) } : { rows };
+    const organizationsById = new Map<string, OrganizationRow>();
+    for (const organization of mapOrganizations(JSON.parse(answer!.organizations) as unknown[][])) {
+      organizationsById.set(organization.id, organization);
+    }
+    const owners = withOwners ? ownersById(JSON.parse(answer!.owners ?? '[]') as unknown[][]) : undefined;
+    const json = JSON.parse(answer!.page) as unknown[][];
+    const documentsOfRows = mapDocuments(json);
+    const rows = new Array<ListedDocument>(json.length);
+    for (let index = 0; index < json.length; index++) {
+      const document = documentsOfRows[index]!;
+      // The rows come from an inner join on organizations in the same snapshot: each one's organization is there.
+      const organization = organizationsById.get(document.organizationId)!;
+      const values = json[index]!;
+      const row: ListedDocument = owners
+        ? { document, organization, position: values[position] as string, owner: owners.get(document.ownerId) ?? null }
+        : { document, organization, position: values[position] as string };
+      if (byList) (row as ListedDocument & { list: number }).list = values[position + 1] as number;
+      rows[index] = row;
+    }
+    return withCaller ? { rows, caller: decodeUserWithRoles(answer!.caller) } : { rows };
   };
 }

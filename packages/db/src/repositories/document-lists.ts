@@ -3,7 +3,7 @@ import { unionAll } from 'drizzle-orm/pg-core';
 import type { Database } from '../client.js';
 import type { SelectedField } from '../row-mapper.js';
 import { documents, organizations, type DocumentStatus } from '../schema/index.js';
-import { noOwner, ownerOfListedDocument, pageStatement, rowFields, type ListedDocument, type ListStatement } from './document-list-rows.js';
+import { pageStatement, positionOfRow, rowFields, type ListedDocument, type ListStatement } from './document-list-rows.js';
 import { findUserWithRoles, type UserWithRoles } from './users.js';
 
 export type { ListedDocument, ListedDocumentRow } from './document-list-rows.js';
@@ -96,8 +96,9 @@ function shapeOf(query: DocumentListQuery): string {
 
 /**
  * The select of one list, its placeholders named after `p`: one row per document, its values as one JSON array
- * (`row`, in the order of `fields`) beside its sort key (and with `list`, its list's number) under names an outer
- * statement can order by. `json_build_array` takes at most 100 values; a row has about 20.
+ * (`row`: `fields`, its position, and with `list` its list's number) beside its sort key, its organization's id and,
+ * when the list shows owners, its owner's id (`pageStatement` reads both once per statement), under names an outer
+ * statement can use. `json_build_array` takes at most 100 values; a row has about 12.
  */
 function listSelect(
   db: Database,
@@ -121,11 +122,13 @@ function listSelect(
     db
       .select({
         row: sql`json_build_array(${sql.join(
-          fields.map(({ field }) => field as SQL),
+          [...fields.map(({ field }) => field as SQL), positionOfRow, ...(list === undefined ? [] : [sql.raw(String(list))])],
           sql`, `,
         )})`.as('row'),
         sortCreatedAt: sql`${documents.createdAt}`.as('sort_created_at'),
         sortId: sql`${documents.id}`.as('sort_id'),
+        organizationId: sql`${documents.organizationId}`.as('organization_id'),
+        ownerId: (query.withOwners === true ? sql`${documents.ownerId}` : sql`null::uuid`).as('owner_id'),
         ...(list === undefined ? {} : { list: sql`${sql.raw(String(list))}`.as('list') }),
       })
       .from(documents)
@@ -163,14 +166,12 @@ function listStatementFor(query: DocumentListQuery, withCaller: boolean): ListSt
   const shape = `${shapeOf(query)}${constantLimit === undefined ? '' : `.limit${constantLimit}`}${withCaller ? '.caller' : ''}`;
   let statement = listStatements.get(shape);
   if (!statement) {
-    const fields = rowFields({ owner: query.withOwners === true ? ownerOfListedDocument : null, withBody: query.withBody !== false });
-    statement = pageStatement(
-      `documents_${shape}`,
-      fields,
-      (db) => listSelect(db, query, '', fields, undefined, constantLimit),
-      false,
+    const fields = rowFields({ withBody: query.withBody !== false });
+    statement = pageStatement(`documents_${shape}`, fields, (db) => listSelect(db, query, '', fields, undefined, constantLimit), {
+      byList: false,
+      withOwners: query.withOwners === true,
       withCaller,
-    );
+    });
     listStatements.set(shape, statement);
   }
   return statement;
@@ -202,21 +203,17 @@ function combinedStatementFor(queries: readonly DocumentListQuery[], withCaller:
   const key = `${queries.map(shapeOf).join('|')}${withCaller ? '|caller' : ''}`;
   let statement = combinedStatements.get(key);
   if (!statement && combinedStatements.size < MAX_COMBINED_STATEMENTS) {
-    const fieldsOf = queries.map((query, list) => {
-      const owner = withOwners ? (query.withOwners === true ? ownerOfListedDocument : noOwner) : null;
-      return rowFields({ owner, withBody, list });
-    });
     // Every list's row has the same values in the same order (only the list's number differs): one mapper reads them all.
+    const fields = rowFields({ withBody });
     statement = pageStatement(
       `documents_combined_${combinedStatements.size}`,
-      fieldsOf[0]!,
+      fields,
       (db) => {
-        const [first, second, ...rest] = queries.map((query, list) => listSelect(db, query, `l${list}_`, fieldsOf[list]!, list));
+        const [first, second, ...rest] = queries.map((query, list) => listSelect(db, query, `l${list}_`, fields, list));
         // Sorting costs PostgreSQL a sort of the pages' own rows (a few dozen), each list already limited.
         return unionAll(first!, second!, ...rest);
       },
-      true,
-      withCaller,
+      { byList: true, withOwners, withCaller },
     );
     combinedStatements.set(key, statement);
   }
