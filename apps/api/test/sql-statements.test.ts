@@ -102,7 +102,7 @@ describe('Authorization 15 and field checks without a query per row', () => {
   it('a page reads its owners in its own statement only when it selects them, fragments included', async () => {
     const token = await demo.token('alice');
     const listing = (statements: string[]) => statements.filter((sql) => /from "documents"/i.test(sql));
-    const owners = /from "users" where "users"\."id" = any\(array_agg\(distinct "t"\."owner_id"\)\)/;
+    const owners = /from "users" where "users"\."id" = any\(array_agg\(distinct "t"\."owner_shown"\)\)/;
     const withoutOwners = await statementsDuring(() =>
       postGraphQL(service.graphqlUrl, { query: '{ documents(first: 20) { edges { node { id title } } } }' }, { token }),
     );
@@ -214,7 +214,7 @@ describe('Authorization 15: rows a request is reading anyway are not read twice'
       // no statement of the users loader (one owner or several), which groups the owners' organizations
       expect(dashboard.statements.filter((sql) => /group by "users"\."id"/i.test(sql))).toEqual([]);
       // the lists' statement reads their organizations beside their rows; no other statement reads one
-      expect(dashboard.statements.filter((sql) => /from "organizations"/i.test(sql) && !/json_agg\("t"\."row"/.test(sql))).toEqual([]);
+      expect(dashboard.statements.filter((sql) => /from "organizations"/i.test(sql) && !/json_agg\(json_build_array\("t"\./.test(sql))).toEqual([]);
       expect(dashboard.statements.filter((sql) => /from "memberships" inner join "organizations"/i.test(sql))).toHaveLength(1);
     }
     expect(counts).toEqual([5, 5, 5, 5, 5]);

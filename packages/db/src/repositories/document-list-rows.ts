@@ -1,4 +1,4 @@
-import { getTableColumns, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { getTableColumns, sql, type Column, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { reusableRead } from '../prepared.js';
 import { compileRowMapper, type SelectedField } from '../row-mapper.js';
@@ -58,12 +58,12 @@ const organizationsOfRows = (t: SQL) =>
   );
 
 /**
- * The rows' owners (`owner_id`, null in a list that does not show them), each once, with the ids of their
+ * The rows' owners (`owner_shown`, null in a list that does not show them), each once, with the ids of their
  * organizations (what an owner's e-mail rule needs). Looked up for the rows the lists' limits kept, never before.
  */
 const ownersOfRows = (t: SQL) =>
   qualified(
-    sql`(select coalesce(json_agg(json_build_array(${userColumnsForJson}, (select coalesce(array_agg(${memberships.organizationId}::text), '{}') from ${memberships} where ${memberships.userId} = ${users.id}))), '[]')::text from ${users} where ${users.id} = any(array_agg(distinct ${t}.${sql.identifier('owner_id')})))`,
+    sql`(select coalesce(json_agg(json_build_array(${userColumnsForJson}, (select coalesce(array_agg(${memberships.organizationId}::text), '{}') from ${memberships} where ${memberships.userId} = ${users.id}))), '[]')::text from ${users} where ${users.id} = any(array_agg(distinct ${t}.${sql.identifier('owner_shown')})))`,
   );
 
 function ownersById(json: unknown[][]): Map<string, ListedOwner> {
@@ -93,8 +93,22 @@ export function rowFields(columns: { withBody: boolean }): SelectedField[] {
   return Object.entries(document).map(([key, column]) => ({ path: [key], field: column }));
 }
 
-/** A row's columns beside its document's (`listSelect` writes them in this order after `rowFields`). */
-export const positionOfRow = sql<string>`${documents.createdAt}::text`;
+/**
+ * What one list's select answers per row (`listSelect`): the document's columns under their own names, its position
+ * (its creation time as PostgreSQL prints it), whose owner to show (`owner_shown`: the owner, or null in a list that
+ * does not show owners) and, in a statement of several lists, its list's number. Plain columns: the JSON is built by
+ * `pageStatement` over the rows the lists' limits kept. Built inside the list's select, it was computed for every
+ * row a sort looked at (a list filtered by status sorts hundreds of rows for a page of ten); only an expensive
+ * expression (a subquery, as the owner once was) is put off past the sort and the limit by PostgreSQL's planner.
+ */
+export function listedColumns(fields: readonly SelectedField[], options: { withOwners: boolean; list?: number }) {
+  return {
+    ...Object.fromEntries(fields.map(({ path, field }) => [path[0]!, field as Column])),
+    position: sql<string>`${documents.createdAt}::text`.as('position'),
+    ownerShown: (options.withOwners ? sql`${documents.ownerId}` : sql`null::uuid`).as('owner_shown'),
+    ...(options.list === undefined ? {} : { list: sql<number>`${sql.raw(String(options.list))}`.as('list') }),
+  };
+}
 
 /**
  * The statement that answers a whole page (or several lists) as JSON text: PostgreSQL gathers the rows' arrays in
@@ -105,8 +119,7 @@ export const positionOfRow = sql<string>`${documents.createdAt}::text`;
  * the server about 1.5 times as much CPU, six lists of a dashboard twice as much; building the JSON costs PostgreSQL
  * 5-10% more CPU, which the server's saving outweighs several times over.
  *
- * `build`'s rows are `row` (the JSON array: `fields`, the position, with `byList` the list's number), the sort keys,
- * `organization_id` and `owner_id`.
+ * `build`'s rows are `listedColumns`' (`fields`, then with `byList` the list's number).
  */
 export function pageStatement(
   name: string,
@@ -116,8 +129,11 @@ export function pageStatement(
 ): ListStatement {
   const { byList, withOwners, withCaller } = options;
   const t = sql.identifier('t');
-  const newestFirst = sql`${t}.${sql.identifier('sort_created_at')} desc, ${t}.${sql.identifier('sort_id')} desc`;
-  const order = byList ? sql`${t}.${sql.identifier('list')}, ${newestFirst}` : newestFirst;
+  const column = (name: string) => sql`${t}.${sql.identifier(name)}`;
+  const newestFirst = sql`${column(documents.createdAt.name)} desc, ${column(documents.id.name)} desc`;
+  const order = byList ? sql`${column('list')}, ${newestFirst}` : newestFirst;
+  const values = [...fields.map(({ field }) => column((field as Column).name)), column('position'), ...(byList ? [column('list')] : [])];
+  const row = sql`json_build_array(${sql.join(values, sql`, `)})`;
   // The caller's row is a subquery of its own beside the rows' aggregate: one statement, so one snapshot for both.
   const read = reusableRead<
     Record<string, unknown>,
@@ -125,7 +141,7 @@ export function pageStatement(
   >(name, (db) =>
     db
       .select({
-        page: sql<string>`coalesce(json_agg(${t}.${sql.identifier('row')} order by ${order}), '[]')::text`,
+        page: sql<string>`coalesce(json_agg(${row} order by ${order}), '[]')::text`,
         organizations: organizationsOfRows(sql`${t}`),
         owners: withOwners ? ownersOfRows(sql`${t}`) : sql<null>`null::text`,
         caller: withCaller ? qualified(userWithRolesAsJson(sql`${sql.placeholder('callerId')}::uuid`)) : sql<null>`null::text`,

@@ -3,7 +3,7 @@ import { unionAll } from 'drizzle-orm/pg-core';
 import type { Database } from '../client.js';
 import type { SelectedField } from '../row-mapper.js';
 import { documents, organizations, type DocumentStatus } from '../schema/index.js';
-import { pageStatement, positionOfRow, rowFields, type ListedDocument, type ListStatement } from './document-list-rows.js';
+import { listedColumns, pageStatement, rowFields, type ListedDocument, type ListStatement } from './document-list-rows.js';
 import { findUserWithRoles, type UserWithRoles } from './users.js';
 
 export type { ListedDocument, ListedDocumentRow } from './document-list-rows.js';
@@ -95,10 +95,8 @@ function shapeOf(query: DocumentListQuery): string {
 }
 
 /**
- * The select of one list, its placeholders named after `p`: one row per document, its values as one JSON array
- * (`row`: `fields`, its position, and with `list` its list's number) beside its sort key, its organization's id and,
- * when the list shows owners, its owner's id (`pageStatement` reads both once per statement), under names an outer
- * statement can use. `json_build_array` takes at most 100 values; a row has about 12.
+ * The select of one list, its placeholders named after `p`: one row per document (`listedColumns`: its columns, its
+ * position, whose owner to show and with `list` its list's number), newest first, limited.
  */
 function listSelect(
   db: Database,
@@ -120,17 +118,7 @@ function listSelect(
     );
   return (
     db
-      .select({
-        row: sql`json_build_array(${sql.join(
-          [...fields.map(({ field }) => field as SQL), positionOfRow, ...(list === undefined ? [] : [sql.raw(String(list))])],
-          sql`, `,
-        )})`.as('row'),
-        sortCreatedAt: sql`${documents.createdAt}`.as('sort_created_at'),
-        sortId: sql`${documents.id}`.as('sort_id'),
-        organizationId: sql`${documents.organizationId}`.as('organization_id'),
-        ownerId: (query.withOwners === true ? sql`${documents.ownerId}` : sql`null::uuid`).as('owner_id'),
-        ...(list === undefined ? {} : { list: sql`${sql.raw(String(list))}`.as('list') }),
-      })
+      .select(listedColumns(fields, { withOwners: query.withOwners === true, list }))
       .from(documents)
       .innerJoin(organizations, eq(organizations.id, documents.organizationId))
       .where(and(...conditions))
