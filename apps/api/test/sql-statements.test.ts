@@ -214,7 +214,9 @@ describe('Authorization 15: rows a request is reading anyway are not read twice'
       // no statement of the users loader (one owner or several), which groups the owners' organizations
       expect(dashboard.statements.filter((sql) => /group by "users"\."id"/i.test(sql))).toEqual([]);
       // the lists' statement reads their organizations beside their rows; no other statement reads one
-      expect(dashboard.statements.filter((sql) => /from "organizations"/i.test(sql) && !/json_agg\(json_build_array\("t"\./.test(sql))).toEqual([]);
+      expect(
+        dashboard.statements.filter((sql) => /from "organizations"/i.test(sql) && !/json_agg\(json_build_array\("t"\./.test(sql)),
+      ).toEqual([]);
       expect(dashboard.statements.filter((sql) => /from "memberships" inner join "organizations"/i.test(sql))).toHaveLength(1);
     }
     expect(counts).toEqual([5, 5, 5, 5, 5]);

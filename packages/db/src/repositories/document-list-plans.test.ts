@@ -84,6 +84,26 @@ describe.skipIf(!serverUrl)(
       expect(plan).not.toMatch(/Sort/);
     });
 
+    it("a list filtered by status builds its rows' JSON above its limit, over the rows kept, not for every row its sort looks at", async () => {
+      const published: DocumentListQuery = { ...page(20), statuses: ['PUBLISHED'] };
+      const { statements, result } = await statementsDuring(() => listVisibleDocuments(database.db, published));
+      expect(result.length).toBeGreaterThan(0);
+      expect(statements[0]).toMatch(/"organization_id" in \(\$1\).*"slug" = \$2.*any\(\$3::text\[\]\)/s);
+      const plan = (await client.unsafe(`explain (verbose, costs off) ${statements[0]!}`, [acme, 'acme', ['PUBLISHED']])).map((line) =>
+        String(Object.values(line)[0]),
+      );
+      const limit = plan.findIndex((line) => /->\s+Limit/.test(line));
+      expect(limit).toBeGreaterThan(0);
+      // The Limit's subtree: the lines after it indented deeper than it (the statement's subplans follow, less indented).
+      const depth = (line: string) => line.search(/\S/);
+      const end = plan.findIndex((line, index) => index > limit && depth(line) <= depth(plan[limit]!));
+      const underLimit = plan.slice(limit, end < 0 ? undefined : end).join('\n');
+      // Not vacuous: the rows are built into JSON above the limit, and the list is planned with a sort of its candidates.
+      expect(plan.slice(0, limit).join('\n')).toMatch(/json_agg\(json_build_array\(documents\.id/);
+      expect(underLimit).toMatch(/Sort Key: documents\.created_at DESC/);
+      expect(underLimit).not.toMatch(/json_build_array/);
+    });
+
     it("one user's memberships are read with '= $1' and keep their generic plan; '= any($1)' of one would be planned at every run", async () => {
       const [{ ownerId }] = (await database.db.execute(sql`select owner_id as "ownerId" from documents limit 1`)) as unknown as [
         { ownerId: string },
