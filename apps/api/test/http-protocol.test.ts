@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from './support/browser-session.js';
+import { onFreePort } from './support/browser-session.js';
 import { TestPki } from './support/x509.js';
 import { getGraphQL, postGraphQL, startTestService, type TestService } from './support/service.js';
 
@@ -250,12 +250,10 @@ describe('issue 13 point 6: CONNECT gets an answer', () => {
     try {
       const authority = pki.authority('ca', '/CN=Latchkey Test CA');
       const server = pki.issue('server', authority, '/CN=localhost', ['DNS:localhost', 'IP:127.0.0.1']);
-      const tlsPort = await freePort();
-      const tlsService = await startTestService({
-        TLS_PORT: String(tlsPort),
-        TLS_CERT_FILE: server.certFile,
-        TLS_KEY_FILE: server.keyFile,
-      });
+      const { tlsPort, tlsService } = await onFreePort(async (tlsPort) => ({
+        tlsPort,
+        tlsService: await startTestService({ TLS_PORT: String(tlsPort), TLS_CERT_FILE: server.certFile, TLS_KEY_FILE: server.keyFile }),
+      }));
       try {
         expect405(await exchange(tlsPort, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', { ca: authority.cert }));
       } finally {

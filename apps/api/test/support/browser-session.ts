@@ -13,6 +13,22 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Starts something on a port `freePort` found, again on another if that port was taken in between (EADDRINUSE): the
+ * port is free when it is found, but until the service binds it an outgoing connection of any process (tests run in
+ * parallel) may be given it as its own local port.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await start(port);
+    } catch (error) {
+      if (attempt >= attempts || !String((error as Error)?.message ?? error).includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
 /** Applies one Set-Cookie line to a cookie jar (name -> value): set, or deleted when empty or expired. */
 export function rememberCookie(cookies: Map<string, string>, line: string): void {
   const [pair, ...attributes] = line.split(';');
