@@ -51,19 +51,25 @@ const mapOrganizations = compileRowMapper(
   Object.entries(getTableColumns(organizations)).map(([key, column]) => ({ path: [key], field: column })),
 ) as (rows: unknown[][]) => OrganizationRow[];
 
-/** The statement's rows' organizations (`organization_id` of the rows), each once. */
+/**
+ * The names of the columns a list's select answers beside the document's own (`listedColumns`), by which the
+ * statement around it (`pageStatement`) reads them: written once here.
+ */
+const LISTED = { position: 'position', ownerShown: 'owner_shown', list: 'list' } as const;
+
+/** The statement's rows' organizations (the rows' `organizationId`), each once. */
 const organizationsOfRows = (t: SQL) =>
   qualified(
-    sql`(select coalesce(json_agg(json_build_array(${sql.join(organizationColumns, sql`, `)})), '[]')::text from ${organizations} where ${organizations.id} = any(array_agg(distinct ${t}.${sql.identifier('organization_id')})))`,
+    sql`(select coalesce(json_agg(json_build_array(${sql.join(organizationColumns, sql`, `)})), '[]')::text from ${organizations} where ${organizations.id} = any(array_agg(distinct ${t}.${sql.identifier(documents.organizationId.name)})))`,
   );
 
 /**
- * The rows' owners (`owner_shown`, null in a list that does not show them), each once, with the ids of their
+ * The rows' owners (`LISTED.ownerShown`, null in a list that does not show them), each once, with the ids of their
  * organizations (what an owner's e-mail rule needs). Looked up for the rows the lists' limits kept, never before.
  */
 const ownersOfRows = (t: SQL) =>
   qualified(
-    sql`(select coalesce(json_agg(json_build_array(${userColumnsForJson}, (select coalesce(array_agg(${memberships.organizationId}::text), '{}') from ${memberships} where ${memberships.userId} = ${users.id}))), '[]')::text from ${users} where ${users.id} = any(array_agg(distinct ${t}.${sql.identifier('owner_shown')})))`,
+    sql`(select coalesce(json_agg(json_build_array(${userColumnsForJson}, (select coalesce(array_agg(${memberships.organizationId}::text), '{}') from ${memberships} where ${memberships.userId} = ${users.id}))), '[]')::text from ${users} where ${users.id} = any(array_agg(distinct ${t}.${sql.identifier(LISTED.ownerShown)})))`,
   );
 
 function ownersById(json: unknown[][]): Map<string, ListedOwner> {
@@ -104,9 +110,9 @@ export function rowFields(columns: { withBody: boolean }): SelectedField[] {
 export function listedColumns(fields: readonly SelectedField[], options: { withOwners: boolean; list?: number }) {
   return {
     ...Object.fromEntries(fields.map(({ path, field }) => [path[0]!, field as Column])),
-    position: sql<string>`${documents.createdAt}::text`.as('position'),
-    ownerShown: (options.withOwners ? sql`${documents.ownerId}` : sql`null::uuid`).as('owner_shown'),
-    ...(options.list === undefined ? {} : { list: sql<number>`${sql.raw(String(options.list))}`.as('list') }),
+    position: sql<string>`${documents.createdAt}::text`.as(LISTED.position),
+    ownerShown: (options.withOwners ? sql`${documents.ownerId}` : sql`null::uuid`).as(LISTED.ownerShown),
+    ...(options.list === undefined ? {} : { list: sql<number>`${sql.raw(String(options.list))}`.as(LISTED.list) }),
   };
 }
 
@@ -131,8 +137,12 @@ export function pageStatement(
   const t = sql.identifier('t');
   const column = (name: string) => sql`${t}.${sql.identifier(name)}`;
   const newestFirst = sql`${column(documents.createdAt.name)} desc, ${column(documents.id.name)} desc`;
-  const order = byList ? sql`${column('list')}, ${newestFirst}` : newestFirst;
-  const values = [...fields.map(({ field }) => column((field as Column).name)), column('position'), ...(byList ? [column('list')] : [])];
+  const order = byList ? sql`${column(LISTED.list)}, ${newestFirst}` : newestFirst;
+  const values = [
+    ...fields.map(({ field }) => column((field as Column).name)),
+    column(LISTED.position),
+    ...(byList ? [column(LISTED.list)] : []),
+  ];
   const row = sql`json_build_array(${sql.join(values, sql`, `)})`;
   // The caller's row is a subquery of its own beside the rows' aggregate: one statement, so one snapshot for both.
   const read = reusableRead<

@@ -14,7 +14,6 @@ export const accountResolvers = {
     organization: async (_source, { slug }, context) => getOrganization(await domainRequest(context, 'Query.organization'), slug),
   },
   User: {
-    emailVerified: (user) => user.emailVerified,
     // Field level per row (spec Authorization 3, 12): the account itself and ADMINs of one of its organizations.
     // Without a promise when the caller and the account's organizations are at hand (a page's owners).
     email: (user, _args, context) =>
