@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import Provider from 'oidc-provider';
 
 /** An account at the upstream provider: its subject and the e-mail it reports. */
@@ -19,26 +18,21 @@ export interface UpstreamProvider {
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * Tests only: a second oidc-provider on 127.0.0.1 acting as the upstream OpenID provider, with one confidential
  * client (`redirectUri`) and the given accounts. Its development interactions are its login form (any password);
  * consent is implicit for the client.
  */
 export async function startUpstreamProvider(options: { redirectUri: string; accounts: UpstreamAccount[] }): Promise<UpstreamProvider> {
-  const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
+  // Listening first, on a port the system picks, then naming the issuer after it: a port found free and bound later
+  // may be taken in between by another process's outgoing connection.
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const address = server.address();
+  const issuer = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   const clientId = 'latchkey';
   const clientSecret = 'upstream-client-secret-0123456789abcdef';
   const accounts = new Map(options.accounts.map((account) => [account.sub, account]));
@@ -71,8 +65,7 @@ export async function startUpstreamProvider(options: { redirectUri: string; acco
       return grant;
     },
   });
-  const server: Server = createServer(provider.callback());
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  server.on('request', provider.callback());
 
   /** One browser at the upstream provider: its own cookies, every redirect followed by hand. */
   function browser() {
