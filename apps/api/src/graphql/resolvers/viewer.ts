@@ -19,9 +19,7 @@ export const viewerResolvers = {
     viewer: (_source, _args, { caller }) => caller,
   },
   Viewer: {
-    subject: (principal) => principal.subject,
     amr: (principal) => [...principal.amr],
-    acr: (principal) => principal.acr,
     authTime: (principal) => (principal.authTime === null ? null : new Date(principal.authTime * 1000)),
     expiresAt: (principal) => new Date(principal.expiresAt * 1000),
     scope: (principal) => [...principal.scope],
