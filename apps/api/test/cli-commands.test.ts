@@ -137,6 +137,9 @@ describe('operator CLI (dist/src/cli.js)', () => {
       ]);
       received.dispose();
     },
+    // Three CLI processes (seed and two deletes), each opening the database: 30 s was not enough once under Node 24
+    // on a busy machine, where `migrate` alone took 25 s.
+    120_000,
   );
 
   it('outbox: prints the latest messages of the development outbox, and says so when it is empty', async () => {
