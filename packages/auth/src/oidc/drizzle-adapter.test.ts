@@ -47,12 +47,15 @@ describe('Drizzle adapter for oidc-provider', () => {
 
   it('find returns undefined once expiresIn has passed; no expiresIn never expires', async () => {
     const codes = adapterFor('AuthorizationCode');
-    await codes.upsert('short', { jti: 'short', grantId: 'g' }, 1);
+    // 2 s, read back at once: a busy machine must not let it expire before the first find. It expires by 2 s after
+    // its upsert returned, so the wait is counted from then.
+    await codes.upsert('short', { jti: 'short', grantId: 'g' }, 2);
+    const saved = Date.now();
+    expect(await codes.find('short')).toMatchObject({ jti: 'short' });
     await codes.upsert('past', { jti: 'past', grantId: 'g' }, -5);
     await adapterFor('Client').upsert('dyn-client', { client_id: 'dyn-client', redirect_uris: ['https://rp.test/cb'] });
-    expect(await codes.find('short')).toMatchObject({ jti: 'short' });
     expect(await codes.find('past')).toBeUndefined();
-    await sleep(1200);
+    await sleep(Math.max(0, saved + 2_200 - Date.now()));
     expect(await codes.find('short')).toBeUndefined();
     expect(await adapterFor('Client').find('dyn-client')).toEqual({ client_id: 'dyn-client', redirect_uris: ['https://rp.test/cb'] });
   });
