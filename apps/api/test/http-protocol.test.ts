@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onFreePort } from './support/browser-session.js';
@@ -260,7 +259,7 @@ describe('issue 13 point 6: CONNECT gets an answer', () => {
         await tlsService.stop();
       }
     } finally {
-      rmSync(pki.dir, { recursive: true, force: true });
+      pki.remove();
     }
   });
 });

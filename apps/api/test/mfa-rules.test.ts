@@ -1,13 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { seedDemoData, sql } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { BrowserSession } from './support/browser-session.js';
 import { proveLink } from './support/link-sign-in.js';
 import { outboxOf, tokenOf } from './support/outbox.js';
-import { policyFile } from './support/policy-file.js';
+import { policyFile, temporaryFile } from './support/policy-file.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
 describe('spec Multi-factor rules 4: start-up refuses a rule that would enforce nothing', () => {
@@ -59,8 +57,7 @@ describe('spec Multi-factor rules 4: start-up refuses a rule that would enforce 
       /rules\.0\.anyOf\.0\.0\.factor/,
     );
     expect(load({ rules: [], extra: true })).toThrow(/AUTH_POLICY_FILE/);
-    const broken = path.join(mkdtempSync(path.join(tmpdir(), 'latchkey-policy-')), 'broken.json');
-    writeFileSync(broken, '{ not json');
+    const broken = temporaryFile('broken.json', '{ not json');
     expect(() =>
       loadConfig({ env: { NODE_ENV: 'test', AUTH_POLICY_FILE: broken }, readFile: (file) => readFileSync(file, 'utf8') }),
     ).toThrow(/not valid JSON/);

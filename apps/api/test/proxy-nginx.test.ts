@@ -52,6 +52,7 @@ describe.runIf(databaseKind === 'postgres' && needsTool('nginx', NGINX !== undef
     afterAll(async () => {
       await nginx?.stop();
       await processes?.stop();
+      pki?.remove();
     });
 
     /** A browser of its own at `from`, reaching PUBLIC_URL through nginx. */

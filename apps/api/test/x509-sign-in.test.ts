@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { eq, oidcModels, providerSessionFactors, seedDemoData, signInProgress, users } from '@latchkey/db';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,7 +89,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await service?.stop();
-  if (pki) rmSync(pki.dir, { recursive: true, force: true });
+  pki?.remove();
 });
 
 /**

@@ -8,9 +8,6 @@ import {
   type DocumentRow,
 } from '@latchkey/db';
 import { createOwnDatabase, openOwnDatabase, startTcpProxy } from '@latchkey/db/testing';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.js';
 import type { DocumentEventRecorder } from '../domain/document-events.js';
@@ -216,7 +213,8 @@ describe.runIf(adminUrl)('the event outbox across connections and instances of P
   const handles: DatabaseHandle[] = [];
   const closing: (() => Promise<unknown>)[] = [];
   const open = async (at = url) => {
-    const handle = await createDatabase({ url: at, dataDir: mkdtempSync(path.join(tmpdir(), 'latchkey-outbox-')), poolSize: 4 });
+    // A handle on a PostgreSQL URL never touches its data directory (that is PGlite's): none is made for it.
+    const handle = await createDatabase({ url: at, dataDir: '/nonexistent', poolSize: 4 });
     handles.push(handle);
     return handle;
   };

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -21,6 +21,11 @@ export interface Issued {
 export class TestPki {
   readonly dir = mkdtempSync(path.join(tmpdir(), 'latchkey-pki-'));
   private serial = 1;
+
+  /** Removes the directory and everything issued into it. */
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
 
   private openssl(args: string[]): void {
     execFileSync('openssl', args, { cwd: this.dir, stdio: ['ignore', 'ignore', 'pipe'] });
