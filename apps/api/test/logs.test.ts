@@ -98,10 +98,19 @@ describe('issue 14 point 2: logs arrive on time and are never lost', () => {
     expect(started['publicUrl']).toMatch(/^http:\/\/localhost:\d+$/);
     expect(started['demo']).toBe(`${String(started['publicUrl'])}/`);
     expect(started['msg']).toContain(`the demo at ${String(started['demo'])}`);
-    const sentAt = performance.now();
-    await fetch(`${server.base}/healthz`);
-    const arrivedAt = await waitFor(server, requestLine('/healthz'), 5000);
-    expect(arrivedAt - sentAt).toBeLessThan(250);
+    // Each line's lag behind its answer, request after request: written at once, a line is on stdout about when its
+    // answer arrives; held for a timer (production's 500 ms), each would wait for the next tick, and the next request
+    // goes out only after that. The median stands up to a busy machine that stalls one line.
+    const lags: number[] = [];
+    for (let request = 0; request < 9; request++) {
+      const id = `logs-at-once-${request}`;
+      await fetch(`${server.base}/healthz`, { headers: { 'x-request-id': id } });
+      const answeredAt = performance.now();
+      const arrivedAt = await waitFor(server, (line) => requestLine('/healthz')(line) && line['reqId'] === id, 5000);
+      lags.push(arrivedAt - answeredAt);
+    }
+    const median = lags.sort((a, b) => a - b)[4]!;
+    expect(median).toBeLessThan(150);
   }, 90_000);
 
   it('SIGTERM right after a request: its line and the last line are written before the process ends', async () => {
