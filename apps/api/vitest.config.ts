@@ -14,8 +14,6 @@ export default defineConfig({
     // Tests skipped for a missing tool (Chromium, nginx, Redis) are listed once, at the end; every test
     // database starts as a copy of one migrated template made per run.
     globalSetup: [require.resolve('@latchkey/db/testing/skip-report'), require.resolve('@latchkey/db/testing/template')],
-    // Temporary files a test file wrote through test/support/policy-file.ts are removed after it.
-    setupFiles: ['test/support/temporary-files.setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 90_000,

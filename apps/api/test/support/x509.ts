@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { testTempDir } from '@latchkey/db/testing';
 
 /** A certificate and its private key, PEM, with the files they are written to. */
 export interface Issued {
@@ -19,7 +19,8 @@ export interface Issued {
  * issue (P-256 keys, valid for two days).
  */
 export class TestPki {
-  readonly dir = mkdtempSync(path.join(tmpdir(), 'latchkey-pki-'));
+  /** under the test run's directory, which is removed when the run ends */
+  readonly dir = testTempDir('pki');
   private serial = 1;
 
   /** Removes the directory and everything issued into it. */
