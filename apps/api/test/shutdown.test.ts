@@ -66,22 +66,27 @@ describe('issue 13 point 3: graceful shutdown on SIGTERM', () => {
 
     const writers = Array.from({ length: 6 }, () => writer());
     await new Promise((resolve) => setTimeout(resolve, 800));
-    // How long a readiness probe takes under this load (it queues behind the writes): "at once" is judged against it.
-    const probeStarted = performance.now();
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
-    const probeMs = performance.now() - probeStarted;
     const exited = processes.exited(0);
     processes.children[0]!.kill('SIGTERM');
     const signalledAt = performance.now();
 
-    // Readiness fails at once; the listener still serves new connections during the delay.
+    // Readiness fails at once: judged by the probes, not by the clock, since under this write load a probe queues
+    // behind the writes (on the embedded database it took 54 ms before the signal and 770 ms for a few after it, in
+    // one CI run). The signal and the first probe may reach the process in the same turn of its event loop, in
+    // either order: at most that one probe may still answer 200. A process that kept answering 200 for a while (a
+    // timer before the flip) answers several, probes 10 ms apart. The listener still serves new connections.
     let ready = 200;
+    let readyAfterSignal = 0;
     for (let i = 0; i < 20 && ready === 200; i++) {
       ready = (await fetch(`${base}/readyz`)).status;
-      if (ready === 200) await new Promise((resolve) => setTimeout(resolve, 10));
+      if (ready === 200) {
+        readyAfterSignal++;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
     }
     expect(ready).toBe(503);
-    expect(performance.now() - signalledAt).toBeLessThan(500 + 3 * probeMs);
+    expect(readyAfterSignal, 'probes answered 200 after SIGTERM').toBeLessThanOrEqual(1);
     // Every listener says so, the metrics listener included.
     expect((await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status).toBe(503);
     const duringDelay = await fetch(`${base}/healthz`);
