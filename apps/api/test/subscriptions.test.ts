@@ -234,16 +234,26 @@ describe('limits on long-lived operations', () => {
   it('subscriptions per connection (10) and per user on an instance (20) answer RATE_LIMITED', async () => {
     const alice = await demo.token('alice');
     const client = ws(alice);
+    // The earlier tests' subscriptions have ended (their closing is asynchronous too): alice's are the only ones.
+    await untilOpen((n) => n === 0);
     const open = Array.from({ length: 10 }, () => overWebSocket(client, { query: CHANGED, variables: { org: 'acme' } }));
-    await sleep(300);
+    // The server starts subscriptions asynchronously: the one past a limit is sent once those before it are open (a
+    // fixed wait of 300-500 ms was once too short on a loaded machine, and the extra one was accepted).
+    await untilOpen((n) => n >= 10);
     const eleventh = overWebSocket(client, { query: CHANGED, variables: { org: 'acme' } });
     await eleventh.ended();
     expect(eleventh.error).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'RATE_LIMITED' }) })]);
     const more = Array.from({ length: 10 }, () => overWebSocket(ws(alice), { query: CHANGED, variables: { org: 'acme' } }));
-    await sleep(500);
+    await untilOpen((n) => n >= 20);
     const overUser = overSse(sseClient(service.graphqlUrl, alice), { query: CHANGED, variables: { org: 'acme' } });
     await overUser.ended();
     expect(JSON.stringify(overUser.results.concat(overUser.error as never))).toContain('RATE_LIMITED');
     for (const received of [...open, ...more]) received.dispose();
   });
 });
+
+/** Waits until the number of subscriptions the server has open satisfies `enough` (at most 10 s). */
+async function untilOpen(enough: (open: number) => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !enough(subscriptionsOpen()); i++) await sleep(10);
+  expect(enough(subscriptionsOpen()), `subscriptions open on the server: ${subscriptionsOpen()}`).toBe(true);
+}
