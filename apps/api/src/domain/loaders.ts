@@ -15,6 +15,7 @@ import {
   type UserWithRoles,
 } from '@latchkey/db';
 import DataLoader from 'dataloader';
+import { requestMemo } from './request-memo.js';
 import { sameList, VisibilityGuesses, type VisibilityGuess } from './visibility-guesses.js';
 
 /**
@@ -236,7 +237,7 @@ function createRequestLoaders(db: Database, guesses: VisibilityGuesses): Request
  * request's own view of the database (its deadline).
  */
 export function createLoaderFactory() {
-  const byRequest = new WeakMap<object, RequestLoaders>();
+  const byRequest = requestMemo<RequestLoaders>('loaders of the request');
   // Shared by the requests of this factory (this process's service): the guesses outlive a request, nothing else does.
   const guesses = new VisibilityGuesses();
   return (request: object, db: Database): RequestLoaders => {

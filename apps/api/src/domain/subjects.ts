@@ -1,12 +1,13 @@
 import { findUserWithRoles, type Database, type Role, type UserRow, type UserWithRoles } from '@latchkey/db';
+import { requestMemo } from './request-memo.js';
 import type { Subject } from './subject.js';
 import { isUuid } from './validate.js';
 
 /**
- * The account row read with each subject, by subject: kept beside the subject rather than in it, so the policies'
- * view of the caller (and every denial event that carries it) holds the attributes alone.
+ * The account row read with each subject: kept as a memo (not an enumerable field), so the policies' view of the
+ * caller (and every denial event that carries it) shows the attributes alone.
  */
-const accounts = new WeakMap<Subject, UserRow>();
+const accounts = requestMemo<UserRow>('account read with the subject');
 
 /** The caller's volatile attributes, read now (spec Authentication 3): null when the subject is no user. */
 export async function loadSubject(db: Database, userId: string): Promise<Subject | null> {
@@ -37,11 +38,13 @@ export const accountReadWith = (subject: Subject): UserRow | undefined => accoun
  * through the request's own view of the database (its deadline).
  */
 export function createSubjectLoader() {
-  const byRequest = new WeakMap<object, Promise<Subject | null>>();
+  // Kept on the request key and on the subject (request-memo.ts): the subject leads back to its request key, which
+  // as a pair of WeakMaps kept every request that read one alive into the old generation.
+  const byRequest = requestMemo<Promise<Subject | null>>('subject of the request');
   /** the subjects read so far, by request key: what `now` answers without waiting */
-  const settled = new WeakMap<object, Subject | null>();
+  const settled = requestMemo<Subject | null>('subject of the request, read');
   /** the request key each subject read was made for: a denial names its subject, and the audit trail finds the request */
-  const scopes = new WeakMap<Subject, object>();
+  const scopes = requestMemo<object>('request the subject was read for');
   const remember = (request: object) => (subject: Subject | null) => {
     if (subject) scopes.set(subject, request);
     return subject;

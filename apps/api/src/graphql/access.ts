@@ -1,5 +1,6 @@
 import type { Database } from '@latchkey/db';
 import { openDomainRequest, type DomainRequest } from '../domain/access.js';
+import { requestMemo } from '../domain/request-memo.js';
 import { readCallerWithDocumentPage, type DocumentListInput } from '../domain/documents.js';
 import type { Subject } from '../domain/subject.js';
 import type { DeadlineScope, GraphQLContext } from './context.js';
@@ -11,7 +12,7 @@ import type { DeadlineScope, GraphQLContext } from './context.js';
  */
 const scopeOf = (context: GraphQLContext): DeadlineScope => context.eventScope ?? context;
 
-const views = new WeakMap<DeadlineScope, Database>();
+const views = requestMemo<Database>('database view of the request');
 
 /**
  * The database as this request (or this event's delivery) sees it: every statement bounded by its deadline

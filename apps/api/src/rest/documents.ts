@@ -15,6 +15,7 @@ import {
 import { getDocument, listDocuments, readCallerWithDocumentPage } from '../domain/documents.js';
 import { InvalidInputError, type UserError } from '../domain/errors.js';
 import { parseDateTime } from '../domain/validate.js';
+import { requestMemo } from '../domain/request-memo.js';
 import { AccountPolicy, DocumentPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
 import { type Principal, LEGAL_HOLD_STEP_UP } from '@latchkey/auth/tokens';
@@ -97,7 +98,7 @@ function firstOf(query: URLSearchParams): number | undefined {
 
 /** `/api/documents`: the same services, abilities and NOT_FOUND hiding as the GraphQL fields. */
 export function documentRoutes({ services, database, databaseTimeoutMs }: DocumentRoutesDeps): RestRoute<Principal>[] {
-  const views = new WeakMap<object, Database>();
+  const views = requestMemo<Database>('database view of the request');
   const databaseOf = (scope: object): Database => {
     let db = views.get(scope);
     if (!db) views.set(scope, (db = database.until(performance.now() + databaseTimeoutMs)));
