@@ -2,6 +2,7 @@ import type { PendingQuery, Sql } from 'postgres';
 import { currentDeadline } from './deadline.js';
 import { DatabaseTimeoutError, DatabaseUnavailableError, isDatabaseUnavailable } from './errors.js';
 import type { HealthMonitor } from './health.js';
+import { PendingList, type Listed } from './pending-list.js';
 
 export interface StatementGuardOptions {
   /** DATABASE_TIMEOUT: the deadline of a statement sent outside any request's deadline */
@@ -13,7 +14,7 @@ export interface StatementGuardOptions {
   suspectAfterMs?: number;
 }
 
-interface Pending {
+interface Pending extends Listed {
   /** the statement (cancelled on timeout); undefined for a whole transaction */
   query: PendingQuery<never[]> | undefined;
   startedAt: number;
@@ -62,7 +63,7 @@ export interface PoolStats {
 export function createStatementGuard(options: StatementGuardOptions) {
   const { timeoutMs, health, poolSize } = options;
   const suspectAfterMs = options.suspectAfterMs ?? Math.min(1000, timeoutMs / 2);
-  const pending = new Set<Pending>();
+  const pending = new PendingList<Pending>();
   let sweep: NodeJS.Timeout | undefined;
 
   /** Gives up a statement past its deadline: a queued one is taken out of the queue, a running one gets a cancel request. */
@@ -119,7 +120,7 @@ export function createStatementGuard(options: StatementGuardOptions) {
     const deadline = deadlineNow(now, fixed);
     if (deadline <= now) return Promise.reject(new DatabaseTimeoutError());
     return new Promise<T>((resolve, reject) => {
-      const entry: Pending = { query, startedAt: now, deadline, reject };
+      const entry: Pending = { query, startedAt: now, deadline, reject, slot: -1 };
       if (deadline - now <= SWEEP_MS) entry.timer = setTimeout(expire, deadline - now, entry);
       pending.add(entry);
       if (!sweep) (sweep = setInterval(sweepPending, SWEEP_MS)).unref();
@@ -214,7 +215,7 @@ export function createStatementGuard(options: StatementGuardOptions) {
     guardSql,
     /** Fails every pending statement at once (an outage became known: nobody waits out a deadline for nothing). */
     rejectPending(): void {
-      for (const entry of [...pending]) {
+      for (const entry of pending) {
         pending.delete(entry);
         if (entry.timer) clearTimeout(entry.timer);
         entry.reject(new DatabaseUnavailableError());
