@@ -44,12 +44,19 @@ const ws = (token?: string) => {
   return client;
 };
 
+const subscriptionsOpen = () => service.subscriptions.size();
+
+/** Polls the server's count of open subscriptions every 10 ms until `enough` holds or `ms` have passed: whether it holds. */
+async function pollOpen(enough: (open: number) => boolean, ms: number): Promise<boolean> {
+  for (let waited = 0; waited < ms && !enough(subscriptionsOpen()); waited += 10) await sleep(10);
+  return enough(subscriptionsOpen());
+}
+
 /** Subscribed, and the server has the subscription open (events from now on reach it). */
 async function settled(received: Received, before: number): Promise<Received> {
-  for (let i = 0; i < 500 && subscriptionsOpen() <= before; i++) await sleep(10);
+  await pollOpen((open) => open > before, 5_000);
   return received;
 }
-const subscriptionsOpen = () => service.subscriptions.size();
 
 describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', () => {
   it('graphql-ws: a member receives the event of a mutation (created, then published), with the document as they may see it', async () => {
@@ -254,6 +261,5 @@ describe('limits on long-lived operations', () => {
 
 /** Waits until the number of subscriptions the server has open satisfies `enough` (at most 10 s). */
 async function untilOpen(enough: (open: number) => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !enough(subscriptionsOpen()); i++) await sleep(10);
-  expect(enough(subscriptionsOpen()), `subscriptions open on the server: ${subscriptionsOpen()}`).toBe(true);
+  expect(await pollOpen(enough, 10_000), `subscriptions open on the server: ${subscriptionsOpen()}`).toBe(true);
 }
