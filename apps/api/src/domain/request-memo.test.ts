@@ -1,33 +1,18 @@
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { promotedByYoungCollections } from '@latchkey/db/testing';
 import { describe, expect, it } from 'vitest';
 import { requestMemo } from './request-memo.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
-const oldSpaceUsed = () => getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
 
 /**
  * Bytes moved to the old generation by two young collections after 1,000 finished "requests", each of which kept a
  * value that leads back to it under `remember` (a WeakMap's `set`, or a memo's).
  */
-async function promotedAfterRequests(remember: (request: object, value: object) => void): Promise<number> {
-  gc();
-  gc();
-  await nextTurn();
-  const before = oldSpaceUsed();
-  for (let index = 0; index < 1000; index++) {
-    const request = { objects: new Array<number>(100).fill(index) };
-    remember(request, { request });
-  }
-  await nextTurn();
-  gc({ type: 'minor' });
-  await nextTurn();
-  gc({ type: 'minor' });
-  await nextTurn();
-  return oldSpaceUsed() - before;
-}
+const promotedAfterRequests = (remember: (request: object, value: object) => void): Promise<number> =>
+  promotedByYoungCollections(() => {
+    for (let index = 0; index < 1000; index++) {
+      const request = { objects: new Array<number>(100).fill(index) };
+      remember(request, { request });
+    }
+  });
 
 describe('requestMemo', () => {
   it('answers one value per owner, per memo, and leaves the owner looking as it did', () => {

@@ -1,12 +1,6 @@
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { promotedByYoungCollections } from '../testing/young-collections.js';
 import { PendingList } from './pending-list.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
-const oldSpaceUsed = () => getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
 
 interface Statement {
   slot: number;
@@ -18,23 +12,14 @@ const statement = (value = 0): Statement => ({ slot: -1, rows: new Array<number>
  * Bytes moved to the old generation by two young collections after 20 bursts of 50 statements went through `pending`
  * (a long-lived collection, as the statement guard's is) and were all answered.
  */
-async function promotedAfterBursts(pending: { add(entry: Statement): unknown; delete(entry: Statement): boolean }): Promise<number> {
-  gc();
-  gc();
-  await nextTurn();
-  const before = oldSpaceUsed();
-  for (let burst = 0; burst < 20; burst++) {
-    const sent = Array.from({ length: 50 }, (_, index) => statement(index));
-    for (const entry of sent) pending.add(entry);
-    for (const entry of sent) pending.delete(entry);
-  }
-  await nextTurn();
-  gc({ type: 'minor' });
-  await nextTurn();
-  gc({ type: 'minor' });
-  await nextTurn();
-  return oldSpaceUsed() - before;
-}
+const promotedAfterBursts = (pending: { add(entry: Statement): unknown; delete(entry: Statement): boolean }): Promise<number> =>
+  promotedByYoungCollections(() => {
+    for (let burst = 0; burst < 20; burst++) {
+      const sent = Array.from({ length: 50 }, (_, index) => statement(index));
+      for (const entry of sent) pending.add(entry);
+      for (const entry of sent) pending.delete(entry);
+    }
+  });
 
 describe('PendingList', () => {
   it('adds, deletes (true once), counts and walks its entries like a Set', () => {

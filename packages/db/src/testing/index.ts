@@ -5,3 +5,4 @@ export { countStatements, statementsDuring } from './statements.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { needsTool } from './needs-tool.js';
 export { seedPgliteDataDir, testTempDir } from './template.js';
+export { promotedByYoungCollections } from './young-collections.js';
