@@ -1,6 +1,8 @@
-// `pnpm bench`: throughput/latency of latchkey's GraphQL endpoint against two
-// baselines, a stock graphql-yoga server (what yoga gives by default) and a raw
-// node:http server (the ceiling for any Node server on this machine).
+// `pnpm bench`: throughput/latency of latchkey's GraphQL endpoint against three
+// baselines, a stock graphql-yoga server (what yoga gives by default), the Yoga
+// floor (Yoga set up as latchkey's, answering without executing: the ceiling for
+// any server built on Yoga) and a raw node:http server (the ceiling for any Node
+// server on this machine).
 //
 // Each server is a separate child process pinned to CPU 0 and the load
 // generator (autocannon, in this process) is pinned to CPU 1, so the server
@@ -10,7 +12,7 @@
 //
 // Env: BENCH_CONNECTIONS (50), BENCH_DURATION (s, 5), BENCH_ROUNDS (5),
 //      BENCH_WARMUP (s per server, 10: stock Yoga keeps speeding up for ~10 s),
-//      BENCH_ONLY=latchkey,stock-yoga,raw-node (subset of servers),
+//      BENCH_ONLY=latchkey,stock-yoga,yoga-floor,raw-node (subset of servers),
 //      BENCH_METRICS=compare (instead: two latchkey servers, metrics off and on
 //      (METRICS_PORT), alternated round by round on the same scenarios; prints
 //      on/off per scenario),
@@ -125,7 +127,7 @@ async function main(): Promise<void> {
       ),
     );
   }
-  for (const name of ['stock-yoga', 'raw-node'] as const) {
+  for (const name of ['stock-yoga', 'yoga-floor', 'raw-node'] as const) {
     if (COMPARE_METRICS || COMPARE_BUILD || !only.has(name)) continue;
     const server = await startBaseline(name);
     servers.push(server);

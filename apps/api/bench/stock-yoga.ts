@@ -2,27 +2,10 @@
 // so `pnpm bench` can compare latchkey against what yoga gives out of the box.
 // Contract with bench/run.ts: listen on PORT at 127.0.0.1, print `listening <url>`.
 import { createServer } from 'node:http';
-import { createSchema, createYoga } from 'graphql-yoga';
+import { createYoga } from 'graphql-yoga';
+import { statusSchema } from './status-schema.js';
 
-const yoga = createYoga({
-  schema: createSchema({
-    typeDefs: /* GraphQL */ `
-      type Query {
-        status: Status!
-      }
-      type Status {
-        service: String!
-        version: String!
-        time: String!
-      }
-    `,
-    resolvers: {
-      Query: {
-        status: () => ({ service: 'stock-yoga', version: '0.1.0', time: new Date().toISOString() }),
-      },
-    },
-  }),
-});
+const yoga = createYoga({ schema: statusSchema('stock-yoga') });
 
 const port = Number(process.env.PORT ?? 4001);
 const server = createServer(yoga);

@@ -39,6 +39,9 @@ export async function report({ summaries, rss, micro, metricsCost }: RunResults)
   const dashboardText = summaries.find((x) => x.scenario.startsWith('latchkey dashboard text'))?.scenario ?? '';
   const ratios = {
     latchkeyStatusVsStockYoga: ratio('latchkey status', 'stock-yoga status'),
+    /** the most latchkeyStatusVsStockYoga can be while Yoga serves latchkey (bench/yoga-floor.ts) */
+    yogaFloorVsStockYoga: ratio('yoga-floor status', 'stock-yoga status'),
+    latchkeyStatusVsYogaFloor: ratio('latchkey status', 'yoga-floor status'),
     latchkeyViewerVsLatchkeyStatus: ratio('latchkey viewer', 'latchkey status'),
     dashboardPersistedVsText: ratio('latchkey dashboard persisted (hash)', dashboardText),
   };
@@ -79,6 +82,10 @@ export async function report({ summaries, rss, micro, metricsCost }: RunResults)
     lines.push(`the metrics server counted ${metricsCost.requestsCounted} HTTP requests (latchkey_http_request_duration_seconds_count)`);
   } else {
     lines.push(`latchkey status / stock-yoga = ${fmtRatio(ratios.latchkeyStatusVsStockYoga)} (target >= 3x)`);
+    lines.push(
+      `yoga-floor / stock-yoga = ${fmtRatio(ratios.yogaFloorVsStockYoga)} (the most latchkey status / stock-yoga can be while Yoga serves it); ` +
+        `latchkey status / yoga-floor = ${fmtRatio(ratios.latchkeyStatusVsYogaFloor)}`,
+    );
     lines.push(`latchkey viewer / latchkey status = ${fmtRatio(ratios.latchkeyViewerVsLatchkeyStatus)} (target >= 0.9x)`);
     lines.push(
       `latchkey dashboard persisted / text = ${fmtRatio(ratios.dashboardPersistedVsText)} (${DASHBOARD_QUERY.length} bytes of text)`,

@@ -15,7 +15,8 @@ import { DASHBOARD_HASH, DASHBOARD_QUERY, READY_TIMEOUT_MS } from './settings.js
 const databases: BenchDatabase[] = [];
 export const closeDatabases = () => Promise.all(databases.map((database) => database.close()));
 
-// Starting the servers under test: the two baselines (bench/stock-yoga.ts, bench/raw-node.ts) and latchkey itself,
+// Starting the servers under test: the three baselines (bench/stock-yoga.ts, bench/yoga-floor.ts, bench/raw-node.ts)
+// and latchkey itself,
 // seeded, with the tokens and the registered dashboard its scenarios need.
 
 export interface Server {
@@ -58,7 +59,7 @@ function waitForListening(name: string, child: ChildProcess): Promise<string> {
   });
 }
 
-export async function startBaseline(name: 'stock-yoga' | 'raw-node'): Promise<Server> {
+export async function startBaseline(name: 'stock-yoga' | 'yoga-floor' | 'raw-node'): Promise<Server> {
   const port = await freePort();
   const script = fileURLToPath(new URL(`../${name}.js`, import.meta.url));
   // NODE_ENV=production for every server, so no one pays for dev-mode extras.

@@ -16,7 +16,7 @@ export const COMPARE_BUILD = process.env.BENCH_COMPARE_BUILD?.trim() || undefine
 if (process.env.BENCH_METRICS !== undefined && !COMPARE_METRICS)
   throw new Error(`BENCH_METRICS: only "compare" is known, got "${process.env.BENCH_METRICS}"`);
 
-const SERVER_NAMES = ['latchkey', 'stock-yoga', 'raw-node'] as const;
+const SERVER_NAMES = ['latchkey', 'stock-yoga', 'yoga-floor', 'raw-node'] as const;
 type ServerName = (typeof SERVER_NAMES)[number];
 
 export const STATUS_QUERY = '{ status { version } }';

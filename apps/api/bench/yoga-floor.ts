@@ -1,0 +1,34 @@
+// Baseline: the least a server built on graphql-yoga can do for the status request, so `pnpm bench` shows how
+// near latchkey's status path may come to its target while Yoga serves it. Yoga is set up as latchkey sets up its
+// HTTP layer (no request-size stream, CORS, multipart, GraphiQL, landing page or logging of Yoga's own), with no
+// plugin of its own and no execution: one hook answers every operation with the status answer, after Yoga has read
+// the request, found the document in its parse and validation caches and before it writes the result. What is left
+// is Yoga's per-request pipeline and node's HTTP exchange.
+// Contract with bench/run.ts: listen on PORT at 127.0.0.1, print `listening <url>`.
+import { createServer } from 'node:http';
+import { createYoga, type Plugin } from 'graphql-yoga';
+import { statusSchema } from './status-schema.js';
+
+const answer = { data: { status: { version: '0.1.0' } } };
+const answerWithoutExecuting: Plugin = {
+  onExecute({ setResultAndStopExecution }) {
+    setResultAndStopExecution(answer);
+  },
+};
+
+const yoga = createYoga({
+  schema: statusSchema('yoga-floor'),
+  plugins: [answerWithoutExecuting],
+  maxRequestBodySize: false,
+  cors: false,
+  multipart: false,
+  graphiql: false,
+  landingPage: false,
+  logging: false,
+});
+
+const port = Number(process.env.PORT ?? 4003);
+const server = createServer(yoga);
+server.listen(port, '127.0.0.1', () => {
+  console.log(`listening http://127.0.0.1:${port}${yoga.graphqlEndpoint}`);
+});
