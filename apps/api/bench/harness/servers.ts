@@ -16,8 +16,7 @@ const databases: BenchDatabase[] = [];
 export const closeDatabases = () => Promise.all(databases.map((database) => database.close()));
 
 // Starting the servers under test: the three baselines (bench/stock-yoga.ts, bench/yoga-floor.ts, bench/raw-node.ts)
-// and latchkey itself,
-// seeded, with the tokens and the registered dashboard its scenarios need.
+// and latchkey itself, seeded, with the tokens and the registered dashboard its scenarios need.
 
 export interface Server {
   /** a ServerName, or `latchkey (metrics off|on)` in BENCH_METRICS=compare */
