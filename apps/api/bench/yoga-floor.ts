@@ -5,9 +5,8 @@
 // the request, found the document in its parse and validation caches and before it writes the result. What is left
 // is Yoga's per-request pipeline and node's HTTP exchange.
 // Contract with bench/run.ts: listen on PORT at 127.0.0.1, print `listening <url>`.
-import { createServer } from 'node:http';
 import { createYoga, type Plugin } from 'graphql-yoga';
-import { statusSchema } from './status-schema.js';
+import { listenForBench, statusSchema } from './yoga-baseline.js';
 
 const answer = { data: { status: { version: '0.1.0' } } };
 const answerWithoutExecuting: Plugin = {
@@ -27,8 +26,4 @@ const yoga = createYoga({
   logging: false,
 });
 
-const port = Number(process.env.PORT ?? 4003);
-const server = createServer(yoga);
-server.listen(port, '127.0.0.1', () => {
-  console.log(`listening http://127.0.0.1:${port}${yoga.graphqlEndpoint}`);
-});
+listenForBench(yoga, 4003);
