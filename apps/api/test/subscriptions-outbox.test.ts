@@ -11,7 +11,7 @@ import { createEventRecorder } from '../src/events/outbox.js';
 import { createMemoryWake, createPostgresWake, type WakeChannel } from '../src/events/wake.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
-import { overSse, overWebSocket, sleep, sseClient, wsClient, type Received } from './support/subscriptions.js';
+import { overSse, overWebSocket, sleep, sseClient, waitUntil, wsClient, type Received } from './support/subscriptions.js';
 
 // Issue 13 point 2: the outbox table is the only record of an event; NOTIFY (or Redis) only wakes the instances.
 // These tests need two sessions on one database at once, or several processes: PostgreSQL only.
@@ -79,7 +79,7 @@ describe.runIf(databaseKind === 'postgres')('issue 13 point 2 on one server: seq
     const token = await service.token(alice!.id);
     const before = service.subscriptions.size();
     const received = overSse(sseClient(service.graphqlUrl, token), { query: CHANGED });
-    for (let i = 0; i < 500 && service.subscriptions.size() <= before; i++) await sleep(10);
+    await waitUntil(() => service.subscriptions.size() > before);
     const [held] = await database.db.select({ id: documents.id }).from(documents).where(eq(documents.title, 'Quarterly plan'));
 
     // The first change draws its sequence number and stays open (the real domain service, in an outer transaction).

@@ -4,7 +4,7 @@ import { seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, type Demo } from './support/demo.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
-import { overWebSocket, sleep, wsClient, type Received } from './support/subscriptions.js';
+import { overWebSocket, waitUntil, wsClient, type Received } from './support/subscriptions.js';
 
 // A full garbage collection on demand, to compare live heap sizes rather than garbage.
 setFlagsFromString('--expose-gc');
@@ -43,7 +43,7 @@ async function round(connections: number, perConnection: number, events: number)
       overWebSocket(client, { query: 'subscription { documentChanged(organization: "acme") { kind document { title status } } }' }),
     ),
   );
-  for (let i = 0; i < 500 && service.subscriptions.size() < subscribers.length; i++) await sleep(10);
+  await waitUntil(() => service.subscriptions.size() >= subscribers.length);
   expect(service.subscriptions.size()).toBe(subscribers.length);
   for (let i = 0; i < events; i++) {
     const res = await postGraphQL(
@@ -60,7 +60,7 @@ async function round(connections: number, perConnection: number, events: number)
   const open = liveHeap();
   for (const subscriber of subscribers) subscriber.dispose();
   await Promise.all(clients.map((client) => client.dispose()));
-  for (let i = 0; i < 500 && (service.subscriptions.size() > 0 || service.app.webSocketClients() > 0); i++) await sleep(10);
+  await waitUntil(() => service.subscriptions.size() === 0 && service.app.webSocketClients() === 0);
   return { delivered, open, subscribers: subscribers.length };
 }
 
