@@ -10,7 +10,8 @@ import { calculateJwkThumbprint, decodeJwt, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { CLI, cli, dataDir, env, JWT, requireBuild, run, service, STACK_TRACE, useOperatorCli, workDir } from './support/built-cli.js';
 import { databaseKind, postGraphQL } from './support/service.js';
-import { overSse, sseClient, waitUntil } from './support/subscriptions.js';
+import { overSse, sseClient } from './support/subscriptions.js';
+import { waitUntil } from './support/wait.js';
 
 // The operator CLI's other commands: migrate, seed, documents and delete-document, outbox, keygen, and what it refuses.
 // The built entry points and how they are run: support/built-cli.ts.

@@ -11,7 +11,8 @@ import { createEventRecorder } from '../src/events/outbox.js';
 import { createMemoryWake, createPostgresWake, type WakeChannel } from '../src/events/wake.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
-import { overSse, overWebSocket, sleep, sseClient, waitUntil, wsClient, type Received } from './support/subscriptions.js';
+import { overSse, overWebSocket, sleep, sseClient, wsClient, type Received } from './support/subscriptions.js';
+import { waitUntil } from './support/wait.js';
 
 // Issue 13 point 2: the outbox table is the only record of an event; NOTIFY (or Redis) only wakes the instances.
 // These tests need two sessions on one database at once, or several processes: PostgreSQL only.

@@ -4,7 +4,8 @@ import { seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, type Demo } from './support/demo.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
-import { overWebSocket, waitUntil, wsClient, type Received } from './support/subscriptions.js';
+import { overWebSocket, wsClient, type Received } from './support/subscriptions.js';
+import { waitUntil } from './support/wait.js';
 
 // A full garbage collection on demand, to compare live heap sizes rather than garbage.
 setFlagsFromString('--expose-gc');

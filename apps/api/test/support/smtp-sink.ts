@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { waitUntil } from './wait.js';
 
 /** One mail as the sink received it: envelope recipients and the raw message. */
 export interface ReceivedMail {
@@ -32,7 +33,7 @@ export async function startSmtpSink() {
     url: `smtp://127.0.0.1:${port}`,
     /** the magic link of the newest mail once more than `after` mails arrived */
     async nextLink(after: number): Promise<string> {
-      for (let i = 0; i < 100 && inbox.length <= after; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitUntil(() => inbox.length > after, { intervalMs: 50 });
       const mail = inbox.at(-1);
       const link =
         mail && inbox.length > after

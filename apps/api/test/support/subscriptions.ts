@@ -146,12 +146,3 @@ export function overEventStream(open: (payload: Payload) => Promise<IncomingMess
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Polls `condition` every 10 ms until it holds or `timeoutMs` has passed (a deadline, not a count of polls: under
- * CI's full parallel run a poll's sleep can last far longer than 10 ms). The caller asserts the outcome.
- */
-export async function waitUntil(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await sleep(10);
-}
