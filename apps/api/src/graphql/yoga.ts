@@ -26,6 +26,7 @@ import { useStepUp } from './plugins/use-step-up.js';
 import { useStreamedConnection } from './plugins/use-streamed-connection.js';
 import { useStrictParams } from './plugins/use-strict-params.js';
 import { GRAPHIQL_OPTIONS, type GraphiQLPage } from './graphiql-page.js';
+import { DONE_BY_THE_HTTP_LAYER } from './yoga-http-layer.js';
 
 export interface GraphQLHandlerDeps {
   config: Config;
@@ -179,15 +180,9 @@ export function createGraphQLHandler({
       useErrorCodes({ onError: countError }),
     ],
     batching: limits.maxBatch > 0 ? { limit: limits.maxBatch } : false,
-    // Enforced by the HTTP layer from Content-Length / counted bytes: Yoga's stream limiter costs ~145 us a request.
-    maxRequestBodySize: false,
-    // CORS is answered by the HTTP layer from the configured allow-list (Yoga's default reflects any origin).
-    cors: false,
-    // Only application/json bodies reach Yoga (CSRF rule); multipart is never parsed.
-    multipart: false,
+    ...DONE_BY_THE_HTTP_LAYER,
     graphiql: graphiql ? GRAPHIQL_OPTIONS : false,
     ...(graphiql ? { renderGraphiQL: async () => (await graphiql()).render() } : {}),
-    landingPage: false,
     maskedErrors: { isDev: false, errorMessage: 'Internal server error.', maskError: domainErrorsUnmasked },
     logging: yogaLogger(logger),
   });
