@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import { CLI, cli, dataDir, env, JWT, requireBuild, run, service, STACK_TRACE, useOperatorCli, workDir } from './support/built-cli.js';
 import { databaseKind, postGraphQL } from './support/service.js';
 import { overSse, sseClient } from './support/subscriptions.js';
-import { waitUntil } from './support/wait.js';
 
 // The operator CLI's other commands: migrate, seed, documents and delete-document, outbox, keygen, and what it refuses.
 // The built entry points and how they are run: support/built-cli.ts.
@@ -113,7 +112,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
       const received = overSse(sseClient(service.graphqlUrl, await service.token(alice!.id)), {
         query: 'subscription { documentChanged(organization: "acme") { kind documentId document { title } } }',
       });
-      await waitUntil(() => service.subscriptions.size() > before);
+      await expect.poll(() => service.subscriptions.size(), { timeout: 30_000, interval: 10 }).toBeGreaterThan(before);
       const titles = ['Deleted from the CLI', 'Deleted from the CLI, nobody woken'];
       const [woken, polled] = [await create(titles[0]!), await create(titles[1]!)];
       await received.waitFor(2);

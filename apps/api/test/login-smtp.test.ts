@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
 import { decodedMail as decoded, startSmtpSink } from './support/smtp-sink.js';
 import { startLocalhostService, type TestService } from './support/service.js';
-import { waitUntil } from './support/wait.js';
 
 // Real mail: an SMTP sink on loopback receives what the service sends through SMTP_URL.
 let sink: Awaited<ReturnType<typeof startSmtpSink>>;
@@ -27,7 +26,7 @@ describe('sign-in links by e-mail (SMTP_URL)', () => {
     const known = await new BrowserSession(base).request('/ott/generate', { json: { username: 'carol@globex.test' } });
     const unknown = await new BrowserSession(base).request('/ott/generate', { json: { username: 'nobody@globex.test' } });
     expect([known.status, known.text]).toEqual([unknown.status, unknown.text]);
-    await waitUntil(() => inbox().length > 0, { intervalMs: 50 });
+    await expect.poll(() => inbox().length, { timeout: 30_000, interval: 50 }).toBeGreaterThan(0);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(inbox().map((mail) => mail.to)).toEqual([['carol@globex.test']]);
     const link = /http:\/\/localhost:\d+\/login\/ott\?token=[A-Za-z0-9_%-]+/.exec(decoded(inbox()[0]!.raw))?.[0];

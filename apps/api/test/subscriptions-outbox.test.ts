@@ -12,7 +12,6 @@ import { createMemoryWake, createPostgresWake, type WakeChannel } from '../src/e
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
 import { overSse, overWebSocket, sleep, sseClient, wsClient, type Received } from './support/subscriptions.js';
-import { waitUntil } from './support/wait.js';
 
 // Issue 13 point 2: the outbox table is the only record of an event; NOTIFY (or Redis) only wakes the instances.
 // These tests need two sessions on one database at once, or several processes: PostgreSQL only.
@@ -80,7 +79,7 @@ describe.runIf(databaseKind === 'postgres')('issue 13 point 2 on one server: seq
     const token = await service.token(alice!.id);
     const before = service.subscriptions.size();
     const received = overSse(sseClient(service.graphqlUrl, token), { query: CHANGED });
-    await waitUntil(() => service.subscriptions.size() > before);
+    await expect.poll(() => service.subscriptions.size(), { timeout: 30_000, interval: 10 }).toBeGreaterThan(before);
     const [held] = await database.db.select({ id: documents.id }).from(documents).where(eq(documents.title, 'Quarterly plan'));
 
     // The first change draws its sequence number and stays open (the real domain service, in an outer transaction).

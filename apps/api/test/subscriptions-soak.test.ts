@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, type Demo } from './support/demo.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
 import { overWebSocket, wsClient, type Received } from './support/subscriptions.js';
-import { waitUntil } from './support/wait.js';
 
 // A full garbage collection on demand, to compare live heap sizes rather than garbage.
 setFlagsFromString('--expose-gc');
@@ -44,8 +43,7 @@ async function round(connections: number, perConnection: number, events: number)
       overWebSocket(client, { query: 'subscription { documentChanged(organization: "acme") { kind document { title status } } }' }),
     ),
   );
-  await waitUntil(() => service.subscriptions.size() >= subscribers.length);
-  expect(service.subscriptions.size()).toBe(subscribers.length);
+  await expect.poll(() => service.subscriptions.size(), { timeout: 30_000, interval: 10 }).toBe(subscribers.length);
   for (let i = 0; i < events; i++) {
     const res = await postGraphQL(
       service.graphqlUrl,
@@ -61,7 +59,7 @@ async function round(connections: number, perConnection: number, events: number)
   const open = liveHeap();
   for (const subscriber of subscribers) subscriber.dispose();
   await Promise.all(clients.map((client) => client.dispose()));
-  await waitUntil(() => service.subscriptions.size() === 0 && service.app.webSocketClients() === 0);
+  await expect.poll(() => service.subscriptions.size() + service.app.webSocketClients(), { timeout: 30_000, interval: 10 }).toBe(0);
   return { delivered, open, subscribers: subscribers.length };
 }
 

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { waitUntil } from './wait.js';
+import { expect } from 'vitest';
 
 /** One mail as the sink received it: envelope recipients and the raw message. */
 export interface ReceivedMail {
@@ -33,7 +33,7 @@ export async function startSmtpSink() {
     url: `smtp://127.0.0.1:${port}`,
     /** the magic link of the newest mail once more than `after` mails arrived */
     async nextLink(after: number): Promise<string> {
-      await waitUntil(() => inbox.length > after, { intervalMs: 50 });
+      await expect.poll(() => inbox.length, { timeout: 30_000, interval: 50 }).toBeGreaterThan(after);
       const mail = inbox.at(-1);
       const link =
         mail && inbox.length > after
