@@ -112,6 +112,7 @@ export type { SignInPolicy, SignInProgress, SignInStanding } from './sign-in/ind
 export {
   createEndedSessions,
   createSessionEnding,
+  createSignedOutListing,
   isSessionId,
   listSessions,
   watchSessionUse,

@@ -116,6 +116,7 @@ export {
   endAccountSessions,
   listAccountSessions,
   listEndedSessions,
+  listSignedOutSession,
   purgeSessionRecords,
   recordSessionSignIn,
   recordSessionUse,

@@ -17,5 +17,15 @@ export {
   type TooMany,
 } from './rate-limit.js';
 export { refuse, wantsJson } from './refusal.js';
-export { httpErrorBody, seeOther, sendGraphQLRequestError, sendHtml, sendHttpError, sendJson, sendServiceUnavailable } from './respond.js';
+export {
+  formTargetOf,
+  httpErrorBody,
+  pagePolicy,
+  seeOther,
+  sendGraphQLRequestError,
+  sendHtml,
+  sendHttpError,
+  sendJson,
+  sendServiceUnavailable,
+} from './respond.js';
 export { createRouteTable, type Method, type Route, type RouteMatch, type RouteTable } from './route-table.js';

@@ -74,9 +74,37 @@ export function seeOther(res: ServerResponse, location: string): void {
 }
 
 /**
+ * The Content-Security-Policy of an HTML page (the login and account pages): scripts and styles inline only, fetches
+ * to this origin only, never framed, and forms to this origin plus `formTargets`. CSP Level 3 applies `form-action`
+ * to the redirects that follow a form's submission too, so a page whose form ends an application's authorization
+ * request must name where that request returns (the origin of its validated `redirect_uri`); every other page names
+ * nothing more than 'self'.
+ */
+export function pagePolicy(formTargets: readonly string[] = []): string {
+  const formAction = ["'self'", ...formTargets].join(' ');
+  return `default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
+}
+
+/**
+ * The CSP source a redirect to `uri` needs under `form-action`: its origin for http(s), its scheme for a native
+ * app's private-use scheme (`com.example.app:`); undefined for anything that cannot be a redirect target.
+ */
+export function formTargetOf(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol === 'http:' || url.protocol === 'https:') return url.origin;
+  // A scheme-source: letters, digits, '+', '-', '.' (RFC 3986), as the URL parser has checked.
+  return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) && url.protocol !== 'javascript:' && url.protocol !== 'data:' ? url.protocol : undefined;
+}
+
+/**
  * An HTML page (the login and account pages): never stored, never leaking its URL (which may carry a token) to
- * anything it links to or loads, scripts inline only, fetches and forms to this origin only. `headers` may
- * replace any of these (a page whose form posts elsewhere widens its policy).
+ * anything it links to or loads, under `pagePolicy()`. `headers` may replace any of these (a page whose form may
+ * continue elsewhere passes `pagePolicy` with its targets).
  */
 export function sendHtml(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, {
@@ -84,8 +112,7 @@ export function sendHtml(res: ServerResponse, status: number, body: string, head
     'content-length': Buffer.byteLength(body),
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
-    'content-security-policy':
-      "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    'content-security-policy': pagePolicy(),
     ...headers,
   });
   res.end(body);

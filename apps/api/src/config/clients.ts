@@ -8,7 +8,7 @@ const oidcClients = z.array(
     .object({
       client_id: z.string().min(1).max(100),
       client_secret: z.string().min(32).optional(),
-      redirect_uris: z.array(z.url()).min(1),
+      redirect_uris: z.array(z.url()),
       post_logout_redirect_uris: z.array(z.url()).optional(),
       // Back-channel logout (OpenID Connect Back-Channel Logout 1.0): told when a session it was used in ends.
       backchannel_logout_uri: z.url().optional(),
@@ -26,8 +26,14 @@ const oidcClients = z.array(
         .optional(),
       token_endpoint_auth_method: z.string().optional(),
       first_party: z.boolean().optional(),
+      resource_server: z.boolean().optional(),
     })
-    .loose(),
+    .loose()
+    // Only a client that signs nobody in (a back-end that introspects: `grant_types: []`) may have no redirect URI.
+    .refine((client) => client.redirect_uris.length > 0 || (client.grant_types !== undefined && client.grant_types.length === 0), {
+      path: ['redirect_uris'],
+      message: 'at least one redirect URI (a client that only introspects tokens has "grant_types": [] and "response_types": [])',
+    }),
 );
 
 export const DEMO_CLIENT_ID = 'latchkey-demo';
@@ -82,6 +88,7 @@ export function authConfig(
   return {
     clients,
     firstPartyClientIds: clients.filter((client) => client.first_party).map((client) => client.client_id),
+    resourceServerClientIds: clients.filter((client) => client.resource_server).map((client) => client.client_id),
     demoClientId: demo ? DEMO_CLIENT_ID : undefined,
   };
 }

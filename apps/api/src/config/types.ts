@@ -93,6 +93,8 @@ export interface Config {
     clients: OidcClient[];
     /** clients whose consent is implicit */
     firstPartyClientIds: string[];
+    /** clients that may introspect any API access token (`resource_server: true`) */
+    resourceServerClientIds: string[];
     /** the demo page's client id, when the demo client is on */
     demoClientId: string | undefined;
     /** whether the provider's outgoing requests (back-channel logout) may reach loopback and private addresses */
@@ -117,6 +119,8 @@ export interface OidcClient {
   token_endpoint_auth_method?: string;
   /** consent is implicit (our own applications) */
   first_party?: boolean;
+  /** a back-end that checks API tokens: it may introspect any of them, not only those issued to it */
+  resource_server?: boolean;
   [other: string]: unknown;
 }
 

@@ -11,9 +11,10 @@ import {
   type DeliveryHandler,
   type KeyMaterial,
   createSessionEnding,
+  createSignedOutListing,
+  type AuthorizationServerOptions as ProviderOptions,
   type EndedSessions,
   type LoginLimits,
-  type SessionStandingQuery,
   watchSessionUse,
 } from '@latchkey/auth';
 import { type DatabaseHandle, isDatabaseUnavailable, RETRY_AFTER_SECONDS, withDatabaseDeadline } from '@latchkey/db';
@@ -52,7 +53,7 @@ export function createConfiguredProvider(
   config: Config,
   keys: KeyMaterial,
   database: Pick<DatabaseHandle, 'db'>,
-  sessionNeedsLogin?: (query: SessionStandingQuery) => Promise<boolean>,
+  served?: Pick<ProviderOptions, 'sessionNeedsLogin' | 'verifier' | 'onSignedOut'>,
 ) {
   const signingJwk = keys.signing.key.export({ format: 'jwk' });
   return createAuthorizationServer({
@@ -63,13 +64,16 @@ export function createConfiguredProvider(
     signingJwk: { ...signingJwk, kid: keys.signing.kid, alg: keys.signing.alg, use: 'sig' },
     db: database.db,
     adapter: createDrizzleAdapter(database.db),
-    clients: config.auth.clients.map(({ first_party: _firstParty, ...metadata }) => metadata as ClientMetadata),
+    clients: config.auth.clients.map(
+      ({ first_party: _firstParty, resource_server: _resourceServer, ...metadata }) => metadata as ClientMetadata,
+    ),
     firstPartyClientIds: config.auth.firstPartyClientIds,
+    resourceServerClientIds: config.auth.resourceServerClientIds,
     accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
     renderPage: htmlPage,
     acrValues: config.auth.signInPolicy.acrLevels.map((level) => level.value),
     privateNetworkFetch: config.auth.privateNetworkFetch,
-    ...(sessionNeedsLogin ? { sessionNeedsLogin } : {}),
+    ...served,
   });
 }
 
@@ -83,7 +87,19 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
   const { config, logger, database, keys, clientAddresses } = options;
   const signingJwk = keys.signing.key.export({ format: 'jwk' });
   // The login routes below answer `sessionNeedsLogin`: they need the provider, the provider asks them about sessions.
-  const provider = await createConfiguredProvider(config, keys, database, (query) => login.sessionNeedsLogin(query));
+  // RP-initiated logout lists the session as ended, as ending it from the account page does.
+  const listSignedOut = createSignedOutListing({
+    accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
+    clockSkewSeconds: config.tokens.clockSkewSeconds,
+    endedSessions: options.endedSessions,
+    audit: options.audit,
+  });
+  const provider = await createConfiguredProvider(config, keys, database, {
+    sessionNeedsLogin: (query) => login.sessionNeedsLogin(query),
+    verifier: options.verifier,
+    onSignedOut: (session, request) =>
+      listSignedOut(database.db, session, { reason: 'signed out by its user at an application', actor: session.accountId, request }),
+  });
   // A database outage met inside the provider is SERVICE_UNAVAILABLE (503 with Retry-After), not its server_error.
   const unavailableInProvider = new WeakSet<object>();
   provider.on('server_error', (ctx: object, error: unknown) => {
@@ -113,6 +129,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     publicUrl: config.http.publicUrl,
     db: database.db,
     provider,
+    firstPartyClientIds: config.auth.firstPartyClientIds,
     policy: config.auth.signInPolicy,
     delivery: options.delivery,
     limits: options.limitsFor,

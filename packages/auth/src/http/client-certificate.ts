@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
-import { FormError, readFields, refuse as refuseWith, sendHtml, sendJson, wantsJson, type Route } from '@latchkey/http';
+import { FormError, readFields, refuse as refuseWith, sendJson, wantsJson, type Route } from '@latchkey/http';
 import { findUserIdByEmail } from '../oidc/account.js';
 import type { LoginLimits } from '../rate-limit/index.js';
 import { subjectKey, type ClientCertificateUsers } from '../x509/certificate-subjects.js';
@@ -92,8 +92,9 @@ export function createClientCertificateSignIn(context: LoginContext, { limits, u
     return pairs.length > 0 ? users.bySubject.get(subjectKey(pairs)) : undefined;
   }
 
-  function signInPage(res: ServerResponse): void {
-    sendHtml(
+  function signInPage(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    return context.sendSignInPage(
+      req,
       res,
       200,
       page(
@@ -104,10 +105,8 @@ export function createClientCertificateSignIn(context: LoginContext, { limits, u
 </form>
 <p><a href="${escapeHtml(publicUrl)}/login">Other ways to sign in</a></p>`,
       ),
-      // The sign-in continues at PUBLIC_URL: the form's redirect goes there.
-      {
-        'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${publicOrigin}; frame-ancestors 'none'; base-uri 'none'`,
-      },
+      // The sign-in continues at PUBLIC_URL: the form's first redirect goes there.
+      [publicOrigin],
     );
   }
 
@@ -160,7 +159,7 @@ export function createClientCertificateSignIn(context: LoginContext, { limits, u
         : 'Client certificates are not configured on this server.';
       return refuse(req, res, 404, message);
     }
-    if (req.method === 'GET' || req.method === 'HEAD') return signInPage(res);
+    if (req.method === 'GET' || req.method === 'HEAD') return signInPage(req, res);
     if (req.method !== 'POST') return refuse(req, res, 405, 'Method Not Allowed', { allow: METHODS.join(', ') });
     return signIn(req, res);
   }

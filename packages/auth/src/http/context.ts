@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Database } from '@latchkey/db';
 import type { AuditTrail } from '../audit/index.js';
 import type { AuditedGate } from './audited-gate.js';
@@ -26,6 +27,12 @@ export interface LoginContext {
   gate: AuditedGate;
   /** where security events are recorded (never waits, never throws) */
   audit: AuditTrail;
+  /**
+   * Sends a sign-in page whose form may complete this browser's pending authorization request: its CSP lets the
+   * form's redirects continue to where that request returns (`alsoTo`: further origins, e.g. PUBLIC_URL's from the
+   * TLS listener).
+   */
+  sendSignInPage(req: IncomingMessage, res: ServerResponse, status: number, body: string, alsoTo?: readonly string[]): Promise<void>;
 }
 
 /** Bodies of the login forms. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { findUserById } from '@latchkey/db';
-import { refuse as refuseWith, seeOther, sendHtml, sendJson, wantsJson, type Route } from '@latchkey/http';
+import { refuse as refuseWith, seeOther, sendJson, wantsJson, type Route } from '@latchkey/http';
 import type { Factor } from '../factors/index.js';
 import type { LoginLimits } from '../rate-limit/index.js';
 import { FORM_BODY_BYTES, PASSWORD_BODY_BYTES, type LoginContext } from './context.js';
@@ -60,7 +60,7 @@ const REMEMBER_BROWSER = `<label class="inline"><input type="checkbox" name="rem
  * is met): what this sign-in still needs and the forms to give it, and the endpoints that check an
  * authenticator-app code or a recovery code. Every wrong code counts against its source like a wrong token.
  */
-export function createFactorPages({ origin, db, flow, gate, audit }: LoginContext, options: FactorPagesOptions): Route[] {
+export function createFactorPages({ origin, db, flow, gate, audit, sendSignInPage }: LoginContext, options: FactorPagesOptions): Route[] {
   const { secondFactors, limits } = options;
   /** A refusal on the factor pages: the message, back to the factors, or start again. */
   const refusalPage = (message: string) =>
@@ -137,7 +137,8 @@ ${REMEMBER_BROWSER}<button type="submit">Use the recovery code</button>
 <button type="submit">E-mail me a sign-in link</button>
 </form>`);
     }
-    sendHtml(
+    await sendSignInPage(
+      req,
       res,
       200,
       page(
@@ -217,7 +218,7 @@ ${sections.join('\n<p>or</p>\n')}
     const form = await totpEnrolmentForm(req, res);
     if (!form) return;
     const enrolment = await secondFactors.startTotpEnrolment(form.pending.userId, (await emailOf(form.pending.userId)) ?? 'account');
-    sendHtml(res, 200, totpSetupPage(enrolment, '/login/totp/confirm'));
+    await sendSignInPage(req, res, 200, totpSetupPage(enrolment, '/login/totp/confirm'));
   }
 
   async function totpConfirm(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -27,6 +27,8 @@ import { FACTORS_PAGE, PROGRESS_COOKIE } from './sign-in-flow.js';
 
 export interface OneTimeTokenRoutesOptions {
   provider: Provider;
+  /** clients whose consent is implicit: their consent prompt (`prompt=consent`, as `offline_access` needs) is granted */
+  firstPartyClientIds: readonly string[];
   delivery: DeliveryHandler;
   /** rate limits and lockout of generation and consumption (spec One-time token login 4) */
   limits: LoginLimits;
@@ -71,10 +73,11 @@ const refuse = (req: IncomingMessage, res: ServerResponse, status: number, messa
  * Origin (Cross-site rules).
  */
 export function createOneTimeTokenRoutes(
-  { publicUrl, secure, origin, db, flow, log, gate, audit }: LoginContext,
+  { publicUrl, secure, origin, db, flow, log, gate, audit, sendSignInPage }: LoginContext,
   options: OneTimeTokenRoutesOptions,
 ) {
   const { provider, delivery, limits } = options;
+  const firstParty = new Set(options.firstPartyClientIds);
 
   /** Self sign-up: the account exists from now on, its e-mail unverified; a suspended one stays suspended. */
   async function signUp(email: string): Promise<string | null> {
@@ -127,7 +130,7 @@ export function createOneTimeTokenRoutes(
    * that asked for it) or the link's token (the browser fills it from the link). The server never echoes the
    * token, or anything else from the query string.
    */
-  function tokenPage(req: IncomingMessage, res: ServerResponse): void {
+  function tokenPage(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', publicUrl);
     const notice = url.searchParams.has('sent') ? `<p role="status">${escapeHtml(GENERATED)}</p>` : '';
     const body = `${notice}
@@ -143,7 +146,7 @@ export function createOneTimeTokenRoutes(
     }</p>`;
     // Take the token from the link into the form, then drop it from the address bar and history.
     const script = `(function(){var p=new URLSearchParams(location.search),t=p.get('token');if(t){document.getElementById('token').value=t;history.replaceState(null,'',location.pathname);}})();`;
-    html(res, 200, page('Sign in with your code', body, script));
+    return sendSignInPage(req, res, 200, page('Sign in with your code', body, script));
   }
 
   /**
@@ -212,15 +215,7 @@ export function createOneTimeTokenRoutes(
       return refuse(req, res, 400, 'This sign-in has expired or belongs to another browser. Start again from the application.');
     }
     if (details.uid !== uid) return refuse(req, res, 400, 'This sign-in belongs to another browser.');
-    if (details.prompt.name !== 'login') {
-      // Consent is implicit for first-party clients; third-party consent screens are not offered.
-      return void (await provider.interactionFinished(
-        req,
-        res,
-        { error: 'access_denied', error_description: 'consent is not available for this client' },
-        { mergeWithLastSubmission: false },
-      ));
-    }
+    if (details.prompt.name !== 'login') return consent(req, res, details);
     const interactionDetails = details;
     const acrValues = typeof details.params['acr_values'] === 'string' ? details.params['acr_values'].split(' ').filter(Boolean) : [];
     const login = await flow.completeForInteraction(req, res, { acrValues }, async (accountId) => {
@@ -241,7 +236,30 @@ export function createOneTimeTokenRoutes(
       return seeOther(res, FACTORS_PAGE);
     }
     const hint = typeof details.params['login_hint'] === 'string' ? details.params['login_hint'] : '';
-    html(res, 200, signInPage(hint, options.upstreamName));
+    return sendSignInPage(req, res, 200, signInPage(hint, options.upstreamName));
+  }
+
+  /**
+   * The consent prompt. A first-party client's consent is implicit: its grant holds every scope already (the
+   * provider's `loadExistingGrant`), so a prompt asked for explicitly (`prompt=consent`, which OpenID Connect wants
+   * before it grants `offline_access`) is answered with that grant. Third-party consent screens are not offered.
+   */
+  async function consent(req: IncomingMessage, res: ServerResponse, details: Awaited<ReturnType<Provider['interactionDetails']>>) {
+    const clientId = details.params['client_id'];
+    if (details.prompt.name === 'consent' && details.grantId && typeof clientId === 'string' && firstParty.has(clientId)) {
+      return void (await provider.interactionFinished(
+        req,
+        res,
+        { consent: { grantId: details.grantId } },
+        { mergeWithLastSubmission: true },
+      ));
+    }
+    await provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'consent is not available for this client' },
+      { mergeWithLastSubmission: false },
+    );
   }
 
   /** The provider's own sign-in page (no application waiting): signs the browser in to the provider. */

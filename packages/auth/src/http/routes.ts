@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { RETRY_AFTER_SECONDS, type Database } from '@latchkey/db';
-import { createLimitGate, type Route } from '@latchkey/http';
+import { createLimitGate, pagePolicy, sendHtml, type Route } from '@latchkey/http';
 import { parseCookie } from 'cookie';
 import type Provider from 'oidc-provider';
 import type { DeliveryHandler } from '../delivery/index.js';
@@ -31,6 +31,8 @@ export interface LoginRoutesOptions {
   db: Database;
   /** the OpenID provider whose sessions and interactions the pages complete */
   provider: Provider;
+  /** clients whose consent is implicit (first-party): a consent prompt (`prompt=consent`) is granted at once */
+  firstPartyClientIds: readonly string[];
   /** the multi-factor rules and acr levels (AUTH_POLICY_FILE) */
   policy: SignInPolicy;
   /** where one-time tokens are delivered */
@@ -81,7 +83,20 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
     audit,
     options.limits,
   );
-  const context: LoginContext = { publicUrl, origin: new URL(publicUrl).origin, secure, db, flow, log, gate, audit };
+  const context: LoginContext = {
+    publicUrl,
+    origin: new URL(publicUrl).origin,
+    secure,
+    db,
+    flow,
+    log,
+    gate,
+    audit,
+    async sendSignInPage(req, res, status, body, alsoTo = []) {
+      const policy = pagePolicy([...alsoTo, ...(await flow.returnTargets(req))]);
+      sendHtml(res, status, body, { 'content-security-policy': policy });
+    },
+  };
   // TOTP secrets are sealed with a key derived from the server secret: every instance that shares it agrees.
   const totpKey = deriveTotpKey(options.keySecret);
   const issuer = options.relyingParty?.name;
@@ -113,6 +128,7 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
       selfSignup: options.selfSignup,
       upstreamName,
       bindLinksToBrowser: options.bindLinksToBrowser,
+      firstPartyClientIds: options.firstPartyClientIds,
     }),
     ...createPasskeyRoutes(context, {
       relyingParty: options.relyingParty,

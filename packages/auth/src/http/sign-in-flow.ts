@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { formTargetOf } from '@latchkey/http';
 import type { AuditTrail } from '../audit/index.js';
 import type { Factor, FactorGrant } from '../factors/index.js';
 import { readProviderSession, signInProviderSession } from '../oidc/provider-session.js';
@@ -67,6 +68,24 @@ export function createSignInFlow(options: SignInFlowOptions) {
     const uid = readCookie(req, PENDING_COOKIE);
     return uid && UID.test(uid) ? uid : undefined;
   };
+
+  /**
+   * Where the authorization request pending in this browser returns once its sign-in completes: the origin (or a
+   * native app's scheme) of its `redirect_uri`, as the provider validated it against the client's registration
+   * when it began the interaction; none without a pending request. A page whose form may complete the request names
+   * it in its `form-action` (only this one request's, never every client's, never one read from the request).
+   */
+  async function returnTargets(req: IncomingMessage): Promise<string[]> {
+    const uid = pendingInteraction(req);
+    if (!uid) return [];
+    const interaction = await provider.Interaction.find(uid);
+    const clientId = interaction?.params['client_id'];
+    const redirectUri = interaction?.params['redirect_uri'];
+    if (typeof clientId !== 'string' || typeof redirectUri !== 'string') return [];
+    const client = await provider.Client.find(clientId);
+    const target = client?.redirectUriAllowed(redirectUri) ? formTargetOf(redirectUri) : undefined;
+    return target ? [target] : [];
+  }
 
   /**
    * The `acr_values` of the authorization request pending in this browser, as its login page noted them (the
@@ -225,7 +244,7 @@ export function createSignInFlow(options: SignInFlowOptions) {
     return judgeSignIn(policy, account, factors, { acrValues, rememberedDevice }).complete;
   }
 
-  return { proveFactor, completeForInteraction, continueFromSession, pendingSignIn, sessionMeets, pendingInteraction };
+  return { proveFactor, completeForInteraction, continueFromSession, pendingSignIn, sessionMeets, pendingInteraction, returnTargets };
 }
 
 export type SignInFlow = ReturnType<typeof createSignInFlow>;

@@ -1,9 +1,14 @@
+import type { IncomingMessage } from 'node:http';
 import { OFFERED_RESPONSE_TYPES } from './offered.js';
 import { DPOP_ALGORITHMS } from '../principal/dpop-proof.js';
 import type { Database } from '@latchkey/db';
+import { formTargetOf } from '@latchkey/http';
 import type Provider from 'oidc-provider';
 import type { AsymmetricSigningAlgorithm, ClientMetadata, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
 import { findAccount } from './account.js';
+import { introspectionInFront, mayIntrospect } from './introspection.js';
+import { userinfoInFront } from './userinfo.js';
+import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { deriveCookieKeys } from './cookie-keys.js';
 import { SESSION_COOKIE_OPTIONS, SESSION_TTL_SECONDS } from './provider-session.js';
 
@@ -15,6 +20,7 @@ export const OIDC_ROUTES = {
   end_session: '/oidc/session/end',
   revocation: '/oidc/token/revocation',
   introspection: '/oidc/token/introspection',
+  pushed_authorization_request: '/oidc/request',
   // The platform's own key endpoint: the provider and the API publish one and the same key set.
   jwks: '/.well-known/jwks.json',
 } as const;
@@ -66,13 +72,42 @@ export interface AuthorizationServerOptions {
    * @default false
    */
   privateNetworkFetch?: boolean;
+  /**
+   * The API's verifier of access tokens. With it the provider answers userinfo and introspection for the JWT access
+   * tokens it issues (oidc-provider alone refuses both for a token with an audience). The CLI, which serves no HTTP,
+   * builds the provider without it.
+   */
+  verifier?: AccessTokenVerifier;
+  /** clients that may introspect any API access token (`resource_server: true`); others only their own tokens */
+  resourceServerClientIds?: readonly string[];
+  /**
+   * Told when RP-initiated logout ends a provider session (the user chose to sign out of Latchkey), before the
+   * browser is sent back to the client: the session is then listed as ended, as when it is ended from the account
+   * page, so its access tokens are refused.
+   */
+  onSignedOut?: (session: { uid: string; accountId: string }, request: IncomingMessage) => Promise<void>;
 }
 
 const text = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const barePage = (title: string, body: string) =>
   `<!doctype html><html lang="en"><meta charset="utf-8"><title>${text(title)}</title><main><h1>${text(title)}</h1>${body}</main></html>`;
-/** The provider's pages carry no script and load nothing; the sign-out form posts only to the provider. */
-const PROVIDER_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/**
+ * The provider's pages carry no script and load nothing; their forms post only to the provider. The sign-out
+ * confirmation's form ends in a redirect to the client's validated `post_logout_redirect_uri`, which CSP Level 3's
+ * `form-action` governs too: that one origin is named beside 'self'.
+ */
+const providerPagePolicy = (formTargets: readonly string[] = []) =>
+  `default-src 'none'; style-src 'unsafe-inline'; form-action ${["'self'", ...formTargets].join(' ')}; frame-ancestors 'none'; base-uri 'none'`;
+const PROVIDER_PAGE_CSP = providerPagePolicy();
+
+/** Where the sign-out confirmation returns: the `post_logout_redirect_uri` the provider checked against the client. */
+function logoutReturnTargets(ctx: KoaContextWithOIDC): string[] {
+  const uri = ctx.oidc.params?.['post_logout_redirect_uri'];
+  const client = ctx.oidc.client;
+  if (typeof uri !== 'string' || !client?.postLogoutRedirectUriAllowed(uri)) return [];
+  const target = formTargetOf(uri);
+  return target ? [target] : [];
+}
 
 /** What the login prompt asks the application about a browser's existing session. */
 export interface SessionStandingQuery {
@@ -84,8 +119,14 @@ export interface SessionStandingQuery {
   cookieHeader: string | undefined;
 }
 
-/** Scopes an access token for the API may carry. */
-export const API_SCOPES = 'api';
+/** The OpenID scopes the provider offers, and the API's own scope. */
+const OIDC_SCOPES = ['openid', 'offline_access', 'email', 'profile'] as const;
+export const API_SCOPE = 'api';
+/**
+ * The scopes an access token for the API may carry: `api`, and the OpenID scopes whose claims the userinfo endpoint
+ * releases for it (as an access token for an API audience carries them at Auth0). Each only when the request asked.
+ */
+export const API_SCOPES = `openid email profile ${API_SCOPE}`;
 
 /** The reason the login prompt gives when an existing session does not meet the rules or the requested acr. */
 export const FACTORS_REQUIRED = 'latchkey_factors_required';
@@ -114,6 +155,39 @@ function loginPolicy(
   return prompts;
 }
 
+/** After the sign-out confirmation destroyed a session (the user signed out of Latchkey, not only of the client). */
+function reportSignOut(onSignedOut: NonNullable<AuthorizationServerOptions['onSignedOut']>) {
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    if (ctx.oidc?.route !== 'end_session_confirm') return;
+    const session = ctx.oidc.session as (KoaContextWithOIDC['oidc']['session'] & { destroyed?: boolean }) | undefined;
+    if (session?.destroyed && session.uid && session.accountId)
+      await onSignedOut({ uid: session.uid, accountId: session.accountId }, ctx.req);
+  };
+}
+
+/**
+ * Which origins may read the token endpoint's answers from a browser (a single-page app exchanging its code with
+ * `fetch`): a public client's own, the origins of its registered redirect URIs, and no other. Confidential clients
+ * call from their servers, never from a page.
+ */
+function tokenEndpointCors(_ctx: KoaContextWithOIDC, origin: string, client: { clientAuthMethod: string; redirectUris?: string[] }) {
+  if (origin === 'null' || client.clientAuthMethod !== 'none') return false;
+  return (client.redirectUris ?? []).some((uri) => formTargetOf(uri) === origin);
+}
+
+/**
+ * Whether an access token is issued under a live provider session: its `sid` (the session's stable uid) then lets
+ * ending that session refuse the token before it expires. (ID tokens carry the per-client `sid` of OpenID Connect.)
+ * A code is exchanged in its session; a refresh token of an `offline_access` grant outlives a sign-out (OpenID
+ * Connect 11): what it is refreshed into after that belongs to no session, and names none.
+ */
+async function sessionStillOpen(ctx: KoaContextWithOIDC, sessionUid: unknown): Promise<boolean> {
+  if (typeof sessionUid !== 'string') return false;
+  if (ctx.oidc.entities.AuthorizationCode) return true;
+  return (await ctx.oidc.provider.Session.findByUid(sessionUid)) !== undefined;
+}
+
 /** Where amr / acr / auth_time of an access token come from: the code or refresh token it is issued for. */
 function loginOf(ctx: KoaContextWithOIDC) {
   const { AuthorizationCode, RefreshToken } = ctx.oidc.entities;
@@ -138,6 +212,13 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   // The provider signs with this one key only: every client's ID tokens (its default is RS256, which an EC or
   // Ed25519 key cannot make) and everything discovery advertises use its algorithm.
   const signedWith = [signingAlg];
+  const introspectionPolicy = { resourceServers: new Set(options.resourceServerClientIds ?? []) };
+  /** Whether a first-party grant holds every scope the provider offers (OpenID's, and the API's for its audience). */
+  const grantsEverything = (grant: InstanceType<Provider['Grant']>) => {
+    const openid = new Set(grant.getOIDCScope().split(' '));
+    const api = new Set(grant.getResourceScope(apiAudience).split(' '));
+    return [...OIDC_SCOPES, API_SCOPE].every((scope) => openid.has(scope)) && API_SCOPES.split(' ').every((scope) => api.has(scope));
+  };
 
   const configuration: Configuration = {
     adapter: options.adapter,
@@ -165,8 +246,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       sid: null,
     },
     acrValues: [...options.acrValues],
-    // OpenID scopes only: `api` is the API's (resource) scope, granted through the resource indicator.
-    scopes: ['openid', 'offline_access', 'email', 'profile'],
+    // The OpenID scopes, and `api`: the API's (resource) scope, granted through the resource indicator. Listing it
+    // here puts it in discovery's `scopes_supported`.
+    scopes: [...OIDC_SCOPES, API_SCOPE],
     findAccount: (_ctx, id) => findAccount(options.db, id),
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
@@ -183,22 +265,32 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
         }
       : {}),
     pkce: { required: () => true },
+    clientBasedCORS: tokenEndpointCors as never,
     features: {
       devInteractions: { enabled: false },
       // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets tokens bound to its key (`cnf.jkt`;
       // a public client's refresh token too); the API then wants a proof from that key on every request.
       dPoP: { enabled: true },
-      revocation: { enabled: true },
+      // A client revokes only tokens issued to it (RFC 7009 2.1); JWT access tokens cannot be revoked (they end with
+      // their session, or expire): the provider answers `unsupported_token_type` for them, as RFC 7009 allows.
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      // PAR (RFC 9126): pushed at /oidc/request; a client may require it (`require_pushed_authorization_requests`).
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
       // Clients that register a `backchannel_logout_uri` are told when a session they were used in ends.
       backchannelLogout: { enabled: true },
-      // (the bundled types lag the runtime here: introspection is a supported feature)
-      introspection: { enabled: true } as never,
+      // Introspection (RFC 7662) of the tokens the provider can find (refresh tokens); the JWT access tokens are
+      // answered in front of it (`introspectionInFront`), under the same policy. (The bundled types lag the runtime.)
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (_ctx: unknown, client: { clientId: string; clientAuthMethod: string }, token: { clientId?: string }) =>
+          mayIntrospect(introspectionPolicy, client, token.clientId ?? null, false),
+      } as never,
       rpInitiatedLogout: {
         enabled: true,
         // The provider's sign-out confirmation (its form carries the provider's own CSRF token).
         logoutSource: async (ctx, form) => {
           ctx.type = 'html';
-          ctx.set('content-security-policy', PROVIDER_PAGE_CSP);
+          ctx.set('content-security-policy', providerPagePolicy(logoutReturnTargets(ctx)));
           ctx.body = renderPage(
             'Sign out',
             `<p>Sign out of Latchkey in this browser?</p>${form}
@@ -231,25 +323,27 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
         },
       },
     },
-    extraTokenClaims: (ctx, token) => {
+    extraTokenClaims: async (ctx, token) => {
       if (token.kind !== 'AccessToken') return undefined;
       const login = loginOf(ctx);
       if (!login) return undefined;
-      // `sid`: the provider session the token was issued under (its stable uid), so ending that session can
-      // refuse the token before it expires. (ID tokens carry the per-client `sid` of OpenID Connect instead.)
-      const sid = typeof login.sessionUid === 'string' ? { sid: login.sessionUid } : {};
+      const sid = (await sessionStillOpen(ctx, login.sessionUid)) ? { sid: login.sessionUid as string } : {};
       return { amr: login.amr, acr: login.acr, auth_time: login.authTime, ...sid };
     },
     // Consent is implicit for first-party clients: their grant is created on first use.
     async loadExistingGrant(ctx) {
-      const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(ctx.oidc.client!.clientId);
-      if (grantId) return ctx.oidc.provider.Grant.find(grantId);
-      if (!firstParty.has(ctx.oidc.client!.clientId)) return undefined;
-      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client!.clientId, accountId: ctx.oidc.session!.accountId! });
-      grant.addOIDCScope('openid offline_access email profile');
-      grant.addOIDCClaims(['email', 'email_verified', 'name']);
-      grant.addResourceScope(apiAudience, API_SCOPES);
-      await grant.save();
+      const clientId = ctx.oidc.client!.clientId;
+      const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(clientId);
+      const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+      if (!firstParty.has(clientId)) return existing;
+      const grant = existing ?? new ctx.oidc.provider.Grant({ clientId, accountId: ctx.oidc.session!.accountId! });
+      // Everything a first-party client may ask for; a grant made by an older version gets what it lacks.
+      if (!existing || !grantsEverything(grant)) {
+        grant.addOIDCScope([...OIDC_SCOPES, API_SCOPE].join(' '));
+        grant.addOIDCClaims(['email', 'email_verified', 'name']);
+        grant.addResourceScope(apiAudience, API_SCOPES);
+        await grant.save();
+      }
       return grant;
     },
     // Refresh tokens rotate on every use. First-party clients get one whenever they may use the grant
@@ -273,6 +367,13 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     },
   };
   const provider = new ProviderClass(options.issuer, configuration);
+  if (options.verifier) {
+    provider.use(userinfoInFront({ path: OIDC_ROUTES.userinfo, verifier: options.verifier, db: options.db, provider }));
+    provider.use(
+      introspectionInFront({ ...introspectionPolicy, verifier: options.verifier, issuer: options.issuer, audience: apiAudience }),
+    );
+  }
+  if (options.onSignedOut) provider.use(reportSignOut(options.onSignedOut));
   // Behind a TLS-terminating proxy X-Forwarded-Proto makes the provider's cookies Secure: read only when the
   // application has replaced every forwarded header with what a trusted proxy told it. X-Forwarded-Host never counts.
   provider.proxy = options.trustForwardedHeaders ?? false;

@@ -245,9 +245,22 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
     return verifyOnce(token, header, scheme === 'dpop').then((result) => presentedAs(result, token, proof));
   }
 
+  /**
+   * An access token's verified claims whatever key it is bound to, for introspection (RFC 7662, where the token is
+   * presented without its proof): null when it does not verify, has expired, or its session has ended. Throws
+   * `DatabaseUnavailableError` when the list of ended sessions is too old to say.
+   */
+  async function inspect(token: string): Promise<Principal | null> {
+    if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return null;
+    // Keyed by the bare token, as `verify` is: a bound token found here still needs its proof everywhere else.
+    const result = cachedResult(token) ?? (await verifyOnce(token, token));
+    return result.ok && live(result).ok ? result.principal : null;
+  }
+
   return {
     verify,
     verifyAuthorization,
+    inspect,
     clear: () => cache.clear(),
     get cacheEntries() {
       return cache.size;

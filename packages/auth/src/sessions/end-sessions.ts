@@ -1,4 +1,4 @@
-import { endAccountSessions, type Database, type SessionSelection, type StoredSession } from '@latchkey/db';
+import { endAccountSessions, listSignedOutSession, type Database, type SessionSelection, type StoredSession } from '@latchkey/db';
 import type Provider from 'oidc-provider';
 import type { AuditParties, AuditTrail } from '../audit/index.js';
 import type { EndedSessions } from './ended-sessions.js';
@@ -41,8 +41,6 @@ export interface EndedSessionsResult {
  */
 export function createSessionEnding(options: SessionEndingOptions) {
   const { provider } = options;
-  // The last access token of an ended session was issued at the latest now: refused until it has expired.
-  const listedForMs = (options.accessTokenTtlSeconds + options.clockSkewSeconds) * 1000;
 
   async function notifyClients(ended: StoredSession[]): Promise<void> {
     if (!provider) return;
@@ -62,13 +60,14 @@ export function createSessionEnding(options: SessionEndingOptions) {
   }
 
   /** Ends the selected sessions of `accountId` through `db` (the caller's view: its deadline), for `cause`. */
-  return async function endSessions(
+  async function endSessions(
     db: Database,
     accountId: string,
     selection: SessionSelection,
     cause: SessionEndingCause,
   ): Promise<EndedSessionsResult> {
-    const listedUntil = new Date(Date.now() + listedForMs);
+    // The last access token of an ended session was issued at the latest now: refused until it has expired.
+    const listedUntil = new Date(Date.now() + listedForMs(options));
     const ended = await endAccountSessions(db, accountId, selection, listedUntil);
     const { reason, ...parties } = cause;
     for (const session of ended) {
@@ -76,6 +75,28 @@ export function createSessionEnding(options: SessionEndingOptions) {
       options.audit?.record({ type: 'session.ended', details: { sessionId: session.uid, reason }, subject: accountId, ...parties });
     }
     return { count: ended.length, notified: notifyClients(ended) };
+  }
+
+  return endSessions;
+}
+
+/** How long an ended session stays listed: until the last access token issued under it has expired. */
+const listedForMs = (options: Pick<SessionEndingOptions, 'accessTokenTtlSeconds' | 'clockSkewSeconds'>) =>
+  (options.accessTokenTtlSeconds + options.clockSkewSeconds) * 1000;
+
+/**
+ * Lists a session the provider has just removed itself (RP-initiated logout, "sign out of Latchkey") as ended, like
+ * the sessions `createSessionEnding` ends, so every instance refuses its access tokens within the same bound. Its
+ * grants went with it but for `offline_access` ones, which outlive a logout as OpenID Connect intends; the
+ * provider has told the clients with a `backchannel_logout_uri` already.
+ */
+export function createSignedOutListing(options: Omit<SessionEndingOptions, 'provider' | 'onBackchannelError'>) {
+  return async function listSignedOut(db: Database, session: { uid: string; accountId: string }, cause: SessionEndingCause): Promise<void> {
+    const listedUntil = new Date(Date.now() + listedForMs(options));
+    await listSignedOutSession(db, session.uid, listedUntil);
+    options.endedSessions?.add(session.uid, listedUntil);
+    const { reason, ...parties } = cause;
+    options.audit?.record({ type: 'session.ended', details: { sessionId: session.uid, reason }, subject: session.accountId, ...parties });
   };
 }
 

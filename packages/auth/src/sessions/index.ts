@@ -1,6 +1,7 @@
 export { createEndedSessions, type EndedSessions, type EndedSessionsOptions } from './ended-sessions.js';
 export {
   createSessionEnding,
+  createSignedOutListing,
   type EndedSessionsResult,
   type EndSessions,
   type SessionEndingCause,

@@ -80,14 +80,27 @@ export async function endAccountSessions(
       await tx
         .delete(oidcModels)
         .where(or(inArray(oidcModels.grantId, grantIds), and(eq(oidcModels.model, 'Grant'), inArray(oidcModels.id, grantIds))));
-    await tx.delete(providerSessionFactors).where(inArray(providerSessionFactors.sessionUid, uids));
-    await tx.delete(sessionActivity).where(inArray(sessionActivity.sessionUid, uids));
-    await tx
-      .insert(endedSessions)
-      .values(uids.map((sessionUid) => ({ sessionUid, expiresAt: listedUntil })))
-      .onConflictDoUpdate({ target: endedSessions.sessionUid, set: { expiresAt: listedUntil } });
+    await listAsEnded(tx, uids, listedUntil);
     return ended;
   });
+}
+
+/** Lists sessions as ended until `listedUntil` and drops their factors and descriptions. */
+async function listAsEnded(db: Database, uids: string[], listedUntil: Date): Promise<void> {
+  await db.delete(providerSessionFactors).where(inArray(providerSessionFactors.sessionUid, uids));
+  await db.delete(sessionActivity).where(inArray(sessionActivity.sessionUid, uids));
+  await db
+    .insert(endedSessions)
+    .values(uids.map((sessionUid) => ({ sessionUid, expiresAt: listedUntil })))
+    .onConflictDoUpdate({ target: endedSessions.sessionUid, set: { expiresAt: listedUntil } });
+}
+
+/**
+ * A session the provider has already removed (its user signed out at the provider): listed as ended until
+ * `listedUntil`, its factors and description dropped, in one transaction.
+ */
+export async function listSignedOutSession(db: Database, sessionUid: string, listedUntil: Date): Promise<void> {
+  await db.transaction((tx) => listAsEnded(tx, [sessionUid], listedUntil));
 }
 
 /** A completed sign-in step in a session's browser: creates its description or brings it up to date. */
