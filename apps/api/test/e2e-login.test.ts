@@ -74,6 +74,14 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     const stolen = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token });
     expect(stolen.status).toBe(401);
     expect(stolen.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_token"/);
+    // curl's own Accept (*/*) is answered as application/json: 200, the same challenge and error.
+    const curl = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token, accept: '*/*' });
+    expect(curl.status).toBe(200);
+    expect(curl.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_token"/);
+    expect(curl.json).toEqual({
+      errors: [{ message: 'The access token is invalid or expired.', extensions: { code: 'UNAUTHENTICATED' } }],
+    });
+    expect(stolen.json).toEqual(curl.json);
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'demo-client-signed-in.png'), fullPage: true });

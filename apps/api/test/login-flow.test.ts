@@ -104,7 +104,8 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
       sub: idToken.sub,
       amr: ['otp'],
       acr: 'urn:latchkey:acr:1fa',
-      scope: 'api',
+      // the scopes asked for: the API's, and the OpenID ones whose claims userinfo releases for this token
+      scope: 'openid email profile api',
     });
     expect(accessToken.exp! - accessToken.iat!).toBe(600);
 

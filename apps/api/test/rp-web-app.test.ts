@@ -3,7 +3,7 @@ import { decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from './support/chromium.js';
+import { hasChromium, launchChromium, type SignInBy, signInAtProvider } from './support/chromium.js';
 import { outboxOf } from './support/outbox.js';
 import {
   authorizationRequest,
@@ -11,8 +11,6 @@ import {
   discover,
   type PendingAuthorization,
   type RelyingPartyServer,
-  signInAtProvider,
-  type SignInBy,
   startRelyingParty,
 } from './support/relying-party.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
@@ -96,7 +94,7 @@ describe.runIf(hasChromium)('a web application on another origin signs in, calls
     await page.goto(request.url.href);
     await page.waitForURL(/\/interaction\//);
     await signInAtProvider(page, outbox, email, by);
-    const callback = await Promise.race([app.nextCallback(), violations.first]);
+    const callback = await Promise.race([app.callbackFor(request.checks.expectedState), violations.first]);
     await page.waitForURL(`${app.origin}/cb**`);
     expect(violations.list).toEqual([]);
     return { context, page, callback, violations };
@@ -163,7 +161,7 @@ describe.runIf(hasChromium)('a web application on another origin signs in, calls
       prompt: 'consent',
     });
     await page.goto(offline.url.href);
-    const offlineTokens = await oidc.authorizationCodeGrant(publicApp, await app.nextCallback(), offline.checks);
+    const offlineTokens = await oidc.authorizationCodeGrant(publicApp, await app.callbackFor(offline.checks.expectedState), offline.checks);
     expect(decodeJwt(offlineTokens.access_token)['sid']).toBe(sid);
     expect(await oidc.tokenIntrospection(reportsService, tokens.access_token)).toMatchObject({ active: true, sid });
 
@@ -192,7 +190,7 @@ describe.runIf(hasChromium)('a web application on another origin signs in, calls
     const plain = await authorizationRequest(signingApp, { redirect_uri: `${app.origin}/cb` });
     const refusedPage = await (await browser.newContext()).newPage();
     await refusedPage.goto(plain.url.href);
-    expect(new URL((await app.nextCallback()).url).searchParams.get('error')).toBe('invalid_request');
+    expect(new URL((await app.callbackFor(plain.checks.expectedState)).url).searchParams.get('error')).toBe('invalid_request');
 
     const dpop = oidc.getDPoPHandle(signingApp, await oidc.randomDPoPKeyPair('ES256'));
     const request = await authorizationRequest(

@@ -3,6 +3,7 @@ import { startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOwnDatabase, databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
+import { overWebSocket, wsClient } from './support/subscriptions.js';
 
 /** An access token as the provider issues it under a session: with a `sid`. */
 async function tokenInSession(service: TestService, sessionId: string): Promise<string> {
@@ -58,6 +59,10 @@ describe.skipIf(databaseKind === 'pglite')('issue 17 point 1: an instance that c
     // And over REST the same refusal.
     const rest = await fetch(`${service.url}/api/documents`, { headers: { authorization: `Bearer ${bound}` } });
     expect(rest.status).toBe(503);
+    // And a WebSocket connection with it closes with 4500, saying so and nothing more.
+    const socket = overWebSocket(wsClient(service.graphqlUrl, bound), { query: '{ viewer { subject } }' });
+    await socket.ended();
+    expect(socket.error).toMatchObject({ code: 4500, reason: 'Service unavailable: try again shortly.' });
 
     await proxy.restore();
     await expect.poll(async () => (await viewer(bound)).status, { timeout: 5000, interval: 100 }).toBe(200);

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { STEPPED_UP, type Persona } from './support/demo.js';
 import { postGraphQL } from './support/service.js';
+import { overWebSocket, wsClient } from './support/subscriptions.js';
 import {
   GQL,
   JSON_TYPE,
@@ -58,6 +59,27 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
     expect(legacy.status, legacy.text).toBe(200);
     expect(legacy.headers.get('www-authenticate')).toBe(CHALLENGE_PHR);
     expect(legacy.json).toEqual(expected);
+    expect(await legalHoldOf('Quarterly plan')).toBe(false);
+  });
+
+  it('over WebSocket the same refusal carries its code and acr_values only (nothing of the HTTP status or headers); nothing written', async () => {
+    const client = wsClient(service.graphqlUrl, await ottToken('alice'));
+    const received = overWebSocket(client, { query: HOLD, variables: { id: idOf('Quarterly plan'), hold: true } });
+    await received.ended();
+    expect(received.results).toEqual([
+      {
+        data: { setLegalHold: null },
+        errors: [
+          {
+            message: 'A different authentication level is required.',
+            locations: [locationOf(HOLD, 'setLegalHold')],
+            path: ['setLegalHold'],
+            extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: PHR },
+          },
+        ],
+      },
+    ]);
+    await client.dispose();
     expect(await legalHoldOf('Quarterly plan')).toBe(false);
   });
 

@@ -48,6 +48,19 @@ export interface GraphQLWebSocketOptions {
 const refusal = (code: string, message: string) => [new GraphQLError(message, { extensions: { code } })];
 
 /**
+ * An error as the socket sends it: `extensions` without `http` (the status and headers a refusal has over HTTP,
+ * which Yoga applies and strips there), so a WebSocket refusal carries its `code` (and step-up's RFC 9470
+ * fields) exactly as the same refusal does over HTTP.
+ */
+function withoutHttp(error: GraphQLError): GraphQLError {
+  if (error.extensions?.['http'] === undefined) return error;
+  const { http: _http, ...extensions } = error.extensions;
+  const { nodes, source, positions, path, originalError } = error;
+  return new GraphQLError(error.message, { nodes, source, positions, path, originalError, extensions });
+}
+const socketErrors = (errors: readonly GraphQLError[]) => errors.map(withoutHttp);
+
+/**
  * GraphQL over WebSocket (the graphql-ws protocol) on `/graphql`: subscriptions, and queries and mutations too.
  * This path does not pass through Yoga's HTTP plugins, so it applies their rules itself: the origin allow-list
  * (browsers), a message size limit, the persisted-operation mode (allowlist included) and registration budget,
@@ -75,12 +88,8 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const server = makeServer<ConnectionInitMessage['payload'], { socket: WebSocket; request: IncomingMessage }>({
     connectionInitWaitTimeout: options.connectionInitWaitMs ?? 10_000,
     async onConnect(ctx) {
-      const verified = await Promise.resolve()
-        .then(() => principalFrom(verifier, { connectionParams: ctx.connectionParams }))
-        .catch((error: unknown) => {
-          // A session that cannot be judged now: the connection closes (4500) saying so, nothing about why.
-          throw isDatabaseUnavailable(error) ? new Error(SERVICE_UNAVAILABLE_REASON) : error;
-        });
+      // A session that cannot be judged now throws: the connection closes (4500) saying so (below), nothing about why.
+      const verified = await principalFrom(verifier, { connectionParams: ctx.connectionParams });
       if (verified === undefined) return true; // a guest: public fields only
       if (!verified.ok) return false; // 4403 Forbidden: nothing about why
       credentials.set(ctx, authorizationOfConnection(ctx.connectionParams) as string);
@@ -165,8 +174,9 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     },
     // No suggestions where introspection is refused (as useHiddenSuggestions over HTTP): in validation errors,
     // judged by the connection's credential as it stands now, and in variable-coercion results.
-    async onError(ctx, _id, _payload, errors) {
-      if (options.introspection === 'open') return undefined;
+    async onError(ctx, _id, _payload, given) {
+      const errors = socketErrors(given);
+      if (options.introspection === 'open') return errors;
       const credential = credentials.get(ctx);
       const signedIn =
         credential !== undefined &&
@@ -180,13 +190,14 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             (result) => result?.ok === true,
             () => false,
           ));
-      return suggestionsAllowed(options.introspection, signedIn) ? undefined : withoutSuggestions(errors);
+      return suggestionsAllowed(options.introspection, signedIn) ? errors : (withoutSuggestions(errors) ?? errors);
     },
     onNext(_ctx, _id, _payload, args, result) {
-      if (!result.errors || 'data' in result || options.introspection === 'open') return undefined;
-      if (suggestionsAllowed(options.introspection, (args.contextValue as GraphQLContext).caller !== null)) return undefined;
-      const errors = withoutSuggestions(result.errors);
-      return errors && { ...result, errors };
+      if (!result.errors) return undefined;
+      const errors = socketErrors(result.errors);
+      if ('data' in result || options.introspection === 'open') return { ...result, errors };
+      if (suggestionsAllowed(options.introspection, (args.contextValue as GraphQLContext).caller !== null)) return { ...result, errors };
+      return { ...result, errors: withoutSuggestions(errors) ?? errors };
     },
     execute: (args) => (args.rootValue as { execute: typeof import('graphql').execute }).execute(args),
     subscribe: (args) => (args.rootValue as { subscribe: typeof import('graphql').subscribe }).subscribe(args),
@@ -221,6 +232,10 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             try {
               await handle(isBinary ? '' : String(data));
             } catch (error) {
+              if (isDatabaseUnavailable(error)) {
+                log.warn({ reason: (error as Error).message }, 'graphql-ws: data store unavailable');
+                return void socket.close(CloseCode.InternalServerError, SERVICE_UNAVAILABLE_REASON);
+              }
               log.error({ err: error }, 'graphql-ws message handling failed');
               socket.close(CloseCode.InternalServerError, 'Internal server error');
             }

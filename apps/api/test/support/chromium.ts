@@ -3,9 +3,9 @@ import { needsTool } from '@latchkey/db/testing';
 import { CHROMIUM } from '@latchkey/auth/testing';
 import { seedDemoData } from '@latchkey/db';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startLocalhostService, type TestService } from './service.js';
-import type { outboxOf } from './outbox.js';
+import { codeOf, type outboxOf } from './outbox.js';
 
 import { launchChromium } from '@latchkey/auth/testing';
 
@@ -45,15 +45,29 @@ export async function demoSignInByLink(page: Page, base: string, outbox: ReturnT
   await followEmailedLink(page, outbox, email);
 }
 
-/** On a sign-in page: asks for a link for `email`, opens the link from the outbox and confirms it. */
-async function followEmailedLink(page: Page, outbox: ReturnType<typeof outboxOf>, email: string): Promise<void> {
+/** How a person completes the provider's sign-in: the 6-digit code typed on the page, or the e-mailed link opened. */
+export type SignInBy = 'code' | 'link';
+
+/**
+ * At the provider's sign-in page (where an authorization request has brought `page`): asks for a message for
+ * `email`, then types its code or opens its link in the same tab, and presses *Sign in*. Returns once the browser has
+ * left the provider's pages (the chain of redirects after the form ends at the client, or is stopped there).
+ */
+export async function signInAtProvider(page: Page, outbox: ReturnType<typeof outboxOf>, email: string, by: SignInBy): Promise<void> {
   await page.getByLabel('E-mail address').fill(email);
   const before = outbox.count();
   await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
   await page.waitForURL(/\/login\/ott\?sent=1/);
-  await page.goto((await outbox.next(before, email)).magicLink);
+  const message = await outbox.next(before, email);
+  if (by === 'link') await page.goto(message.magicLink);
+  const field = page.getByLabel('The 6-digit code from the message (or the token of its link)');
+  if (by === 'code') await field.fill(codeOf(message));
+  else await expect.poll(() => field.inputValue()).not.toBe('');
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
+
+/** On a sign-in page: asks for a link for `email`, opens the link from the outbox and confirms it. */
+const followEmailedLink = (page: Page, outbox: ReturnType<typeof outboxOf>, email: string) => signInAtProvider(page, outbox, email, 'link');
 
 /** What the page's GraphQL call answered. */
 export interface PageAnswer {

@@ -3,9 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from 'node:module';
 import * as oidc from 'openid-client';
 import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
 import { onFreePort } from './browser-session.js';
-import { codeOf, type outboxOf } from './outbox.js';
 
 /**
  * A relying party's own web server, on an origin other than the provider's (`http://127.0.0.1:<port>`, the
@@ -17,8 +15,8 @@ export interface RelyingPartyServer {
   /** `http://127.0.0.1:<port>` */
   origin: string;
   port: number;
-  /** the next authorization response brought to `/cb` (GET with the query, or a `form_post` POST) */
-  nextCallback(): Promise<Request>;
+  /** the authorization response to the request with this `state`, once brought to `/cb` (GET, or a `form_post` POST) */
+  callbackFor(state: string): Promise<Request>;
   /** the logout tokens POSTed to `/backchannel` so far */
   logoutTokens: string[];
   /** serves `html` at `path` (a single-page app's page) */
@@ -43,14 +41,16 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 /** Starts a relying party's server on a free port of 127.0.0.1 (the port it registers is known before the provider starts). */
 export async function startRelyingParty(): Promise<RelyingPartyServer> {
-  const callbacks: Request[] = [];
-  const waiting: ((request: Request) => void)[] = [];
+  /** responses by their `state`, and who waits for which */
+  const callbacks = new Map<string, Request>();
+  const waiting = new Map<string, (request: Request) => void>();
   const logoutTokens: string[] = [];
   const pages = new Map<string, string>();
-  const deliver = (request: Request) => {
-    const next = waiting.shift();
-    if (next) next(request);
-    else callbacks.push(request);
+  const deliver = (state: string, request: Request) => {
+    const waiter = waiting.get(state);
+    waiting.delete(state);
+    if (waiter) waiter(request);
+    else callbacks.set(state, request);
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse, origin: string): Promise<void> {
@@ -59,7 +59,8 @@ export async function startRelyingParty(): Promise<RelyingPartyServer> {
     if (url.pathname === '/cb') {
       const body = req.method === 'POST' ? await readBody(req) : undefined;
       const headers = { 'content-type': String(req.headers['content-type'] ?? 'application/x-www-form-urlencoded') };
-      deliver(new Request(url, body === undefined ? {} : { method: 'POST', body, headers }));
+      const state = (body === undefined ? url.searchParams : new URLSearchParams(body)).get('state') ?? '';
+      deliver(state, new Request(url, body === undefined ? {} : { method: 'POST', body, headers }));
       return void html(200, SIGNED_IN_PAGE);
     }
     if (url.pathname === '/signed-out') return void html(200, SIGNED_OUT_PAGE);
@@ -84,11 +85,12 @@ export async function startRelyingParty(): Promise<RelyingPartyServer> {
     return {
       origin,
       port,
-      nextCallback: () =>
+      callbackFor: (state) =>
         new Promise<Request>((resolve) => {
-          const ready = callbacks.shift();
+          const ready = callbacks.get(state);
+          callbacks.delete(state);
           if (ready) resolve(ready);
-          else waiting.push(resolve);
+          else waiting.set(state, resolve);
         }),
       logoutTokens,
       servePage: (path, html) => void pages.set(path, html),
@@ -134,27 +136,6 @@ export async function authorizationRequest(
     ? await oidc.buildAuthorizationUrlWithPAR(config, all, options.dpop ? { DPoP: options.dpop } : {})
     : oidc.buildAuthorizationUrl(config, all);
   return { url, checks: { pkceCodeVerifier, expectedState, expectedNonce } };
-}
-
-/** How a person completes the provider's sign-in: the 6-digit code typed on the page, or the e-mailed link opened. */
-export type SignInBy = 'code' | 'link';
-
-/**
- * At the provider's sign-in page (where an authorization request has brought `page`): asks for a message for
- * `email`, then types its code or opens its link in the same tab, and presses *Sign in*. Returns once the browser has
- * left the provider's pages (the chain of redirects after the form ends at the client, or is stopped there).
- */
-export async function signInAtProvider(page: Page, outbox: ReturnType<typeof outboxOf>, email: string, by: SignInBy): Promise<void> {
-  await page.getByLabel('E-mail address').fill(email);
-  const before = outbox.count();
-  await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
-  await page.waitForURL(/\/login\/ott\?sent=1/);
-  const message = await outbox.next(before, email);
-  if (by === 'link') await page.goto(message.magicLink);
-  const field = page.getByLabel('The 6-digit code from the message (or the token of its link)');
-  if (by === 'code') await field.fill(codeOf(message));
-  else await expect.poll(() => field.inputValue()).not.toBe('');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 /**

@@ -33,6 +33,8 @@ export interface LoginContext {
    * TLS listener).
    */
   sendSignInPage(req: IncomingMessage, res: ServerResponse, status: number, body: string, alsoTo?: readonly string[]): Promise<void>;
+  /** Sends the sign-in page of an authorization request's interaction (its cookie is only being set): the same policy. */
+  sendInteractionPage(res: ServerResponse, interaction: { params: Record<string, unknown> }, body: string): Promise<void>;
 }
 
 /** Bodies of the login forms. */

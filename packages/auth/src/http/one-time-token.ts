@@ -73,7 +73,7 @@ const refuse = (req: IncomingMessage, res: ServerResponse, status: number, messa
  * Origin (Cross-site rules).
  */
 export function createOneTimeTokenRoutes(
-  { publicUrl, secure, origin, db, flow, log, gate, audit, sendSignInPage }: LoginContext,
+  { publicUrl, secure, origin, db, flow, log, gate, audit, sendSignInPage, sendInteractionPage }: LoginContext,
   options: OneTimeTokenRoutesOptions,
 ) {
   const { provider, delivery, limits } = options;
@@ -236,7 +236,7 @@ export function createOneTimeTokenRoutes(
       return seeOther(res, FACTORS_PAGE);
     }
     const hint = typeof details.params['login_hint'] === 'string' ? details.params['login_hint'] : '';
-    return sendSignInPage(req, res, 200, signInPage(hint, options.upstreamName));
+    return sendInteractionPage(res, details, signInPage(hint, options.upstreamName));
   }
 
   /**

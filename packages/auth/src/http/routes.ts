@@ -96,6 +96,9 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
       const policy = pagePolicy([...alsoTo, ...(await flow.returnTargets(req))]);
       sendHtml(res, status, body, { 'content-security-policy': policy });
     },
+    async sendInteractionPage(res, interaction, body) {
+      sendHtml(res, 200, body, { 'content-security-policy': pagePolicy(await flow.returnTargetsOf(interaction)) });
+    },
   };
   // TOTP secrets are sealed with a key derived from the server secret: every instance that shares it agrees.
   const totpKey = deriveTotpKey(options.keySecret);

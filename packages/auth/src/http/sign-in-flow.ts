@@ -77,8 +77,11 @@ export function createSignInFlow(options: SignInFlowOptions) {
    */
   async function returnTargets(req: IncomingMessage): Promise<string[]> {
     const uid = pendingInteraction(req);
-    if (!uid) return [];
-    const interaction = await provider.Interaction.find(uid);
+    return uid ? returnTargetsOf(await provider.Interaction.find(uid)) : [];
+  }
+
+  /** Where an interaction returns (its client's validated `redirect_uri`), as a `form-action` source. */
+  async function returnTargetsOf(interaction: { params: Record<string, unknown> } | undefined): Promise<string[]> {
     const clientId = interaction?.params['client_id'];
     const redirectUri = interaction?.params['redirect_uri'];
     if (typeof clientId !== 'string' || typeof redirectUri !== 'string') return [];
@@ -244,7 +247,16 @@ export function createSignInFlow(options: SignInFlowOptions) {
     return judgeSignIn(policy, account, factors, { acrValues, rememberedDevice }).complete;
   }
 
-  return { proveFactor, completeForInteraction, continueFromSession, pendingSignIn, sessionMeets, pendingInteraction, returnTargets };
+  return {
+    proveFactor,
+    completeForInteraction,
+    continueFromSession,
+    pendingSignIn,
+    sessionMeets,
+    pendingInteraction,
+    returnTargets,
+    returnTargetsOf,
+  };
 }
 
 export type SignInFlow = ReturnType<typeof createSignInFlow>;

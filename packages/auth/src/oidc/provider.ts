@@ -1,13 +1,14 @@
-import type { IncomingMessage } from 'node:http';
-import { OFFERED_RESPONSE_TYPES } from './offered.js';
+import { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './offered.js';
 import { DPOP_ALGORITHMS } from '../principal/dpop-proof.js';
 import type { Database } from '@latchkey/db';
-import { formTargetOf } from '@latchkey/http';
 import type Provider from 'oidc-provider';
 import type { AsymmetricSigningAlgorithm, ClientMetadata, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
 import { findAccount } from './account.js';
 import { introspectionInFront, mayIntrospect } from './introspection.js';
 import { userinfoInFront } from './userinfo.js';
+import { providerPages } from './provider-pages.js';
+import { type OnSignedOut, reportSignOut, sessionStillOpen } from './sign-out.js';
+import { tokenEndpointCors } from './token-endpoint-cors.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { deriveCookieKeys } from './cookie-keys.js';
 import { SESSION_COOKIE_OPTIONS, SESSION_TTL_SECONDS } from './provider-session.js';
@@ -85,28 +86,7 @@ export interface AuthorizationServerOptions {
    * browser is sent back to the client: the session is then listed as ended, as when it is ended from the account
    * page, so its access tokens are refused.
    */
-  onSignedOut?: (session: { uid: string; accountId: string }, request: IncomingMessage) => Promise<void>;
-}
-
-const text = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const barePage = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><meta charset="utf-8"><title>${text(title)}</title><main><h1>${text(title)}</h1>${body}</main></html>`;
-/**
- * The provider's pages carry no script and load nothing; their forms post only to the provider. The sign-out
- * confirmation's form ends in a redirect to the client's validated `post_logout_redirect_uri`, which CSP Level 3's
- * `form-action` governs too: that one origin is named beside 'self'.
- */
-const providerPagePolicy = (formTargets: readonly string[] = []) =>
-  `default-src 'none'; style-src 'unsafe-inline'; form-action ${["'self'", ...formTargets].join(' ')}; frame-ancestors 'none'; base-uri 'none'`;
-const PROVIDER_PAGE_CSP = providerPagePolicy();
-
-/** Where the sign-out confirmation returns: the `post_logout_redirect_uri` the provider checked against the client. */
-function logoutReturnTargets(ctx: KoaContextWithOIDC): string[] {
-  const uri = ctx.oidc.params?.['post_logout_redirect_uri'];
-  const client = ctx.oidc.client;
-  if (typeof uri !== 'string' || !client?.postLogoutRedirectUriAllowed(uri)) return [];
-  const target = formTargetOf(uri);
-  return target ? [target] : [];
+  onSignedOut?: OnSignedOut;
 }
 
 /** What the login prompt asks the application about a browser's existing session. */
@@ -155,39 +135,6 @@ function loginPolicy(
   return prompts;
 }
 
-/** After the sign-out confirmation destroyed a session (the user signed out of Latchkey, not only of the client). */
-function reportSignOut(onSignedOut: NonNullable<AuthorizationServerOptions['onSignedOut']>) {
-  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
-    await next();
-    if (ctx.oidc?.route !== 'end_session_confirm') return;
-    const session = ctx.oidc.session as (KoaContextWithOIDC['oidc']['session'] & { destroyed?: boolean }) | undefined;
-    if (session?.destroyed && session.uid && session.accountId)
-      await onSignedOut({ uid: session.uid, accountId: session.accountId }, ctx.req);
-  };
-}
-
-/**
- * Which origins may read the token endpoint's answers from a browser (a single-page app exchanging its code with
- * `fetch`): a public client's own, the origins of its registered redirect URIs, and no other. Confidential clients
- * call from their servers, never from a page.
- */
-function tokenEndpointCors(_ctx: KoaContextWithOIDC, origin: string, client: { clientAuthMethod: string; redirectUris?: string[] }) {
-  if (origin === 'null' || client.clientAuthMethod !== 'none') return false;
-  return (client.redirectUris ?? []).some((uri) => formTargetOf(uri) === origin);
-}
-
-/**
- * Whether an access token is issued under a live provider session: its `sid` (the session's stable uid) then lets
- * ending that session refuse the token before it expires. (ID tokens carry the per-client `sid` of OpenID Connect.)
- * A code is exchanged in its session; a refresh token of an `offline_access` grant outlives a sign-out (OpenID
- * Connect 11): what it is refreshed into after that belongs to no session, and names none.
- */
-async function sessionStillOpen(ctx: KoaContextWithOIDC, sessionUid: unknown): Promise<boolean> {
-  if (typeof sessionUid !== 'string') return false;
-  if (ctx.oidc.entities.AuthorizationCode) return true;
-  return (await ctx.oidc.provider.Session.findByUid(sessionUid)) !== undefined;
-}
-
 /** Where amr / acr / auth_time of an access token come from: the code or refresh token it is issued for. */
 function loginOf(ctx: KoaContextWithOIDC) {
   const { AuthorizationCode, RefreshToken } = ctx.oidc.entities;
@@ -207,7 +154,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   if (typeof signingJwk.d !== 'string') throw new TypeError('the signing JWK must be a private key');
   const accessTokenTTL = options.accessTokenTtlSeconds ?? 600;
   const firstParty = new Set(firstPartyClientIds);
-  const renderPage = options.renderPage ?? barePage;
+  const pages = providerPages(options.renderPage);
   const signingAlg = (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm;
   // The provider signs with this one key only: every client's ID tokens (its default is RS256, which an EC or
   // Ed25519 key cannot make) and everything discovery advertises use its algorithm.
@@ -231,7 +178,8 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       authorizationSigningAlgValues: signedWith,
       dPoPSigningAlgValues: [...DPOP_ALGORITHMS],
     },
-    clientDefaults: { id_token_signed_response_alg: signingAlg },
+    // A registration that names no grant types gets what the provider offers: the code and refresh-token rotation.
+    clientDefaults: { id_token_signed_response_alg: signingAlg, grant_types: [...OFFERED_GRANT_TYPES] },
     routes: OIDC_ROUTES,
     cookies: {
       keys: deriveCookieKeys(signingJwk.d),
@@ -285,28 +233,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
         allowedPolicy: async (_ctx: unknown, client: { clientId: string; clientAuthMethod: string }, token: { clientId?: string }) =>
           mayIntrospect(introspectionPolicy, client, token.clientId ?? null, false),
       } as never,
-      rpInitiatedLogout: {
-        enabled: true,
-        // The provider's sign-out confirmation (its form carries the provider's own CSRF token).
-        logoutSource: async (ctx, form) => {
-          ctx.type = 'html';
-          ctx.set('content-security-policy', providerPagePolicy(logoutReturnTargets(ctx)));
-          ctx.body = renderPage(
-            'Sign out',
-            `<p>Sign out of Latchkey in this browser?</p>${form}
-<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button>
-<button type="submit" form="op.logoutForm">Stay signed in</button>`,
-          );
-        },
-        postLogoutSuccessSource: async (ctx) => {
-          ctx.type = 'html';
-          ctx.set('content-security-policy', PROVIDER_PAGE_CSP);
-          ctx.body = renderPage(
-            'Signed out',
-            '<p role="status">You are signed out of Latchkey in this browser.</p><p><a href="/login">Sign in again</a></p>',
-          );
-        },
-      },
+      rpInitiatedLogout: { enabled: true, ...pages.signOut },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => apiAudience,
@@ -360,11 +287,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       Session: SESSION_TTL_SECONDS,
       RefreshToken: 14 * 86_400,
     },
-    renderError: async (ctx, out) => {
-      ctx.type = 'html';
-      ctx.set('content-security-policy', PROVIDER_PAGE_CSP);
-      ctx.body = renderPage('Sign-in error', `<p>${text(out.error)}: ${text(out.error_description)}</p><p><a href="/">Start again</a></p>`);
-    },
+    renderError: pages.renderError,
   };
   const provider = new ProviderClass(options.issuer, configuration);
   if (options.verifier) {
