@@ -1,13 +1,19 @@
-import { seedDemoData } from '@latchkey/db';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
 import { hasChromium, launchChromium, signInAtProvider } from './support/chromium.js';
-import { outboxOf } from './support/outbox.js';
-import { authorizationRequest, cspViolations, discover, type RelyingPartyServer, startRelyingParty } from './support/relying-party.js';
-import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
+import type { outboxOf } from './support/outbox.js';
+import {
+  authorizationRequest,
+  cspViolations,
+  discover,
+  type RelyingPartyServer,
+  startProviderFor,
+  startRelyingParty,
+} from './support/relying-party.js';
+import { postGraphQL, type TestService } from './support/service.js';
 import { foreignTokenRequestPage, singlePageApp } from './support/single-page-app.js';
 
 describe.runIf(hasChromium)('a single-page app and a native app on other origins sign in, call the API and sign out (Chromium)', () => {
@@ -52,14 +58,8 @@ describe.runIf(hasChromium)('a single-page app and a native app on other origins
         first_party: true,
       },
     ];
-    ({ service, base } = await startLocalhostService({
-      NODE_ENV: 'development',
-      OIDC_CLIENTS: JSON.stringify(clients),
-      // The single-page app calls /graphql from its own origin.
-      CORS_ORIGINS: spa.origin,
-    }));
-    await seedDemoData(service.database);
-    outbox = outboxOf(service.config.dataDir);
+    // The single-page app calls /graphql from its own origin.
+    ({ service, base, outbox } = await startProviderFor(clients, { CORS_ORIGINS: spa.origin }));
     native = await discover(base, 'cli-app');
     const app = { issuer: base, clientId: 'spa', redirectUri: `${spa.origin}/app/callback`, graphql: `${base}/graphql` };
     spa.servePage('/app/', singlePageApp(app));
@@ -78,7 +78,7 @@ describe.runIf(hasChromium)('a single-page app and a native app on other origins
     return JSON.parse((await page.locator('#out').textContent())!) as Record<string, unknown>;
   };
 
-  it('the single-page app exchanges its code and refreshes with fetch from its own page (token endpoint CORS for its origin), then calls /graphql (CORS_ORIGINS)', async () => {
+  it('the single-page app exchanges its code and refreshes with fetch from its own page (token endpoint CORS for its origin), then calls userinfo and /graphql (CORS_ORIGINS)', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const violations = cspViolations(page);
@@ -88,7 +88,12 @@ describe.runIf(hasChromium)('a single-page app and a native app on other origins
     await signInAtProvider(page, outbox, 'bob@acme.test', 'code');
     await Promise.race([page.waitForURL(`${spa.origin}/app/callback**`), violations.first]);
     const result = await outOf(page);
-    expect(result).toMatchObject({ email: 'bob@acme.test', refreshedEmail: 'bob@acme.test', rotated: true });
+    expect(result).toMatchObject({
+      email: 'bob@acme.test',
+      refreshedEmail: 'bob@acme.test',
+      rotated: true,
+      userinfo: { email: 'bob@acme.test', email_verified: true },
+    });
     expect(String(result['scope']).split(' ').sort()).toEqual(['api', 'email', 'openid']);
 
     // The actual POST from a registered origin is readable; from any other it gets no Access-Control-Allow-Origin.

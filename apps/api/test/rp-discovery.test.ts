@@ -1,13 +1,19 @@
 import { webcrypto } from 'node:crypto';
-import { seedDemoData } from '@latchkey/db';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, exportJWK, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium, signInAtProvider } from './support/chromium.js';
-import { outboxOf } from './support/outbox.js';
-import { authorizationRequest, discover, type RelyingPartyServer, startRelyingParty } from './support/relying-party.js';
-import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
+import type { outboxOf } from './support/outbox.js';
+import {
+  authorizationRequest,
+  discover,
+  type RelyingPartyServer,
+  registeredAt,
+  startProviderFor,
+  startRelyingParty,
+} from './support/relying-party.js';
+import { postGraphQL, type TestService } from './support/service.js';
 
 const SECRET = 'discovery-walk-client-secret-0123456789abcdef';
 type Keys = { privateKey: webcrypto.CryptoKey; publicKey: webcrypto.CryptoKey };
@@ -49,13 +55,7 @@ describe.runIf(hasChromium)('discovery advertises only what works: every endpoin
     const jwks = await Promise.all(
       [...assertionKeys].map(async ([alg, { publicKey }]) => ({ ...(await exportJWK(publicKey)), kid: alg, use: 'sig' })),
     );
-    const registered = (client_id: string, client: Record<string, unknown>) => ({
-      client_id,
-      redirect_uris: [`${app.origin}/cb`],
-      post_logout_redirect_uris: [`${app.origin}/signed-out`],
-      first_party: true,
-      ...client,
-    });
+    const registered = (client_id: string, client: Record<string, unknown>) => registeredAt(app, { client_id, ...client });
     const clients = [
       registered('walker', {
         client_secret: SECRET,
@@ -68,13 +68,7 @@ describe.runIf(hasChromium)('discovery advertises only what works: every endpoin
       registered('walker-keys', { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: jwks } }),
       registered('walker-public', { token_endpoint_auth_method: 'none' }),
     ];
-    ({ service, base } = await startLocalhostService({
-      NODE_ENV: 'development',
-      OIDC_CLIENTS: JSON.stringify(clients),
-      OIDC_PRIVATE_NETWORK_FETCH: 'true',
-    }));
-    await seedDemoData(service.database);
-    outbox = outboxOf(service.config.dataDir);
+    ({ service, base, outbox } = await startProviderFor(clients));
     discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     walker = await discover(base, 'walker', oidc.ClientSecretBasic(SECRET));
     publicWalker = await discover(base, 'walker-public');

@@ -1,19 +1,20 @@
-import { seedDemoData } from '@latchkey/db';
 import { decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium, type SignInBy, signInAtProvider } from './support/chromium.js';
-import { outboxOf } from './support/outbox.js';
+import type { outboxOf } from './support/outbox.js';
 import {
   authorizationRequest,
   cspViolations,
   discover,
   type PendingAuthorization,
   type RelyingPartyServer,
+  registeredAt,
+  startProviderFor,
   startRelyingParty,
 } from './support/relying-party.js';
-import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
+import { postGraphQL, type TestService } from './support/service.js';
 
 const SECRET = 'web-app-secret-that-is-long-enough-0123456789';
 const SERVICE_SECRET = 'reports-service-secret-long-enough-0123456789';
@@ -32,14 +33,7 @@ describe.runIf(hasChromium)('a web application on another origin signs in, calls
   beforeAll(async () => {
     app = await startRelyingParty();
     const { publicKey, privateKey } = await generateKeyPair('ES256');
-    const registered = (client: Record<string, unknown>) => ({
-      redirect_uris: [`${app.origin}/cb`],
-      post_logout_redirect_uris: [`${app.origin}/signed-out`],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      first_party: true,
-      ...client,
-    });
+    const registered = (client: Record<string, unknown>) => registeredAt(app, client);
     const clients = [
       registered({
         client_id: 'web-app',
@@ -66,14 +60,7 @@ describe.runIf(hasChromium)('a web application on another origin signs in, calls
         resource_server: true,
       },
     ];
-    ({ service, base } = await startLocalhostService({
-      NODE_ENV: 'development',
-      OIDC_CLIENTS: JSON.stringify(clients),
-      // The application listens on loopback: its back-channel logout endpoint is a private address.
-      OIDC_PRIVATE_NETWORK_FETCH: 'true',
-    }));
-    await seedDemoData(service.database);
-    outbox = outboxOf(service.config.dataDir);
+    ({ service, base, outbox } = await startProviderFor(clients));
     webApp = await discover(base, 'web-app', oidc.ClientSecretBasic(SECRET));
     signingApp = await discover(base, 'signing-app', oidc.PrivateKeyJwt(privateKey));
     reportsService = await discover(base, 'reports-service', oidc.ClientSecretBasic(SERVICE_SECRET));

@@ -34,21 +34,24 @@ import {
 
 useStepUpService();
 
+/** setLegalHold refused for want of a phishing-resistant sign-in: null at its path, the RFC 9470 fields. */
+const HOLD_REFUSED = {
+  data: { setLegalHold: null },
+  errors: [
+    {
+      message: 'A different authentication level is required.',
+      locations: [locationOf(HOLD, 'setLegalHold')],
+      path: ['setLegalHold'],
+      extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: PHR },
+    },
+  ],
+};
+
 describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing-resistant sign-in', () => {
   it('a token from a one-time-token sign-in: 401 + WWW-Authenticate under graphql-response+json, 200 under application/json; nothing written', async () => {
     const token = await ottToken('alice');
     const variables = { id: idOf('Quarterly plan'), hold: true };
-    const expected = {
-      data: { setLegalHold: null },
-      errors: [
-        {
-          message: 'A different authentication level is required.',
-          locations: [locationOf(HOLD, 'setLegalHold')],
-          path: ['setLegalHold'],
-          extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: PHR },
-        },
-      ],
-    };
+    const expected = HOLD_REFUSED;
     const strict = await gql(token, HOLD, variables, GQL);
     expect(strict.status, strict.text).toBe(401);
     expect(strict.headers.get('www-authenticate')).toBe(CHALLENGE_PHR);
@@ -66,19 +69,7 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
     const client = wsClient(service.graphqlUrl, await ottToken('alice'));
     const received = overWebSocket(client, { query: HOLD, variables: { id: idOf('Quarterly plan'), hold: true } });
     await received.ended();
-    expect(received.results).toEqual([
-      {
-        data: { setLegalHold: null },
-        errors: [
-          {
-            message: 'A different authentication level is required.',
-            locations: [locationOf(HOLD, 'setLegalHold')],
-            path: ['setLegalHold'],
-            extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: PHR },
-          },
-        ],
-      },
-    ]);
+    expect(received.results).toEqual([HOLD_REFUSED]);
     await client.dispose();
     expect(await legalHoldOf('Quarterly plan')).toBe(false);
   });

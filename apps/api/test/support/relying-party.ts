@@ -3,7 +3,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from 'node:module';
 import * as oidc from 'openid-client';
 import type { Page } from 'playwright-core';
+import { seedDemoData } from '@latchkey/db';
 import { onFreePort } from './browser-session.js';
+import { outboxOf } from './outbox.js';
+import { startLocalhostService } from './service.js';
 
 /**
  * A relying party's own web server, on an origin other than the provider's (`http://127.0.0.1:<port>`, the
@@ -153,4 +156,29 @@ export function cspViolations(page: Page): { list: string[]; first: Promise<neve
     report(message.text());
   });
   return { list, first };
+}
+
+/**
+ * A seeded development service whose OIDC_CLIENTS are `clients` (the relying parties listen on loopback: the
+ * provider may send them back-channel logouts there), with its outbox.
+ */
+export async function startProviderFor(clients: object[], env: Record<string, string> = {}) {
+  const { service, base } = await startLocalhostService({
+    NODE_ENV: 'development',
+    OIDC_CLIENTS: JSON.stringify(clients),
+    OIDC_PRIVATE_NETWORK_FETCH: 'true',
+    ...env,
+  });
+  await seedDemoData(service.database);
+  return { service, base, outbox: outboxOf(service.config.dataDir) };
+}
+
+/** A first-party client of the application at `app`: its redirect at `/cb`, its return after sign-out at `/signed-out`. */
+export function registeredAt(app: RelyingPartyServer, client: Record<string, unknown>) {
+  return {
+    redirect_uris: [`${app.origin}/cb`],
+    post_logout_redirect_uris: [`${app.origin}/signed-out`],
+    first_party: true,
+    ...client,
+  };
 }

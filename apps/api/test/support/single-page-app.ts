@@ -1,7 +1,7 @@
 /**
  * A single-page application (OAuth 2.0 for Browser-Based Apps): a public client whose page does everything itself
  * with oauth4webapi, served from its own origin: code + PKCE by redirect, the code exchanged and the tokens refreshed
- * with `fetch` at the provider's token endpoint (CORS), the API called with `fetch` (CORS_ORIGINS). Its `#out`
+ * with `fetch` at the provider's token endpoint (CORS), userinfo and the API called with `fetch` (CORS_ORIGINS). Its `#out`
  * reports each step as JSON, or the error that stopped it.
  */
 export function singlePageApp(options: { issuer: string; clientId: string; redirectUri: string; graphql: string }): string {
@@ -56,8 +56,11 @@ if (location.pathname === new URL(redirectUri).pathname) {
     const refreshed = await oauth.processRefreshTokenResponse(
       as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), exchanged.refresh_token, insecure),
     );
+    // Userinfo from the page too (CORS for the token's client's origins), with the refreshed token.
+    const userinfo = await fetch(as.userinfo_endpoint, { headers: { authorization: 'Bearer ' + refreshed.access_token } });
     out({
       scope: exchanged.scope,
+      userinfo: await userinfo.json(),
       email: await me(exchanged.access_token),
       refreshedEmail: await me(refreshed.access_token),
       rotated: refreshed.refresh_token !== exchanged.refresh_token,
