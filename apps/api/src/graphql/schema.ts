@@ -47,7 +47,9 @@ const resolverCompleteness: CompletenessCheck<
 /** A schema field nothing serves (a build made without typecheck): start-up stops, naming each. */
 export class SchemaGapError extends Error {
   constructor(readonly fields: readonly string[]) {
-    super(`no resolver and no fitting model property for ${fields.join(', ')} (add a resolver, or the property to the type's model)`);
+    super(
+      `${fields.join(', ')}: no resolver and no fitting model property (add a resolver in apps/api/src/graphql/resolvers/, or the property to the type's model)`,
+    );
     this.name = 'SchemaGapError';
   }
 }
