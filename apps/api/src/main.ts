@@ -43,7 +43,12 @@ try {
         'idle: unused memory released',
       ),
   });
+  let stopping = false;
   const stop = (signal: string) => {
+    // Ctrl-C reaches the process twice under `pnpm start` (from the terminal, and forwarded by pnpm): one shutdown,
+    // bounded by SHUTDOWN_TIMEOUT, whatever arrives while it runs; a clean one exits 0, so pnpm reports nothing.
+    if (stopping) return;
+    stopping = true;
     stopMemoryRelease();
     logger.info({ signal, ...config!.shutdown }, 'shutting down');
     logger.flush();
@@ -63,8 +68,8 @@ try {
       },
     );
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 } catch (error) {
   if (error instanceof KeyMaterialError || error instanceof ConfigError || error instanceof SchemaGapError) {
     process.stderr.write(`latchkey: ${error.message}\n`);
