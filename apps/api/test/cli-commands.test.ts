@@ -1,3 +1,4 @@
+import { onPostgres, onPglite } from '@latchkey/db/testing';
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { eq } from 'drizzle-orm';
 import { calculateJwkThumbprint, decodeJwt, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { CLI, cli, dataDir, env, JWT, requireBuild, run, service, STACK_TRACE, useOperatorCli, workDir } from './support/built-cli.js';
-import { databaseKind, postGraphQL } from './support/service.js';
+import { postGraphQL } from './support/service.js';
 import { overSse, sseClient } from './support/subscriptions.js';
 
 // The operator CLI's other commands: migrate, seed, documents and delete-document, outbox, keygen, and what it refuses.
@@ -20,7 +21,7 @@ requireBuild();
 describe('operator CLI (dist/src/cli.js)', () => {
   useOperatorCli();
 
-  it.runIf(databaseKind === 'pglite')(
+  it.runIf(onPglite('the test of the embedded database'))(
     'the embedded database a running server has open is refused (exit 1, DATABASE_IN_USE named), and the server keeps serving',
     async () => {
       const result = await run(CLI, ['documents', '--as', 'alice@acme.test'], { ...env, DATA_DIR: service.config.dataDir }, workDir);
@@ -92,7 +93,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
   }, 120_000); // eleven CLI processes, each opening the database (PGlite: a few seconds each on a busy machine)
 
   // The CLI and the server share a database only on PostgreSQL (a PGlite directory belongs to one process).
-  it.runIf(databaseKind === 'postgres')(
+  it.runIf(onPostgres('the PostgreSQL-only tests'))(
     'issue 13 point 2: a change made through the CLI reaches the subscribers of a running server, through the outbox, even when the CLI cannot wake it',
     async () => {
       expect((await cli('seed')).code).toBe(0);
