@@ -1,26 +1,35 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { SchemaGapError } from './graphql/schema.js';
-import { KeyMaterialError } from '@latchkey/auth/tokens';
-import { createLogger, exitAfterFlush, logFatalAndExit } from './logger.js';
+import { isPlainStartUpError } from './config/start-up-errors.js';
+import { createLogger, exitAfterFlush, logFatalAndExit, prettyDestination } from './logger.js';
 import { startIdleMemoryRelease } from './observability/idle-memory-release.js';
 import { startService } from './service.js';
 import { readVersion } from './version.js';
 
-if (existsSync('.env')) process.loadEnvFile('.env');
+/** A fault of the configuration or the environment: its own lines on stderr (no stack trace), exit 1. */
+function refuseToStart(error: unknown): never {
+  process.stderr.write(`latchkey: ${(error as Error).message}\n`);
+  process.exit(1);
+}
 
 let config: Config;
 try {
+  if (existsSync('.env')) {
+    try {
+      process.loadEnvFile('.env');
+    } catch (error) {
+      throw new ConfigError(`.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  }
   config = loadConfig({ env: process.env, readFile: (file) => readFileSync(file, 'utf8'), version: readVersion() });
 } catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`latchkey: ${error.message}\n`);
-    process.exit(1);
-  }
+  if (isPlainStartUpError(error)) refuseToStart(error);
   throw error;
 }
 
-const logger = createLogger(config.logLevel, { env: config.env });
+// Lines a person reads in a terminal during development (docs/choices.md); JSON lines everywhere else.
+const pretty = config.env === 'development' && process.stdout.isTTY === true;
+const logger = createLogger(config.logLevel, { env: config.env, ...(pretty ? { destination: await prettyDestination() } : {}) });
 // Whatever goes wrong, its line reaches the log before the process ends.
 process.on('uncaughtException', (error) => logFatalAndExit(logger, error, 'uncaught exception'));
 process.on('unhandledRejection', (reason) => logFatalAndExit(logger, reason, 'unhandled rejection'));
@@ -71,10 +80,12 @@ try {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 } catch (error) {
-  if (error instanceof KeyMaterialError || error instanceof ConfigError || error instanceof SchemaGapError) {
-    process.stderr.write(`latchkey: ${error.message}\n`);
-  } else {
-    logger.fatal({ err: error }, 'start-up failed');
+  // Configuration, keys, the schema and the environment (port, database, data directory) answer in plain lines;
+  // anything else is a bug, logged with its stack.
+  if (isPlainStartUpError(error)) {
+    logger.flush();
+    refuseToStart(error);
   }
+  logger.fatal({ err: error }, 'start-up failed');
   exit(1);
 }
