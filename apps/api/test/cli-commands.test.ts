@@ -175,7 +175,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
     expect(parsed).toMatchObject({ alg: 'RS256', kid: jwk.kid });
   });
 
-  it('issue 14 point 8: an option a command does not know is refused (exit 2, usage), never ignored', async () => {
+  it('an option a command does not know is refused (exit 2), never ignored', async () => {
     for (const args of [
       ['seed', '--force'],
       ['migrate', '--force'],
@@ -190,7 +190,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
     }
   });
 
-  it("issue 14 point 8: `pnpm latchkey` on an up-to-date build prints only the command's own output", async () => {
+  it("`pnpm latchkey` on an up-to-date build prints only the command's own output", async () => {
     const launcher = fileURLToPath(new URL('../../../scripts/latchkey.mjs', import.meta.url));
     const builtAt = statSync(CLI).mtimeMs;
     const result = await run(launcher, ['token', '--sub', 'launcher-user'], env, workDir);
@@ -200,11 +200,42 @@ describe('operator CLI (dist/src/cli.js)', () => {
     expect(statSync(CLI).mtimeMs, 'no build ran').toBe(builtAt);
   });
 
-  it('an unknown command: exit 2 with usage on stderr', async () => {
-    const result = await cli('frobnicate');
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('unknown command "frobnicate"');
-    expect(result.stderr).toContain('usage:');
+  it('a mistake is answered with the error, a close command or option where there is one, and where to read more; never the whole usage', async () => {
+    const expectAnswer = async (args: string[], lines: string[]) => {
+      const result = await cli(...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.split('\n').filter(Boolean)).toEqual(lines);
+    };
+    await expectAnswer(
+      ['documnets', '--as', 'bob@acme.test'],
+      ['latchkey: unknown command "documnets". Did you mean "documents"?', '  pnpm latchkey help lists the commands'],
+    );
+    await expectAnswer(['frobnicate'], ['latchkey: unknown command "frobnicate"', '  pnpm latchkey help lists the commands']);
+    await expectAnswer(
+      ['documents', '--as', 'bob@acme.test', '--frist', '3'],
+      [
+        expect.stringMatching(/^latchkey: Unknown option '--frist'/) as unknown as string,
+        '  Did you mean --first?',
+        '  pnpm latchkey help documents shows its options',
+      ],
+    );
+    await expectAnswer(
+      ['token'],
+      ['latchkey: token: give exactly one of --sub or --email', '  pnpm latchkey help token shows its options'],
+    );
+  });
+
+  it("help <command> (and <command> --help) prints that command's entries only", async () => {
+    for (const args of [
+      ['help', 'sessions'],
+      ['sessions', '--help'],
+    ]) {
+      const result = await cli(...args);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(result.stdout).toMatch(/^usage: pnpm latchkey sessions \[options\]\n\n {2}sessions list --email EMAIL/);
+      expect(result.stdout).toContain('sessions end --email EMAIL [--id ID]');
+      expect(result.stdout).not.toContain('documents --as');
+    }
   });
 });
