@@ -6,6 +6,9 @@ import { startIdleMemoryRelease } from './observability/idle-memory-release.js';
 import { startService } from './service.js';
 import { readVersion } from './version.js';
 
+/** A signal this soon after the first is the same Ctrl-C forwarded again (by pnpm), not a person pressing it twice. */
+const DUPLICATE_SIGNAL_MS = 500;
+
 /** A fault of the configuration or the environment: its own lines on stderr (no stack trace), exit 1. */
 function refuseToStart(error: unknown): never {
   process.stderr.write(`latchkey: ${(error as Error).message}\n`);
@@ -52,12 +55,19 @@ try {
         'idle: unused memory released',
       ),
   });
-  let stopping = false;
-  const stop = (signal: string) => {
-    // Ctrl-C reaches the process twice under `pnpm start` (from the terminal, and forwarded by pnpm): one shutdown,
-    // bounded by SHUTDOWN_TIMEOUT, whatever arrives while it runs; a clean one exits 0, so pnpm reports nothing.
-    if (stopping) return;
-    stopping = true;
+  let stoppingSince: number | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    // Under `pnpm start` one Ctrl-C arrives twice (from the terminal, and forwarded by pnpm, at once): the copy is
+    // ignored, so a clean shutdown exits 0 and pnpm reports nothing. A second signal later (Ctrl-C pressed again)
+    // stops the process at once, as the signal's default does.
+    if (stoppingSince !== undefined) {
+      if (performance.now() - stoppingSince < DUPLICATE_SIGNAL_MS) return;
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      process.kill(process.pid, signal);
+      return;
+    }
+    stoppingSince = performance.now();
     stopMemoryRelease();
     logger.info({ signal, ...config!.shutdown }, 'shutting down');
     logger.flush();
