@@ -6,3 +6,4 @@ export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { onPglite, onPostgres, redisForTests, runsHere } from './needs-tool.js';
 export { seedPgliteDataDir, testTempDir } from './template.js';
 export { promotedByYoungCollections } from './young-collections.js';
+export { privateClusterUnavailable, startPrivateCluster, type PrivateCluster } from './private-cluster.js';
