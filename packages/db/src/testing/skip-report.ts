@@ -68,7 +68,12 @@ export class SkipReport implements Reporter {
       if (skipped > 0 || causes.length > 0) files.push({ file: relative(ROOT, module.moduleId), skipped, causes });
     }
     const shared = process.env[SKIP_REPORT_DIR_VARIABLE];
-    if (shared) writeFileSync(join(shared, `${relative(ROOT, process.cwd()).replaceAll('/', '-') || 'root'}.json`), JSON.stringify(files));
+    // One file per vitest run (a package may run vitest more than once: packages/db does).
+    if (shared)
+      writeFileSync(
+        join(shared, `${relative(ROOT, process.cwd()).replaceAll('/', '-') || 'root'}-${process.pid}.json`),
+        JSON.stringify(files),
+      );
     else process.stdout.write(formatSkipReport(files));
   }
 }
