@@ -27,7 +27,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
       const result = await run(CLI, ['documents', '--as', 'alice@acme.test'], { ...env, DATA_DIR: service.config.dataDir }, workDir);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toContain(`the embedded database is open in process ${process.pid}`);
+      expect(result.stderr).toContain(`the embedded database in ${service.config.dataDir} is open in process ${process.pid}`);
       expect(result.stderr).not.toMatch(STACK_TRACE);
       const response = await postGraphQL(service.graphqlUrl, { query: '{ viewer { subject } }' }, { token: await service.token('u') });
       expect(response.json).toEqual({ data: { viewer: { subject: 'u' } } });
