@@ -4,7 +4,7 @@ FROM node:24.21-bookworm-slim AS build
 WORKDIR /app
 RUN npm install -g pnpm@10.34.9
 COPY . .
-RUN pnpm install --frozen-lockfile && pnpm build && pnpm --filter @latchkey/api deploy --prod --legacy /out
+RUN pnpm install --frozen-lockfile && pnpm typecheck && pnpm build && pnpm --filter @latchkey/api deploy --prod --legacy /out
 
 FROM node:24.21-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000 DATA_DIR=/data

@@ -4,6 +4,7 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
 // Run from the repository root. `CODEGEN_TARGET` picks the outputs (each package's `codegen` script sets it,
 // so the two turbo tasks never write the same files); unset, both are written.
 // schema/*.graphql is the single source of truth; everything under */src/generated is derived from it.
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: set by the package's own codegen script, not by the environment turbo runs in
 const target = process.env['CODEGEN_TARGET'];
 
 const server: CodegenConfig['generates'] = {

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { SkipReport } from '@latchkey/db/testing/skip-report';
 import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
@@ -8,8 +9,9 @@ export default defineConfig({
     include: ['src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Tests skipped for a missing tool (Chromium, Redis) are listed once, at the end; every test database
-    // starts as a copy of one migrated template made per run.
-    globalSetup: [require.resolve('@latchkey/db/testing/skip-report'), require.resolve('@latchkey/db/testing/template')],
+    // Every skipped test file is listed once, at the end, with why (a missing tool, TEST_REDIS_URL unset, PGlite).
+    reporters: ['default', new SkipReport()],
+    // Every test database starts as a copy of one migrated template made per run.
+    globalSetup: [require.resolve('@latchkey/db/testing/template')],
   },
 });

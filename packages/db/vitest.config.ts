@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SkipReport } from './src/testing/skip-report.js';
 
 export default defineConfig({
   test: {
@@ -7,6 +8,8 @@ export default defineConfig({
     // processes and creates/drops databases: all slow compared to unit tests.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Every skipped test file is listed once, at the end, with why (no PostgreSQL server on a PGlite run).
+    reporters: ['default', new SkipReport()],
     // Every test database made by ./src/testing starts as a copy of one migrated template made per run.
     globalSetup: ['./src/testing/template.ts'],
     // `pnpm test` runs src/seed-bench.test.ts (100,000 rows written) on its own, after the rest: beside the

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { SkipReport } from '@latchkey/db/testing/skip-report';
 import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
@@ -13,5 +14,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     globalSetup: [require.resolve('@latchkey/db/testing/template')],
+    // Every skipped test file is listed once, at the end, with why.
+    reporters: ['default', new SkipReport()],
   },
 });

@@ -1,13 +1,15 @@
 // `pnpm chaos`: what the service does when its environment misbehaves, as figures (not a test): database
-// outages under load (refused/reset and black-holed), events across a database restart, a deploy's SIGTERM under keep-alive write load, rate limits
+// outages under load (refused/reset and black-holed), a real PostgreSQL restart (a private cluster stopped and
+// started under load: how soon /readyz and the first query succeed), events across a database restart, a deploy's SIGTERM under keep-alive write load, rate limits
 // and discovery behind a real reverse proxy (nginx). Real api
 // processes in production mode on PostgreSQL (DATABASE_URL, default the local server), faults made by a TCP
 // proxy in front of the database. Prints a table and writes chaos-results/latest.json.
 //
-// Env: CHAOS_ONLY=outage-drop,outage-blackhole,restart,shutdown,proxy (subset), CHAOS_OUTAGE_SECONDS (10),
-//      CHAOS_RESTART_SECONDS (2).
+// Env: CHAOS_ONLY=outage-drop,outage-blackhole,pg-restart,restart,shutdown,proxy (subset), CHAOS_OUTAGE_SECONDS (10),
+//      CHAOS_RESTART_SECONDS (2), CHAOS_PG_STOPPED_SECONDS (8).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { outageScenario } from './outage.js';
+import { pgRestartScenario } from './pg-restart.js';
 import { proxyScenario } from './proxy.js';
 import { restartScenario } from './restart.js';
 import { shutdownScenario } from './shutdown.js';
@@ -18,6 +20,7 @@ const outageSeconds = Number(process.env['CHAOS_OUTAGE_SECONDS'] ?? 10);
 const SCENARIOS: Record<string, () => Promise<object>> = {
   'outage-drop': () => outageScenario('drop', outageSeconds),
   'outage-blackhole': () => outageScenario('blackhole', outageSeconds),
+  'pg-restart': () => pgRestartScenario(Number(process.env['CHAOS_PG_STOPPED_SECONDS'] ?? 8)),
   restart: () => restartScenario(Number(process.env['CHAOS_RESTART_SECONDS'] ?? 2)),
   shutdown: async () => [await shutdownScenario(true), await shutdownScenario(false)],
   proxy: proxyScenario,

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ISSUED_AMR_VALUES } from '@latchkey/auth/configuration';
 import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './config.js';
-import { USAGE, UsageError } from './cli/usage.js';
+import { COMMANDS, didYouMean, helpFor, optionsOf, USAGE, UsageError } from './cli/usage.js';
 import { generateSigningJwk, KeyMaterialError, loadKeyMaterial, mintAccessToken } from '@latchkey/auth/tokens';
 import { readVersion } from './version.js';
 
@@ -79,8 +79,14 @@ async function databaseCommand(
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  if (!command || command === 'help' || command === '--help') {
-    process.stdout.write(USAGE);
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    // `help <command>`: that command's own entries.
+    process.stdout.write(rest[0] === undefined ? USAGE : (helpFor(rest[0]) ?? unknownCommand(rest[0])));
+    return;
+  }
+  if (!COMMANDS.includes(command)) unknownCommand(command);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(helpFor(command)!);
     return;
   }
   if (command === 'keygen') {
@@ -114,8 +120,27 @@ async function main(argv: string[]): Promise<void> {
       return auditCommand(config, rest);
     }
     default:
-      throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+      unknownCommand(command);
   }
+}
+
+/** A command there is not: the one it is close to, if any. */
+function unknownCommand(command: string): never {
+  const near = didYouMean(command, COMMANDS);
+  throw new UsageError(`unknown command "${command}"${near ? `. Did you mean "${near}"?` : ''}`);
+}
+
+/** What follows the error: a close option for an unknown one, and where the command's options are told. */
+function hintFor(error: unknown, command: string | undefined): string {
+  const known = command !== undefined && COMMANDS.includes(command);
+  if (isParseArgsError(error) && known) {
+    const option = /option '(-{1,2}[^']+)'/.exec((error as Error).message)?.[1];
+    const near = option && didYouMean(option, optionsOf(command));
+    return `${near ? `  Did you mean ${near}?\n` : ''}  pnpm latchkey help ${command} shows its options\n`;
+  }
+  if (error instanceof UsageError)
+    return known ? `  pnpm latchkey help ${command} shows its options\n` : '  pnpm latchkey help lists the commands\n';
+  return '';
 }
 
 /** node:util's parseArgs refusing the command line (an unknown option, a missing value). */
@@ -130,6 +155,6 @@ async function exitCodeOf(error: unknown): Promise<number> {
 }
 
 main(process.argv.slice(2)).catch(async (error: unknown) => {
-  process.stderr.write(`latchkey: ${(error as Error).message}\n${isParseArgsError(error) ? `\n${USAGE}` : ''}`);
+  process.stderr.write(`latchkey: ${(error as Error).message}\n${hintFor(error, process.argv[2])}`);
   process.exitCode = await exitCodeOf(error);
 });

@@ -54,6 +54,15 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
   );
 }
 
+/**
+ * Log lines a person reads: pino-pretty's one coloured line per record (time, level, message, then the fields),
+ * written synchronously. For `pnpm start` in a terminal during development only; loaded only then.
+ */
+export async function prettyDestination(): Promise<DestinationStream> {
+  const { default: pretty } = await import('pino-pretty');
+  return pretty({ colorize: true, singleLine: true, sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service' });
+}
+
 /** Writes out what the logger still holds, then exits with `code`. */
 export function exitAfterFlush(logger: Logger, code: number): void {
   logger.flush(() => process.exit(code));

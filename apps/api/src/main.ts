@@ -1,26 +1,38 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { SchemaGapError } from './graphql/schema.js';
-import { KeyMaterialError } from '@latchkey/auth/tokens';
-import { createLogger, exitAfterFlush, logFatalAndExit } from './logger.js';
+import { isPlainStartUpError } from './config/start-up-errors.js';
+import { createLogger, exitAfterFlush, logFatalAndExit, prettyDestination } from './logger.js';
 import { startIdleMemoryRelease } from './observability/idle-memory-release.js';
 import { startService } from './service.js';
 import { readVersion } from './version.js';
 
-if (existsSync('.env')) process.loadEnvFile('.env');
+/** A signal this soon after the first is the same Ctrl-C forwarded again (by pnpm), not a person pressing it twice. */
+const DUPLICATE_SIGNAL_MS = 500;
+
+/** A fault of the configuration or the environment: its own lines on stderr (no stack trace), exit 1. */
+function refuseToStart(error: unknown): never {
+  process.stderr.write(`latchkey: ${(error as Error).message}\n`);
+  process.exit(1);
+}
 
 let config: Config;
 try {
+  if (existsSync('.env')) {
+    try {
+      process.loadEnvFile('.env');
+    } catch (error) {
+      throw new ConfigError(`.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  }
   config = loadConfig({ env: process.env, readFile: (file) => readFileSync(file, 'utf8'), version: readVersion() });
 } catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`latchkey: ${error.message}\n`);
-    process.exit(1);
-  }
+  if (isPlainStartUpError(error)) refuseToStart(error);
   throw error;
 }
 
-const logger = createLogger(config.logLevel, { env: config.env });
+// Lines a person reads in a terminal during development (docs/choices.md); JSON lines everywhere else.
+const pretty = config.env === 'development' && process.stdout.isTTY === true;
+const logger = createLogger(config.logLevel, { env: config.env, ...(pretty ? { destination: await prettyDestination() } : {}) });
 // Whatever goes wrong, its line reaches the log before the process ends.
 process.on('uncaughtException', (error) => logFatalAndExit(logger, error, 'uncaught exception'));
 process.on('unhandledRejection', (reason) => logFatalAndExit(logger, reason, 'unhandled rejection'));
@@ -43,7 +55,19 @@ try {
         'idle: unused memory released',
       ),
   });
-  const stop = (signal: string) => {
+  let stoppingSince: number | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    // Under `pnpm start` one Ctrl-C arrives twice (from the terminal, and forwarded by pnpm, at once): the copy is
+    // ignored, so a clean shutdown exits 0 and pnpm reports nothing. A second signal later (Ctrl-C pressed again)
+    // stops the process at once, as the signal's default does.
+    if (stoppingSince !== undefined) {
+      if (performance.now() - stoppingSince < DUPLICATE_SIGNAL_MS) return;
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      process.kill(process.pid, signal);
+      return;
+    }
+    stoppingSince = performance.now();
     stopMemoryRelease();
     logger.info({ signal, ...config!.shutdown }, 'shutting down');
     logger.flush();
@@ -63,13 +87,15 @@ try {
       },
     );
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 } catch (error) {
-  if (error instanceof KeyMaterialError || error instanceof ConfigError || error instanceof SchemaGapError) {
-    process.stderr.write(`latchkey: ${error.message}\n`);
-  } else {
-    logger.fatal({ err: error }, 'start-up failed');
+  // Configuration, keys, the schema and the environment (port, database, data directory) answer in plain lines;
+  // anything else is a bug, logged with its stack.
+  if (isPlainStartUpError(error)) {
+    logger.flush();
+    refuseToStart(error);
   }
+  logger.fatal({ err: error }, 'start-up failed');
   exit(1);
 }

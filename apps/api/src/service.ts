@@ -13,6 +13,7 @@ import {
 } from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { databaseFault, dataDirFault, listenFault } from './config/start-up-errors.js';
 import { join } from 'node:path';
 import {
   createDevOutbox,
@@ -122,17 +123,29 @@ export async function startService(
     verifyKeys: config.keys.verifyKeys,
     dataDir: config.dataDir,
     production: config.env === 'production',
+  }).catch((error: unknown) => {
+    throw dataDirFault(error, config.dataDir);
   });
+  // A fault of the database's environment (missing, unreachable, in use, a bad URL) is named with its fix.
+  const where = { url: config.database.url, dataDir: config.dataDir };
+  logger.info(
+    { database: config.database.url ? 'postgres' : 'pglite' },
+    config.database.url ? 'opening PostgreSQL (DATABASE_URL)' : `opening the embedded database in ${join(config.dataDir, 'pglite')}`,
+  );
   const database = await createDatabase({
     url: config.database.url,
     dataDir: config.dataDir,
     poolSize: config.database.poolSize,
     timeoutMs: config.database.timeoutMs,
+  }).catch((error: unknown) => {
+    throw databaseFault(error, where);
   });
   /** what else holds connections, released before the database on close */
   const resources: (() => Promise<void>)[] = [];
   try {
-    await runMigrations(database);
+    await runMigrations(database).catch((error: unknown) => {
+      throw databaseFault(error, where);
+    });
     // `pnpm start` on a fresh development database comes up with the demo data (docs/endpoints.md).
     if (config.env === 'development' && (await isEmpty(database))) {
       const seeded = await seedDemoData(database);
@@ -227,9 +240,10 @@ export async function startService(
     server.on('connect', refuseConnect);
     server.on('upgrade', app.upgrade);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      const refused = (error: unknown) => reject(listenFault(error, { setting: 'PORT', host: config.http.host, port: config.http.port }));
+      server.once('error', refused);
       server.listen(config.http.port, config.http.host, () => {
-        server.off('error', reject);
+        server.off('error', refused);
         resolve();
       });
     });
@@ -252,7 +266,7 @@ export async function startService(
         tlsUrl = await listenTls(tlsServer, config.http.tls.port, config.http.host);
       } catch (error) {
         await stopListening(server);
-        throw error;
+        throw listenFault(error, { setting: 'TLS_PORT', host: config.http.host, port: config.http.tls.port });
       }
       logger.info({ url: tlsUrl, clientCertificates: config.http.tls.clientCa !== undefined }, `HTTPS listener on ${tlsUrl}`);
     }
@@ -271,7 +285,7 @@ export async function startService(
         metricsUrl = await listen(metricsServer, config.observability.metricsPort!, config.http.host, 'http');
       } catch (error) {
         await Promise.all([stopListening(server), ...(tlsServer ? [stopListening(tlsServer)] : [])]);
-        throw error;
+        throw listenFault(error, { setting: 'METRICS_PORT', host: config.http.host, port: config.observability.metricsPort! });
       }
       logger.info({ url: metricsUrl }, `metrics listener on ${metricsUrl}/metrics`);
     }

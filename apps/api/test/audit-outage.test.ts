@@ -1,5 +1,5 @@
 import { createDatabase, lockAuditChain, seedDemoData, type DatabaseHandle } from '@latchkey/db';
-import { startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
+import { onPostgres, startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows, ofType } from './support/audit.js';
 import { BrowserSession, freePort } from './support/browser-session.js';
@@ -19,7 +19,7 @@ if (databaseKind === 'pglite') {
   );
 }
 
-describe.skipIf(databaseKind === 'pglite')('audit trail during a database outage (docs/audit.md)', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('audit trail during a database outage (docs/audit.md)', () => {
   let proxy: TcpProxy;
   let own: { url: string; drop(): Promise<void> };
   let direct: DatabaseHandle;

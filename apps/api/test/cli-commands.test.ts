@@ -1,3 +1,4 @@
+import { onPostgres, onPglite } from '@latchkey/db/testing';
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { eq } from 'drizzle-orm';
 import { calculateJwkThumbprint, decodeJwt, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { CLI, cli, dataDir, env, JWT, requireBuild, run, service, STACK_TRACE, useOperatorCli, workDir } from './support/built-cli.js';
-import { databaseKind, postGraphQL } from './support/service.js';
+import { postGraphQL } from './support/service.js';
 import { overSse, sseClient } from './support/subscriptions.js';
 
 // The operator CLI's other commands: migrate, seed, documents and delete-document, outbox, keygen, and what it refuses.
@@ -20,13 +21,13 @@ requireBuild();
 describe('operator CLI (dist/src/cli.js)', () => {
   useOperatorCli();
 
-  it.runIf(databaseKind === 'pglite')(
+  it.runIf(onPglite('the test of the embedded database'))(
     'the embedded database a running server has open is refused (exit 1, DATABASE_IN_USE named), and the server keeps serving',
     async () => {
       const result = await run(CLI, ['documents', '--as', 'alice@acme.test'], { ...env, DATA_DIR: service.config.dataDir }, workDir);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toContain(`the embedded database is open in process ${process.pid}`);
+      expect(result.stderr).toContain(`the embedded database in ${service.config.dataDir} is open in process ${process.pid}`);
       expect(result.stderr).not.toMatch(STACK_TRACE);
       const response = await postGraphQL(service.graphqlUrl, { query: '{ viewer { subject } }' }, { token: await service.token('u') });
       expect(response.json).toEqual({ data: { viewer: { subject: 'u' } } });
@@ -92,7 +93,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
   }, 120_000); // eleven CLI processes, each opening the database (PGlite: a few seconds each on a busy machine)
 
   // The CLI and the server share a database only on PostgreSQL (a PGlite directory belongs to one process).
-  it.runIf(databaseKind === 'postgres')(
+  it.runIf(onPostgres('the PostgreSQL-only tests'))(
     'issue 13 point 2: a change made through the CLI reaches the subscribers of a running server, through the outbox, even when the CLI cannot wake it',
     async () => {
       expect((await cli('seed')).code).toBe(0);
@@ -174,7 +175,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
     expect(parsed).toMatchObject({ alg: 'RS256', kid: jwk.kid });
   });
 
-  it('issue 14 point 8: an option a command does not know is refused (exit 2, usage), never ignored', async () => {
+  it('an option a command does not know is refused (exit 2), never ignored', async () => {
     for (const args of [
       ['seed', '--force'],
       ['migrate', '--force'],
@@ -189,7 +190,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
     }
   });
 
-  it("issue 14 point 8: `pnpm latchkey` on an up-to-date build prints only the command's own output", async () => {
+  it("`pnpm latchkey` on an up-to-date build prints only the command's own output", async () => {
     const launcher = fileURLToPath(new URL('../../../scripts/latchkey.mjs', import.meta.url));
     const builtAt = statSync(CLI).mtimeMs;
     const result = await run(launcher, ['token', '--sub', 'launcher-user'], env, workDir);
@@ -199,11 +200,42 @@ describe('operator CLI (dist/src/cli.js)', () => {
     expect(statSync(CLI).mtimeMs, 'no build ran').toBe(builtAt);
   });
 
-  it('an unknown command: exit 2 with usage on stderr', async () => {
-    const result = await cli('frobnicate');
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('unknown command "frobnicate"');
-    expect(result.stderr).toContain('usage:');
+  it('a mistake is answered with the error, a close command or option where there is one, and where to read more; never the whole usage', async () => {
+    const expectAnswer = async (args: string[], lines: string[]) => {
+      const result = await cli(...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.split('\n').filter(Boolean)).toEqual(lines);
+    };
+    await expectAnswer(
+      ['documnets', '--as', 'bob@acme.test'],
+      ['latchkey: unknown command "documnets". Did you mean "documents"?', '  pnpm latchkey help lists the commands'],
+    );
+    await expectAnswer(['frobnicate'], ['latchkey: unknown command "frobnicate"', '  pnpm latchkey help lists the commands']);
+    await expectAnswer(
+      ['documents', '--as', 'bob@acme.test', '--frist', '3'],
+      [
+        expect.stringMatching(/^latchkey: Unknown option '--frist'/) as unknown as string,
+        '  Did you mean --first?',
+        '  pnpm latchkey help documents shows its options',
+      ],
+    );
+    await expectAnswer(
+      ['token'],
+      ['latchkey: token: give exactly one of --sub or --email', '  pnpm latchkey help token shows its options'],
+    );
+  });
+
+  it("help <command> (and <command> --help) prints that command's entries only", async () => {
+    for (const args of [
+      ['help', 'sessions'],
+      ['sessions', '--help'],
+    ]) {
+      const result = await cli(...args);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(result.stdout).toMatch(/^usage: pnpm latchkey sessions \[options\]\n\n {2}sessions list --email EMAIL/);
+      expect(result.stdout).toContain('sessions end --email EMAIL [--id ID]');
+      expect(result.stdout).not.toContain('documents --as');
+    }
   });
 });

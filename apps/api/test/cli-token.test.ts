@@ -106,11 +106,13 @@ describe('operator CLI (dist/src/cli.js)', () => {
       expect(result.stderr).toContain('--ttl');
     });
 
-    it('an unknown option: exit 2 with usage', async () => {
+    it('an unknown option: exit 2 naming it, and where the options are told (not the whole usage)', async () => {
       const result = await cli('token', '--sub', 'x', '--bogus');
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toContain('usage:');
+      expect(result.stderr).toContain("Unknown option '--bogus'");
+      expect(result.stderr).toContain('pnpm latchkey help token shows its options');
+      expect(result.stderr).not.toContain('usage:');
     });
 
     it('rule 4: the key comes from configuration; with SIGNING_KEY not a key, exit 2 without echoing it', async () => {

@@ -1,7 +1,7 @@
 import { NO_AUDIT } from '@latchkey/auth';
 import { createDatabase, seedDemoData } from '@latchkey/db';
 import { sql } from 'drizzle-orm';
-import { startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
+import { onPostgres, startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, type Demo } from './support/demo.js';
 import { createOwnDatabase, databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
@@ -30,7 +30,7 @@ if (databaseKind === 'pglite') {
   );
 }
 
-describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest answers while the database is down', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bounded, honest answers while the database is down', () => {
   let proxy: TcpProxy;
   let own: { url: string; drop(): Promise<void> };
   let service: TestService;
@@ -253,7 +253,7 @@ describe.skipIf(databaseKind === 'pglite')('issue 13 point 1: bounded, honest an
   });
 });
 
-describe.skipIf(databaseKind === 'pglite')(
+describe.runIf(onPostgres('the PostgreSQL-only tests'))(
   'issue 13 points 1 and 2: an event that cannot be judged in time is not delivered unjudged',
   () => {
     it("the database does not answer the subscriber's rights within DATABASE_TIMEOUT: one last SUBSCRIPTION_INTERRUPTED result, and the stream completes", async () => {

@@ -1,10 +1,10 @@
+import { onPostgres } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dpopKey } from './support/dpop.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
-import { databaseKind } from './support/service.js';
 import { signInThroughDemo } from './support/sessions.js';
 
-describe.runIf(databaseKind === 'postgres')('issue 17 point 3: a DPoP proof is accepted once by all instances together', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 17 point 3: a DPoP proof is accepted once by all instances together', () => {
   let processes: ServiceProcesses;
 
   beforeAll(async () => {

@@ -1,11 +1,11 @@
+import { onPostgres } from '@latchkey/db/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoSignInByLink, hasChromium, launchChromium, signInOnProviderPage } from './support/chromium.js';
 import { outboxOf } from './support/outbox.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
-import { databaseKind } from './support/service.js';
 
-describe.runIf(hasChromium && databaseKind === 'postgres')(
+describe.runIf(onPostgres('the PostgreSQL-only tests') && hasChromium)(
   'end to end in Chromium: a session ended in one browser, on a second instance (issue 17 point 1)',
   () => {
     let processes: ServiceProcesses;

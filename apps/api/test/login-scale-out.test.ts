@@ -1,3 +1,4 @@
+import { onPostgres } from '@latchkey/db/testing';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -72,7 +73,7 @@ describe('spec One-time token login 6: token storage survives restarts', () => {
   });
 });
 
-describe.runIf(databaseKind === 'postgres')('scale-out: two instances on one PostgreSQL behave as one service', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('scale-out: two instances on one PostgreSQL behave as one service', () => {
   let one: TestService;
   let two: TestService;
   let dataDir: string;

@@ -1,11 +1,11 @@
+import { onPostgres } from '@latchkey/db/testing';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
-import { databaseKind } from './support/service.js';
 
-describe.runIf(databaseKind === 'postgres')('scale-out: two api processes on one PostgreSQL', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('scale-out: two api processes on one PostgreSQL', () => {
   let processes: ServiceProcesses;
   let urls: string[];
   let dataDir: string;

@@ -1,7 +1,7 @@
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKind, getGraphQL, postGraphQL, startTestService, type TestService } from './support/service.js';
-import { startTcpProxy } from '@latchkey/db/testing';
+import { onPostgres, startTcpProxy } from '@latchkey/db/testing';
 
 describe('operational endpoints', () => {
   let service: TestService;
@@ -169,30 +169,33 @@ describe('spec Cross-site 3: the query IDE and introspection', () => {
 });
 
 describe('readiness follows the database', () => {
-  it.skipIf(databaseKind === 'pglite')('/readyz answers 503 while PostgreSQL is unreachable and 200 when it is back', async () => {
-    const target = new URL(process.env['DATABASE_URL']!);
-    const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    const service = await startTestService({ DATABASE_URL: proxy.routeUrl(target.toString()) });
-    try {
-      expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
-      await proxy.drop();
-      const down = await fetch(`${service.url}/readyz`);
-      expect(down.status).toBe(503);
-      expect(await down.json()).toEqual({ statusCode: 503, message: 'The database is unreachable.', error: 'Service Unavailable' });
-      // liveness is independent of the database
-      expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
-      await proxy.restore();
-      let status = 0;
-      for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
-        status = (await fetch(`${service.url}/readyz`)).status;
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+  it.runIf(onPostgres('the PostgreSQL-only tests'))(
+    '/readyz answers 503 while PostgreSQL is unreachable and 200 when it is back',
+    async () => {
+      const target = new URL(process.env['DATABASE_URL']!);
+      const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+      const service = await startTestService({ DATABASE_URL: proxy.routeUrl(target.toString()) });
+      try {
+        expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+        await proxy.drop();
+        const down = await fetch(`${service.url}/readyz`);
+        expect(down.status).toBe(503);
+        expect(await down.json()).toEqual({ statusCode: 503, message: 'The database is unreachable.', error: 'Service Unavailable' });
+        // liveness is independent of the database
+        expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+        await proxy.restore();
+        let status = 0;
+        for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+          status = (await fetch(`${service.url}/readyz`)).status;
+          if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(status).toBe(200);
+      } finally {
+        await service.stop();
+        await proxy.close();
       }
-      expect(status).toBe(200);
-    } finally {
-      await service.stop();
-      await proxy.close();
-    }
-  });
+    },
+  );
   if (databaseKind === 'pglite') {
     it('(skipped on PGlite: the embedded database lives in this process and cannot become unreachable)', () => {
       process.stdout.write('[latchkey tests] readiness-outage test skipped: needs PostgreSQL (DATABASE_URL)\n');

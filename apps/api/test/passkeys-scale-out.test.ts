@@ -13,7 +13,7 @@ import { hasChromium, launchChromium } from './support/chromium.js';
 import { demoOf } from './support/demo.js';
 import { challengeOf, create, get, openAuthenticator, post } from './support/passkey-browser.js';
 import { createOwnDatabase, databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
-import { startTcpProxy } from '@latchkey/db/testing';
+import { onPostgres, startTcpProxy } from '@latchkey/db/testing';
 
 // Passkeys across a restart and across two instances, over HTTP with real WebAuthn ceremonies: Node talks to
 // the instance each step is meant for (with the cookies and the Origin header a browser would send), and
@@ -209,7 +209,7 @@ describe.runIf(hasChromium)('spec Passkeys 3: registered credentials and user ha
   }, 120_000);
 });
 
-describe.runIf(hasChromium && databaseKind === 'postgres')(
+describe.runIf(onPostgres('the PostgreSQL-only tests') && hasChromium)(
   'spec Passkeys 3 (storage shared across instances): two api instances on one PostgreSQL are one relying party',
   () => {
     let one: TestService;

@@ -1,3 +1,4 @@
+import { onPostgres } from '@latchkey/db/testing';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { ApolloClient, ApolloLink, gql, HttpLink, InMemoryCache } from '@apollo/client';
@@ -16,7 +17,7 @@ import { Client as UrqlClient, fetchExchange, gql as urqlGql } from '@urql/core'
 import { persistedExchange } from '@urql/exchange-persisted';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, type Demo } from './support/demo.js';
-import { createOwnDatabase, databaseKind, startTestService, type TestService } from './support/service.js';
+import { createOwnDatabase, startTestService, type TestService } from './support/service.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 /** The manifest `pnpm codegen` writes for packages/client (the trusted-documents allowlist). */
@@ -150,7 +151,7 @@ describe("automatic persisted queries with the ecosystem's clients (issue 6 acce
   });
 });
 
-describe.runIf(databaseKind === 'postgres')('on a second instance (two api instances on one PostgreSQL)', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('on a second instance (two api instances on one PostgreSQL)', () => {
   let one: TestService;
   let two: TestService;
   let drop: () => Promise<void>;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_SERVED_FIELDS } from '../src/generated/model-served.js';
 import { resolverGaps } from '../src/graphql/completeness.js';
 
-// Issue 14 point 1: a schema field the code does not serve fails typecheck (naming Type.field) and stops
+// A schema field the code does not serve fails typecheck (naming Type.field) and stops
 // start-up. These tests change the schema and the models in memory (codegen without writing, the TypeScript
 // checker over an overlay of files) and, for start-up, in a copy of the build: the checkout is never touched.
 
@@ -19,9 +19,11 @@ const API = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT = resolve(API, '../..');
 const RESOLVERS_TS = join(API, 'src/generated/resolvers.ts');
 const require = createRequire(import.meta.url);
-const { createOverlayProgram, modelServedFields } = require('../codegen/model-served.cjs') as {
+const { createOverlayProgram, modelServedFields, probeProgram, codegenInputGaps } = require('../codegen/model-served.cjs') as {
   createOverlayProgram(rootNames: string[], overlay: Map<string, string>): ts.Program;
   modelServedFields(overlay: Map<string, string>): string[];
+  probeProgram(overlay?: Map<string, string>): ts.Program;
+  codegenInputGaps(program: ts.Program): string[];
 };
 const typescript = require('typescript') as typeof ts;
 
@@ -79,7 +81,7 @@ function statusModelWith(type: string): string {
     .replace(value, 'const STATUS: StatusSource = { uptimeSeconds: 1 };');
 }
 
-describe('issue 14 point 1: a schema change the code does not implement', () => {
+describe('a schema change the code does not implement', () => {
   it('the schema as it stands: typecheck passes, and every field is served', async () => {
     const overlay = new Map([[RESOLVERS_TS, await generatedResolverTypes(schemaFiles)]]);
     expect(typecheck(overlay)).toEqual([]);
@@ -118,7 +120,7 @@ describe('issue 14 point 1: a schema change the code does not implement', () => 
     ]);
     const messages = typecheck(overlay);
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toContain('no resolver and no fitting model property for Status.uptimeSeconds');
+    expect(messages[0]).toContain(`'"Status.uptimeSeconds: no resolver and no fitting model property"'`);
     expect(modelServedFields(overlay)).not.toContain('Status.uptimeSeconds');
   }, 120_000);
 
@@ -127,6 +129,22 @@ describe('issue 14 point 1: a schema change the code does not implement', () => 
     const messages = typecheck(new Map([[RESOLVERS_TS, await generatedResolverTypes(schema)]]));
     expect(messages).toEqual([
       expect.stringMatching(/^src\/graphql\/resolvers\/documents\.ts: \[first\] Type 'string' is not assignable to type 'number'/),
+    ]);
+  }, 120_000);
+
+  it("codegen's task declares what the model list depends on: a model importing a new file is named until it is an input", () => {
+    expect(codegenInputGaps(probeProgram())).toEqual([]);
+    // The Status model, now built from a type in a file of its own.
+    const uptime = join(API, 'src/graphql/resolvers/uptime.ts');
+    const model = 'export type StatusSource = Record<string, never>;';
+    const status = readFileSync(STATUS_RESOLVERS, 'utf8');
+    expect(status).toContain(model);
+    const overlay = new Map([
+      [uptime, 'export type Uptime = { uptimeSeconds: number };\n'],
+      [STATUS_RESOLVERS, `import type { Uptime } from './uptime.js';\n${status.replace(model, 'export type StatusSource = Uptime;')}`],
+    ]);
+    expect(codegenInputGaps(probeProgram(overlay))).toEqual([
+      "the models read src/graphql/resolvers/uptime.ts: add it to the codegen task's inputs in apps/api/turbo.json",
     ]);
   }, 120_000);
 

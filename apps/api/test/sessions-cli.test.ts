@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { seedDemoData } from '@latchkey/db';
-import { seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
+import { onPostgres, seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, requireBuild, run, STACK_TRACE } from './support/built-cli.js';
 import { databaseKind, postGraphQL, startLocalhostService, type TestService } from './support/service.js';
@@ -54,7 +54,7 @@ describe('issue 17 point 1: the operator CLI lists and ends sessions', () => {
       expect((await run(CLI, ['sessions', command, '--email', 'nobody@example.test'], env, workDir)).code).toBe(4);
   });
 
-  describe.runIf(databaseKind === 'postgres')('beside a running server', () => {
+  describe.runIf(onPostgres('the PostgreSQL-only tests'))('beside a running server', () => {
     let service: TestService;
     let base: string;
     let env: Record<string, string | undefined>;

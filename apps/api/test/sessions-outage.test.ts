@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
+import { onPostgres, startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOwnDatabase, databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
+import { createOwnDatabase, postGraphQL, startTestService, type TestService } from './support/service.js';
 import { overWebSocket, wsClient } from './support/subscriptions.js';
 
 /** An access token as the provider issues it under a session: with a `sid`. */
@@ -20,7 +20,7 @@ async function tokenInSession(service: TestService, sessionId: string): Promise<
     .sign(signingKey.key);
 }
 
-describe.skipIf(databaseKind === 'pglite')('issue 17 point 1: an instance that cannot read the ended sessions for 5 s', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 17 point 1: an instance that cannot read the ended sessions for 5 s', () => {
   let proxy: TcpProxy;
   let own: { url: string; drop(): Promise<void> };
   let service: TestService;

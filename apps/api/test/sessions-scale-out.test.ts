@@ -1,12 +1,13 @@
+import { onPostgres } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
-import { databaseKind, postGraphQL } from './support/service.js';
+import { postGraphQL } from './support/service.js';
 import { signInThroughDemo } from './support/sessions.js';
 import { overSse, overWebSocket, sseClient, wsClient } from './support/subscriptions.js';
 
 const CHANGED = 'subscription { documentChanged(organization: "acme") { kind } }';
 
-describe.runIf(databaseKind === 'postgres')('issue 17 point 1: a session ended on one instance, on a second instance', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 17 point 1: a session ended on one instance, on a second instance', () => {
   let processes: ServiceProcesses;
   let first: string;
   let second: string;

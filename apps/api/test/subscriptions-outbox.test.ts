@@ -1,6 +1,6 @@
 import { NO_AUDIT } from '@latchkey/auth';
 import { createDatabase, documents, seedDemoData, users, type DatabaseHandle } from '@latchkey/db';
-import { startTcpProxy, testTempDir, type TcpProxy } from '@latchkey/db/testing';
+import { onPostgres, startTcpProxy, testTempDir, type TcpProxy } from '@latchkey/db/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainRequest } from '../src/domain/access.js';
@@ -10,7 +10,7 @@ import { loadSubject } from '../src/domain/subjects.js';
 import { createEventRecorder } from '../src/events/outbox.js';
 import { createMemoryWake, createPostgresWake, type WakeChannel } from '../src/events/wake.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
-import { databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
+import { postGraphQL, startTestService, type TestService } from './support/service.js';
 import { overSse, overWebSocket, sleep, sseClient, wsClient, type Received } from './support/subscriptions.js';
 
 // Issue 13 point 2: the outbox table is the only record of an event; NOTIFY (or Redis) only wakes the instances.
@@ -58,7 +58,7 @@ async function createRetrying(graphqlUrl: string, token: string, title: string, 
   }
 }
 
-describe.runIf(databaseKind === 'postgres')('issue 13 point 2 on one server: sequence numbers become visible at commit', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 2 on one server: sequence numbers become visible at commit', () => {
   let service: TestService;
   let database: DatabaseHandle;
   let wake: WakeChannel;
@@ -158,7 +158,7 @@ async function subscribeBoth(base: string, token: string) {
   };
 }
 
-describe.runIf(databaseKind === 'postgres')(
+describe.runIf(onPostgres('the PostgreSQL-only tests'))(
   'issue 13 point 2 across a database restart: two api processes, one PostgreSQL behind a proxy',
   () => {
     const state = twoProcesses((databaseUrl, _index, proxy) => ({ DATABASE_URL: proxy.routeUrl(databaseUrl) }));
@@ -210,7 +210,7 @@ describe.runIf(databaseKind === 'postgres')(
   },
 );
 
-describe.runIf(databaseKind === 'postgres')(
+describe.runIf(onPostgres('the PostgreSQL-only tests'))(
   'issue 13 point 2: a gap that cannot be bridged (B cut off while A writes and a short EVENT_RETENTION purges)',
   () => {
     const state = twoProcesses((databaseUrl, index, proxy) => ({

@@ -1,3 +1,4 @@
+import { onPostgres } from './testing/index.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { eq, sql } from 'drizzle-orm';
@@ -112,7 +113,7 @@ describe(`database handle (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
     expect(published).toBe(1);
   });
 
-  it.skipIf(!serverUrl)(
+  it.runIf(onPostgres('the PostgreSQL-only tests'))(
     "background work set off inside a request's deadline does not inherit it: its statements get deadlines of their own",
     async () => {
       const db = await migratedHandle();
@@ -149,7 +150,7 @@ if (!serverUrl) {
   );
 }
 
-describe.skipIf(!serverUrl)('ping() across an outage (PostgreSQL only)', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('ping() across an outage (PostgreSQL only)', () => {
   const PASSWORD = 's3cret-in-url';
 
   async function proxiedHandle() {
@@ -197,7 +198,7 @@ describe.skipIf(!serverUrl)('ping() across an outage (PostgreSQL only)', () => {
   });
 });
 
-describe.skipIf(!serverUrl)('postgres-js, as patched here (patches/postgres@3.4.9.patch)', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('postgres-js, as patched here (patches/postgres@3.4.9.patch)', () => {
   it('a connection whose array-types query fails (cancelled by statement_timeout) rejects its query; nothing escapes as an unhandled rejection that would end the process', async () => {
     const escaped: unknown[] = [];
     const record = (reason: unknown) => void escaped.push(reason);

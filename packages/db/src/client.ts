@@ -80,6 +80,15 @@ const queryLogger = {
   },
 };
 
+/** A connection URL postgres-js cannot read (code DATABASE_URL_INVALID); the value is not shown: it may hold a password. */
+class InvalidDatabaseUrlError extends Error {
+  override name = 'InvalidDatabaseUrlError';
+  readonly code = 'DATABASE_URL_INVALID';
+  constructor() {
+    super('Invalid PostgreSQL connection URL (value not shown: it may contain credentials)');
+  }
+}
+
 const DEFAULT_POOL_SIZE = 10;
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_PING_TIMEOUT_MS = 1000;
@@ -104,7 +113,7 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   } catch {
     // Parse errors (e.g. Node's ERR_INVALID_URL carries `.input`) would leak the URL and
     // its password into logs; replace them without a `cause`.
-    throw new Error('Invalid PostgreSQL connection URL (value not shown: it may contain credentials)');
+    throw new InvalidDatabaseUrlError();
   }
   const db = drizzlePostgres({ client: pool.sql, schema, logger: queryLogger });
   // A request's view shares the relational configuration drizzle built once above.

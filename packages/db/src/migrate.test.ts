@@ -1,3 +1,4 @@
+import { onPostgres } from './testing/index.js';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
@@ -110,7 +111,7 @@ if (!serverUrl) {
   );
 }
 
-describe.skipIf(!serverUrl)('runMigrations concurrency (PostgreSQL only)', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('runMigrations concurrency (PostgreSQL only)', () => {
   beforeAll(() => ensureBuilt());
 
   it('two processes migrating one fresh database at once both succeed, each migration recorded once', async () => {

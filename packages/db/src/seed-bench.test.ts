@@ -39,6 +39,8 @@ describe(`benchmark data (issue 16: pnpm latchkey seed --bench) (${serverUrl ? '
     };
     expect(await seedBenchData(database)).toEqual({ ...total, added });
     expect(await count(database, sql`select count(*)::int as n from documents`)).toBe(100_000);
+    // Analyzed: the planner has statistics for the seeded tables (only ANALYZE writes pg_stats here).
+    expect(await count(database, sql`select count(*)::int as n from pg_stats where tablename = 'documents'`)).toBeGreaterThan(0);
     expect(
       await count(
         database,

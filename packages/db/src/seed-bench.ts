@@ -50,13 +50,13 @@ export const BULK_STATEMENT_TIMEOUT_MS = 120_000;
  * memberships in every role, and 100,000 documents in every state with some legal holds, embargoes and
  * internal notes, 2,400 of them in `acme` (owned by alice, erin and 39 bench members of acme). Every row is
  * derived from its number, in set-based statements; idempotent (conflicts on the natural keys are skipped), so a
- * second run adds nothing.
+ * second run adds nothing. Ends with `ANALYZE`, so the planner knows the data as `pnpm bench` then reads it.
  */
 /** Seeds the benchmark data set; answers the rows each table holds afterwards and the rows this run added. */
 export async function seedBenchData(handle: DatabaseHandle): Promise<BenchSeedResult> {
   const { organizations: orgCount, users: userCount, documents: total, acmeDocuments, acmeMembers } = BENCH_DATA;
   await seedDemoData(handle);
-  return handle.db.transaction(async (tx) => {
+  const result = await handle.db.transaction(async (tx) => {
     const organizations = await countAdded(
       tx,
       sql`insert into organizations (slug, name, plan, billing_email)
@@ -115,4 +115,8 @@ export async function seedBenchData(handle: DatabaseHandle): Promise<BenchSeedRe
     );
     return { ...after!, added: { organizations, users, memberships, documents } };
   });
+  // Planner statistics for the rows just written: without them (autovacuum may be off, as on a developer's server,
+  // or not have run yet) a page's plan is chosen blind, and what the bench measures depends on when it last ran.
+  await handle.db.execute(sql`analyze`);
+  return result;
 }

@@ -19,6 +19,7 @@ import { createMemoryWake, createWakeChannel } from '../events/wake.js';
 import { importAllowlist } from '../graphql/persisted.js';
 import { buildSchema } from '../graphql/schema.js';
 import { createLogger } from '../logger.js';
+import { databaseFault } from '../config/start-up-errors.js';
 import { UsageError } from './usage.js';
 
 /** The domain request of an operator acting as a user: the same services and policies as GraphQL and REST. */
@@ -141,9 +142,18 @@ export async function withDatabase<T>(
   /** per-statement deadline; bulk work (`seed --bench`) needs longer than a request's DATABASE_TIMEOUT */
   timeoutMs = config.database.timeoutMs,
 ): Promise<T> {
-  const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: 2, timeoutMs });
+  // A database that cannot be used (missing, unreachable, in use, a bad URL) is named with its fix, as at start-up.
+  const where = { url: config.database.url, dataDir: config.dataDir };
+  const database = await createDatabase({ url: config.database.url, dataDir: config.dataDir, poolSize: 2, timeoutMs }).catch(
+    (error: unknown) => {
+      throw databaseFault(error, where);
+    },
+  );
   try {
     return await run(database);
+  } catch (error) {
+    // On PostgreSQL the first statement is the first connection; a command's own mistakes pass unchanged.
+    throw config.database.url ? databaseFault(error, where) : error;
   } finally {
     await database.close();
   }

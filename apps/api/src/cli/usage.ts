@@ -1,4 +1,6 @@
-/** What `pnpm latchkey` offers (printed by `help` and after a usage error). */
+import { closest, distance } from 'fastest-levenshtein';
+
+/** What `pnpm latchkey` offers (printed by `help`; `help <command>` prints the command's own entries). */
 export const USAGE = `usage: pnpm latchkey <command> [options]
 
 commands:
@@ -33,5 +35,40 @@ commands:
                                on stderr
 `;
 
-/** Bad input on the command line: exit 2 with the message. */
+/** Bad input on the command line: exit 2 with the message (and where to read more). */
 export class UsageError extends Error {}
+
+/** Each command's entries of USAGE, by command name (the first word: `persisted import` and `persisted count` are one). */
+const ENTRIES = new Map<string, string[]>();
+{
+  let current: string[] | undefined;
+  for (const line of USAGE.slice(USAGE.indexOf('commands:\n') + 'commands:\n'.length).split('\n')) {
+    const name = /^ {2}([a-z][a-z-]*)/.exec(line)?.[1];
+    if (name) {
+      current = ENTRIES.get(name) ?? [];
+      ENTRIES.set(name, current);
+    }
+    if (line.trim() !== '') current?.push(line);
+  }
+}
+
+/** The commands, as USAGE lists them. */
+export const COMMANDS: readonly string[] = [...ENTRIES.keys()];
+
+/** `pnpm latchkey help <command>`: that command's entries, or undefined for a command there is not. */
+export function helpFor(command: string): string | undefined {
+  const entries = ENTRIES.get(command);
+  return entries && `usage: pnpm latchkey ${command} [options]\n\n${entries.join('\n')}\n`;
+}
+
+/** The options a command's entries name (`--as`, `--first`, ...). */
+export function optionsOf(command: string): string[] {
+  return [...new Set((ENTRIES.get(command) ?? []).join(' ').match(/--[a-z][a-z-]*/g) ?? [])];
+}
+
+/** The candidate a mistyped word is close to (two edits, or a third of a long word), if one is. */
+export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
+  if (candidates.length === 0) return undefined;
+  const best = closest(word, [...candidates]);
+  return distance(word, best) <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}

@@ -1,4 +1,8 @@
-/** A configuration that cannot run: its message names every variable at fault. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
+import { CodedError } from '@latchkey/auth/configuration';
+
+/** A configuration that cannot run: its message names every variable at fault (code CONFIG_INVALID). */
+export class ConfigError extends CodedError<'CONFIG_INVALID'> {
+  constructor(message: string) {
+    super('ConfigError', 'CONFIG_INVALID', message);
+  }
 }

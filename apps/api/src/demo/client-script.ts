@@ -1,9 +1,11 @@
 /**
  * The demo client's browser script (an ES module): authorization code + PKCE against the provider, then the API
  * through the typed client of packages/client (served at /client/), with the server's persisted-operation mode.
- * Tokens live in sessionStorage of this tab only, bound by DPoP (RFC 9449) to a non-extractable key the typed client
- * keeps in IndexedDB: a stolen token is worthless without the key, and a reload keeps it. Served as /demo.js (no
- * inline script).
+ * Tokens live in sessionStorage of the tab that signed in, bound by DPoP (RFC 9449) to a non-extractable key the typed
+ * client keeps in IndexedDB: a stolen token is worthless without the key, and a reload keeps it. A sign-in in progress
+ * (its PKCE verifier, and an operation to retry after a step-up) is kept in localStorage under its `state`, so the
+ * callback completes it in whichever tab of this browser it arrives: a sign-in link opened from a mail client opens a
+ * new one. Served as /demo.js (no inline script).
  * Step-up (RFC 9470): an operation the API answers with INSUFFICIENT_USER_AUTHENTICATION (the client's
  * StepUpRequiredError) starts a new authorization request with the challenge's `acr_values` / `max_age`, and is
  * retried once after the callback.
@@ -20,28 +22,45 @@ import { createClient, createDpopSigner, DocumentsDocument, MyPasskeysDocument, 
   const show = (id, on) => { $(id).hidden = !on; };
   const text = (id, value) => { $(id).textContent = value; };
 
-  /** step: the API's step-up challenge ({ acr_values, max_age }), asked of the provider as they are. */
-  async function signIn(step) {
+  /** Sign-ins in progress, by state (any tab of this browser may receive the callback); abandoned ones expire. */
+  const SIGN_IN = 'demo.sign-in.';
+  const SIGN_IN_LIFETIME_MS = 30 * 60 * 1000;
+  function forgetStaleSignIns() {
+    for (const key of Object.keys(localStorage)) {
+      if (!key.startsWith(SIGN_IN)) continue;
+      const entry = JSON.parse(localStorage.getItem(key) || 'null');
+      if (!entry || !(Date.now() - entry.at < SIGN_IN_LIFETIME_MS)) localStorage.removeItem(key);
+    }
+  }
+
+  /**
+   * step: the API's step-up challenge ({ acr_values, max_age }), asked of the provider as they are; pending: the
+   * operation to retry once the new sign-in is done.
+   */
+  async function signIn(step, pending) {
     const verifier = random(32);
     const challenge = b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
     const state = random(16);
-    sessionStorage.setItem('demo.pkce', JSON.stringify({ verifier, state }));
+    forgetStaleSignIns();
+    localStorage.setItem(SIGN_IN + state, JSON.stringify({ verifier, pending: pending || null, at: Date.now() }));
     const params = new URLSearchParams({
       client_id: config.clientId, response_type: 'code', redirect_uri: config.redirectUri,
       scope: 'openid email profile api', code_challenge: challenge, code_challenge_method: 'S256', state,
     });
-    if (!step) sessionStorage.removeItem('demo.pending');
     if (step && step.acr_values) params.set('acr_values', step.acr_values);
     if (step && step.max_age !== undefined) params.set('max_age', String(step.max_age));
     location.assign('/oidc/auth?' + params);
   }
 
+  /** The callback: the sign-in its state names (started in this tab or another), then the tokens. Answers its pending operation. */
   async function finishSignIn(params) {
-    const saved = JSON.parse(sessionStorage.getItem('demo.pkce') || 'null');
-    sessionStorage.removeItem('demo.pkce');
+    const key = SIGN_IN + (params.get('state') || '');
+    const saved = JSON.parse(localStorage.getItem(key) || 'null');
+    localStorage.removeItem(key);
     history.replaceState(null, '', '/');
     if (params.get('error')) throw new Error(params.get('error_description') || params.get('error'));
-    if (!saved || saved.state !== params.get('state')) throw new Error('The sign-in response does not belong to this tab.');
+    if (!saved || !(Date.now() - saved.at < SIGN_IN_LIFETIME_MS))
+      throw new Error('This sign-in was not started in this browser, or too long ago: press Sign in to start again.');
     const response = await fetch('/oidc/token', {
       method: 'POST',
       // The proof binds the tokens to this browser's key (cnf.jkt): every API call then proves it holds the key.
@@ -50,6 +69,7 @@ import { createClient, createDpopSigner, DocumentsDocument, MyPasskeysDocument, 
     });
     if (!response.ok) throw new Error('The token request failed (' + response.status + ').');
     sessionStorage.setItem('demo.tokens', JSON.stringify(await response.json()));
+    return saved.pending;
   }
 
   const tokens = () => JSON.parse(sessionStorage.getItem('demo.tokens') || 'null');
@@ -82,9 +102,16 @@ import { createClient, createDpopSigner, DocumentsDocument, MyPasskeysDocument, 
     }
     for (const { node } of result.documents.edges) {
       const item = document.createElement('li');
-      const label = document.createElement('span');
-      label.textContent = node.title + ' (' + node.organization.slug + ', ' + node.status.toLowerCase() + (node.legalHold ? ', on legal hold' : '') + ')';
-      item.append(label);
+      const title = document.createElement('strong');
+      title.textContent = node.title;
+      const where = document.createElement('span');
+      where.className = 'muted';
+      where.textContent = ' in ' + node.organization.slug + ' ';
+      item.append(title, where, ...badgesOf(node));
+      const why = document.createElement('p');
+      why.className = 'why';
+      why.textContent = whoSees(node);
+      item.append(why);
       // Legal hold asks for a phishing-resistant sign-in (step-up): the API says so when the token falls short.
       if (node.viewerCan.setLegalHold) {
         const hold = document.createElement('button');
@@ -103,6 +130,33 @@ import { createClient, createDpopSigner, DocumentsDocument, MyPasskeysDocument, 
     await renderPasskeys();
   }
 
+  /** The document's state, embargo and legal hold, as small labels. */
+  function badgesOf(node) {
+    const badge = (label, kind) => {
+      const span = document.createElement('span');
+      span.className = 'badge ' + kind;
+      span.textContent = label;
+      return span;
+    };
+    const badges = [badge(node.status.toLowerCase(), node.status === 'PUBLISHED' ? 'ok' : 'hidden')];
+    if (embargoed(node)) badges.push(badge('embargoed', 'hidden'));
+    if (node.legalHold) badges.push(badge('legal hold', 'hold'));
+    return badges;
+  }
+  const embargoed = (node) => node.embargoUntil !== null && new Date(node.embargoUntil) > new Date();
+
+  /** Why the document is shown to whom: the rules the API applies (docs/behaviour.md), in a sentence. */
+  function whoSees(node) {
+    const org = node.organization.slug;
+    const until = embargoed(node) ? new Date(node.embargoUntil).toISOString().slice(0, 10) : '';
+    const seen = node.status !== 'PUBLISHED'
+      ? 'Hidden from the viewers of ' + org + ' (' + (node.status === 'DRAFT' ? 'a draft' : 'archived') + '): editors and above see it.'
+      : embargoed(node)
+        ? 'Hidden from the viewers of ' + org + ' until ' + until + ' (embargo): editors and above see it now.'
+        : 'Every member of ' + org + ' sees it.';
+    return seen + (node.legalHold ? ' Under legal hold: nobody can delete it, not even an owner.' : '');
+  }
+
   function signOut() {
     const signedIn = tokens();
     sessionStorage.removeItem('demo.tokens');
@@ -112,7 +166,7 @@ import { createClient, createDpopSigner, DocumentsDocument, MyPasskeysDocument, 
   }
 
   /**
-   * One mutation by name (OPERATIONS). When the API asks for a step-up, the operation is remembered in this tab
+   * One mutation by name (OPERATIONS). When the API asks for a step-up, the operation is remembered with the sign-in
    * (with the message to show once it is done) and the browser goes to sign in again; after the callback it is
    * retried once.
    */
@@ -121,19 +175,16 @@ import { createClient, createDpopSigner, DocumentsDocument, MyPasskeysDocument, 
       return await client.request(OPERATIONS[name], variables);
     } catch (error) {
       if (!(error instanceof StepUpRequiredError) || retried) throw error;
-      sessionStorage.setItem('demo.pending', JSON.stringify({ name, variables, done }));
       const step = {};
       if (error.acrValues) step.acr_values = error.acrValues;
       if (error.maxAge !== undefined) step.max_age = error.maxAge;
-      await signIn(step);
+      await signIn(step, { name, variables, done });
       return new Promise(() => {}); // the page is leaving
     }
   }
 
   /** After a step-up sign-in: the remembered operation, once. */
-  async function resumePending() {
-    const pending = JSON.parse(sessionStorage.getItem('demo.pending') || 'null');
-    sessionStorage.removeItem('demo.pending');
+  async function resumePending(pending) {
     if (!pending) return;
     try {
       await api(pending.name, pending.variables, pending.done, true);
@@ -194,6 +245,6 @@ import { createClient, createDpopSigner, DocumentsDocument, MyPasskeysDocument, 
   const params = new URLSearchParams(location.search);
   (params.has('code') || params.has('error') ? finishSignIn(params).then(resumePending) : Promise.resolve())
     .then(render)
-    .catch((error) => { sessionStorage.removeItem('demo.pending'); text('error', error.message); render(); });
+    .catch((error) => { text('error', error.message); render(); });
 }
 `;

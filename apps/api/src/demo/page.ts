@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { htmlPage as page } from '@latchkey/auth';
 import { DEMO_CLIENT_SCRIPT } from './client-script.js';
+import { DEMO_STYLESHEET } from './stylesheet.js';
 
 export interface DemoClientOptions {
   publicUrl: string;
@@ -46,36 +46,62 @@ export function createDemoClient(options: DemoClientOptions) {
     postLogoutRedirectUri: `${options.publicUrl}/`,
     persisted: options.persisted,
   }).replace(/</g, '\\u003c');
-  const body = `<p id="error" class="error" role="alert"></p>
-<section id="signed-out">
-<p>Sign in through the Latchkey OpenID provider (authorization code with PKCE).</p>
-<button id="sign-in" type="button">Sign in</button>
+  // Its own stylesheet (/demo.css), so the page's CSP allows no inline style at all.
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Latchkey demo client</title>
+<link rel="stylesheet" href="/demo.css">
+</head>
+<body>
+<header><h1>Latchkey demo client</h1><p class="muted">A public OpenID client in this page, calling the API as you.</p></header>
+<main>
+<p id="error" class="error" role="alert"></p>
+<section id="signed-out" class="card">
+<p>Sign in through the Latchkey OpenID provider (authorization code with PKCE). A sign-in link from the mail
+completes the sign-in in any tab of this browser.</p>
+<button id="sign-in" type="button" class="primary">Sign in</button>
 </section>
 <section id="signed-in" hidden>
-<p>Signed in as <strong id="who"></strong>.</p>
-<h2>ID token claims</h2>
-<pre id="claims"></pre>
+<div class="card">
+<p>Signed in as <strong id="who"></strong>. <button id="sign-out" type="button">Sign out</button></p>
+</div>
+<section class="card">
+<h2>Your documents</h2>
+<p class="muted">What you see here is what your role lets you see, decided by the same rules the API applies everywhere:
+the viewers of an organization see its published documents once their embargo is over; editors and above see every
+document of it. Each document says who else sees it.</p>
+<p id="documents-error" class="error"></p>
+<ul id="documents" class="documents"></ul>
+<p id="documents-status" role="status"></p>
+</section>
+<section class="card">
 <h2>Your access token</h2>
 <p>It is bound to this browser's key (DPoP): every call this page makes carries a proof signed with a key kept in
 this browser, which not even this page can read. Copied anywhere else, as <code>Authorization: Bearer ...</code>, it is
 refused (<code>WWW-Authenticate: DPoP error="invalid_token"</code>):</p>
-<pre id="access-token" style="white-space:pre-wrap;word-break:break-all"></pre>
-<h2>Your documents</h2>
-<p id="documents-error" class="error"></p>
-<ul id="documents"></ul>
-<p id="documents-status" role="status"></p>
+<pre id="access-token" class="token"></pre>
+<h2>ID token claims</h2>
+<pre id="claims"></pre>
+</section>
+<section class="card">
 <h2>Passkeys</h2>
-<ul id="passkeys"></ul>
+<ul id="passkeys" class="passkeys"></ul>
 <button id="add-passkey" type="button">Add a passkey</button>
 <p id="passkey-status" role="status"></p>
-<p>Passkeys can also be managed on <a href="/account">your account page</a> at the provider.</p>
-<button id="sign-out" type="button">Sign out</button>
+<p class="muted">Passkeys can also be managed on <a href="/account">your account page</a> at the provider.</p>
 </section>
+</section>
+</main>
 <script type="application/json" id="demo-config">${config}</script>
-<script type="module" src="/demo.js"></script>`;
-  const html = page('Latchkey demo client', body);
+<script type="module" src="/demo.js"></script>
+</body>
+</html>
+`;
   const csp =
-    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
   function sendPage(_req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, {
@@ -96,6 +122,15 @@ refused (<code>WWW-Authenticate: DPoP error="invalid_token"</code>):</p>
     res.end(DEMO_CLIENT_SCRIPT);
   }
 
+  function sendStylesheet(_req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, {
+      'content-type': 'text/css; charset=utf-8',
+      'cache-control': 'no-cache',
+      'content-length': Buffer.byteLength(DEMO_STYLESHEET),
+    });
+    res.end(DEMO_STYLESHEET);
+  }
+
   const modules = clientModules();
 
   /** `/client/...js`: a module of the typed client; false when there is no such module. */
@@ -107,5 +142,5 @@ refused (<code>WWW-Authenticate: DPoP error="invalid_token"</code>):</p>
     return true;
   }
 
-  return { sendPage, sendScript, sendClientModule };
+  return { sendPage, sendScript, sendStylesheet, sendClientModule };
 }

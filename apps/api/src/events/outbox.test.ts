@@ -7,7 +7,7 @@ import {
   type DatabaseHandle,
   type DocumentRow,
 } from '@latchkey/db';
-import { createOwnDatabase, openOwnDatabase, startTcpProxy } from '@latchkey/db/testing';
+import { createOwnDatabase, onPostgres, openOwnDatabase, startTcpProxy } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.js';
 import type { DocumentEventRecorder } from '../domain/document-events.js';
@@ -207,7 +207,7 @@ describe('the event outbox on one database (issue 13 point 2)', () => {
   });
 });
 
-describe.runIf(adminUrl)('the event outbox across connections and instances of PostgreSQL (issue 13 point 2)', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('the event outbox across connections and instances of PostgreSQL', () => {
   let url: string;
   let drop: () => Promise<void>;
   const handles: DatabaseHandle[] = [];

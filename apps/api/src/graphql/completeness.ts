@@ -55,10 +55,13 @@ export type ResolverGaps<Impl> = {
   }[FieldName<T>];
 }[ObjectTypeName];
 
-/** Assign `'complete'` to it: typecheck then fails naming each gap. */
+/**
+ * Assign `'complete'` to it: typecheck then fails naming each gap in a sentence of its own, e.g.
+ * `Type '"complete"' is not assignable to type '"Organization.memberCount: no resolver and no fitting model property"'`.
+ */
 export type CompletenessCheck<Impl> = [ResolverGaps<Impl>] extends [never]
   ? 'complete'
-  : `no resolver and no fitting model property for ${ResolverGaps<Impl>}`;
+  : `${ResolverGaps<Impl>}: no resolver and no fitting model property`;
 
 /**
  * The same rule at start-up, for a build made without typecheck: every field of every object type of the

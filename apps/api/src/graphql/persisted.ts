@@ -3,6 +3,7 @@ import {
   createPersistedStore,
   ManifestError,
   parseManifest,
+  sha256Hex,
   type PersistedOperationStore,
   type RegistrationDecision,
 } from '@latchkey/persisted';
@@ -60,4 +61,22 @@ export async function importAllowlist(
   const problems = checkManifestAgainstSchema(schema, entries, queryLimitRules(limits));
   if (problems.length > 0) throw new ManifestError(problems);
   return store.importAllowlist(entries);
+}
+
+/**
+ * The operations of packages/client (the demo page's), registered as automatic persisted queries: the demo sends
+ * each by hash first, and without this its first visit finds none of them (a PersistedQueryNotFound, HTTP 404 under
+ * application/graphql-response+json, in the browser's console for each) before it registers them with their text.
+ * Registered under the hash the client sends (the SHA-256 of the operation's text as generated). Development only
+ * (`pnpm start`): tests and production see registration as clients make it.
+ */
+export async function registerDemoOperations(store: PersistedOperationStore): Promise<number> {
+  let registered = 0;
+  for (const value of Object.values(await import('@latchkey/client'))) {
+    if (!(value instanceof String) || typeof (value as { __meta__?: { hash?: unknown } }).__meta__?.hash !== 'string') continue;
+    const text = value.toString();
+    await store.register(sha256Hex(text), text);
+    registered += 1;
+  }
+  return registered;
 }

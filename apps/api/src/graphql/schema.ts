@@ -1,3 +1,4 @@
+import { CodedError } from '@latchkey/auth/configuration';
 import { applyDirectiveRules, type Ability } from '@latchkey/policy';
 import { createSchema } from 'graphql-yoga';
 import { AccountPolicy, DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
@@ -44,11 +45,14 @@ const resolverCompleteness: CompletenessCheck<
     typeof subscriptionResolvers
 > = 'complete';
 
-/** A schema field nothing serves (a build made without typecheck): start-up stops, naming each. */
-export class SchemaGapError extends Error {
+/** A schema field nothing serves (a build made without typecheck): start-up stops, naming each (code SCHEMA_INCOMPLETE). */
+export class SchemaGapError extends CodedError<'SCHEMA_INCOMPLETE'> {
   constructor(readonly fields: readonly string[]) {
-    super(`no resolver and no fitting model property for ${fields.join(', ')} (add a resolver, or the property to the type's model)`);
-    this.name = 'SchemaGapError';
+    super(
+      'SchemaGapError',
+      'SCHEMA_INCOMPLETE',
+      `${fields.join(', ')}: no resolver and no fitting model property (add a resolver in apps/api/src/graphql/resolvers/, or the property to the type's model)`,
+    );
   }
 }
 

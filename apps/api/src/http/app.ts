@@ -26,7 +26,7 @@ import { createSubjectLoader } from '../domain/subjects.js';
 import type { DocumentEventRecorder } from '../domain/document-events.js';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 import { graphiQLPage } from '../graphql/graphiql-page.js';
-import { createPersistedOperations, importAllowlist } from '../graphql/persisted.js';
+import { createPersistedOperations, importAllowlist, registerDemoOperations } from '../graphql/persisted.js';
 import { buildSchema } from '../graphql/schema.js';
 import { authorizationOfOperation, proofOfOperation, type GraphQLContext } from '../graphql/context.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
@@ -157,6 +157,10 @@ export async function createHttpApp({
         throw new ConfigError(`invalid configuration:\n  PERSISTED_ALLOWLIST_FILE ${file}: ${error.message}`);
       throw error;
     }
+  }
+  // The demo page's operations go by hash first: registered now, its first visit finds them (no 404s in the console).
+  if (config.env === 'development' && config.auth.demoClientId && config.persisted.mode === 'apq') {
+    logger.debug({ operations: await registerDemoOperations(persisted.store) }, "registered the demo page's operations");
   }
   const graphiql = config.graphiql ? graphiQLPage : undefined;
   // Who calls and what a guest may see: one resolution and one set of route rules for HTTP and WebSocket alike.

@@ -48,6 +48,14 @@ function demoRoutes(demo: RouteTableParts['demo']): Route[] {
         return true;
       }),
     },
+    {
+      path: '/demo.css',
+      methods: 'any',
+      handler: serve((demo, req, res) => {
+        demo.sendStylesheet(req, res);
+        return true;
+      }),
+    },
     { path: '/client/*', methods: 'any', handler: serve((demo, req, res, path) => demo.sendClientModule(req, res, path)) },
   ];
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { needsTool } from '@latchkey/db/testing';
+import { runsHere } from '@latchkey/db/testing';
 import { CHROMIUM } from '@latchkey/auth/testing';
 import { seedDemoData } from '@latchkey/db';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
@@ -11,10 +11,9 @@ import { launchChromium } from '@latchkey/auth/testing';
 
 export { launchChromium };
 
-export const hasChromium = needsTool(
-  'chromium',
-  existsSync(CHROMIUM),
-  'the browser tests (passkeys, the demo, GraphiQL; apt-get install chromium)',
+export const hasChromium = runsHere(
+  'the browser tests (passkeys, the demo, GraphiQL)',
+  existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is not installed (apt-get install chromium)`,
 );
 
 /**

@@ -1,4 +1,4 @@
-import { needsTool } from '@latchkey/db/testing';
+import { onPostgres, runsHere } from '@latchkey/db/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,7 +71,12 @@ if (adminUrl) {
 const redisUrl = process.env['TEST_REDIS_URL'] ?? process.env['REDIS_URL'];
 // Every key of this run starts with this prefix (tests add a suffix); all of them are deleted afterwards.
 const redisRunPrefix = `latchkey-test-${randomBytes(6).toString('hex')}`;
-if (needsTool('redis', redisUrl !== undefined, 'the Redis rate-limit store tests (TEST_REDIS_URL=redis://127.0.0.1:6379)')) {
+if (
+  runsHere(
+    'the Redis rate-limit store tests',
+    redisUrl ? undefined : 'TEST_REDIS_URL is unset (e.g. TEST_REDIS_URL=redis://127.0.0.1:6379)',
+  )
+) {
   fixtures.push([
     'redis',
     {
@@ -259,32 +264,39 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
     expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: true });
   });
 
-  it.skipIf(!fixture.shared)('shared counts: two instances on the same store count as one service', async () => {
-    const prefix = newPrefix();
-    // Opened concurrently: two processes starting at once (PostgreSQL: concurrent table creation).
-    const [one, two] = await Promise.all([open(POLICY, prefix), open(POLICY, prefix)]);
-    expect(await one.generate('192.0.2.1', ALICE)).toEqual({ allowed: true });
-    expect(await two.generate('192.0.2.2', ALICE)).toEqual({ allowed: true });
-    expect(await one.generate('192.0.2.3', ALICE)).toMatchObject({ allowed: false });
-    expect(await two.generate('192.0.2.4', ALICE)).toMatchObject({ allowed: false });
-    // Failures seen by one instance lock the source out on the other.
-    await one.consumeFailed(ATTACKER);
-    await two.consumeFailed(ATTACKER);
-    await one.consumeFailed(ATTACKER);
-    expect(await two.consumeAttempt(ATTACKER)).toMatchObject({ allowed: false });
-    expect(await one.consumeAttempt(ATTACKER)).toMatchObject({ allowed: false });
-    // A success seen by one resets the count for both.
-    await two.consumeFailed(VICTIM);
-    await two.consumeFailed(VICTIM);
-    await one.consumeSucceeded(VICTIM);
-    await two.consumeFailed(VICTIM);
-    expect(await one.consumeAttempt(VICTIM)).toEqual({ allowed: true });
-    // A third instance with another prefix counts separately.
-    const other = await open(POLICY);
-    expect(await other.generate('192.0.2.5', ALICE)).toEqual({ allowed: true });
-  });
+  it.runIf(runsHere('shared counts', fixture.shared ? undefined : 'this store is not shared by design', { inCi: 'skip' }))(
+    'shared counts: two instances on the same store count as one service',
+    async () => {
+      const prefix = newPrefix();
+      // Opened concurrently: two processes starting at once (PostgreSQL: concurrent table creation).
+      const [one, two] = await Promise.all([open(POLICY, prefix), open(POLICY, prefix)]);
+      expect(await one.generate('192.0.2.1', ALICE)).toEqual({ allowed: true });
+      expect(await two.generate('192.0.2.2', ALICE)).toEqual({ allowed: true });
+      expect(await one.generate('192.0.2.3', ALICE)).toMatchObject({ allowed: false });
+      expect(await two.generate('192.0.2.4', ALICE)).toMatchObject({ allowed: false });
+      // Failures seen by one instance lock the source out on the other.
+      await one.consumeFailed(ATTACKER);
+      await two.consumeFailed(ATTACKER);
+      await one.consumeFailed(ATTACKER);
+      expect(await two.consumeAttempt(ATTACKER)).toMatchObject({ allowed: false });
+      expect(await one.consumeAttempt(ATTACKER)).toMatchObject({ allowed: false });
+      // A success seen by one resets the count for both.
+      await two.consumeFailed(VICTIM);
+      await two.consumeFailed(VICTIM);
+      await one.consumeSucceeded(VICTIM);
+      await two.consumeFailed(VICTIM);
+      expect(await one.consumeAttempt(VICTIM)).toEqual({ allowed: true });
+      // A third instance with another prefix counts separately.
+      const other = await open(POLICY);
+      expect(await other.generate('192.0.2.5', ALICE)).toEqual({ allowed: true });
+    },
+  );
 
-  it.skipIf(fixture.store.kind !== 'postgres')('postgres: the limiter creates its own rate_limits table', async () => {
+  it.runIf(
+    runsHere('the table of the PostgreSQL store', fixture.store.kind === 'postgres' ? undefined : 'not the PostgreSQL store', {
+      inCi: 'skip',
+    }),
+  )('postgres: the limiter creates its own rate_limits table', async () => {
     await open();
     if (fixture.store.kind !== 'postgres') return;
     const client = new pg.Client({ connectionString: fixture.store.url });
@@ -322,7 +334,7 @@ describe('login rate limits: configuration', () => {
   });
 });
 
-describe.skipIf(!adminUrl)('login rate limits: instances starting together (PostgreSQL store)', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('login rate limits: instances starting together (PostgreSQL store)', () => {
   it('several instances opening the store at once on a fresh database all start: the table is created once, a concurrent creation is not an error', async () => {
     const name = `latchkey_rl_start_${randomBytes(6).toString('hex')}`;
     const admin = await createDatabase({ url: adminUrl!, dataDir, poolSize: 2, timeoutMs: 60_000 });

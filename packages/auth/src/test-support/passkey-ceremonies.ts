@@ -1,4 +1,4 @@
-import { needsTool } from '@latchkey/db/testing';
+import { runsHere } from '@latchkey/db/testing';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,10 +30,9 @@ import { database, useOwnDatabase } from './own-database.js';
  */
 
 // Real ceremonies need Debian's Chromium; CI installs it (and fails without it). Elsewhere the run lists the skip.
-export const hasChromium = needsTool(
-  'chromium',
-  existsSync(CHROMIUM),
-  'the passkey ceremonies of packages/auth (apt-get install chromium)',
+export const hasChromium = runsHere(
+  'the passkey ceremonies',
+  existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is not installed (apt-get install chromium)`,
 );
 const BROWSER_BUNDLE = fileURLToPath(new URL('../../node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js', import.meta.url));
 const PAGE = `<!doctype html><meta charset="utf-8"><title>passkeys</title><script src="/simplewebauthn-browser.js"></script>`;

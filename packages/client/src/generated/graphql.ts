@@ -58,7 +58,7 @@ export type DocumentsQueryVariables = Exact<{
 }>;
 
 
-export type DocumentsQuery = { documents: { edges: Array<{ node: { id: string, title: string, status: DocumentStatus, legalHold: boolean, organization: { slug: string }, viewerCan: { setLegalHold: boolean } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type DocumentsQuery = { documents: { edges: Array<{ node: { id: string, title: string, status: DocumentStatus, legalHold: boolean, embargoUntil: string | null, organization: { slug: string }, viewerCan: { setLegalHold: boolean } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type SetLegalHoldMutationVariables = Exact<{
   id: string;
@@ -389,6 +389,7 @@ export const DocumentsDocument = new TypedDocumentString(`
         title
         status
         legalHold
+        embargoUntil
         organization {
           slug
         }
@@ -403,7 +404,7 @@ export const DocumentsDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:2547b075ce7220ff03347e66b6342545e59823124567ec7ea2c2b6ccf86d61f6"}) as unknown as TypedDocumentString<DocumentsQuery, DocumentsQueryVariables>;
+    `, {"hash":"sha256:fca744d905752543d3bbd627434c2fc5218933766485a7f3714163c9a2c93690"}) as unknown as TypedDocumentString<DocumentsQuery, DocumentsQueryVariables>;
 export const SetLegalHoldDocument = new TypedDocumentString(`
     mutation SetLegalHold($id: ID!, $legalHold: Boolean!) {
   setLegalHold(id: $id, legalHold: $legalHold) {

@@ -1,3 +1,4 @@
+import { onPostgres } from '../testing/index.js';
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../client.js';
@@ -45,7 +46,7 @@ if (!serverUrl) {
   );
 }
 
-describe.skipIf(!serverUrl)(
+describe.runIf(onPostgres('the PostgreSQL-only tests'))(
   'issue 13 point 1: bounded statements during database faults (PostgreSQL through a fault-injecting proxy)',
   () => {
     const TIMEOUT_MS = 1500;

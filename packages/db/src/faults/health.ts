@@ -7,6 +7,9 @@
 /** What a client refused for an outage is told to wait (Retry-After): the probe runs every 250 ms. */
 export const RETRY_AFTER_SECONDS = 1;
 
+/** The pause between probes during an outage: the database is known to be back at most this long after it is. */
+export const PROBE_INTERVAL_MS = 250;
+
 export interface DatabaseHealth {
   /** false while an outage is known */
   readonly available: boolean;
@@ -19,7 +22,7 @@ export interface HealthMonitorOptions {
   probe(timeoutMs: number): Promise<void>;
   /** how long one probe may take before it counts as failed. @default 1000 */
   probeTimeoutMs?: number;
-  /** the pause between probes during an outage. @default 250 */
+  /** the pause between probes during an outage. @default PROBE_INTERVAL_MS */
   probeIntervalMs?: number;
   /** told when an outage becomes known (reject what is pending, drop the pool's connections) */
   onOutage?: () => void;
@@ -43,7 +46,7 @@ export const ALWAYS_AVAILABLE: DatabaseHealth = Object.freeze({
 
 export function createHealthMonitor(options: HealthMonitorOptions): HealthMonitor {
   const probeTimeoutMs = options.probeTimeoutMs ?? 1000;
-  const probeIntervalMs = options.probeIntervalMs ?? 250;
+  const probeIntervalMs = options.probeIntervalMs ?? PROBE_INTERVAL_MS;
   const listeners = new Set<(available: boolean) => void>();
   let available = true;
   let probing = false;

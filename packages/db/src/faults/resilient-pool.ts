@@ -1,6 +1,19 @@
 import postgres, { type Options, type Sql } from 'postgres';
-import { createHealthMonitor, type HealthMonitor } from './health.js';
+import { createHealthMonitor, PROBE_INTERVAL_MS, type HealthMonitor } from './health.js';
 import { createStatementGuard, type PoolStats } from './statement-guard.js';
+
+/**
+ * How long (seconds) a pooled connection waits before it connects again after `retries` failed connects: postgres-js's
+ * own jittered exponential backoff (3^retries / 100 s, up to 20 s), capped at the health probe's interval. postgres-js
+ * counts failures across the whole pool, so uncapped, an outage of a few seconds with readiness checks going on grew
+ * the wait to 2-7 s (20 s after about ten failures), and the pool stayed in it after the database was back: /readyz and
+ * the first query answered ~5 s after the server accepted connections again, while the probe (a fresh client) already
+ * saw it up. During a known outage requests are refused without touching the pool, so a short wait costs nothing.
+ */
+export function reconnectBackoffSeconds(retries: number): number {
+  const postgresJs = (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 20);
+  return Math.min(postgresJs, PROBE_INTERVAL_MS / 1000);
+}
 
 export interface ResilientPoolOptions {
   url: string;
@@ -16,7 +29,9 @@ export interface ResilientPoolOptions {
  *   transaction this side abandoned (deadline passed, connection cut) releases its locks on the server;
  * - when an outage becomes known, pending statements fail at once and the pool's connections are replaced
  *   (a connection stuck in a black hole would otherwise hold its slot until the kernel gives up, minutes later);
- * - LISTEN registrations are made again once the database is back.
+ * - LISTEN registrations are made again once the database is back;
+ * - a connection that failed to connect tries again within the probe's interval (reconnectBackoffSeconds), so the pool
+ *   answers as soon as the probe sees the database back.
  */
 export function createResilientPool(options: ResilientPoolOptions) {
   const { url, poolSize, timeoutMs } = options;
@@ -24,6 +39,7 @@ export function createResilientPool(options: ResilientPoolOptions) {
   const clientOptions: Options<Record<string, never>> = {
     max: poolSize,
     connect_timeout: timeoutMs / 1000,
+    backoff: reconnectBackoffSeconds,
     // Client-side TCP keepalive on idle connections (seconds).
     keep_alive: 10,
     onnotice: () => {},

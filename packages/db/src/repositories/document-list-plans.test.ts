@@ -1,3 +1,4 @@
+import { onPostgres } from '../testing/index.js';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,12 +10,10 @@ import { listVisibleDocuments, type DocumentListQuery } from './document-lists.j
 import { listMembershipsOfUsers } from './memberships.js';
 import { findOrganizationBySlug } from './organizations.js';
 
-const serverUrl = process.env['DATABASE_URL'];
-
 // PostgreSQL plans a prepared statement again at each execution (a custom plan) unless its generic plan looks about as
 // cheap. With `limit $n`, the generic plan assumes a tenth of the matching rows and never does, at volume; written in
 // as a constant, the limit is estimated alike in both, and the generic plan is kept. PGlite's driver prepares nothing.
-describe.skipIf(!serverUrl)(
+describe.runIf(onPostgres('the PostgreSQL-only tests'))(
   "Issue 16: the request paths' statements keep their prepared plans, and lists across organizations use an index (PostgreSQL only)",
   () => {
     let database: DatabaseHandle;

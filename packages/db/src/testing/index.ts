@@ -3,6 +3,7 @@
 export { createOwnDatabase, openBackendPids, openOwnDatabase, recreateDatabase } from './own-database.js';
 export { countStatements, statementsDuring } from './statements.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
-export { needsTool } from './needs-tool.js';
+export { onPglite, onPostgres, redisForTests, runsHere } from './needs-tool.js';
 export { seedPgliteDataDir, testTempDir } from './template.js';
 export { promotedByYoungCollections } from './young-collections.js';
+export { privateClusterUnavailable, startPrivateCluster, type PrivateCluster } from './private-cluster.js';
