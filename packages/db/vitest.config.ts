@@ -3,6 +3,8 @@ import { SkipReport } from './src/testing/skip-report.js';
 
 export default defineConfig({
   test: {
+    // Test files share one module graph per worker: each file re-importing the app cost more CPU than its tests.
+    isolate: false,
     include: ['src/**/*.test.ts'],
     // PGlite boots a WASM Postgres per test file and the PostgreSQL suite spawns child
     // processes and creates/drops databases: all slow compared to unit tests.
@@ -12,7 +14,5 @@ export default defineConfig({
     reporters: ['default', new SkipReport()],
     // Every test database made by ./src/testing starts as a copy of one migrated template made per run.
     globalSetup: ['./src/testing/template.ts'],
-    // `pnpm test` runs src/seed-bench.test.ts (100,000 rows written) on its own, after the rest: beside the
-    // deadline tests of src/faults it would load the shared server enough to blur their timing bounds.
   },
 });

@@ -21,6 +21,10 @@ const PROBE_TEXT = [
 
 class ModelServedError extends Error {}
 
+const apiSrcDir = path.join(apiDir, 'src') + path.sep;
+/** Source files outside apps/api/src, parsed once per process (keyed by language version and path). */
+const parsedDeclarations = new Map();
+
 /**
  * A program over apps/api with apps/api/tsconfig.json's options, where `overlay` (absolute path -> text) replaces
  * or adds files: the probe here, a changed schema's generated types or model in the tests.
@@ -34,10 +38,17 @@ function createOverlayProgram(rootNames, overlay = new Map()) {
   const fileExists = host.fileExists.bind(host);
   const readFile = host.readFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, ...rest) => {
-    const text = overlay.get(path.resolve(fileName));
-    return text === undefined
-      ? getSourceFile(fileName, languageVersion, ...rest)
-      : ts.createSourceFile(fileName, text, languageVersion, true);
+    const resolved = path.resolve(fileName);
+    const text = overlay.get(resolved);
+    if (text !== undefined) return ts.createSourceFile(fileName, text, languageVersion, true);
+    // Declarations outside apps/api (TypeScript's lib, node_modules, the packages' builds) do not change while a
+    // process runs: parsed once, shared by every program it makes (the tests make a dozen).
+    if (resolved.startsWith(apiSrcDir)) return getSourceFile(fileName, languageVersion, ...rest);
+    const version = typeof languageVersion === 'object' ? `${languageVersion.languageVersion}/${languageVersion.impliedNodeFormat}` : languageVersion;
+    const key = `${version}:${resolved}`;
+    let parsed = parsedDeclarations.get(key);
+    if (!parsed) parsedDeclarations.set(key, (parsed = getSourceFile(fileName, languageVersion, ...rest)));
+    return parsed;
   };
   host.fileExists = (fileName) => overlay.has(path.resolve(fileName)) || fileExists(fileName);
   host.readFile = (fileName) => overlay.get(path.resolve(fileName)) ?? readFile(fileName);

@@ -18,7 +18,7 @@ afterEach(async () => {
 
 /** Fresh migrated database; `url` lets a test route the connection (e.g. via a proxy). */
 async function migratedHandle(routeUrl: (url: string) => string = (u) => u): Promise<DatabaseHandle> {
-  const target = await createTestTarget();
+  const target = await createTestTarget({ migrated: true });
   cleanups.push(() => target.cleanup());
   const handle = await createDatabase({ url: target.url && routeUrl(target.url), dataDir: target.dataDir });
   cleanups.push(() => handle.close());
@@ -49,7 +49,7 @@ describe(`database handle (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
   // independent): booting PGlite costs seconds per fresh data directory.
   let shared: DatabaseHandle;
   beforeAll(async () => {
-    const target = await createTestTarget();
+    const target = await createTestTarget({ migrated: true });
     shared = await createDatabase({ url: target.url, dataDir: target.dataDir });
     await runMigrations(shared);
     return async () => {

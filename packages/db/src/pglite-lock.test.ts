@@ -1,16 +1,18 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase } from './client.js';
 import { DatabaseInUseError } from './pglite-lock.js';
+import { seedPgliteDataDir, testTempDir } from './testing/template.js';
 
 // The embedded database serves one process at a time: a second opener is refused, not let in to corrupt it.
 describe('embedded database ownership (pglite.lock)', () => {
   const dirs: string[] = [];
+  // A copy of the migrated template: the lock is the subject here, not booting an empty database.
   const dataDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'latchkey-lock-'));
+    const dir = testTempDir('lock');
+    seedPgliteDataDir(dir);
     dirs.push(dir);
     return dir;
   };

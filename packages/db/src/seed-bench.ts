@@ -3,8 +3,23 @@ import type { Database, DatabaseHandle } from './client.js';
 import { rowsOf } from './rows.js';
 import { seedDemoData } from './seed.js';
 
+/**
+ * The shape of a benchmark data set. Bench user n belongs to bench organization ((n - 1) % organizations) + 1 and
+ * each organization's documents are owned by its 40 members, so `users` is 40 times `organizations`.
+ */
+export interface BenchDataSize {
+  organizations: number;
+  users: number;
+  /** documents in all, the demo organization's included */
+  documents: number;
+  /** documents in the demo organization `acme`, so the demo users' pages are full */
+  acmeDocuments: number;
+  /** bench users who are also members of `acme` (in every role), beside the demo users */
+  acmeMembers: number;
+}
+
 /** The size of the benchmark data set (docs/performance.md): fixed, so every run measures the same data. */
-export const BENCH_DATA = {
+export const BENCH_DATA: BenchDataSize = {
   organizations: 50,
   users: 2_000,
   /** documents in all, the demo organization's included */
@@ -13,7 +28,7 @@ export const BENCH_DATA = {
   acmeDocuments: 2_400,
   /** bench users who are also members of `acme` (in every role), beside the demo users */
   acmeMembers: 39,
-} as const;
+};
 
 export interface BenchSeedCounts {
   organizations: number;
@@ -52,9 +67,13 @@ export const BULK_STATEMENT_TIMEOUT_MS = 120_000;
  * derived from its number, in set-based statements; idempotent (conflicts on the natural keys are skipped), so a
  * second run adds nothing. Ends with `ANALYZE`, so the planner knows the data as `pnpm bench` then reads it.
  */
-/** Seeds the benchmark data set; answers the rows each table holds afterwards and the rows this run added. */
-export async function seedBenchData(handle: DatabaseHandle): Promise<BenchSeedResult> {
-  const { organizations: orgCount, users: userCount, documents: total, acmeDocuments, acmeMembers } = BENCH_DATA;
+/**
+ * Seeds the benchmark data set (`size`: `BENCH_DATA` unless a test asks for the same shape smaller); answers the
+ * rows each table holds afterwards and the rows this run added.
+ */
+export async function seedBenchData(handle: DatabaseHandle, size: BenchDataSize = BENCH_DATA): Promise<BenchSeedResult> {
+  const { organizations: orgCount, users: userCount, documents: total, acmeDocuments, acmeMembers } = size;
+  if (userCount !== 40 * orgCount) throw new RangeError('a bench data set has 40 users per organization');
   await seedDemoData(handle);
   const result = await handle.db.transaction(async (tx) => {
     const organizations = await countAdded(

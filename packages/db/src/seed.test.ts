@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 async function freshDatabase(): Promise<DatabaseHandle> {
-  const target = await createTestTarget();
+  const target = await createTestTarget({ migrated: true });
   cleanups.push(() => target.cleanup());
   const handle = await createDatabase({ url: target.url, dataDir: target.dataDir });
   cleanups.push(() => handle.close());
