@@ -17,6 +17,9 @@ export default defineConfig({
     // Every test database starts as a copy of one migrated template made per run.
     globalSetup: [require.resolve('@latchkey/db/testing/template')],
     pool: 'forks',
+    // Test files share one module graph per worker (files run one after another in it): re-importing the app for
+    // every file cost more CPU than most files' tests. Files keep no state in modules they share.
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 90_000,
     // Each file starts its own server (and, without DATABASE_URL, its own embedded database).

@@ -6,6 +6,8 @@ const require = createRequire(import.meta.url);
 
 export default defineConfig({
   test: {
+    // Test files share one module graph per worker: each file re-importing the app cost more CPU than its tests.
+    isolate: false,
     include: ['src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -10,6 +10,8 @@ export default defineConfig({
   // Opening a database of its own (and migrating it) can take a while on a busy CI machine.
   // Every test database starts as a copy of one migrated template made per run.
   test: {
+    // Test files share one module graph per worker: each file re-importing the app cost more CPU than its tests.
+    isolate: false,
     include: ['src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -77,6 +77,8 @@ export function usePasskeyCeremonies(): void {
 
   afterAll(async () => {
     await browser?.close();
+    // Test files share this module (vitest's isolate: false): the next file's browser starts with no authenticator.
+    authenticatorId = undefined;
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   });
 
