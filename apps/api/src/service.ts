@@ -112,10 +112,20 @@ function deliveryFor(config: Config, logger: Logger): DeliveryHandler {
   };
 }
 
+/** What only tests set: seams into the service's own clocks. */
+export interface StartServiceOptions {
+  /**
+   * The clock of the ended-sessions list (how old its last good read is; issue 17 point 1): a test moves it to
+   * prove the 5 s rule over HTTP without waiting 5 s of a loaded machine's time. @default Date.now
+   */
+  endedSessionsClock?: () => number;
+}
+
 /** Opens the database, applies migrations, loads keys, and listens. Used by `main` and by the tests alike. */
 export async function startService(
   config: Config,
   logger: Logger = createLogger(config.logLevel, { env: config.env }),
+  options: StartServiceOptions = {},
 ): Promise<RunningService> {
   // Keys first: a bad key is a configuration error and must not wait for (or hide behind) the database.
   const keys = await loadKeyMaterial({
@@ -214,6 +224,7 @@ export async function startService(
     // Sessions ended on any instance, read every second: a token issued under one is refused (issue 17).
     const endedSessions = createEndedSessions({
       db: database.background,
+      now: options.endedSessionsClock,
       onRefreshFailed: (error) =>
         logger.warn({ err: error }, 'reading the ended sessions failed: tokens bound to a session are refused until it succeeds'),
     });

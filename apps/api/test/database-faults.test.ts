@@ -15,14 +15,19 @@ import { createMemoryWake } from '../src/events/wake.js';
 /**
  * Issue 13 point 1: bounded requests during database faults. The service reaches the machine's PostgreSQL
  * through a proxy that can drop (a stopped or restarted database: connections refused or reset) or black-hole
- * (a partition: packets get no answer) every connection, open or new. Outages here last at most 3 s.
+ * (a partition: packets get no answer) every connection, open or new.
+ *
+ * No figure of this machine's speed is asserted: "refused at once" is a request that sent no statement and opened
+ * no connection to the database; "recovers" is the first probe after the database is back succeeding and the next
+ * request with it (how fast a refusal is, `pnpm chaos` measures against the 100 ms target).
  */
 const DATABASE_TIMEOUT_MS = 2000;
 /**
- * A refusal of a known outage takes a few milliseconds (`pnpm chaos` measures it against the 100 ms target);
- * the bound here only tells "refused at once" from "waited for the database", on a CI machine under load.
+ * A request that met a black hole is answered by its deadline, not by the database: well before the ~19.5 s the
+ * driver took to give up by itself before this work. The bound is a ceiling far above a loaded machine's lateness
+ * past the deadline, not a measure of it; the answers also come while the black hole still holds.
  */
-const PROMPTLY_MS = 500;
+const DEADLINE_CEILING_MS = 4 * DATABASE_TIMEOUT_MS;
 
 if (databaseKind === 'pglite') {
   process.stdout.write(
@@ -51,7 +56,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bound
   });
   afterEach(async () => {
     if (proxy.state !== 'forwarding') await proxy.restore();
-    await expect.poll(() => service.database.health.available, { timeout: 5000 }).toBe(true);
+    await expect.poll(() => service.database.health.available, { timeout: 20_000 }).toBe(true);
   });
   afterAll(async () => {
     await service?.stop();
@@ -64,19 +69,43 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bound
     const value = await run();
     return { value, ms: performance.now() - started };
   };
+  /**
+   * `run`'s answer, and whether it came without the database: not one statement let through to it (a statement
+   * met by a known outage is refused before it is sent), not one connection opened through the proxy. Only this
+   * test's requests run meanwhile; the service's background work is refused the same way during an outage.
+   */
+  const withoutTheDatabase = async <T>(run: () => Promise<T>) => {
+    const connections = proxy.accepted();
+    const admitted = service.database.poolStats().admitted!;
+    const value = await run();
+    return { value, admitted: service.database.poolStats().admitted! - admitted, connections: proxy.accepted() - connections };
+  };
+  const databaseUntouched = { admitted: 0, connections: 0 };
   const me = (accept = 'application/graphql-response+json') =>
     postGraphQL(service.graphqlUrl, { query: '{ me { email } }' }, { token, accept });
-  const outageKnown = () => expect.poll(() => service.database.health.available, { timeout: 4000, interval: 20 }).toBe(false);
-  /** The first request after the database is back that succeeds, and how long after `restore()` it came. */
-  async function recovery(): Promise<number> {
+  const outageKnown = () => expect.poll(() => service.database.health.available, { timeout: 20_000, interval: 20 }).toBe(false);
+  /**
+   * The database comes back: the service knows it from its next probe (it turns available only on a probe that
+   * succeeded; that a probe comes within PROBE_INTERVAL of the database's return, with no backoff above it, is
+   * proved by computation in packages/db faults/restart.test.ts), and the first request after that succeeds.
+   */
+  async function recovers(): Promise<void> {
+    await outageKnown();
+    const back = new Promise<void>((resolve) => {
+      const stop = service.database.health.onChange((available) => {
+        if (!available) return;
+        stop();
+        resolve();
+      });
+    });
     await proxy.restore();
-    const back = performance.now();
-    for (;;) {
-      const answer = await me();
-      if (answer.status === 200 && answer.json.data?.me?.email === 'alice@acme.test') return performance.now() - back;
-      if (performance.now() - back > 5000) throw new Error(`no recovery: ${answer.text}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await Promise.race([
+      back,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('the service never saw the database back')), 20_000)),
+    ]);
+    const answer = await me();
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json.data?.me?.email).toBe('alice@acme.test');
   }
 
   function expectRefusedBody(body: unknown): void {
@@ -84,17 +113,21 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bound
   }
 
   it('connections refused or reset: once the outage is known, REST, login and provider routes answer 503 with Retry-After and code SERVICE_UNAVAILABLE at once', async () => {
+    // (The count sees a request that does use the database.)
+    expect(
+      (await withoutTheDatabase(() => fetch(`${service.url}/api/documents`, { headers: { authorization: `Bearer ${token}` } }))).admitted,
+    ).toBeGreaterThan(0);
     await proxy.drop();
     await me(); // meets the outage
     await outageKnown();
 
-    const rest = await timed(() => fetch(`${service.url}/api/documents`, { headers: { authorization: `Bearer ${token}` } }));
+    const rest = await withoutTheDatabase(() => fetch(`${service.url}/api/documents`, { headers: { authorization: `Bearer ${token}` } }));
     expect(rest.value.status).toBe(503);
     expect(rest.value.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
     expectRefusedBody(await rest.value.json());
-    expect(rest.ms).toBeLessThan(PROMPTLY_MS);
+    expect(rest).toMatchObject(databaseUntouched);
 
-    const login = await timed(() =>
+    const login = await withoutTheDatabase(() =>
       fetch(`${service.url}/ott/generate`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json', origin: service.config.http.publicUrl },
@@ -104,9 +137,9 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bound
     expect(login.value.status).toBe(503);
     expect(login.value.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
     expectRefusedBody(await login.value.json());
-    expect(login.ms).toBeLessThan(PROMPTLY_MS);
+    expect(login).toMatchObject(databaseUntouched);
 
-    const tokenEndpoint = await timed(() =>
+    const tokenEndpoint = await withoutTheDatabase(() =>
       fetch(`${service.url}/oidc/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -115,12 +148,11 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bound
     );
     expect(tokenEndpoint.value.status).toBe(503);
     expectRefusedBody(await tokenEndpoint.value.json());
-    expect(tokenEndpoint.ms).toBeLessThan(PROMPTLY_MS);
+    expect(tokenEndpoint).toMatchObject(databaseUntouched);
 
     expect((await fetch(`${service.url}/readyz`)).status).toBe(503);
     expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
-    const recoveredIn = await recovery();
-    expect(recoveredIn).toBeLessThan(2000);
+    await recovers();
   });
 
   it('a GraphQL operation that needs the database is refused before execution with one SERVICE_UNAVAILABLE error and no data: 503 + Retry-After as graphql-response+json, 200 as application/json; one that needs none keeps answering', async () => {
@@ -128,11 +160,11 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bound
     await me();
     await outageKnown();
 
-    const strict = await timed(() => me());
+    const strict = await withoutTheDatabase(() => me());
     expect(strict.value.status).toBe(503);
     expect(strict.value.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
     expect(strict.value.json).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
-    expect(strict.ms).toBeLessThan(PROMPTLY_MS);
+    expect(strict).toMatchObject(databaseUntouched);
 
     const legacy = await me('application/json');
     expect(legacy.status).toBe(200);
@@ -156,19 +188,19 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bound
     expect(mutation.json.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
 
     // No database needed: a guest's status, and the verified token's own claims.
-    const status = await timed(() => postGraphQL(service.graphqlUrl, { query: '{ status { service version } }' }));
+    const status = await withoutTheDatabase(() => postGraphQL(service.graphqlUrl, { query: '{ status { service version } }' }));
     expect(status.value.status).toBe(200);
     expect(status.value.json).toEqual({ data: { status: { service: 'latchkey', version: '0.1.0-test' } } });
-    expect(status.ms).toBeLessThan(PROMPTLY_MS);
+    expect(status).toMatchObject(databaseUntouched);
     const viewer = await postGraphQL(service.graphqlUrl, { query: '{ viewer { subject } }' }, { token });
     expect(viewer.json).toEqual({ data: { viewer: { subject: demo.userId.alice } } });
     // Route-level rules come first: a guest asking for a protected field is still told to sign in.
     expect((await postGraphQL(service.graphqlUrl, { query: '{ me { email } }' })).json.errors[0].extensions.code).toBe('UNAUTHENTICATED');
 
-    expect(await recovery()).toBeLessThan(2000);
+    await recovers();
   });
 
-  it('a black hole: no request started during the outage outlives its deadline, none is a 500, later ones are refused at once, and the first after it succeeds within 2 s', async () => {
+  it('a black hole: no request started during the outage outlives its deadline, none is a 500, later ones are refused at once, and the first probe after it brings the service back', async () => {
     proxy.blackhole();
     const during = await Promise.all(
       Array.from({ length: 12 }, async (_, i) => {
@@ -183,18 +215,18 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bound
         );
       }),
     );
+    // Every one was answered while the black hole still holds: by its deadline or the known outage, not the database.
     for (const { value, ms } of during) {
-      // Its deadline, plus the time to answer on a loaded machine (before this work: up to 19.5 s).
-      expect(ms).toBeLessThan(DATABASE_TIMEOUT_MS + 1000);
+      expect(ms).toBeLessThan(DEADLINE_CEILING_MS);
       expect([200, 503]).toContain(value.status);
       const code = value.status === 503 && 'code' in value.json ? value.json.code : value.json.errors?.[0]?.extensions?.code;
       expect(code).toBe('SERVICE_UNAVAILABLE');
     }
     await outageKnown();
-    const refused = await timed(() => me());
+    const refused = await withoutTheDatabase(() => me());
     expect(refused.value.status).toBe(503);
-    expect(refused.ms).toBeLessThan(PROMPTLY_MS);
-    expect(await recovery()).toBeLessThan(2000);
+    expect(refused).toMatchObject(databaseUntouched);
+    await recovers();
   });
 
   it("an outage met during execution is a SERVICE_UNAVAILABLE field error at that field's path with status 200 under both media types, never INTERNAL_SERVER_ERROR", async () => {
@@ -208,12 +240,12 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bound
       expect(answer.json.errors).toEqual([
         { message: expect.any(String), locations: [{ line: 1, column: 22 }], path: ['me'], extensions: { code: 'SERVICE_UNAVAILABLE' } },
       ]);
-      expect(await recovery()).toBeLessThan(2000);
+      await recovers();
     }
     expect(service.logText()).not.toContain('INTERNAL_SERVER_ERROR');
   });
 
-  it("a returning caller's page, whose statement also reads the caller, met by an outage: SERVICE_UNAVAILABLE at its path within the deadline, over GraphQL and REST", async () => {
+  it("a returning caller's page, whose statement also reads the caller, met by an outage: SERVICE_UNAVAILABLE at its path by the deadline, over GraphQL and REST", async () => {
     const page = '{ status { service } documents(first: 5) { edges { node { id } } } }';
     // A first page teaches the server this caller's list: the next one reads the caller in the page's statement. It is
     // asked until it succeeds: right after the previous outage, a pooled connection may still be a dead one.
@@ -225,7 +257,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bound
       .toBe(5);
     proxy.blackhole();
     const answer = await timed(() => postGraphQL(service.graphqlUrl, { query: page }, { token }));
-    expect(answer.ms).toBeLessThan(DATABASE_TIMEOUT_MS + 1000);
+    expect(answer.ms).toBeLessThan(DEADLINE_CEILING_MS);
     expect(answer.value.status).toBe(200);
     // `documents` is Non-Null: its error nulls the whole answer, as for any caller.
     expect(answer.value.json).toEqual({
@@ -239,16 +271,16 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bound
         },
       ],
     });
-    expect(await recovery()).toBeLessThan(2000);
+    await recovers();
 
     const list = () => fetch(`${service.url}/api/documents?first=5`, { headers: { authorization: `Bearer ${token}` } });
     await expect.poll(async () => (await list()).status, { timeout: 5000, interval: 100 }).toBe(200);
     proxy.blackhole();
     const rest = await timed(list);
-    expect(rest.ms).toBeLessThan(DATABASE_TIMEOUT_MS + 1000);
+    expect(rest.ms).toBeLessThan(DEADLINE_CEILING_MS);
     expect(rest.value.status).toBe(503);
     expectRefusedBody(await rest.value.json());
-    expect(await recovery()).toBeLessThan(2000);
+    await recovers();
     expect(service.logText()).not.toContain('INTERNAL_SERVER_ERROR');
   });
 });
@@ -264,17 +296,20 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
         const demo = await demoOf(service);
         const client = wsClient(service.graphqlUrl, await demo.token('alice'));
         const received = overWebSocket(client, { query: 'subscription { documentChanged(organization: "acme") { kind } }' });
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await expect.poll(() => service.subscriptions.size(), { timeout: 20_000, interval: 10 }).toBe(1);
         // Another session holds `memberships` locked: the change below (made as the service does, by a caller whose
         // rights are already known) reaches the outbox, but no subscriber's rights can be read to judge it.
         let release!: () => void;
+        let locked!: () => void;
+        const isLocked = new Promise<void>((resolve) => (locked = resolve));
         const held = blocker.db
           .transaction(async (tx) => {
             await tx.execute(sql`lock table memberships in access exclusive mode`);
+            locked();
             await new Promise<void>((resolve) => (release = resolve));
           })
           .catch(() => undefined);
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await isLocked;
         const root = { id: demo.userId.root, superAdmin: true, suspended: false, emailVerified: true, roles: new Map() };
         const request: DomainRequest = {
           db: service.database.db,
@@ -285,7 +320,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
           events: createEventRecorder(createMemoryWake()),
         };
         await archiveDocument(request, demo.documentId.get('Quarterly plan')!);
-        await received.ended(10_000);
+        await received.ended(20_000);
         release();
         await held;
         expect(received.results.at(-1)?.errors?.[0]?.extensions?.code).toBe('SUBSCRIPTION_INTERRUPTED');

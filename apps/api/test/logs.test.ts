@@ -5,11 +5,19 @@ import { seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from './support/browser-session.js';
 
 // Issue 14 point 2: log lines reach stdout within a second in production and at once in development; error
 // and fatal lines at once; nothing is lost on exit, on SIGTERM, or on an uncaught exception.
+//
+// No figure of this machine's speed is asserted. Each line is waited for with no other activity to push it out:
+// in production only the flush timer can then write it (that the timer comes every 500 ms, within the second, is
+// logger.test.ts's, with fake timers); in development no timer runs at all, so a line that arrives was written at
+// once. How long a line takes to arrive is a latency figure, for `pnpm bench`.
+
+/** Far above any real latency: a line that does not come by then is never coming. */
+const LINE_DEADLINE_MS = 10_000;
 
 const MAIN = resolve(fileURLToPath(import.meta.url), '../../dist/src/main.js');
 const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -30,7 +38,8 @@ afterEach(() => {
   for (const step of cleanup.splice(0)) step();
 });
 
-async function start(nodeEnv: 'production' | 'development', extraArgs: string[] = []): Promise<Server> {
+/** Starts the built server; it is stopped (and its data directory removed) by the steps in `stops`: after this test, by default. */
+async function start(nodeEnv: 'production' | 'development', extraArgs: string[] = [], stops = cleanup): Promise<Server> {
   const dataDir = testTempDir('logs');
   seedPgliteDataDir(dataDir);
   const port = await freePort();
@@ -53,7 +62,7 @@ async function start(nodeEnv: 'production' | 'development', extraArgs: string[] 
     exited: new Promise((done) => child.once('exit', (code) => done(code))),
     drained: new Promise((done) => child.stdout.once('close', () => done())),
   };
-  cleanup.push(() => {
+  stops.push(() => {
     child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -84,43 +93,43 @@ async function waitFor(server: Server, match: (line: Record<string, unknown>) =>
 const requestLine = (path: string) => (line: Record<string, unknown>) => line['msg'] === 'request' && line['path'] === path;
 
 describe('issue 14 point 2: logs arrive on time and are never lost', () => {
-  it('production: a request line is on stdout within 1 s, with no other activity to push it out', async () => {
-    const server = await start('production');
-    const sentAt = performance.now();
-    expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
-    const arrivedAt = await waitFor(server, requestLine('/healthz'), 5000);
-    expect(arrivedAt - sentAt).toBeLessThan(1000);
-  }, 90_000);
+  // One production server for the first two: its request line first, then SIGTERM.
+  const afterAllTests: (() => void)[] = [];
+  let production: Server | undefined;
+  const productionServer = async () => (production ??= await start('production', [], afterAllTests));
+  afterAll(() => {
+    for (const step of afterAllTests.splice(0)) step();
+  });
 
-  it('development: the start line names PUBLIC_URL and the demo; a request line is on stdout at once', async () => {
-    const server = await start('development');
-    const started = server.lines.find(({ line }) => String(line['msg']).startsWith('Latchkey API listening'))!.line;
-    expect(started['publicUrl']).toMatch(/^http:\/\/localhost:\d+$/);
-    expect(started['demo']).toBe(`${String(started['publicUrl'])}/`);
-    expect(started['msg']).toContain(`the demo at ${String(started['demo'])}`);
-    // Each line's lag behind its answer, request after request: written at once, a line is on stdout about when its
-    // answer arrives; held for a timer (production's 500 ms), each would wait for the next tick, and the next request
-    // goes out only after that. The median stands up to a busy machine that stalls one line.
-    const lags: number[] = [];
-    for (let request = 0; request < 9; request++) {
-      const id = `logs-at-once-${request}`;
-      await fetch(`${server.base}/healthz`, { headers: { 'x-request-id': id } });
-      const answeredAt = performance.now();
-      const arrivedAt = await waitFor(server, (line) => requestLine('/healthz')(line) && line['reqId'] === id, 5000);
-      lags.push(arrivedAt - answeredAt);
-    }
-    const median = lags.sort((a, b) => a - b)[4]!;
-    expect(median).toBeLessThan(150);
+  it('production: a request line reaches stdout with no other activity to push it out', async () => {
+    const server = await productionServer();
+    expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
+    await waitFor(server, requestLine('/healthz'), LINE_DEADLINE_MS);
   }, 90_000);
 
   it('SIGTERM right after a request: its line and the last line are written before the process ends', async () => {
-    const server = await start('production');
+    const server = await productionServer();
     await fetch(`${server.base}/readyz`);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     await server.drained;
     expect(server.lines.some(({ line }) => requestLine('/readyz')(line))).toBe(true);
     expect(server.lines.at(-1)?.line['msg']).toBe('stopped');
+  }, 90_000);
+
+  it('development: the start line names PUBLIC_URL and the demo; each request line reaches stdout by itself, no timer running', async () => {
+    const server = await start('development');
+    const started = server.lines.find(({ line }) => String(line['msg']).startsWith('Latchkey API listening'))!.line;
+    expect(started['publicUrl']).toMatch(/^http:\/\/localhost:\d+$/);
+    expect(started['demo']).toBe(`${String(started['publicUrl'])}/`);
+    expect(started['msg']).toContain(`the demo at ${String(started['demo'])}`);
+    // Request after request, each one's line is waited for before the next is sent: nothing but the line itself
+    // can bring it out (a buffered line would wait for the exit).
+    for (let request = 0; request < 3; request++) {
+      const id = `logs-at-once-${request}`;
+      await fetch(`${server.base}/healthz`, { headers: { 'x-request-id': id } });
+      await waitFor(server, (line) => requestLine('/healthz')(line) && line['reqId'] === id, LINE_DEADLINE_MS);
+    }
   }, 90_000);
 
   it('an uncaught exception: what was buffered and a fatal line with the error reach stdout, then exit 1', async () => {
@@ -149,12 +158,13 @@ describe('issue 16: resident memory after a run', () => {
     const preload = join(dir, 'grow-heap-on-signal.mjs');
     writeFileSync(
       preload,
-      "process.on('SIGUSR2', () => { let kept = []; for (let i = 0; i < 700000; i++) kept.push([i, i + 1, i + 2, i + 3, i + 4, i + 5, i + 6, i + 7]); globalThis.heldByTest = kept; setTimeout(() => { globalThis.heldByTest = undefined; }, 300); });\n",
+      "process.on('SIGUSR2', () => { let kept = []; for (let i = 0; i < 700000; i++) kept.push([i, i + 1, i + 2, i + 3, i + 4, i + 5, i + 6, i + 7]); globalThis.heldByTest = kept; setTimeout(() => { globalThis.heldByTest = undefined; process.stdout.write(JSON.stringify({ msg: 'test preload: dropped' }) + '\\n'); }, 300); });\n",
     );
     const server = await start('production', ['--import', preload]);
     const residentKiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]);
     server.child.kill('SIGUSR2');
-    await new Promise((done) => setTimeout(done, 1000));
+    // Measured once the preload has dropped what it held (still resident: nothing has collected it yet).
+    await waitFor(server, (line) => line['msg'] === 'test preload: dropped', LINE_DEADLINE_MS);
     const grown = residentKiB();
     // Given back within 45 s (idle for 15 s, looked at every 5 s), by the server's release or by V8's own memory
     // reducer if it runs first (Node 24's sometimes does); a release the server made is logged with the heap's sizes.

@@ -20,6 +20,8 @@ export interface ServiceProcesses {
   children: ChildProcess[];
   /** resolves when process `index` has exited: its exit code and how long after this call */
   exited(index: number): Promise<{ code: number | null; ms: number }>;
+  /** the JSON log lines process `index` has written so far, at its LOG_LEVEL (a test waits for the one it needs) */
+  logLines(index: number): Record<string, unknown>[];
   dataDir: string;
   publicUrl: string;
   /** an access token for a user id, valid on every process (they share the key) */
@@ -69,6 +71,7 @@ export async function startServiceProcesses(
     `http://localhost:${options.publicUrlOnFirst ? ports[0] : await freePort()}`;
   const children: ChildProcess[] = [];
   const outputs: string[][] = [];
+  const logLines: Record<string, unknown>[][] = [];
   const exits: Promise<number | null>[] = [];
   const urls: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -100,6 +103,21 @@ export async function startServiceProcesses(
         while (written.join('').length > 4096) written.shift();
       });
     }
+    // Every whole line of its stdout that is JSON: its log.
+    const lines: Record<string, unknown>[] = [];
+    logLines.push(lines);
+    let partial = '';
+    child.stdout?.on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of parts) {
+        try {
+          lines.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          // not a log line
+        }
+      }
+    });
     exits.push(new Promise((resolve) => child.once('exit', (code) => resolve(code))));
     urls.push(`http://127.0.0.1:${port}`);
   }
@@ -123,6 +141,7 @@ export async function startServiceProcesses(
       const code = await exits[index]!;
       return { code, ms: performance.now() - from };
     },
+    logLines: (index) => logLines[index]!,
     dataDir,
     publicUrl,
     databaseUrl: own?.url ?? '',

@@ -34,6 +34,8 @@ export interface TestServiceOptions {
    * service. 500s stay forbidden. @default false
    */
   outages?: boolean;
+  /** the ended-sessions list's clock (startService's `endedSessionsClock`) @default Date.now */
+  endedSessionsClock?: () => number;
 }
 
 /**
@@ -81,7 +83,9 @@ export async function startTestService(
       done();
     },
   });
-  const service = await startService(config, createLogger(config.logLevel, { destination: sink }));
+  const service = await startService(config, createLogger(config.logLevel, { destination: sink }), {
+    endedSessionsClock: options.endedSessionsClock,
+  });
   const signingKey = await parseSigningKey(JSON.stringify(privateJwk));
   return {
     ...service,

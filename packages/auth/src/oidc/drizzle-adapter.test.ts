@@ -7,7 +7,16 @@ import { adapterFor, database, storedRows, useOidcDatabase } from '../test-suppo
 useOidcDatabase();
 
 const epochSeconds = () => Math.floor(Date.now() / 1000);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A clock for the adapter that moves only when the test moves it: expiry is seen without waiting for it. */
+function testClock() {
+  let at = Date.now();
+  return {
+    now: () => at,
+    advance(ms: number) {
+      at += ms;
+    },
+  };
+}
 
 describe('Drizzle adapter for oidc-provider', () => {
   it('upsert then find returns the payload unchanged, nested objects and arrays included', async () => {
@@ -33,31 +42,37 @@ describe('Drizzle adapter for oidc-provider', () => {
   });
 
   it('upsert on an existing id replaces the payload, expiry and lookup keys', async () => {
-    const session = adapterFor('Session');
+    const clock = testClock();
+    const session = adapterFor('Session', clock.now);
     await session.upsert('sess-2', { jti: 'sess-2', uid: 'old-uid', accountId: 'a' }, 1);
     await session.upsert('sess-2', { jti: 'sess-2', uid: 'new-uid', accountId: 'b', amr: ['pwd'] }, 3600);
     expect(await session.find('sess-2')).toEqual({ jti: 'sess-2', uid: 'new-uid', accountId: 'b', amr: ['pwd'] });
     expect(await session.findByUid('old-uid')).toBeUndefined();
     expect(await session.findByUid('new-uid')).toMatchObject({ accountId: 'b' });
     expect(await storedRows()).toHaveLength(1);
-    await sleep(1200);
+    clock.advance(1200);
     // The first save's 1-second expiry was replaced by the second's hour.
     expect(await session.find('sess-2')).toMatchObject({ accountId: 'b' });
   });
 
   it('find returns undefined once expiresIn has passed; no expiresIn never expires', async () => {
-    const codes = adapterFor('AuthorizationCode');
-    // 2 s, read back at once: a busy machine must not let it expire before the first find. It expires by 2 s after
-    // its upsert returned, so the wait is counted from then.
+    const clock = testClock();
+    const codes = adapterFor('AuthorizationCode', clock.now);
     await codes.upsert('short', { jti: 'short', grantId: 'g' }, 2);
-    const saved = Date.now();
     expect(await codes.find('short')).toMatchObject({ jti: 'short' });
     await codes.upsert('past', { jti: 'past', grantId: 'g' }, -5);
-    await adapterFor('Client').upsert('dyn-client', { client_id: 'dyn-client', redirect_uris: ['https://rp.test/cb'] });
+    await adapterFor('Client', clock.now).upsert('dyn-client', { client_id: 'dyn-client', redirect_uris: ['https://rp.test/cb'] });
     expect(await codes.find('past')).toBeUndefined();
-    await sleep(Math.max(0, saved + 2_200 - Date.now()));
+    // Found until the instant it expires, 2 s after it was saved; not after.
+    clock.advance(1999);
+    expect(await codes.find('short')).toMatchObject({ jti: 'short' });
+    clock.advance(1);
     expect(await codes.find('short')).toBeUndefined();
-    expect(await adapterFor('Client').find('dyn-client')).toEqual({ client_id: 'dyn-client', redirect_uris: ['https://rp.test/cb'] });
+    clock.advance(10 * 365 * 86_400_000);
+    expect(await adapterFor('Client', clock.now).find('dyn-client')).toEqual({
+      client_id: 'dyn-client',
+      redirect_uris: ['https://rp.test/cb'],
+    });
   });
 
   it('consume sets `consumed` (epoch seconds) and find shows it; the payload is otherwise untouched', async () => {

@@ -63,7 +63,13 @@ function nulRefused(): Error {
   });
 }
 
-export function createDrizzleAdapter(db: Database): OidcAdapterClass {
+interface DrizzleAdapterOptions {
+  /** the clock models expire by (tests move it to see an expiry without waiting for one) @default Date.now */
+  now?: () => number;
+}
+
+export function createDrizzleAdapter(db: Database, options: DrizzleAdapterOptions = {}): OidcAdapterClass {
+  const now = options.now ?? Date.now;
   return class DrizzleOidcAdapter implements OidcAdapter {
     readonly model: string;
 
@@ -87,7 +93,7 @@ export function createDrizzleAdapter(db: Database): OidcAdapterClass {
         uid: stringField(payload, 'uid'),
         userCode: stringField(payload, 'userCode'),
         // Without a finite expiresIn (e.g. registered clients) the row lives until destroyed.
-        expiresAt: typeof expiresIn === 'number' && Number.isFinite(expiresIn) ? new Date(Date.now() + expiresIn * 1000) : null,
+        expiresAt: typeof expiresIn === 'number' && Number.isFinite(expiresIn) ? new Date(now() + expiresIn * 1000) : null,
         consumedAt: typeof consumed === 'number' && Number.isFinite(consumed) ? new Date(consumed * 1000) : null,
       };
       await db
@@ -136,7 +142,7 @@ export function createDrizzleAdapter(db: Database): OidcAdapterClass {
       const [row] = await db
         .select({ payload: oidcModels.payload, consumedAt: oidcModels.consumedAt })
         .from(oidcModels)
-        .where(and(eq(oidcModels.model, this.model), condition, live(new Date())))
+        .where(and(eq(oidcModels.model, this.model), condition, live(new Date(now()))))
         .limit(1);
       return withConsumed(row);
     }

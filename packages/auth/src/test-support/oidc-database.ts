@@ -17,8 +17,8 @@ export function useOidcDatabase(): void {
 }
 
 /** The Drizzle adapter of one oidc-provider model on this file's database. */
-export function adapterFor(model: string): OidcAdapter {
-  const Adapter = createDrizzleAdapter(database.db);
+export function adapterFor(model: string, now?: () => number): OidcAdapter {
+  const Adapter = createDrizzleAdapter(database.db, { now });
   return new Adapter(model);
 }
 

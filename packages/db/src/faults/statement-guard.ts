@@ -48,6 +48,12 @@ export interface PoolStats {
   inUse: number;
   /** statements waiting for a connection (or behind another statement on one) */
   waiting: number;
+  /**
+   * statements and transactions let through to the database since the pool opened, i.e. not refused at once (a
+   * known outage, a deadline already passed): a test counts them to tell "refused at once" from "waited"
+   * (PostgreSQL only: the embedded database has no outage to refuse for)
+   */
+  admitted?: number;
 }
 
 /**
@@ -65,6 +71,7 @@ export function createStatementGuard(options: StatementGuardOptions) {
   const suspectAfterMs = options.suspectAfterMs ?? Math.min(1000, timeoutMs / 2);
   const pending = new PendingList<Pending>();
   let sweep: NodeJS.Timeout | undefined;
+  let admitted = 0;
 
   /** Gives up a statement past its deadline: a queued one is taken out of the queue, a running one gets a cancel request. */
   function expire(entry: Pending): void {
@@ -119,6 +126,7 @@ export function createStatementGuard(options: StatementGuardOptions) {
     const now = performance.now();
     const deadline = deadlineNow(now, fixed);
     if (deadline <= now) return Promise.reject(new DatabaseTimeoutError());
+    admitted += 1;
     return new Promise<T>((resolve, reject) => {
       const entry: Pending = { query, startedAt: now, deadline, reject, slot: -1 };
       if (deadline - now <= SWEEP_MS) entry.timer = setTimeout(expire, deadline - now, entry);
@@ -231,7 +239,7 @@ export function createStatementGuard(options: StatementGuardOptions) {
         else queued++;
       }
       const inUse = Math.min(sent, poolSize);
-      return { size: poolSize, inUse, waiting: queued + sent - inUse };
+      return { size: poolSize, inUse, waiting: queued + sent - inUse, admitted };
     },
     close(): void {
       clearInterval(sweep);
