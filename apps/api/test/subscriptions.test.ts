@@ -168,11 +168,15 @@ describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', ()
       expect(erin.results[1]!.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'FORBIDDEN' }) })]);
       expect(erin.results[1]!.data).toBeNull();
       expect(erin.completed).toBe(true);
-      // A member still subscribed hears of the next change: erin's ended stream has heard nothing more by then.
-      const witness = await settled(overWebSocket(ws(alice), { query: CHANGED, variables: { org: 'acme' } }), subscriptionsOpen());
+      // A member still subscribed hears of the next change: erin's ended stream has heard nothing more by then. (Her
+      // subscription, like those of earlier tests, is gone from the server first: the witness is then the one open.)
+      await untilOpen(service.subscriptions, (open) => open === 0);
+      const witness = await settled(overWebSocket(ws(alice), { query: CHANGED, variables: { org: 'acme' } }), 0);
       await heardOf(witness, await create(alice));
       expect(erin.results).toHaveLength(2);
       witness.dispose();
+      // Gone from the server too, before the next subscription is counted.
+      await untilOpen(service.subscriptions, (open) => open === 0);
     } finally {
       await db.insert(memberships).values(membership!);
     }
