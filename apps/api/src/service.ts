@@ -28,7 +28,7 @@ import {
   type DeliveryHandler,
 } from '@latchkey/auth';
 import { createEventRecorder } from './events/outbox.js';
-import { startOutboxReader } from './events/outbox-reader.js';
+import { startOutboxReader, type OutboxReader } from './events/outbox-reader.js';
 import { createSubscriptionHub, type SubscriptionHub } from './events/subscription-hub.js';
 import { createWakeChannel } from './events/wake.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
@@ -57,6 +57,8 @@ export interface RunningService {
   app: HttpApp;
   /** this instance's subscriptions */
   subscriptions: SubscriptionHub;
+  /** this instance's reader of the event outbox (its position and reads: diagnostics, tests) */
+  outbox: Pick<OutboxReader, 'position' | 'reads'>;
   database: DatabaseHandle;
   logger: Logger;
   /** the audit trail's writer (tests wait for it with `settled()`); record events through `app.audit` */
@@ -362,6 +364,7 @@ export async function startService(
       ...(metricsServer ? { metricsUrl, metricsServer } : {}),
       app,
       subscriptions,
+      outbox,
       database,
       logger,
       auditWriter: audit.writer,

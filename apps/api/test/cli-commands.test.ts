@@ -147,13 +147,15 @@ describe('operator CLI (dist/src/cli.js)', () => {
     const empty = await cli('outbox');
     expect(empty.code, empty.stderr).toBe(0);
     expect(empty.stderr).toContain('the outbox is empty');
-    const outbox = createDevOutbox({ dir: path.join(dataDir, 'outbox'), production: false, echo: { write: () => true } });
+    // One message a second: bob's is the latest whatever the machine's speed.
+    let sent = Date.now();
+    const now = () => new Date((sent += 1000));
+    const outbox = createDevOutbox({ dir: path.join(dataDir, 'outbox'), production: false, echo: { write: () => true }, now });
     for (const to of ['alice@acme.test', 'bob@acme.test']) {
       await outbox.deliver(
         { to, token: 't', magicLink: `http://localhost:4000/login/ott?token=for-${to}`, expiresAt: new Date(Date.now() + 300_000) },
         {},
       );
-      await new Promise((resolve) => setTimeout(resolve, 2));
     }
     const latest = await cli('outbox', '--limit', '1');
     expect(latest.code, latest.stderr).toBe(0);

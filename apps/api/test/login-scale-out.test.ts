@@ -1,10 +1,11 @@
 import { onPostgres } from '@latchkey/db/testing';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession, freePort } from './support/browser-session.js';
+import { outboxOf, tokenOf } from './support/outbox.js';
 import { createOwnDatabase, databaseKind, startTestService, type TestService } from './support/service.js';
 
 /** A form post as the service's own pages send it (Origin = PUBLIC_URL's origin). */
@@ -13,24 +14,6 @@ const consume = (service: TestService, token: string) =>
     form: { token },
     headers: { origin: new URL(service.config.http.publicUrl).origin },
   });
-
-/** The newest magic-link token in an outbox directory, once it has arrived. */
-async function newestToken(outbox: string, after: number): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const names = existsSync(outbox)
-      ? readdirSync(outbox)
-          .filter((name) => name.endsWith('.json'))
-          .sort()
-      : [];
-    if (names.length > after) {
-      const message = JSON.parse(readFileSync(path.join(outbox, names.at(-1)!), 'utf8')) as { magicLink: string };
-      return new URL(message.magicLink).searchParams.get('token')!;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('no message arrived');
-}
-const count = (outbox: string) => (existsSync(outbox) ? readdirSync(outbox).filter((name) => name.endsWith('.json')).length : 0);
 
 describe('spec One-time token login 6: token storage survives restarts', () => {
   it('a token generated before a restart is consumable after it (same DATA_DIR and database)', async () => {
@@ -49,12 +32,11 @@ describe('spec One-time token login 6: token storage survives restarts', () => {
       env.DATABASE_URL = own.url;
       dropDatabase = own.drop;
     }
-    const outbox = path.join(dataDir, 'outbox');
     try {
       const first = await startTestService(env);
       await seedDemoData(first.database);
       await new BrowserSession(first.url).request('/ott/generate', { json: { username: 'erin@acme.test' } });
-      const token = await newestToken(outbox, 0);
+      const token = tokenOf(await outboxOf(dataDir).next(0));
       await first.stop();
 
       const second = await startTestService(env);
@@ -97,10 +79,10 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('scale-out: two instance
   });
 
   it('a token generated on one instance is consumed on the other, once', async () => {
-    const outbox = path.join(dataDir, 'outbox');
-    const before = count(outbox);
+    const outbox = outboxOf(dataDir);
+    const before = outbox.count();
     await new BrowserSession(one.url).request('/ott/generate', { json: { username: 'alice@acme.test' } });
-    const token = await newestToken(outbox, before);
+    const token = tokenOf(await outbox.next(before));
     expect((await consume(two, token)).status).toBe(303);
     expect((await consume(one, token)).status).toBe(401);
   });

@@ -1,11 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { randomToken } from '@latchkey/auth';
 import { eq, oneTimeTokens, seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from './support/chromium.js';
 import { NodeBrowser, type NodeAnswer, type NodeRequestInit } from './support/node-browser.js';
+import { codeOf, outboxOf } from './support/outbox.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
 // The short code (issue: "a short numeric code for typing, looked up by username and code together and bound to
@@ -57,34 +56,17 @@ class Browser extends NodeBrowser {
   }
 }
 
-const outboxDir = () => path.join(service.config.dataDir, 'outbox');
-function outboxCount(): number {
-  return existsSync(outboxDir()) ? readdirSync(outboxDir()).filter((name) => name.endsWith('.json')).length : 0;
-}
+const outbox = () => outboxOf(service.config.dataDir);
+const outboxCount = () => outbox().count();
 /**
- * The message to `to` that arrives after `count` earlier ones: its link, and the code read from its text.
- * (Deliveries of earlier tests may still be arriving: only a message to this address counts.)
+ * The message to `to` that arrives after `count` earlier ones, with the code read from its text. (Deliveries of
+ * earlier tests may still be arriving: only a message to this address counts.)
  */
-async function nextMessage(count: number, to: string): Promise<{ to: string; magicLink: string; code: string; text: string }> {
-  for (let i = 0; i < 100; i++) {
-    const names = existsSync(outboxDir())
-      ? readdirSync(outboxDir())
-          .filter((name) => name.endsWith('.json'))
-          .sort()
-      : [];
-    const arrived = names
-      .slice(count)
-      .map((name) => JSON.parse(readFileSync(path.join(outboxDir(), name), 'utf8')) as { to: string; magicLink: string; text: string });
-    const message = arrived.filter((candidate) => candidate.to === to).at(-1);
-    if (message) {
-      const code = /Or type this code in the browser where you asked for it: ([0-9]{6})\n/.exec(message.text)?.[1];
-      if (!code) throw new Error('the message carries no code');
-      codes.push(code);
-      return { ...message, code };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('no message arrived in the outbox');
+async function nextMessage(count: number, to: string) {
+  const message = await outbox().next(count, to);
+  const code = codeOf(message);
+  codes.push(code);
+  return { ...message, code };
 }
 
 /** Asks for a link and code in `browser`; returns the delivered message. */

@@ -1,5 +1,13 @@
 import { NO_AUDIT } from '@latchkey/auth';
-import { createDatabase, documents, seedDemoData, users, type DatabaseHandle } from '@latchkey/db';
+import {
+  createDatabase,
+  documentEventsPurged,
+  documents,
+  nextDocumentEventSeq,
+  seedDemoData,
+  users,
+  type DatabaseHandle,
+} from '@latchkey/db';
 import { onPostgres, startTcpProxy, testTempDir, type TcpProxy } from '@latchkey/db/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +17,8 @@ import { createLoaderFactory } from '../src/domain/loaders.js';
 import { loadSubject } from '../src/domain/subjects.js';
 import { createEventRecorder } from '../src/events/outbox.js';
 import { createMemoryWake, createPostgresWake, type WakeChannel } from '../src/events/wake.js';
+import { freePort } from './support/browser-session.js';
+import { untilSubscriptionsOpen } from './support/metrics.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
 import { overSse, overWebSocket, sleep, sseClient, wsClient, type Received } from './support/subscriptions.js';
@@ -43,8 +53,12 @@ async function actingAs(database: DatabaseHandle, email: string, wake: WakeChann
   };
 }
 
-/** Creates a document over HTTP, trying again while the service refuses (an outage); a title taken means an earlier try committed. */
-async function createRetrying(graphqlUrl: string, token: string, title: string, deadline = Date.now() + RECOVERY_MS): Promise<number> {
+/**
+ * Creates a document over HTTP, trying again while the service refuses (an outage), each refusal told to
+ * `onRefused`; a title taken means an earlier try committed.
+ */
+async function createRetrying(graphqlUrl: string, token: string, title: string, onRefused = () => {}): Promise<number> {
+  const deadline = Date.now() + RECOVERY_MS;
   for (let attempts = 1; ; attempts++) {
     const res = await postGraphQL(
       graphqlUrl,
@@ -54,7 +68,8 @@ async function createRetrying(graphqlUrl: string, token: string, title: string, 
     const payload = res?.json?.data?.createDocument;
     if (payload && (payload.document || payload.userErrors?.[0]?.code === 'TITLE_TAKEN')) return attempts;
     if (Date.now() > deadline) throw new Error(`could not create "${title}"`);
-    await sleep(100);
+    onRefused();
+    await sleep(100); // the pace of retries, not a wait for an event
   }
 }
 
@@ -94,6 +109,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 2 on one
       await releasing;
     });
     await drawn;
+    const start = service.outbox.position();
     // The second one, through the API, draws a later number and commits first.
     const second = await postGraphQL(
       service.graphqlUrl,
@@ -101,16 +117,22 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 2 on one
       { token },
     );
     expect(second.json.data.createDocument.document.id).toBeTruthy();
-    await sleep(1_500); // more than a poll: a reader that skipped the open number would have delivered by now
+    // The reader has read twice since that commit (the first of those may have begun before it): it saw the second
+    // row and stayed at the open number, where a reader that skipped it would have moved past both.
+    const reads = service.outbox.reads();
+    await expect.poll(() => service.outbox.reads(), { timeout: RECOVERY_MS, interval: 10 }).toBeGreaterThanOrEqual(reads + 2);
+    expect(service.outbox.position()).toBe(start);
     expect(received.results).toEqual([]);
 
     release();
     await first;
-    await received.waitFor(2);
-    await sleep(500);
+    // A third change, delivered after both: once it is in, a second delivery of either would have come before it.
+    await createRetrying(service.graphqlUrl, token, 'Committed third');
+    await received.waitFor(3);
     expect(kindsAndTitles(received)).toEqual([
       ['UPDATED', 'Held open'],
       ['CREATED', 'Committed second'],
+      ['CREATED', 'Committed third'],
     ]);
     received.dispose();
   });
@@ -118,14 +140,19 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 2 on one
 
 /**
  * Two api processes on one database, and a proxy in front of the database server that `env` may route them
- * through; B (the second) is the subscriber's.
+ * through; B (the second) is the subscriber's. B's metrics listener tells how many subscriptions it holds.
  */
 function twoProcesses(env: (databaseUrl: string, index: number, proxy: TcpProxy) => Record<string, string>) {
-  const state = {} as { processes: ServiceProcesses; alice: string; proxy: TcpProxy };
+  const state = {} as { processes: ServiceProcesses; alice: string; proxy: TcpProxy; metricsOfB: string };
   beforeAll(async () => {
     const server = new URL(process.env['DATABASE_URL']!);
     state.proxy = await startTcpProxy(server.hostname, Number(server.port || 5432));
-    state.processes = await startServiceProcesses(2, (databaseUrl, index) => env(databaseUrl, index, state.proxy));
+    const metricsPort = await freePort();
+    state.metricsOfB = `http://127.0.0.1:${metricsPort}`;
+    state.processes = await startServiceProcesses(2, (databaseUrl, index) => ({
+      ...env(databaseUrl, index, state.proxy),
+      ...(index === 1 ? { METRICS_PORT: String(metricsPort) } : {}),
+    }));
     const database = await openDatabase(state.processes.databaseUrl);
     try {
       const [alice] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, 'alice@acme.test'));
@@ -141,13 +168,17 @@ function twoProcesses(env: (databaseUrl: string, index: number, proxy: TcpProxy)
   return state;
 }
 
-/** Subscribes on `base` over WebSocket and SSE, and waits until the server holds both. */
-async function subscribeBoth(base: string, token: string) {
-  const ws = wsClient(`${base}/graphql`, token);
+/**
+ * Subscribes on B over WebSocket and SSE, and waits until B holds both (events from then on are theirs). Each
+ * test ends its subscriptions: B holds none of an earlier test's once it holds none at all.
+ */
+async function subscribeBoth(state: ReturnType<typeof twoProcesses>) {
+  const base = state.processes.urls[1]!;
+  await untilSubscriptionsOpen(state.metricsOfB, 0, RECOVERY_MS);
+  const ws = wsClient(`${base}/graphql`, state.alice);
   const overWs = overWebSocket(ws, { query: CHANGED });
-  const overHttp = overSse(sseClient(`${base}/graphql`, token), { query: CHANGED });
-  // The servers are other processes: give the subscriptions a moment to open (an event before that is not theirs).
-  await sleep(1_000);
+  const overHttp = overSse(sseClient(`${base}/graphql`, state.alice), { query: CHANGED });
+  await untilSubscriptionsOpen(state.metricsOfB, 2, RECOVERY_MS);
   return {
     all: [overWs, overHttp],
     async dispose() {
@@ -166,20 +197,24 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
     it(
       'documents changed on A while the database restarts and right after it (with retries) all reach the subscribers on B, once each and in order',
       async () => {
-        const [a, b] = state.processes.urls as [string, string];
-        const subscribers = await subscribeBoth(b, state.alice);
+        const [a] = state.processes.urls as [string, string];
+        const subscribers = await subscribeBoth(state);
         await state.proxy.drop();
         const titles = Array.from({ length: 12 }, (_, i) => `After the restart ${i}`);
+        let refused = 0;
         const creating = (async () => {
-          for (const title of titles) await createRetrying(`${a}/graphql`, state.alice, title);
+          for (const title of titles) await createRetrying(`${a}/graphql`, state.alice, title, () => refused++);
         })();
-        await sleep(2_000);
+        // The database is back once A has refused a change for want of it: some are made during the outage, the
+        // rest right after it.
+        await expect.poll(() => refused, { timeout: RECOVERY_MS, interval: 10 }).toBeGreaterThan(0);
         await state.proxy.restore();
         await creating;
+        // A change after them all, delivered after them: once it is in, a second delivery of any would have come first.
+        await createRetrying(`${a}/graphql`, state.alice, 'After them all');
         for (const received of subscribers.all) {
-          await received.waitFor(titles.length, RECOVERY_MS);
-          await sleep(300);
-          expect(kindsAndTitles(received)).toEqual(titles.map((title) => ['CREATED', title]));
+          await received.waitFor(titles.length + 1, RECOVERY_MS);
+          expect(kindsAndTitles(received)).toEqual([...titles, 'After them all'].map((title) => ['CREATED', title]));
           expect(received.completed).toBe(false);
         }
         await subscribers.dispose();
@@ -188,8 +223,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
     );
 
     it("a change whose wake-up never comes (a writer that sends none) still reaches B's subscribers, by its poll", async () => {
-      const [, b] = state.processes.urls as [string, string];
-      const subscribers = await subscribeBoth(b, state.alice);
+      const subscribers = await subscribeBoth(state);
       const database = await openDatabase(state.processes.databaseUrl);
       try {
         const [document] = await database.db.select({ id: documents.id }).from(documents).where(eq(documents.title, 'After the restart 0'));
@@ -221,11 +255,19 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
     it(
       "B's subscribers get one last result with SUBSCRIPTION_INTERRUPTED and their streams complete; a new subscription afterwards works",
       async () => {
-        const [a, b] = state.processes.urls as [string, string];
-        const subscribers = await subscribeBoth(b, state.alice);
+        const [a] = state.processes.urls as [string, string];
+        const subscribers = await subscribeBoth(state);
         await state.proxy.drop();
         await createRetrying(`${a}/graphql`, state.alice, 'Written while B was cut off');
-        await sleep(2_500); // older than EVENT_RETENTION, and purged by A
+        // Once the change is older than EVENT_RETENTION, A purges it (every 250 ms) and raises the watermark past it.
+        const database = await openDatabase(state.processes.databaseUrl);
+        try {
+          const written = (await nextDocumentEventSeq(database.db)) - 1;
+          const watermark = async () => (await database.db.select().from(documentEventsPurged))[0]?.throughSeq ?? 0;
+          await expect.poll(watermark, { timeout: RECOVERY_MS, interval: 50 }).toBeGreaterThanOrEqual(written);
+        } finally {
+          await database.close();
+        }
         await state.proxy.restore();
         for (const received of subscribers.all) {
           await received.ended(RECOVERY_MS);
@@ -236,7 +278,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
         }
         await subscribers.dispose();
 
-        const again = await subscribeBoth(b, state.alice);
+        const again = await subscribeBoth(state);
         await createRetrying(`${a}/graphql`, state.alice, 'After the interruption');
         for (const received of again.all) {
           await received.waitFor(1, 5_000);

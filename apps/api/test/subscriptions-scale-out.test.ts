@@ -1,8 +1,10 @@
 import { onPostgres, redisForTests } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/browser-session.js';
+import { untilSubscriptionsOpen } from './support/metrics.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { postGraphQL } from './support/service.js';
-import { overSse, overWebSocket, sleep, sseClient, wsClient } from './support/subscriptions.js';
+import { overSse, overWebSocket, sseClient, wsClient } from './support/subscriptions.js';
 
 const CHANGED = 'subscription { documentChanged(organization: "acme") { kind document { title } } }';
 
@@ -18,8 +20,15 @@ describe.runIf(onPostgres('the PostgreSQL-only tests')).each(buses)(
   (_bus, env) => {
     let processes: ServiceProcesses;
     let alice: string;
+    // Each process's metrics listener tells how many subscriptions it holds.
+    let metricsUrls: string[];
     beforeAll(async () => {
-      processes = await startServiceProcesses(2, env as Record<string, string>);
+      const metricsPorts = [await freePort(), await freePort()];
+      metricsUrls = metricsPorts.map((port) => `http://127.0.0.1:${port}`);
+      processes = await startServiceProcesses(2, (_databaseUrl, index) => ({
+        ...(env as Record<string, string>),
+        METRICS_PORT: String(metricsPorts[index]),
+      }));
       alice = await processes.token(await processes.userIdOf('alice@acme.test'));
     }, 60_000);
     afterAll(() => processes?.stop());
@@ -30,7 +39,9 @@ describe.runIf(onPostgres('the PostgreSQL-only tests')).each(buses)(
       const overWs = overWebSocket(ws, { query: CHANGED });
       const overHttp = overSse(sseClient(`${two}/graphql`, alice), { query: CHANGED });
       const local = overSse(sseClient(`${one}/graphql`, alice), { query: CHANGED });
-      await sleep(500);
+      // The change is made once both processes hold every subscription (events from then on are theirs).
+      await untilSubscriptionsOpen(metricsUrls[1]!, 2);
+      await untilSubscriptionsOpen(metricsUrls[0]!, 1);
       const created = await postGraphQL(
         `${one}/graphql`,
         { query: 'mutation { createDocument(input: { organization: "acme", title: "Across processes" }) { document { id } } }' },

@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, type Demo } from './support/demo.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
-import { overSse, overWebSocket, sleep, sseClient, wsClient, type Received } from './support/subscriptions.js';
+import { overSse, overWebSocket, sseClient, untilOpen, wsClient, type Received } from './support/subscriptions.js';
 
 const CHANGED =
   'subscription ($org: String!) { documentChanged(organization: $org) { kind documentId document { title status internalNotes } } }';
@@ -46,17 +46,21 @@ const ws = (token?: string) => {
 
 const subscriptionsOpen = () => service.subscriptions.size();
 
-/** Polls the server's count of open subscriptions every 10 ms until `enough` holds or `ms` have passed: whether it holds. */
-async function pollOpen(enough: (open: number) => boolean, ms: number): Promise<boolean> {
-  for (let waited = 0; waited < ms && !enough(subscriptionsOpen()); waited += 10) await sleep(10);
-  return enough(subscriptionsOpen());
-}
-
 /** Subscribed, and the server has the subscription open (events from now on reach it). */
 async function settled(received: Received, before: number): Promise<Received> {
-  await pollOpen((open) => open > before, 5_000);
+  await untilOpen(service.subscriptions, (open) => open > before);
   return received;
 }
+
+/** The documents a documentChanged subscription has heard of, in order. */
+const documentIds = (received: Received) => received.results.map((result) => result.data?.documentChanged?.documentId as string);
+
+/**
+ * Resolves once `received` has the event of `documentId`. Events reach a subscriber in sequence order: by then,
+ * every earlier change has been judged for it, delivered or not.
+ */
+const heardOf = (received: Received, documentId: string) =>
+  expect.poll(() => documentIds(received), { timeout: 10_000, interval: 10 }).toContain(documentId);
 
 describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', () => {
   it('graphql-ws: a member receives the event of a mutation (created, then published), with the document as they may see it', async () => {
@@ -100,10 +104,9 @@ describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', ()
     const before = subscriptionsOpen();
     const own = await settled(overWebSocket(ws(carol), { query: CHANGED, variables: { org: 'globex' } }), before);
     await create(await demo.token('alice'), 'acme');
-    await create(carol, 'globex');
-    await own.waitFor(1);
-    await sleep(200);
-    expect(own.results).toHaveLength(1);
+    const hers = await create(carol, 'globex');
+    await heardOf(own, hers);
+    expect(documentIds(own)).toEqual([hers]);
     expect(own.results[0]!.data.documentChanged.document.title).toMatch(/^Live/);
     own.dispose();
     // The stream cannot start: one result with the error, then complete (an execution error, as for queries).
@@ -130,8 +133,7 @@ describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', ()
       { query: `mutation { publishDocument(id: "${published}") { document { id } } }` },
       { token: alice },
     );
-    await bob.waitFor(1);
-    await sleep(200);
+    await heardOf(bob, published);
     expect(bob.results).toHaveLength(1);
     expect(bob.results[0]!.data.documentChanged).toMatchObject({
       kind: 'PUBLISHED',
@@ -166,9 +168,15 @@ describe('spec Events 1: subscriptions over graphql-ws and GraphQL over SSE', ()
       expect(erin.results[1]!.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'FORBIDDEN' }) })]);
       expect(erin.results[1]!.data).toBeNull();
       expect(erin.completed).toBe(true);
-      await create(alice);
-      await sleep(200);
+      // A member still subscribed hears of the next change: erin's ended stream has heard nothing more by then. (Her
+      // subscription, like those of earlier tests, is gone from the server first: the witness is then the one open.)
+      await untilOpen(service.subscriptions, (open) => open === 0);
+      const witness = await settled(overWebSocket(ws(alice), { query: CHANGED, variables: { org: 'acme' } }), 0);
+      await heardOf(witness, await create(alice));
       expect(erin.results).toHaveLength(2);
+      witness.dispose();
+      // Gone from the server too, before the next subscription is counted.
+      await untilOpen(service.subscriptions, (open) => open === 0);
     } finally {
       await db.insert(memberships).values(membership!);
     }
@@ -238,24 +246,19 @@ describe('limits on long-lived operations', () => {
     const alice = await demo.token('alice');
     const client = ws(alice);
     // The earlier tests' subscriptions have ended (their closing is asynchronous too): alice's are the only ones.
-    await untilOpen((n) => n === 0);
+    await untilOpen(service.subscriptions, (n) => n === 0);
     const open = Array.from({ length: 10 }, () => overWebSocket(client, { query: CHANGED, variables: { org: 'acme' } }));
     // The server starts subscriptions asynchronously: the one past a limit is sent once those before it are open (a
     // fixed wait of 300-500 ms was once too short on a loaded machine, and the extra one was accepted).
-    await untilOpen((n) => n >= 10);
+    await untilOpen(service.subscriptions, (n) => n >= 10);
     const eleventh = overWebSocket(client, { query: CHANGED, variables: { org: 'acme' } });
     await eleventh.ended();
     expect(eleventh.error).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'RATE_LIMITED' }) })]);
     const more = Array.from({ length: 10 }, () => overWebSocket(ws(alice), { query: CHANGED, variables: { org: 'acme' } }));
-    await untilOpen((n) => n >= 20);
+    await untilOpen(service.subscriptions, (n) => n >= 20);
     const overUser = overSse(sseClient(service.graphqlUrl, alice), { query: CHANGED, variables: { org: 'acme' } });
     await overUser.ended();
     expect(JSON.stringify(overUser.results.concat(overUser.error as never))).toContain('RATE_LIMITED');
     for (const received of [...open, ...more]) received.dispose();
   });
 });
-
-/** Waits until the number of subscriptions the server has open satisfies `enough` (at most 10 s). */
-async function untilOpen(enough: (open: number) => boolean): Promise<void> {
-  expect(await pollOpen(enough, 10_000), `subscriptions open on the server: ${subscriptionsOpen()}`).toBe(true);
-}

@@ -24,6 +24,12 @@ export interface OutboxReader extends EventSource {
   wake(): void;
   /** the next sequence number this reader will deliver (tests, diagnostics) */
   position(): number;
+  /**
+   * How many reads of the outbox have finished, answered or failed (tests, diagnostics). A read finished after
+   * one that was under way at some moment started after that moment: a test that needs the reader to have looked
+   * since then waits for this to grow by two, instead of for a time.
+   */
+  reads(): number;
   close(): Promise<void>;
 }
 
@@ -69,6 +75,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
   let again = false;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
+  let reads = 0;
 
   function deliver(event: DocumentEvent, lagMs: number): void {
     for (const listener of [...listeners]) listener.event(event);
@@ -77,7 +84,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
 
   /** One statement, so the rows, the watermark and the snapshot's xmin/xmax are of one snapshot. */
   async function readBatch(): Promise<'caught-up' | 'more' | 'waiting'> {
-    const rows = await readDocumentEventBatch(db, next, batchSize);
+    const rows = await readDocumentEventBatch(db, next, batchSize).finally(() => reads++);
     const readAt = Date.now();
     const head = rows[0]!;
     const xmin = BigInt(head.xmin);
@@ -194,6 +201,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
     },
     wake: read,
     position: () => next,
+    reads: () => reads,
     async close() {
       closed = true;
       stopWaking();

@@ -37,7 +37,15 @@ function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<
     poll();
   });
 }
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Resolves once `reader` has finished a read that started after this call: of the reads finished from now on,
+ * the first may have been under way already (its snapshot older), the second was not. Waking it makes that soon.
+ */
+async function aReadSinceNow(reader: OutboxReader): Promise<void> {
+  const finished = reader.reads();
+  reader.wake();
+  await until(() => reader.reads() >= finished + 2, 'a read after this moment');
+}
 
 /** A reader with everything it hands out collected. */
 async function reading(database: DatabaseHandle, options: Partial<OutboxReaderOptions> = {}) {
@@ -84,13 +92,15 @@ describe('the event outbox on one database (issue 13 point 2)', () => {
     const one = await reading(database, { pollIntervalMs: 50 });
     readers.push(one.reader);
     const after = [await change(database.db, writer), await change(database.db, writer), await change(database.db, writer)];
-    await until(() => one.events.length >= 3, 'three events');
-    await sleep(200);
-    expect(one.ids()).toEqual(after);
+    // A later change, delivered in sequence order after the three: once it is in, a second delivery of any of them
+    // would have come before it.
+    const marker = await change(database.db, writer);
+    await until(() => one.events.length >= 4, 'four events');
+    expect(one.ids()).toEqual([...after, marker]);
     expect(one.ids()).not.toContain(before);
     expect(one.events.map((event) => Number(event.id))).toEqual([...one.events.map((event) => Number(event.id))].sort((a, b) => a - b));
     expect(Math.abs(one.events[0]!.at - Date.now())).toBeLessThan(60_000);
-    expect(one.lags).toHaveLength(3);
+    expect(one.lags).toHaveLength(4);
     for (const lag of one.lags) expect(lag).toBeGreaterThanOrEqual(0);
   });
 
@@ -135,9 +145,9 @@ describe('the event outbox on one database (issue 13 point 2)', () => {
     const writer = createEventRecorder(createMemoryWake());
     await change(database.db, writer);
     await change(database.db, writer);
-    await sleep(1_600);
-    const [purged] = await database.db.select().from(documentEventsPurged);
-    expect(purged?.throughSeq).toBeGreaterThanOrEqual(late.reader.position());
+    // Once they are older than the retention (1 s), a purge (every 100 ms) raises the watermark past them.
+    const watermark = async () => (await database.db.select().from(documentEventsPurged))[0]?.throughSeq ?? 0;
+    await expect.poll(watermark, { timeout: 10_000, interval: 50 }).toBeGreaterThanOrEqual(late.reader.position());
     late.reader.wake();
     expect(await subscriber.next()).toEqual({ end: 'interrupted' });
     expect(await other.next()).toEqual({ end: 'interrupted' });
@@ -244,16 +254,20 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('the event outbox across
       await held;
     });
     await firstDrew;
+    const start = one.reader.position();
     const late = await change(second.db, writer);
     // The second commit is visible and wakes the reader; the first number is missing but its transaction is open.
-    await sleep(500);
+    // A read since that commit has seen the second row: the reader stays at the open number.
+    await aReadSinceNow(one.reader);
+    expect(one.reader.position()).toBe(start);
     expect(one.events).toEqual([]);
     commitFirst();
     await firstChange;
     writer.committed();
-    await until(() => one.events.length >= 2, 'both events');
-    await sleep(200);
-    expect(one.ids()).toEqual([early.id, late]);
+    // A third change, delivered after both: once it is in, a second delivery of either would have come before it.
+    const marker = await change(second.db, writer);
+    await until(() => one.events.length >= 3, 'the three events');
+    expect(one.ids()).toEqual([early.id, late, marker]);
   });
 
   it("a read that fails is tried again from the same position: changes made while the reader's database was unreachable arrive when it is back; one warning per outage", async () => {
@@ -272,10 +286,12 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('the event outbox across
     await proxy.drop();
     const during: string[] = [];
     const writing = await open();
-    for (let i = 0; i < 5; i++) {
-      during.push(await change(writing.db, writer));
-      await sleep(300);
-    }
+    for (let i = 0; i < 5; i++) during.push(await change(writing.db, writer));
+    // The outage is known (its warning logged), and the reader has failed again since, backing off: still one warning.
+    const warned = () => lines.some((line) => line['msg'] === 'event outbox: reading failed; retrying until the database answers');
+    await until(warned, 'the warning of the outage');
+    const failedSoFar = one.reader.reads();
+    await until(() => one.reader.reads() >= failedSoFar + 3, 'three more failed reads');
     await proxy.restore();
     await until(() => one.events.length >= 6, 'the events written during the outage');
     expect(one.ids()).toEqual([before, ...during]);

@@ -23,17 +23,19 @@ export function outboxOf(dataDir: string) {
     count: () => messages().length,
     /**
      * The newest message (to `to`, when given) among those after the first `after`, once it has arrived: delivery
-     * happens after the answer is sent, so messages of earlier requests may still be arriving.
+     * happens after the answer is sent, so messages of earlier requests may still be arriving. Looked for every
+     * 50 ms until a deadline far above any real delivery time.
      */
-    async next(after: number, to?: string): Promise<OutboxMessage> {
-      for (let i = 0; i < 100; i++) {
+    async next(after: number, to?: string, timeoutMs = 30_000): Promise<OutboxMessage> {
+      const deadline = performance.now() + timeoutMs;
+      for (;;) {
         const arrived = messages()
           .slice(after)
           .filter((message) => to === undefined || message.to === to);
         if (arrived.length > 0) return arrived.at(-1)!;
+        if (performance.now() > deadline) throw new Error(`no message${to ? ` to ${to}` : ''} arrived in the outbox`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      throw new Error('no message arrived in the outbox');
     },
   };
 }

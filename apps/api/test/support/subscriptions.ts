@@ -23,12 +23,12 @@ interface Payload {
   extensions?: Record<string, unknown>;
 }
 
-function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+function until(check: () => boolean, timeoutMs: number, what: string | (() => string)): Promise<void> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const poll = () => {
       if (check()) return resolve();
-      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${what}`));
+      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`));
       setTimeout(poll, 10);
     };
     poll();
@@ -43,7 +43,11 @@ function track(subscribe: Subscribe, payload: Payload): Received {
     completed: false,
     dispose: () => undefined,
     waitFor: (count, timeoutMs = 10_000) =>
-      until(() => received.results.length >= count, timeoutMs, `${count} results (have ${received.results.length})`),
+      until(
+        () => received.results.length >= count,
+        timeoutMs,
+        () => `${count} results (have ${received.results.length})`,
+      ),
     ended: (timeoutMs = 10_000) =>
       until(() => received.completed || received.error !== undefined, timeoutMs, 'the end of the subscription'),
   };
@@ -143,6 +147,18 @@ export function overEventStream(open: (payload: Payload) => Promise<IncomingMess
       response?.destroy();
     };
   }, payload);
+}
+
+/**
+ * Resolves once the number of subscriptions a server holds (its SubscriptionHub) satisfies `enough`: a server
+ * opens a subscription some time after the client sent it, and only events from then on reach it.
+ */
+export function untilOpen(hub: { size(): number }, enough: (open: number) => boolean, timeoutMs = 30_000): Promise<void> {
+  return until(
+    () => enough(hub.size()),
+    timeoutMs,
+    () => `the open subscriptions (${hub.size()} now)`,
+  );
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -10,14 +10,16 @@ afterAll(() => rmSync(path.dirname(dir), { recursive: true, force: true }));
 describe('development outbox (delivery handler)', () => {
   it('writes each message as a file (owner-only), echoes it, and reads the latest back in order', async () => {
     const echoed: string[] = [];
-    const outbox = createDevOutbox({ dir, production: false, echo: { write: (text: string) => echoed.push(text) } });
+    // One message a second: the files' order is the order sent, whatever the machine's speed.
+    let sent = Date.parse('2030-01-01T00:00:00Z');
+    const now = () => new Date((sent += 1000));
+    const outbox = createDevOutbox({ dir, production: false, echo: { write: (text: string) => echoed.push(text) }, now });
     const expiresAt = new Date(Date.now() + 300_000);
     for (const to of ['alice@acme.test', 'bob@acme.test', 'erin@acme.test']) {
       await outbox.deliver(
         { to, token: `token-for-${to}`, magicLink: `http://localhost:4000/login/ott?token=token-for-${to}`, expiresAt },
         {},
       );
-      await new Promise((resolve) => setTimeout(resolve, 2));
     }
     const files = readdirSync(dir);
     expect(files).toHaveLength(3);

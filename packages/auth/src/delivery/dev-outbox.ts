@@ -12,6 +12,8 @@ export interface DevOutboxOptions {
   production: boolean;
   /** where each message is echoed for the developer. @default process.stderr */
   echo?: { write(text: string): unknown };
+  /** the time a message is sent at, which orders the files (tests give distinct ones). @default the system clock */
+  now?: () => Date;
 }
 
 export const DEV_OUTBOX_ERRORS = {
@@ -45,7 +47,7 @@ export function createDevOutbox(options: DevOutboxOptions): DeliveryHandler {
   return {
     name: 'dev-outbox',
     async deliver(message) {
-      const sentAt = new Date();
+      const sentAt = options.now?.() ?? new Date();
       const stored: StoredMessage = {
         to: message.to,
         ...renderMessage(message),
