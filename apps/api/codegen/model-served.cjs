@@ -44,7 +44,8 @@ function createOverlayProgram(rootNames, overlay = new Map()) {
     // Declarations outside apps/api (TypeScript's lib, node_modules, the packages' builds) do not change while a
     // process runs: parsed once, shared by every program it makes (the tests make a dozen).
     if (resolved.startsWith(apiSrcDir)) return getSourceFile(fileName, languageVersion, ...rest);
-    const version = typeof languageVersion === 'object' ? `${languageVersion.languageVersion}/${languageVersion.impliedNodeFormat}` : languageVersion;
+    const version =
+      typeof languageVersion === 'object' ? `${languageVersion.languageVersion}/${languageVersion.impliedNodeFormat}` : languageVersion;
     const key = `${version}:${resolved}`;
     let parsed = parsedDeclarations.get(key);
     if (!parsed) parsedDeclarations.set(key, (parsed = getSourceFile(fileName, languageVersion, ...rest)));
