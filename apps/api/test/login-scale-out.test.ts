@@ -1,12 +1,10 @@
 import { onPostgres } from '@latchkey/db/testing';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession, freePort } from './support/browser-session.js';
 import { outboxOf, tokenOf } from './support/outbox.js';
-import { createOwnDatabase, databaseKind, startTestService, type TestService } from './support/service.js';
+import { createOwnDatabase, databaseKind, serviceDataDir, startTestService, type TestService } from './support/service.js';
 
 /** A form post as the service's own pages send it (Origin = PUBLIC_URL's origin). */
 const consume = (service: TestService, token: string) =>
@@ -17,7 +15,7 @@ const consume = (service: TestService, token: string) =>
 
 describe('spec One-time token login 6: token storage survives restarts', () => {
   it('a token generated before a restart is consumable after it (same DATA_DIR and database)', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-restart-'));
+    const dataDir = serviceDataDir('restart');
     const port = await freePort();
     const env = {
       DATA_DIR: dataDir,
@@ -62,7 +60,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('scale-out: two instance
   let dropDatabase: () => Promise<void>;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-scale-'));
+    dataDir = serviceDataDir('scale');
     const own = await createOwnDatabase(process.env['DATABASE_URL']!);
     dropDatabase = own.drop;
     const url = new URL(own.url);

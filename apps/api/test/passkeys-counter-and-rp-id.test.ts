@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { eq, passkeys, seedDemoData } from '@latchkey/db';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +19,7 @@ import {
   startRelyingParty,
   useChromium,
 } from './support/passkey-relying-party.js';
-import { createOwnDatabase, databaseKind, startTestService } from './support/service.js';
+import { createOwnDatabase, databaseKind, serviceDataDir, startTestService } from './support/service.js';
 
 // The refusals of spec "Passkeys" over HTTP, against the running api and its database, with Chromium's CDP
 // virtual authenticator as the authenticator: a replayed challenge, a ceremony run at an origin the relying
@@ -138,7 +136,7 @@ describe.runIf(hasChromium)(
     let seeded = false;
 
     beforeAll(async () => {
-      dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-passkey-rpid-'));
+      dataDir = serviceDataDir('passkey-rpid');
       let databaseUrl: string | undefined;
       if (databaseKind === 'postgres') {
         const own = await createOwnDatabase(process.env['DATABASE_URL']!);

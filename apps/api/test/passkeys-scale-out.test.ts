@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { seedDemoData, webauthnChallenges, eq } from '@latchkey/db';
 import { decodeJwt, type JWK } from 'jose';
 import type { Browser, Page } from 'playwright-core';
@@ -12,7 +10,7 @@ import { BrowserSession, freePort } from './support/browser-session.js';
 import { hasChromium, launchChromium } from './support/chromium.js';
 import { demoOf } from './support/demo.js';
 import { challengeOf, create, get, openAuthenticator, post } from './support/passkey-browser.js';
-import { createOwnDatabase, databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
+import { createOwnDatabase, databaseKind, serviceDataDir, postGraphQL, startTestService, type TestService } from './support/service.js';
 import { onPostgres, startTcpProxy } from '@latchkey/db/testing';
 
 // Passkeys across a restart and across two instances, over HTTP with real WebAuthn ceremonies: Node talks to
@@ -107,7 +105,7 @@ async function finishSignIn(
 
 describe.runIf(hasChromium)('spec Passkeys 3: registered credentials and user handles are durable', () => {
   it('a passkey registered before a restart of the api signs in after it (same database, same DATA_DIR), through to an ID token with amr swk', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-passkey-restart-'));
+    const dataDir = serviceDataDir('passkey-restart');
     const port = await freePort();
     const publicBase = `http://localhost:${port}`;
     const { jwk, key } = await sharedKey();
@@ -225,7 +223,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests') && hasChromium)(
     let credentialId: string;
 
     beforeAll(async () => {
-      dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-passkey-scale-'));
+      dataDir = serviceDataDir('passkey-scale');
       const own = await createOwnDatabase(process.env['DATABASE_URL']!);
       dropDatabase = own.drop;
       const shared = await sharedKey();

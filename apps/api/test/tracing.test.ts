@@ -1,16 +1,15 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOwnDatabase } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningJwk } from '@latchkey/auth/tokens';
 import { freePort } from './support/browser-session.js';
-import { postGraphQL } from './support/service.js';
+import { postGraphQL, serviceDataDir } from './support/service.js';
 
 // A real api process (the built dist/src/main.js) exporting to an OTLP/HTTP receiver this test runs.
 const DIST = fileURLToPath(new URL('../dist/src/', import.meta.url));
@@ -71,7 +70,7 @@ const collectorKey = `collector-${randomUUID()}`;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  dataDir = mkdtempSync(path.join(tmpdir(), 'latchkey-tracing-'));
+  dataDir = serviceDataDir('tracing');
   const own = process.env['DATABASE_URL'] ? await createOwnDatabase(process.env['DATABASE_URL']) : undefined;
   dropDatabase = own?.drop;
   const port = await freePort();

@@ -39,6 +39,16 @@ export interface TestServiceOptions {
 }
 
 /**
+ * A DATA_DIR for services a test starts with its own (several lives of one service, or instances sharing a
+ * directory): in the run's fast directory, and without DATABASE_URL holding a copy of the migrated template.
+ */
+export function serviceDataDir(label: string): string {
+  const dataDir = testTempDir(label);
+  if (databaseKind === 'pglite') seedPgliteDataDir(dataDir);
+  return dataDir;
+}
+
+/**
  * Starts the real service on 127.0.0.1 with an ephemeral port, a fresh DATA_DIR, and a generated key.
  * `env` overrides configuration exactly as environment variables would.
  */

@@ -82,30 +82,59 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
       return { outcome, ms: performance.now() - started };
     };
     /**
-     * The outage becomes known within `knownWithinMs`; statements are then refused at once (a few ms in fact, see
-     * pnpm chaos: the bound only tells it from waiting); after the database is back the first statement succeeds
-     * within 2 s, without a restart.
+     * A deadline's answer comes from its timer, not from the database: this ceiling is far above a loaded machine's
+     * lateness past the deadline (the driver by itself took ~19.5 s to give up), not a measure of it.
      */
-    async function outageKnownThenRecovery(knownWithinMs: number): Promise<void> {
-      await expect.poll(() => database.health.available, { timeout: knownWithinMs, interval: 20 }).toBe(false);
+    const DEADLINE_CEILING_MS = 4 * TIMEOUT_MS;
+    /** `run`'s outcome, and how many statements the pool let through to the database and connections it opened. */
+    const counted = async (run: () => Promise<unknown>) => {
+      const admitted = database.poolStats().admitted!;
+      const connections = proxy.accepted();
+      const { outcome } = await timed(run);
+      return { outcome, admitted: database.poolStats().admitted! - admitted, connections: proxy.accepted() - connections };
+    };
+    /** Both connections of a pool of two are taken (by statements that outlast the deadline under test). */
+    const poolTaken = () => expect.poll(() => database.poolStats().inUse, { timeout: 20_000, interval: 10 }).toBe(2);
+    /**
+     * The outage becomes known (by the pool's own failures or its probe); statements are then refused at once: none
+     * is let through to the database, no connection is opened (how fast, pnpm chaos measures). Once the database is
+     * back the pool turns available on a probe that succeeded, and the first statement after that succeeds, with
+     * no restart. That a probe comes within PROBE_INTERVAL of the database's return is proved in restart.test.ts.
+     */
+    async function outageKnownThenRecovery(): Promise<void> {
+      await expect.poll(() => database.health.available, { timeout: 20_000, interval: 20 }).toBe(false);
       for (let i = 0; i < 3; i++) {
-        const refused = await timed(() => database.db.execute(sql`select 1`));
+        const refused = await counted(() => database.db.execute(sql`select 1`));
         expect(causeOf(refused.outcome)).toBeInstanceOf(DatabaseUnavailableError);
-        expect(refused.ms).toBeLessThan(500);
+        expect(refused).toMatchObject({ admitted: 0, connections: 0 });
       }
+      const back = new Promise<void>((resolve) => {
+        const stop = database.health.onChange((available) => {
+          if (!available) return;
+          stop();
+          resolve();
+        });
+      });
       await proxy.restore();
-      const back = performance.now();
-      await expect
-        .poll(
-          () =>
-            database.db.execute(sql`select 1`).then(
-              () => true,
-              () => false,
-            ),
-          { timeout: 2000, interval: 50 },
-        )
-        .toBe(true);
-      expect(performance.now() - back).toBeLessThan(2000);
+      await back;
+      await database.db.execute(sql`select 1`);
+    }
+    /**
+     * A statement answered on each connection of the pool (two): a connection answers in order, so a statement still
+     * queued from before (one that missed its deadline and should have been dropped) would have run by then.
+     */
+    async function afterAnythingQueued(): Promise<void> {
+      const answeredOn = new Set<number>();
+      for (let i = 0; i < 50 && answeredOn.size < 2; i++) {
+        // Two at once: the second cannot share the first's connection while it is busy.
+        const answers = await Promise.all(
+          [1, 2].map(
+            () => database.db.execute(sql`select pg_backend_pid() as pid, pg_sleep(0.05)`) as unknown as Promise<{ pid: number }[]>,
+          ),
+        );
+        for (const [row] of answers) answeredOn.add(Number(row!.pid));
+      }
+      expect(answeredOn.size).toBe(2);
     }
     const marks = async () => {
       const check = await createDatabase({ url: own.url, dataDir: '/nonexistent', poolSize: 2 });
@@ -117,14 +146,14 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
       }
     };
 
-    it('connections refused or reset (database stopped): the outage is known at once, statements are refused at once, and the first statement after it is back succeeds within 2 s', async () => {
+    it('connections refused or reset (database stopped): the outage is known at once, statements are refused at once, and once a probe sees it back the next statement succeeds', async () => {
       database = await open();
       await database.db.execute(sql`select 1`);
       await proxy.drop();
       const first = await timed(() => database.db.execute(sql`select 1`));
       expect(isDatabaseUnavailable(first.outcome)).toBe(true);
-      expect(first.ms).toBeLessThan(TIMEOUT_MS + 500);
-      await outageKnownThenRecovery(2000);
+      expect(first.ms).toBeLessThan(DEADLINE_CEILING_MS);
+      await outageKnownThenRecovery();
     });
 
     it('a black hole (packets get no answer): no statement outlives its deadline, the outage becomes known and later ones are refused at once; recovery needs no restart', async () => {
@@ -134,9 +163,9 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
       const stuck = await Promise.all([1, 2, 3].map(() => timed(() => database.db.execute(sql`select 1`))));
       for (const { outcome, ms } of stuck) {
         expect(isDatabaseUnavailable(outcome)).toBe(true);
-        expect(ms).toBeLessThan(TIMEOUT_MS + 500);
+        expect(ms).toBeLessThan(DEADLINE_CEILING_MS);
       }
-      await outageKnownThenRecovery(3000);
+      await outageKnownThenRecovery();
     });
 
     it('one deadline per request covers the wait for a pooled connection and every statement; what missed it is never executed later', async () => {
@@ -146,14 +175,14 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
       const busy = [1, 2].map(() =>
         withDatabaseDeadline(performance.now() + 10_000, () => database.db.execute(sql`select pg_sleep(2.5)`)).catch(() => undefined),
       );
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await poolTaken();
       const late = await timed(() =>
         withDatabaseDeadline(deadline(), () => database.db.execute(sql`insert into marks values ('queued-too-long')`)),
       );
       expect(causeOf(late.outcome)).toBeInstanceOf(DatabaseTimeoutError);
-      expect(late.ms).toBeLessThan(TIMEOUT_MS + 500);
+      expect(late.ms).toBeLessThan(DEADLINE_CEILING_MS);
       await Promise.all(busy);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await afterAnythingQueued();
       expect(await marks()).not.toContain('queued-too-long');
       // A slow statement is not an outage: the probe answers, the database stays available.
       expect(database.health.available).toBe(true);
@@ -167,13 +196,13 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
           .execute(sql`select pg_sleep(2.5)`)
           .catch(() => undefined),
       );
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await poolTaken();
       const view = database.until(performance.now() + TIMEOUT_MS);
       const late = await timed(() => view.transaction(async (tx) => tx.execute(sql`insert into marks values ('view-too-late')`)));
       expect(isDatabaseUnavailable(late.outcome)).toBe(true);
-      expect(late.ms).toBeLessThan(TIMEOUT_MS + 500);
+      expect(late.ms).toBeLessThan(DEADLINE_CEILING_MS);
       await Promise.all(busy);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await afterAnythingQueued();
       expect(await marks()).not.toContain('view-too-late');
     });
 
@@ -189,7 +218,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
         ),
       );
       expect(isDatabaseUnavailable(attempt.outcome)).toBe(true);
-      expect(attempt.ms).toBeLessThan(1000);
+      expect(attempt.ms).toBeLessThan(DEADLINE_CEILING_MS);
       await new Promise((resolve) => setTimeout(resolve, 200));
       await proxy.restore(); // the held BEGIN now reaches the server: the body must not follow it
       await new Promise((resolve) => setTimeout(resolve, 1000));
