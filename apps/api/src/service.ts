@@ -117,7 +117,7 @@ function deliveryFor(config: Config, logger: Logger): DeliveryHandler {
 /** What only tests set: seams into the service's own clocks. */
 export interface StartServiceOptions {
   /**
-   * The clock of the ended-sessions list (how old its last good read is; issue 17 point 1): a test moves it to
+   * The clock of the ended-sessions list (how old its last good read is): a test moves it to
    * prove the 5 s rule over HTTP without waiting 5 s of a loaded machine's time. @default Date.now
    */
   endedSessionsClock?: () => number;

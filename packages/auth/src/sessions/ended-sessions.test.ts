@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { database, useOwnDatabase } from '../test-support/own-database.js';
 import { createEndedSessions } from './ended-sessions.js';
 
-// The ended-sessions list's two time rules (issue 17 point 1), on the real database with an injected clock and
+// The ended-sessions list's two time rules, on the real database with an injected clock and
 // the reads counted, so that neither depends on how fast the machine is: the HTTP tests (sessions-outage,
 // sessions-scale-out, e2e-sessions) only wait for the refusals these rules produce.
 

@@ -86,12 +86,14 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
      * lateness past the deadline (the driver by itself took ~19.5 s to give up), not a measure of it.
      */
     const DEADLINE_CEILING_MS = 4 * TIMEOUT_MS;
-    /** `run`'s outcome, and how many statements the pool let through to the database and connections it opened. */
+    /**
+     * `run`'s outcome, and how many statements the pool let through to the database (connections through the proxy
+     * are no measure: during an outage the health probe opens its own whenever its timer says).
+     */
     const counted = async (run: () => Promise<unknown>) => {
       const admitted = database.poolStats().admitted!;
-      const connections = proxy.accepted();
       const { outcome } = await timed(run);
-      return { outcome, admitted: database.poolStats().admitted! - admitted, connections: proxy.accepted() - connections };
+      return { outcome, admitted: database.poolStats().admitted! - admitted };
     };
     /** Both connections of a pool of two are taken (by statements that outlast the deadline under test). */
     const poolTaken = () => expect.poll(() => database.poolStats().inUse, { timeout: 20_000, interval: 10 }).toBe(2);
@@ -106,7 +108,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
       for (let i = 0; i < 3; i++) {
         const refused = await counted(() => database.db.execute(sql`select 1`));
         expect(causeOf(refused.outcome)).toBeInstanceOf(DatabaseUnavailableError);
-        expect(refused).toMatchObject({ admitted: 0, connections: 0 });
+        expect(refused).toMatchObject({ admitted: 0 });
       }
       const back = new Promise<void>((resolve) => {
         const stop = database.health.onChange((available) => {

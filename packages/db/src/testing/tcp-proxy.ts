@@ -23,8 +23,6 @@ export interface TcpProxy {
   readonly state: 'forwarding' | 'dropped' | 'blackholed';
   /** client connections currently open through the proxy */
   connections(): number;
-  /** client connections accepted since it started (a test counts a client's new connections: a probe, say) */
-  accepted(): number;
   /** drops everything and stops listening for good */
   close(): Promise<void>;
 }
@@ -44,7 +42,6 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   let server: Server | undefined;
   let port = 0;
   let state: TcpProxy['state'] = 'forwarding';
-  let accepted = 0;
 
   function discard(pair: Pair): void {
     pairs.delete(pair);
@@ -81,7 +78,6 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   }
 
   function accept(client: Socket): void {
-    accepted += 1;
     const pair: Pair = { client, upstream: undefined, toUpstream: [], toClient: [], clientEnded: false };
     pairs.add(pair);
     client.on('error', () => undefined);
@@ -160,7 +156,6 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       }
     },
     connections: () => pairs.size,
-    accepted: () => accepted,
     async close() {
       state = 'dropped';
       for (const pair of [...pairs]) discard(pair);
