@@ -8,7 +8,7 @@ export interface ProxyFigures {
   scenario: string;
   /** wrong sign-in tokens one client sent (each with a forged X-Forwarded-For) before it was refused with 429 */
   attackerRefusedAfter: number;
-  /** clients behind the same proxy refused because of it (before issue 13: every one of them) */
+  /** clients behind the same proxy refused because of it (in the past: every one of them) */
   neighboursLockedOut: number;
   /** discovery's authorization endpoint when a client sends X-Forwarded-Host: evil.test */
   discoveryUnderForgedHost: string;

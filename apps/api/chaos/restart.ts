@@ -18,7 +18,7 @@ export interface RestartFigures {
 }
 
 /**
- * The measurement of issue 13: PostgreSQL restarts (connections reset and refused for `seconds`) while a
+ * The restart measurement: PostgreSQL restarts (connections reset and refused for `seconds`) while a
  * subscription is open on instance B; instance A creates documents through it all, retrying while refused.
  * Afterwards every committed change must have reached B once.
  */

@@ -64,7 +64,7 @@ export interface RunningService {
   /** the audit trail's writer (tests wait for it with `settled()`); record events through `app.audit` */
   auditWriter: AuditWriter;
   /**
-   * Graceful shutdown (SIGTERM, SIGINT; issue 13 point 3): /readyz answers 503 at once on every listener; the
+   * Graceful shutdown (SIGTERM, SIGINT): /readyz answers 503 at once on every listener; the
    * listeners keep accepting for `delayMs` (a load balancer sees the 503 and moves away), then stop; every
    * response closes its connection; subscriptions end (SSE streams complete, WebSockets get 1001); requests in
    * flight finish; idle keep-alive connections end after their keep-alive timeout or as the deadline nears.
@@ -223,7 +223,7 @@ export async function startService(
     // Traces (OTEL_EXPORTER_OTLP_ENDPOINT): flushed after everything else has closed.
     const tracing = config.observability.tracing ? await startTracing(config.observability.tracing, logger) : undefined;
     if (tracing) resources.unshift(() => tracing.shutdown());
-    // Sessions ended on any instance, read every second: a token issued under one is refused (issue 17).
+    // Sessions ended on any instance, read every second: a token issued under one is refused.
     const endedSessions = createEndedSessions({
       db: database.background,
       now: options.endedSessionsClock,

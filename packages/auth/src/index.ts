@@ -90,7 +90,7 @@ export type {
   RuleOutcome,
 } from './factors/index.js';
 
-// Sign-in in progress, session factors and the sign-in policy (issue 5)
+// Sign-in in progress, session factors and the sign-in policy
 export {
   accountFactsOf,
   DEFAULT_SIGN_IN_POLICY,
@@ -108,7 +108,7 @@ export {
 } from './sign-in/index.js';
 export type { SignInPolicy, SignInProgress, SignInStanding } from './sign-in/index.js';
 
-// Sessions people can see and end (issue 17): listing, ending, the ended list every instance checks
+// Sessions people can see and end: listing, ending, the ended list every instance checks
 export {
   createEndedSessions,
   createSessionEnding,
@@ -183,7 +183,7 @@ export type {
   StartPasskeyRegistrationRequest,
 } from './passkeys/index.js';
 
-// TOTP and recovery codes (issue 5)
+// TOTP and recovery codes
 export {
   confirmTotpEnrolment,
   deriveTotpKey,
@@ -206,7 +206,7 @@ export {
   RECOVERY_CODE_ALPHABET,
 } from './recovery-codes/index.js';
 
-// Upstream OpenID provider (issue 5)
+// Upstream OpenID provider
 export {
   createUpstreamRelyingParty,
   deriveUpstreamRequestKey,
@@ -234,7 +234,7 @@ export type {
   UpstreamRelyingParty,
 } from './upstream/index.js';
 
-// Passwords (issue 5)
+// Passwords
 export {
   checkPasswordPolicy,
   hasPassword,
@@ -256,5 +256,5 @@ export { page as htmlPage } from './http/html.js';
 export type { UpstreamConfig } from './http/upstream.js';
 export type { ClientCertificateUsers } from './x509/certificate-subjects.js';
 
-// The audit trail (issue 17): security events, chained by HMAC, checkpoints, verification, retention
+// The audit trail: security events, chained by HMAC, checkpoints, verification, retention
 export * from './audit/index.js';

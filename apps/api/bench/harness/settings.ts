@@ -27,7 +27,7 @@ export const VIEWER_QUERY = '{ viewer { subject } }';
 export const DOCUMENTS_QUERY =
   'query ($after: String) { documents(first: 20, filter: { organization: "acme" }, after: $after) { edges { cursor node { id title status updatedAt internalNotes owner { displayName email } organization { slug } viewerCan { update publish archive delete setLegalHold } } } pageInfo { hasNextPage endCursor } } }';
 
-// The realistic operation of issue 6: packages/client's dashboard (about 3 KB of text), sent as text or as
+// The realistic operation: packages/client's dashboard (about 3 KB of text), sent as text or as
 // its APQ hash alone.
 export const DASHBOARD_QUERY: string = DocumentDashboardDocument.toString();
 export const DASHBOARD_HASH = createHash('sha256').update(DASHBOARD_QUERY).digest('hex');

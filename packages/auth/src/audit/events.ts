@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Factor } from '../factors/index.js';
 
-// The security events of the audit trail (issue 17): their names, and what each carries in `details`. Never a
+// The security events of the audit trail: their names, and what each carries in `details`. Never a
 // secret, a token, a code or a password attempt; a denial never carries the ability's arguments, only the record's
 // type and id. docs/audit.md lists them.
 

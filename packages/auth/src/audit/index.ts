@@ -1,4 +1,4 @@
-// The tamper-evident audit trail (issue 17): event types, the recording API, the chained writer, checkpoints,
+// The tamper-evident audit trail: event types, the recording API, the chained writer, checkpoints,
 // verification and retention. docs/audit.md.
 export { AUDIT_EVENT_TYPES, NO_AUDIT, SIGN_IN_EVENT_TYPES } from './events.js';
 export type { AuditDetails, AuditEvent, AuditEventType, AuditParties, AuditTrail, PendingAuditRow } from './events.js';

@@ -1,6 +1,6 @@
 import { bigint, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-// The tamper-evident audit trail (issue 17): security events, append-only, each row chained to the one before by
+// The tamper-evident audit trail: security events, append-only, each row chained to the one before by
 // an HMAC (keyed from the signing key, which never reaches the database). docs/audit.md says what is recorded.
 
 /**

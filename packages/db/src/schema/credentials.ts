@@ -110,7 +110,7 @@ export const recoveryCodes = pgTable(
 );
 
 /**
- * An optional password per account (issue 5): the argon2id PHC string only (algorithm, version, parameters,
+ * An optional password per account: the argon2id PHC string only (algorithm, version, parameters,
  * salt and hash), never the password. Set or changed only after a fresh strong sign-in (the caller's rule).
  */
 export const passwordCredentials = pgTable('password_credentials', {
@@ -123,7 +123,7 @@ export const passwordCredentials = pgTable('password_credentials', {
 export type PasswordCredentialRow = typeof passwordCredentials.$inferSelect;
 
 /**
- * An identity at the upstream OpenID provider linked to an account (issue 5, factor AUTHORIZATION_CODE): the
+ * An identity at the upstream OpenID provider linked to an account (factor AUTHORIZATION_CODE): the
  * pair (issuer, subject) of its ID tokens, which is how sign-ins find the account (never by e-mail). One pair
  * belongs to one account; an account may link several.
  */

@@ -16,7 +16,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { organizations, users } from './accounts.js';
 
-// Documents, and the outbox of their events (issue 13).
+// Documents, and the outbox of their events.
 
 export const documentStatus = pgEnum('document_status', ['DRAFT', 'PUBLISHED', 'ARCHIVED']);
 
@@ -60,7 +60,7 @@ export type NewDocumentRow = typeof documents.$inferInsert;
 export type DocumentStatus = (typeof documentStatus.enumValues)[number];
 
 /**
- * The outbox of document events (issue 13): one row per committed change to a document, written in the change's
+ * The outbox of document events: one row per committed change to a document, written in the change's
  * own transaction, so it is the only record of the event (NOTIFY and Redis merely wake the instances, which read
  * this table in `seq` order). `event` holds the ids and the few attributes the visibility rule needs, never
  * content. `created_at` is the clock at insert (close to the commit, unlike `now()`); rows older than the

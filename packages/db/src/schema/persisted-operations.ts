@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { check, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-// Persisted GraphQL operations (issue 6).
+// Persisted GraphQL operations.
 
 /**
- * Persisted GraphQL operations (issue 6), by the SHA-256 of their text (64 lower-case hex digits). `source`
+ * Persisted GraphQL operations, by the SHA-256 of their text (64 lower-case hex digits). `source`
  * says how a row got here: `apq` (registered at run time by a client, evicted least recently used beyond the
  * store's cap) or `allowlist` (imported at deploy time from the client manifest; never evicted, the only rows
  * served in allowlist mode). `last_used_at` is refreshed at most every few minutes per instance.

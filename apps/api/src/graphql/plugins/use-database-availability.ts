@@ -23,7 +23,7 @@ export interface DatabaseAvailabilityOptions {
 }
 
 /**
- * Operations and the database (issue 13 point 1). An operation that selects a field needing the database runs
+ * Operations and the database. An operation that selects a field needing the database runs
  * under one deadline (DATABASE_TIMEOUT) for all of its statements; while an outage is known it is refused before
  * execution with one SERVICE_UNAVAILABLE error and no `data` (503 + Retry-After, or 200 under
  * application/json). Operations that need no database (a guest's `{ status }`) keep answering and pay nothing.

@@ -12,7 +12,7 @@ export interface PublicCacheOptions {
 }
 
 /**
- * Publicly cacheable answers (issue 6, spec Authorization 14): only a GET (so a cache keys it by URL), sent
+ * Publicly cacheable answers (spec Authorization 14): only a GET (so a cache keys it by URL), sent
  * without credentials, for an operation made only of `@public` fields, that executed without errors, gets
  * `Cache-Control: public, max-age=N` and the `Vary` of what the answer depends on (`Accept`: its media type;
  * `Origin`: its CORS headers; `Authorization`: a credentialed request must never be served this entry). Every
