@@ -194,7 +194,7 @@ describe('Authentication > Credentials presented to the API', () => {
       expectRefused(await ask(service, VIEWER, `Bearer ${await forge({ omit: ['exp'] })}`));
     });
 
-    it('issue 13 point 6: a certificate-bound token (cnf x5t#S256) is refused, on GraphQL and REST alike', async () => {
+    it('a certificate-bound token (cnf x5t#S256) is refused, on GraphQL and REST alike', async () => {
       const token = await forge({ claims: { cnf: { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' } } });
       expectRefused(await ask(service, VIEWER, `Bearer ${token}`));
       const rest = await fetch(`${service.url}/api/documents`, { headers: { authorization: `Bearer ${token}` } });

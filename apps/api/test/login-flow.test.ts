@@ -131,7 +131,7 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect(discovery['code_challenge_methods_supported']).toEqual(['S256']);
   });
 
-  it('issue 13 point 6: discovery advertises only code + PKCE (RFC 9700), and the authorization endpoint accepts nothing else', async () => {
+  it('discovery advertises only code + PKCE (RFC 9700), and the authorization endpoint accepts nothing else', async () => {
     const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect(discovery['response_types_supported']).toEqual(['code']);
     expect(discovery['grant_types_supported']).toEqual(['authorization_code', 'refresh_token']);
