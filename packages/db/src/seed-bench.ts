@@ -19,7 +19,7 @@ export interface BenchDataSize {
 }
 
 /** The size of the benchmark data set (docs/performance.md): fixed, so every run measures the same data. */
-export const BENCH_DATA: BenchDataSize = {
+export const BENCH_DATA: Readonly<BenchDataSize> = {
   organizations: 50,
   users: 2_000,
   /** documents in all, the demo organization's included */
@@ -66,12 +66,10 @@ export const BULK_STATEMENT_TIMEOUT_MS = 120_000;
  * internal notes, 2,400 of them in `acme` (owned by alice, erin and 39 bench members of acme). Every row is
  * derived from its number, in set-based statements; idempotent (conflicts on the natural keys are skipped), so a
  * second run adds nothing. Ends with `ANALYZE`, so the planner knows the data as `pnpm bench` then reads it.
+ * `size` is `BENCH_DATA` unless a test asks for the same shape smaller. Answers the rows each table holds
+ * afterwards and the rows this run added.
  */
-/**
- * Seeds the benchmark data set (`size`: `BENCH_DATA` unless a test asks for the same shape smaller); answers the
- * rows each table holds afterwards and the rows this run added.
- */
-export async function seedBenchData(handle: DatabaseHandle, size: BenchDataSize = BENCH_DATA): Promise<BenchSeedResult> {
+export async function seedBenchData(handle: DatabaseHandle, size: Readonly<BenchDataSize> = BENCH_DATA): Promise<BenchSeedResult> {
   const { organizations: orgCount, users: userCount, documents: total, acmeDocuments, acmeMembers } = size;
   if (userCount !== 40 * orgCount) throw new RangeError('a bench data set has 40 users per organization');
   await seedDemoData(handle);
