@@ -27,8 +27,14 @@ describe('LISTEN/NOTIFY between instances', () => {
     await next(received, 2);
     expect(received).toEqual(['{"n":1}', '{"n":2}']);
     await stop();
+    // Nothing more, proved by an event rather than a wait: notifications reach a listening connection in the order
+    // their transactions committed, so once a later one on another channel has arrived, {"n":3} would have too.
+    const marks: string[] = [];
+    const stopMarks = await listen(database, 'latchkey_test_marks', (payload) => marks.push(payload));
     await notify(database, 'latchkey_test_events', '{"n":3}');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await notify(database, 'latchkey_test_marks', 'after n:3');
+    await next(marks, 1);
+    await stopMarks();
     expect(received).toHaveLength(2);
   });
 

@@ -122,22 +122,30 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
       await database.db.execute(sql`select 1`);
     }
     /**
-     * A statement answered on each connection of the pool (two): a connection answers in order, so a statement still
-     * queued from before (one that missed its deadline and should have been dropped) would have run by then.
+     * A statement answered on each connection of the pool (of `connections`): a connection answers in order, so a
+     * statement still queued from before (one that missed its deadline and should have been dropped) would have run
+     * by then.
      */
-    async function afterAnythingQueued(): Promise<void> {
+    async function afterAnythingQueued(connections = 2): Promise<void> {
       const answeredOn = new Set<number>();
-      for (let i = 0; i < 50 && answeredOn.size < 2; i++) {
-        // Two at once: the second cannot share the first's connection while it is busy.
+      for (let i = 0; i < 50 && answeredOn.size < connections; i++) {
+        // All at once: none can share another's connection while that one is busy.
         const answers = await Promise.all(
-          [1, 2].map(
+          Array.from({ length: connections }, () => 0).map(
             () => database.db.execute(sql`select pg_backend_pid() as pid, pg_sleep(0.05)`) as unknown as Promise<{ pid: number }[]>,
           ),
         );
         for (const [row] of answers) answeredOn.add(Number(row!.pid));
       }
-      expect(answeredOn.size).toBe(2);
+      expect(answeredOn.size).toBe(connections);
     }
+    /** Sessions of this database, other than the asking one, inside a transaction (pg_stat_activity is live). */
+    const openTransactions = async (check: DatabaseHandle) => {
+      const [row] = (await check.db.execute(
+        sql`select count(*)::int as open from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null`,
+      )) as unknown as { open: number }[];
+      return row!.open;
+    };
     const marks = async () => {
       const check = await createDatabase({ url: own.url, dataDir: '/nonexistent', poolSize: 2 });
       try {
@@ -221,9 +229,18 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
       );
       expect(isDatabaseUnavailable(attempt.outcome)).toBe(true);
       expect(attempt.ms).toBeLessThan(DEADLINE_CEILING_MS);
-      await new Promise((resolve) => setTimeout(resolve, 200));
       await proxy.restore(); // the held BEGIN now reaches the server: the body must not follow it
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // The events that settle it, not a wait: every connection of the pool has answered a statement since (a
+      // connection answers in order, so a transaction on one of them has ended), and no session of this database is
+      // inside a transaction any more (one the client gave up on included).
+      await expect.poll(() => database.health.available, { timeout: 20_000, interval: 20 }).toBe(true);
+      await afterAnythingQueued(4);
+      const check = await createDatabase({ url: own.url, dataDir: '/nonexistent', poolSize: 2 });
+      try {
+        await expect.poll(() => openTransactions(check), { timeout: 20_000, interval: 20 }).toBe(0);
+      } finally {
+        await check.close();
+      }
       expect(await marks()).not.toContain('ghost');
     });
 
