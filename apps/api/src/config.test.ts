@@ -220,7 +220,7 @@ describe('loadConfig values', () => {
   });
 });
 
-describe('issue 13: database deadline and graceful shutdown', () => {
+describe('database deadline and graceful shutdown', () => {
   it('defaults: DATABASE_TIMEOUT 5 s, SHUTDOWN_DELAY 0, SHUTDOWN_TIMEOUT 10 s', () => {
     const config = load({});
     expect(config.database.timeoutMs).toBe(5000);
@@ -244,7 +244,7 @@ describe('issue 13: database deadline and graceful shutdown', () => {
   });
 });
 
-describe('issue 13 point 4: TRUST_PROXY names the reverse proxies whose forwarded headers are believed', () => {
+describe('TRUST_PROXY names the reverse proxies whose forwarded headers are believed', () => {
   it('unset: nobody is trusted', () => {
     expect(load({}).http.trustProxy).toBeUndefined();
   });
@@ -281,7 +281,7 @@ describe('issue 13 point 4: TRUST_PROXY names the reverse proxies whose forwarde
   });
 });
 
-describe('issue 13 point 6: OIDC_CLIENTS may ask only for what is offered (authorization code with PKCE, RFC 9700)', () => {
+describe('OIDC_CLIENTS may ask only for what is offered (authorization code with PKCE, RFC 9700)', () => {
   const client = (extra: Record<string, unknown>) =>
     JSON.stringify([{ client_id: 'app', redirect_uris: ['https://app.test/cb'], ...extra }]);
 
@@ -310,7 +310,7 @@ describe('issue 13 point 6: OIDC_CLIENTS may ask only for what is offered (autho
   );
 });
 
-describe('issue 13 point 5: METRICS_PORT and OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+describe('METRICS_PORT and OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   it('both unset by default: no metrics, no traces', () => {
     expect(load({}).observability).toEqual({ metricsPort: undefined, tracing: undefined });
   });

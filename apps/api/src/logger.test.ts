@@ -15,7 +15,7 @@ function recordingDestination() {
   };
 }
 
-describe('createLogger (issue 14 point 2)', () => {
+describe('createLogger', () => {
   afterEach(() => {
     vi.useRealTimers();
   });

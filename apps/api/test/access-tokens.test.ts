@@ -202,7 +202,7 @@ describe('Authentication > Credentials presented to the API', () => {
       expect(rest.headers.get('www-authenticate')).toContain('invalid_token');
     });
 
-    it('issue 17 point 3: a DPoP-bound token (cnf jkt) sent as a bearer token is refused with the DPoP challenge (RFC 9449 section 7.2), on GraphQL and REST alike', async () => {
+    it('a DPoP-bound token (cnf jkt) sent as a bearer token is refused with the DPoP challenge (RFC 9449 section 7.2), on GraphQL and REST alike', async () => {
       const token = await forge({ claims: { cnf: { jkt: 'q3Z0TtA9JcN-7bOwRoVjX2YjLhQXRp8DFYQGjY-0tXk' } } });
       const graphql = await ask(service, VIEWER, `Bearer ${token}`);
       expect(graphql.status).toBe(401);

@@ -32,7 +32,7 @@ const stored = async () => {
   return createHash('sha256').update(JSON.stringify(rows)).digest('hex');
 };
 
-describe('second factors on the account page (issue 5: TOTP enrolment, recovery codes, remembered browsers)', () => {
+describe('second factors on the account page (TOTP enrolment, recovery codes, remembered browsers)', () => {
   it('an authenticator app is set up with a QR code and a confirming code, only once; removed on request', async () => {
     const browser = await signedInBrowser('erin@acme.test');
     expect((await browser.request('/account')).text).toContain('No authenticator app is set up.');

@@ -94,7 +94,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
 
   // The CLI and the server share a database only on PostgreSQL (a PGlite directory belongs to one process).
   it.runIf(onPostgres('the PostgreSQL-only tests'))(
-    'issue 13 point 2: a change made through the CLI reaches the subscribers of a running server, through the outbox, even when the CLI cannot wake it',
+    'a change made through the CLI reaches the subscribers of a running server, through the outbox, even when the CLI cannot wake it',
     async () => {
       expect((await cli('seed')).code).toBe(0);
       const [alice] = await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, 'alice@acme.test'));

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CLI, cli, dataDir, env, JWT, requireBuild, run, service, STACK_TRACE, useOperatorCli, workDir } from './support/built-cli.js';
 import { postGraphQL } from './support/service.js';
 
-// The operator CLI's `token` command (spec "Access tokens" rules 1-4, issue 13): what it prints, whom it names, what it refuses.
+// The operator CLI's `token` command (spec "Access tokens" rules 1-4): what it prints, whom it names, what it refuses.
 // The built entry points and how they are run: support/built-cli.ts.
 
 requireBuild();
@@ -60,7 +60,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
       }
     });
 
-    it('issue 13 point 6: --amr takes only the values the server issues (otp, swk, pwd, hwk, fed, mfa), each once; anything else exits 2', async () => {
+    it('--amr takes only the values the server issues (otp, swk, pwd, hwk, fed, mfa), each once; anything else exits 2', async () => {
       const all = await cli('token', '--sub', 'cli-user', '--amr', 'otp, swk,pwd,hwk,fed,mfa');
       expect(all.code, all.stderr).toBe(0);
       expect(decodeJwt(all.stdout.trim()).amr).toEqual(['otp', 'swk', 'pwd', 'hwk', 'fed', 'mfa']);

@@ -64,7 +64,7 @@ const cases: { name: string; email: string | null; query: string; variables?: Re
   },
 ];
 
-describe('compiled execution (issue 16): cached documents answer exactly as graphql-js answers them', () => {
+describe('compiled execution: cached documents answer exactly as graphql-js answers them', () => {
   it.each(cases)('$name', async ({ email, query, variables, accept }) => {
     const token = email ? await tokenOf(email) : undefined;
     const answers = [];

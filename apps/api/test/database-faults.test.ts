@@ -35,7 +35,7 @@ if (databaseKind === 'pglite') {
   );
 }
 
-describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bounded, honest answers while the database is down', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('bounded, honest answers while the database is down', () => {
   let proxy: TcpProxy;
   let own: { url: string; drop(): Promise<void> };
   let service: TestService;
@@ -285,7 +285,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 1: bound
 });
 
 describe.runIf(onPostgres('the PostgreSQL-only tests'))(
-  'issue 13 points 1 and 2: an event that cannot be judged in time is not delivered unjudged',
+  'an event that cannot be judged in time is not delivered unjudged',
   () => {
     it("the database does not answer the subscriber's rights within DATABASE_TIMEOUT: one last SUBSCRIPTION_INTERRUPTED result, and the stream completes", async () => {
       const service = await startTestService({ DATABASE_TIMEOUT: '1s' }, { outages: true });

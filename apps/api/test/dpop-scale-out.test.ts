@@ -4,7 +4,7 @@ import { dpopKey } from './support/dpop.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { signInThroughDemo } from './support/sessions.js';
 
-describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 17 point 3: a DPoP proof is accepted once by all instances together', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('a DPoP proof is accepted once by all instances together', () => {
   let processes: ServiceProcesses;
 
   beforeAll(async () => {

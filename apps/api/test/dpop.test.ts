@@ -9,7 +9,7 @@ import { overWebSocket } from './support/subscriptions.js';
 const VIEWER = '{ viewer { subject } }';
 const ALGS = /, algs="[^"]*ES256[^"]*"$/;
 
-describe('issue 17 point 3: DPoP-bound tokens (RFC 9449) at the API', () => {
+describe('DPoP-bound tokens (RFC 9449) at the API', () => {
   let service: TestService;
   let base: string;
   let key: Awaited<ReturnType<typeof dpopKey>>;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hasChromium, useChromiumService } from './support/chromium.js';
 import { codeOf, outboxOf } from './support/outbox.js';
 
-describe.runIf(hasChromium)('end to end in Chromium: BIND_LINKS_TO_BROWSER=true (issue 17 point 4)', () => {
+describe.runIf(hasChromium)('end to end in Chromium: BIND_LINKS_TO_BROWSER=true', () => {
   const started = useChromiumService({ NODE_ENV: 'development', BIND_LINKS_TO_BROWSER: 'true' });
 
   it("the link opened on another device signs nothing in and says to type the code; the code typed in the browser that asked completes the application's sign-in", async () => {

@@ -29,7 +29,7 @@ function storedKey(
   });
 }
 
-describe.runIf(hasChromium)('end to end in Chromium: the demo binds its tokens with DPoP (issue 17 point 3)', () => {
+describe.runIf(hasChromium)('end to end in Chromium: the demo binds its tokens with DPoP', () => {
   const started = useChromiumService({ NODE_ENV: 'development' });
 
   it('the token is bound to a non-extractable key kept in IndexedDB; the page calls the API with proofs, and after a reload with the same key', async () => {

@@ -6,7 +6,7 @@ import { outboxOf } from './support/outbox.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 
 describe.runIf(onPostgres('the PostgreSQL-only tests') && hasChromium)(
-  'end to end in Chromium: a session ended in one browser, on a second instance (issue 17 point 1)',
+  'end to end in Chromium: a session ended in one browser, on a second instance',
   () => {
     let processes: ServiceProcesses;
     let browser: Browser;

@@ -40,7 +40,7 @@ async function overWs(url: string, token: string | undefined, payload: { query: 
   }
 }
 
-describe('issue 13 point 6: no suggestions where introspection is refused', () => {
+describe('no suggestions where introspection is refused', () => {
   describe('INTROSPECTION=signed-in', () => {
     let service: TestService;
     beforeAll(async () => {

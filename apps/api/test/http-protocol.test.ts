@@ -198,7 +198,7 @@ describe('requests node:http cannot take still get a clear JSON error', () => {
   });
 });
 
-describe('issue 13 point 6: CONNECT gets an answer', () => {
+describe('CONNECT gets an answer', () => {
   /** Sends `request` on a fresh socket (plain, or TLS when `tls` is given) and reads until the server closes it. */
   async function exchange(port: number, request: string, tls?: { ca: string }): Promise<{ text: string; closed: boolean }> {
     const { connect } = await import('node:net');

@@ -128,7 +128,7 @@ describe('@defer and @stream (spec Versioning 2: incremental delivery) over mult
   });
 });
 
-describe('issue 13 point 6: streamed answers honour Connection: close', () => {
+describe('streamed answers honour Connection: close', () => {
   /**
    * A raw HTTP/1.1 connection of its own: requests are written as they are (pipelined when several), and `until`
    * resolves once what the server wrote, and whether it ended the connection, satisfy `ready` (the test's timeout

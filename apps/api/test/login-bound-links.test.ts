@@ -5,7 +5,7 @@ import { demoAuthorization } from './support/oidc.js';
 import { codeOf, outboxOf, tokenOf } from './support/outbox.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
-describe('issue 17 point 4: BIND_LINKS_TO_BROWSER=true, a link signs in only the browser that asked (OWASP ASVS 6.6.2)', () => {
+describe('BIND_LINKS_TO_BROWSER=true, a link signs in only the browser that asked (OWASP ASVS 6.6.2)', () => {
   let service: TestService;
   let base: string;
 

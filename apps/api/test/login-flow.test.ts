@@ -283,7 +283,7 @@ describe('refresh tokens (offline_access) rotate on every use', () => {
   });
 });
 
-describe('issue 17 point 3 (superseding issue 13 point 6): DPoP now that the API checks proof of possession', () => {
+describe('DPoP now that the API checks proof of possession', () => {
   it('discovery advertises the DPoP algorithms the API accepts, and a token request with a DPoP proof gets a DPoP token bound to its key', async () => {
     const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect(discovery['dpop_signing_alg_values_supported']).toEqual([...DPOP_ALGORITHMS]);

@@ -292,7 +292,7 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     expect((await browser.useCode('alice@acme.test', message.code, source)).status).toBe(303);
   });
 
-  it("issue 14 point 7: the page's one field takes the code (this browser's codes only) as well as the link's token", async () => {
+  it("the page's one field takes the code (this browser's codes only) as well as the link's token", async () => {
     const browser = new Browser();
     const interaction = await startAuthorization(browser);
     const message = await ask(browser, 'alice@acme.test');
@@ -306,7 +306,7 @@ describe('short codes at POST /ott/generate and POST /login/ott', () => {
     ).toBe(303);
   });
 
-  it("issue 14 point 7: a code typed without this browser's binding is a form error that counts nothing; with it, a wrong code counts", async () => {
+  it("a code typed without this browser's binding is a form error that counts nothing; with it, a wrong code counts", async () => {
     const owner = new Browser();
     const message = await ask(owner, 'carol@globex.test');
     const source = freshAddress();

@@ -92,7 +92,7 @@ async function waitFor(server: Server, match: (line: Record<string, unknown>) =>
 
 const requestLine = (path: string) => (line: Record<string, unknown>) => line['msg'] === 'request' && line['path'] === path;
 
-describe('issue 14 point 2: logs arrive on time and are never lost', () => {
+describe('logs arrive on time and are never lost', () => {
   // One production server for the first two: its request line first, then SIGTERM.
   const afterAllTests: (() => void)[] = [];
   let production: Server | undefined;
@@ -149,7 +149,7 @@ describe('issue 14 point 2: logs arrive on time and are never lost', () => {
   }, 90_000);
 });
 
-describe('issue 16: resident memory after a run', () => {
+describe('resident memory after a run', () => {
   it('after a burst, an idle server gives the memory back within 45 s and goes on answering', async () => {
     // A preload that, when told to (SIGUSR2), holds about 70 MB of objects long enough for them to be promoted, then
     // drops them: what requests in flight under load leave in the old generation.

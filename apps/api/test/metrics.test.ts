@@ -31,7 +31,7 @@ afterAll(() => service?.stop());
 const scrape = () => scrapeMetrics(service.metricsUrl!);
 const scrapeUntil = (check: (text: string) => boolean, what: string) => scrapeMetricsUntil(service.metricsUrl!, check, what);
 
-describe('issue 13 point 5: the metrics listener (METRICS_PORT)', () => {
+describe('the metrics listener (METRICS_PORT)', () => {
   it('/metrics answers on METRICS_PORT only: the main port answers 404 there', async () => {
     expect(service.metricsUrl).toBeDefined();
     expect(new URL(service.metricsUrl!).port).not.toBe(new URL(service.url).port);
@@ -75,7 +75,7 @@ describe('issue 13 point 5: the metrics listener (METRICS_PORT)', () => {
   });
 });
 
-describe('issue 13 point 5: HTTP requests by route template and status', () => {
+describe('HTTP requests by route template and status', () => {
   it('a REST request counts under /api/documents/:id, an unknown path under `other`; neither path appears', async () => {
     const id = randomUUID();
     const secret = `secret-${randomUUID()}`;
@@ -101,7 +101,7 @@ describe('issue 13 point 5: HTTP requests by route template and status', () => {
   });
 });
 
-describe('issue 13 point 5: GraphQL operations by name only for allowlisted documents', () => {
+describe('GraphQL operations by name only for allowlisted documents', () => {
   const operations = (text: string, name: string, type = 'query') =>
     sample(text, 'latchkey_graphql_operations_total', { operation_name: name, operation_type: type });
 
@@ -164,7 +164,7 @@ describe('issue 13 point 5: GraphQL operations by name only for allowlisted docu
   });
 });
 
-describe('issue 13 point 5: open subscriptions', () => {
+describe('open subscriptions', () => {
   it('the gauge goes up while a subscription is open (SSE and WebSocket) and back down when it ends', async () => {
     const open = (text: string) => sample(text, 'latchkey_subscriptions_open');
     const sockets = (text: string) => sample(text, 'latchkey_websocket_connections_open');
@@ -186,7 +186,7 @@ describe('issue 13 point 5: open subscriptions', () => {
   });
 });
 
-describe('issue 13 point 5: the database pool and event delivery lag', () => {
+describe('the database pool and event delivery lag', () => {
   it('the pool gauges report the pool (its size, and nothing in use once idle); each delivered event is one lag observation', async () => {
     const idle = await scrapeUntil(
       (text) => sample(text, 'latchkey_db_pool_connections_in_use', { database: databaseKind }) === 0,
@@ -217,7 +217,7 @@ describe('issue 13 point 5: the database pool and event delivery lag', () => {
   });
 });
 
-describe('issue 13 point 5: sign-in attempts, failures, lockouts and rate-limit refusals by method', () => {
+describe('sign-in attempts, failures, lockouts and rate-limit refusals by method', () => {
   it('six link requests for one address: the sixth counts as a token-generation refusal', async () => {
     const refusals = (text: string) => sample(text, 'latchkey_rate_limit_refusals_total', { limit: 'token-generation' });
     const before = await scrape();

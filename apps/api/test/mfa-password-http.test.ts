@@ -47,7 +47,7 @@ const stored = async () =>
 const userId = async (email: string) =>
   (await service.database.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
 
-describe('passwords as a later step of a sign-in (issue 5: PASSWORD factor, amr pwd)', () => {
+describe('passwords as a later step of a sign-in (PASSWORD factor, amr pwd)', () => {
   it('an admin without a password sets the first one on the factor page (checked first: too short, differing, the e-mail), which completes the sign-in', async () => {
     const { browser, next } = await afterLink('carol@globex.test');
     expect(next).toBe('/login/factors');

@@ -122,7 +122,7 @@ describe('spec Cross-site 3: the query IDE and introspection', () => {
     }
   });
 
-  it('issue 13 point 6: GraphiQL off, an Accept allowing no JSON type gets 406 with a JSON body naming the accepted types; one with */* gets the usual 400', async () => {
+  it('GraphiQL off, an Accept allowing no JSON type gets 406 with a JSON body naming the accepted types; one with */* gets the usual 400', async () => {
     const service = await startTestService({ NODE_ENV: 'production' });
     try {
       for (const accept of ['text/html', 'text/html, application/xhtml+xml', 'text/plain']) {

@@ -34,7 +34,7 @@ afterAll(() => service?.stop());
 const ask = async (persona: 'alice' | 'bob', query: string, variables?: Record<string, unknown>) =>
   (await postGraphQL(service.graphqlUrl, { query, variables }, { token: await demo.token(persona) })).json;
 
-describe('me.passkeys and the passkey mutations (issue 4: users list, rename and remove their passkeys)', () => {
+describe('me.passkeys and the passkey mutations (users list, rename and remove their passkeys)', () => {
   it("the user sees their own passkeys, never a public key; a colleague's passkeys are FORBIDDEN at their path", async () => {
     expect(await ask('alice', '{ me { passkeys { id label deviceType backedUp transports lastUsedAt } } }')).toEqual({
       data: {

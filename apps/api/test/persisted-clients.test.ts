@@ -81,7 +81,7 @@ function urqlClient(url: string, options: { token?: string } = {}) {
 const DOCUMENT_TITLES = 'query DocumentTitles { documents(first: 3) { edges { node { title } } } }';
 const STATUS = 'query ServiceStatus { status { service version } }';
 
-describe("automatic persisted queries with the ecosystem's clients (issue 6 acceptance)", () => {
+describe("automatic persisted queries with the ecosystem's clients", () => {
   let service: TestService;
   let demo: Demo;
   beforeAll(async () => {

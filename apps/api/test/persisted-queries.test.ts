@@ -153,7 +153,7 @@ describe('automatic persisted queries over HTTP (spec "Persisted-query extension
   });
 });
 
-describe('caching (issue 6 caching rules, spec Authorization 14) judged by an RFC 9111 cache', () => {
+describe('caching (spec Authorization 14) judged by an RFC 9111 cache', () => {
   let service: TestService;
   let demo: Demo;
   beforeAll(async () => {

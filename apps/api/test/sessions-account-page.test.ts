@@ -5,7 +5,7 @@ import { outboxOf, tokenOf } from './support/outbox.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 import { signInThroughDemo } from './support/sessions.js';
 
-describe('issue 17 point 1: the account page lists and ends sessions', () => {
+describe('the account page lists and ends sessions', () => {
   let service: TestService;
   let base: string;
   let browsers = 0;

@@ -25,7 +25,7 @@ async function logoutReceiver() {
   return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-describe('issue 17 point 1: back-channel logout to clients that register a backchannel_logout_uri', () => {
+describe('back-channel logout to clients that register a backchannel_logout_uri', () => {
   let service: TestService;
   let base: string;
   let receiver: Awaited<ReturnType<typeof logoutReceiver>>;

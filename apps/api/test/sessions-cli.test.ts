@@ -6,11 +6,11 @@ import { CLI, requireBuild, run, STACK_TRACE } from './support/built-cli.js';
 import { databaseKind, postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 import { signInThroughDemo } from './support/sessions.js';
 
-// `pnpm latchkey sessions list|end` (issue 17 point 1), the built CLI against a running server's database.
+// `pnpm latchkey sessions list|end`, the built CLI against a running server's database.
 
 requireBuild();
 
-describe('issue 17 point 1: the operator CLI lists and ends sessions', () => {
+describe('the operator CLI lists and ends sessions', () => {
   const workDir = testTempDir('sessions-cli');
 
   it('bad input exits 2 with a message and no stack trace, before anything is read or written', async () => {

@@ -20,7 +20,7 @@ async function tokenInSession(service: TestService, sessionId: string): Promise<
     .sign(signingKey.key);
 }
 
-describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 17 point 1: an instance that cannot read the ended sessions for 5 s', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('an instance that cannot read the ended sessions for 5 s', () => {
   let proxy: TcpProxy;
   let own: { url: string; drop(): Promise<void> };
   let service: TestService;

@@ -8,7 +8,7 @@ import { overSse, overWebSocket, sseClient, wsClient } from './support/subscript
 
 const CHANGED = 'subscription { documentChanged(organization: "acme") { kind } }';
 
-describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 17 point 1: a session ended on one instance, on a second instance', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('a session ended on one instance, on a second instance', () => {
   let processes: ServiceProcesses;
   let first: string;
   let second: string;

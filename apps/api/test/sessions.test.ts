@@ -6,7 +6,7 @@ import { refreshDemoTokens, SESSIONS_QUERY, signInThroughDemo, type SignedInBrow
 
 type SessionJson = { id: string; current: boolean; client: string | null; userAgent: string | null; address: string | null; amr: string[] };
 
-describe('issue 17 point 1: sessions people can see and end', () => {
+describe('sessions people can see and end', () => {
   let service: TestService;
   let base: string;
   const gql = (token: string, query: string, variables?: Record<string, unknown>, accept?: string) =>

@@ -46,7 +46,7 @@ function howItStopped(processes: ServiceProcesses): { stopped?: unknown; deadlin
     deadline: lines.some((line) => line['msg'] === 'shutdown deadline reached'),
   };
 }
-describe('issue 13 point 3: graceful shutdown on SIGTERM', () => {
+describe('graceful shutdown on SIGTERM', () => {
   let processes: ServiceProcesses | undefined;
   afterEach(async () => {
     await processes?.stop();

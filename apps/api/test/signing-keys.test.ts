@@ -16,7 +16,7 @@ const KEY_KINDS = [
   { kind: 'Ed25519', alg: 'EdDSA', pem: () => generateKeyPairSync('ed25519').privateKey },
 ].map(({ pem, ...rest }) => ({ ...rest, pem: () => pem().export({ format: 'pem', type: 'pkcs8' }).toString() }));
 
-describe('issue 13 point 6: every signing key type docs/configuration.md promises completes a whole sign-in', () => {
+describe('every signing key type docs/configuration.md promises completes a whole sign-in', () => {
   it.each(KEY_KINDS)(
     'a $kind PKCS#8 SIGNING_KEY: code + PKCE sign-in, ID token and access token signed $alg, the API accepts the token, refresh works',
     async ({ alg, pem }) => {

@@ -73,7 +73,7 @@ async function createRetrying(graphqlUrl: string, token: string, title: string, 
   }
 }
 
-describe.runIf(onPostgres('the PostgreSQL-only tests'))('issue 13 point 2 on one server: sequence numbers become visible at commit', () => {
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('on one server: sequence numbers become visible at commit', () => {
   let service: TestService;
   let database: DatabaseHandle;
   let wake: WakeChannel;
@@ -190,7 +190,7 @@ async function subscribeBoth(state: ReturnType<typeof twoProcesses>) {
 }
 
 describe.runIf(onPostgres('the PostgreSQL-only tests'))(
-  'issue 13 point 2 across a database restart: two api processes, one PostgreSQL behind a proxy',
+  'across a database restart: two api processes, one PostgreSQL behind a proxy',
   () => {
     const state = twoProcesses((databaseUrl, _index, proxy) => ({ DATABASE_URL: proxy.routeUrl(databaseUrl) }));
 
@@ -245,7 +245,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
 );
 
 describe.runIf(onPostgres('the PostgreSQL-only tests'))(
-  'issue 13 point 2: a gap that cannot be bridged (B cut off while A writes and a short EVENT_RETENTION purges)',
+  'a gap that cannot be bridged (B cut off while A writes and a short EVENT_RETENTION purges)',
   () => {
     const state = twoProcesses((databaseUrl, index, proxy) => ({
       EVENT_RETENTION: '1s',

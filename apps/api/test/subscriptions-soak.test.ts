@@ -63,7 +63,7 @@ async function round(connections: number, perConnection: number, events: number)
   return { delivered, open, subscribers: subscribers.length };
 }
 
-describe('soak: many subscribers, a bounded number of events (issue 7: memory returns to its baseline)', () => {
+describe('soak: many subscribers, a bounded number of events (memory returns to its baseline)', () => {
   it(`${CONNECTIONS * PER_CONNECTION} subscribers over ${CONNECTIONS} WebSocket connections each receive all ${EVENTS} events; after they leave, the heap is back at its baseline, round after round`, async () => {
     // A small round first: modules, caches and JIT settle, so the baseline is the steady state.
     await round(4, 5, 2);

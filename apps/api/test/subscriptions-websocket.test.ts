@@ -29,7 +29,7 @@ async function rawSocket(url: string, headers: Record<string, string> = {}) {
   return { socket, messages, closed };
 }
 
-describe("the WebSocket path applies the HTTP endpoint's rules itself (issue 7)", () => {
+describe("the WebSocket path applies the HTTP endpoint's rules itself", () => {
   let service: TestService;
   let demo: Demo;
   beforeAll(async () => {

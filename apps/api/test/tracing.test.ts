@@ -121,7 +121,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('issue 13 point 5: OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
+describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   it('spans arrive at the OTLP/HTTP receiver, flushed at shutdown; no variable value, inline argument, token or error message is in them', {
     timeout: 30_000,
   }, async () => {

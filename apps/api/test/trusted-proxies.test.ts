@@ -85,7 +85,7 @@ async function expectDiscoveryFromPublicUrl(running: Running, from: string): Pro
   expect(forged.text).not.toContain('evil.test');
 }
 
-describe("issue 13 point 4: TRUST_PROXY unset, nobody's forwarded headers are believed", () => {
+describe("TRUST_PROXY unset, nobody's forwarded headers are believed", () => {
   // A service of its own for each block, stopped after it (with embedded PGlite each is hundreds of MiB).
   let plain: Running;
   beforeAll(async () => {
@@ -114,7 +114,7 @@ describe("issue 13 point 4: TRUST_PROXY unset, nobody's forwarded headers are be
   });
 });
 
-describe(`issue 13 point 4: TRUST_PROXY=${PROXY}, X-Forwarded-For of that proxy only`, () => {
+describe(`TRUST_PROXY=${PROXY}, X-Forwarded-For of that proxy only`, () => {
   // A dual-stack listener: IPv4 peers arrive as ::ffff:a.b.c.d and must count as a.b.c.d.
   let trusting: Running;
   beforeAll(async () => {
@@ -197,7 +197,7 @@ describe(`issue 13 point 4: TRUST_PROXY=${PROXY}, X-Forwarded-For of that proxy 
   });
 });
 
-describe(`issue 13 point 4: TRUST_PROXY_HEADER=forwarded reads RFC 7239 Forwarded instead, never both`, () => {
+describe(`TRUST_PROXY_HEADER=forwarded reads RFC 7239 Forwarded instead, never both`, () => {
   let forwarded: Running;
   beforeAll(async () => {
     forwarded = await start({ TRUST_PROXY: PROXY, TRUST_PROXY_HEADER: 'forwarded' });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { policyFile } from './support/policy-file.js';
 
-// The upstream OpenID provider (issue 5) as configured: which settings go together, what is refused at start-up.
+// The upstream OpenID provider as configured: which settings go together, what is refused at start-up.
 
 describe('configuration of the upstream OpenID provider', () => {
   const load = (env: Record<string, string>) => () =>

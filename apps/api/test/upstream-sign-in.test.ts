@@ -9,10 +9,10 @@ import { policyFile } from './support/policy-file.js';
 import type { TestService } from './support/service.js';
 import { startPair, type Pair } from './support/upstream-pair.js';
 
-// Sign-in through an upstream OpenID provider (issue 5: AUTHORIZATION_CODE, linked by issuer + subject), and linking
+// Sign-in through an upstream OpenID provider (AUTHORIZATION_CODE, linked by issuer + subject), and linking
 // from the account page. The service and its upstream provider: support/upstream-pair.ts.
 
-describe('sign-in through an upstream OpenID provider (issue 5: AUTHORIZATION_CODE, linked by issuer + subject)', () => {
+describe('sign-in through an upstream OpenID provider (AUTHORIZATION_CODE, linked by issuer + subject)', () => {
   let pair: Pair;
   let service: TestService;
   let base: string;

@@ -6,7 +6,7 @@ import { checkManifestAgainstSchema, ManifestError, parseManifest } from './mani
 const query = 'query Status { status { version } }';
 const hash = sha256Hex(query);
 
-describe('persisted-documents manifests (issue 6: the allowlist the client codegen writes)', () => {
+describe('persisted-documents manifests (the allowlist the client codegen writes)', () => {
   it("reads the client preset form (sha256: ids, or bare hex) and Apollo's manifest", () => {
     expect(parseManifest(JSON.stringify({ [`sha256:${hash}`]: query }))).toEqual([{ hash, query }]);
     expect(parseManifest(JSON.stringify({ [hash.toUpperCase()]: query }))).toEqual([{ hash, query }]);

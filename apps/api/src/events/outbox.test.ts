@@ -74,7 +74,7 @@ async function change(db: Database, recorder: DocumentEventRecorder, document = 
   return document.id;
 }
 
-describe('the event outbox on one database (issue 13 point 2)', () => {
+describe('the event outbox on one database', () => {
   let database: DatabaseHandle;
   let close: () => Promise<void>;
   const readers: OutboxReader[] = [];

@@ -30,7 +30,7 @@ afterAll(async () => {
   await close?.();
 });
 
-describe('the subscription hub of one instance (issue 7: limits and bounded buffers)', () => {
+describe('the subscription hub of one instance (limits and bounded buffers)', () => {
   it('hands each event to the subscribers of its organization only, in order, one lookup memo shared by all of them', async () => {
     const hub = createSubscriptionHub({ source: reader });
     const acme1 = hub.open('u1', 'acme')!;

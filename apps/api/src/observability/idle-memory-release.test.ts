@@ -35,7 +35,7 @@ function startOnFakeProcess(options: IdleMemoryReleaseOptions) {
   return { state, stop };
 }
 
-describe('idle memory release (issue 16: resident memory after a run)', () => {
+describe('idle memory release (resident memory after a run)', () => {
   it('releases once the process has been idle for idleForMs and its heap has grown, and only then', async () => {
     const { state } = startOnFakeProcess({ intervalMs: 1000, idleForMs: 1000, idleCpuShare: 0.01, minGrowthBytes: 32 * MiB });
 

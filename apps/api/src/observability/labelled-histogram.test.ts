@@ -10,7 +10,7 @@ async function exposition(registry: Registry, name: string): Promise<string> {
   return text.replaceAll(name, 'metric');
 }
 
-describe('LabelledHistogram (the HTTP duration histogram of issue 13 point 5)', () => {
+describe('LabelledHistogram (the HTTP duration histogram)', () => {
   it("exposes exactly what prom-client's own Histogram exposes for the same observations, bucket bounds included", async () => {
     const registry = new Registry();
     const fast = new LabelledHistogram('fast_seconds', 'durations', ['route', 'status'], BUCKETS, registry);

@@ -5,7 +5,7 @@ const admin: AccountFacts = { email: 'carol@globex.test', roles: ['ADMIN'], supe
 const viewer: AccountFacts = { email: 'bob@acme.test', roles: ['VIEWER'], superAdmin: false };
 const root: AccountFacts = { email: 'root@latchkey.test', roles: [], superAdmin: true };
 
-/** The acceptance rule of issue 5: admins sign in with a passkey alone, or with OTT + TOTP. */
+/** The rule for admins: they sign in with a passkey alone, or with OTT + TOTP. */
 const adminsRule: FactorRule = {
   name: 'admins',
   appliesTo: { roles: ['OWNER', 'ADMIN'], superAdmins: true },

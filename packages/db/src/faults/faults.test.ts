@@ -47,7 +47,7 @@ if (!serverUrl) {
 }
 
 describe.runIf(onPostgres('the PostgreSQL-only tests'))(
-  'issue 13 point 1: bounded statements during database faults (PostgreSQL through a fault-injecting proxy)',
+  'bounded statements during database faults (PostgreSQL through a fault-injecting proxy)',
   () => {
     const TIMEOUT_MS = 1500;
     let own: { url: string; drop(): Promise<void> };

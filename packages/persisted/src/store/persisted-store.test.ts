@@ -20,7 +20,7 @@ const operation = (n: number) => {
   return { hash: sha256Hex(query), query };
 };
 
-describe('the persisted-operation store (issue 6: an LRU in process in front of a PostgreSQL table)', () => {
+describe('the persisted-operation store (an LRU in process in front of a PostgreSQL table)', () => {
   it('a registration is seen by another instance on the same database, and after a restart', async () => {
     const first = createPersistedStore({ db: database.db });
     const { hash, query } = operation(1);
