@@ -284,52 +284,49 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('bounded, honest answers
   });
 });
 
-describe.runIf(onPostgres('the PostgreSQL-only tests'))(
-  'an event that cannot be judged in time is not delivered unjudged',
-  () => {
-    it("the database does not answer the subscriber's rights within DATABASE_TIMEOUT: one last SUBSCRIPTION_INTERRUPTED result, and the stream completes", async () => {
-      const service = await startTestService({ DATABASE_TIMEOUT: '1s' }, { outages: true });
-      const blocker = await createDatabase({ url: service.config.database.url, dataDir: service.config.dataDir, poolSize: 2 });
-      try {
-        await seedDemoData(service.database);
-        const demo = await demoOf(service);
-        const client = wsClient(service.graphqlUrl, await demo.token('alice'));
-        const received = overWebSocket(client, { query: 'subscription { documentChanged(organization: "acme") { kind } }' });
-        await expect.poll(() => service.subscriptions.size(), { timeout: 20_000, interval: 10 }).toBe(1);
-        // Another session holds `memberships` locked: the change below (made as the service does, by a caller whose
-        // rights are already known) reaches the outbox, but no subscriber's rights can be read to judge it.
-        let release!: () => void;
-        let locked!: () => void;
-        const isLocked = new Promise<void>((resolve) => (locked = resolve));
-        const held = blocker.db
-          .transaction(async (tx) => {
-            await tx.execute(sql`lock table memberships in access exclusive mode`);
-            locked();
-            await new Promise<void>((resolve) => (release = resolve));
-          })
-          .catch(() => undefined);
-        await isLocked;
-        const root = { id: demo.userId.root, superAdmin: true, suspended: false, emailVerified: true, roles: new Map() };
-        const request: DomainRequest = {
-          db: service.database.db,
-          subject: root,
-          loaders: createLoaderFactory()({}, service.database.db),
-          handler: 'test',
-          audit: NO_AUDIT,
-          events: createEventRecorder(createMemoryWake()),
-        };
-        await archiveDocument(request, demo.documentId.get('Quarterly plan')!);
-        await received.ended(20_000);
-        release();
-        await held;
-        expect(received.results.at(-1)?.errors?.[0]?.extensions?.code).toBe('SUBSCRIPTION_INTERRUPTED');
-        expect(received.results.slice(0, -1).every((result) => !result.errors)).toBe(true);
-        expect(received.completed).toBe(true);
-        client.dispose();
-      } finally {
-        await blocker.close();
-        await service.stop();
-      }
-    });
-  },
-);
+describe.runIf(onPostgres('the PostgreSQL-only tests'))('an event that cannot be judged in time is not delivered unjudged', () => {
+  it("the database does not answer the subscriber's rights within DATABASE_TIMEOUT: one last SUBSCRIPTION_INTERRUPTED result, and the stream completes", async () => {
+    const service = await startTestService({ DATABASE_TIMEOUT: '1s' }, { outages: true });
+    const blocker = await createDatabase({ url: service.config.database.url, dataDir: service.config.dataDir, poolSize: 2 });
+    try {
+      await seedDemoData(service.database);
+      const demo = await demoOf(service);
+      const client = wsClient(service.graphqlUrl, await demo.token('alice'));
+      const received = overWebSocket(client, { query: 'subscription { documentChanged(organization: "acme") { kind } }' });
+      await expect.poll(() => service.subscriptions.size(), { timeout: 20_000, interval: 10 }).toBe(1);
+      // Another session holds `memberships` locked: the change below (made as the service does, by a caller whose
+      // rights are already known) reaches the outbox, but no subscriber's rights can be read to judge it.
+      let release!: () => void;
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const held = blocker.db
+        .transaction(async (tx) => {
+          await tx.execute(sql`lock table memberships in access exclusive mode`);
+          locked();
+          await new Promise<void>((resolve) => (release = resolve));
+        })
+        .catch(() => undefined);
+      await isLocked;
+      const root = { id: demo.userId.root, superAdmin: true, suspended: false, emailVerified: true, roles: new Map() };
+      const request: DomainRequest = {
+        db: service.database.db,
+        subject: root,
+        loaders: createLoaderFactory()({}, service.database.db),
+        handler: 'test',
+        audit: NO_AUDIT,
+        events: createEventRecorder(createMemoryWake()),
+      };
+      await archiveDocument(request, demo.documentId.get('Quarterly plan')!);
+      await received.ended(20_000);
+      release();
+      await held;
+      expect(received.results.at(-1)?.errors?.[0]?.extensions?.code).toBe('SUBSCRIPTION_INTERRUPTED');
+      expect(received.results.slice(0, -1).every((result) => !result.errors)).toBe(true);
+      expect(received.completed).toBe(true);
+      client.dispose();
+    } finally {
+      await blocker.close();
+      await service.stop();
+    }
+  });
+});
