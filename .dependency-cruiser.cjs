@@ -4,12 +4,12 @@
 
 /** apps/api, top to bottom: a module may import its own layer and the layers below it, never one above. */
 const API_LAYERS = [
-  ['entry points', '^apps/api/src/(main|service|cli)\\.ts$|^apps/api/src/cli/'],
+  ['entry points', '^apps/api/src/(main|service|cli)\\.ts$|^apps/api/src/commands/'],
   ['http', '^apps/api/src/(http|observability)/'],
-  ['graphql, rest, login, demo', '^apps/api/src/(graphql|rest|login|demo|generated)/'],
+  ['graphql, rest, demo', '^apps/api/src/(graphql|rest|demo|generated)/'],
   ['events', '^apps/api/src/events/'],
   ['domain', '^apps/api/src/domain/'],
-  ['config and logger', '^apps/api/src/(config|logger|sign-in-policy-config|version)\\.ts$|^apps/api/src/(config|keys)/'],
+  ['config and logger', '^apps/api/src/(logger|version)\\.ts$|^apps/api/src/config/'],
 ];
 
 const upward = API_LAYERS.slice(1).map(([name, path], index) => ({

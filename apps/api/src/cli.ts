@@ -5,8 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { ISSUED_AMR_VALUES } from '@latchkey/auth/configuration';
-import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './config.js';
-import { COMMANDS, didYouMean, helpFor, optionsOf, USAGE, UsageError } from './cli/usage.js';
+import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './config/load.js';
+import { COMMANDS, didYouMean, helpFor, optionsOf, USAGE, UsageError } from './commands/usage.js';
 import { generateSigningJwk, KeyMaterialError, loadKeyMaterial, mintAccessToken } from '@latchkey/auth/tokens';
 import { readVersion } from './version.js';
 
@@ -44,7 +44,7 @@ async function token(config: Config, args: string[]): Promise<void> {
   const amr = values.amr === undefined ? ['otp'] : amrValues(values.amr);
   let subject = values.sub;
   if (values.email) {
-    const { userIdByEmail } = await import('./cli/database-commands.js');
+    const { userIdByEmail } = await import('./commands/database-commands.js');
     subject = await userIdByEmail(config, values.email.trim().toLowerCase());
   }
   let ttlSeconds = config.tokens.accessTokenTtlSeconds;
@@ -80,7 +80,7 @@ async function databaseCommand(
   config: Config,
   args: string[],
 ): Promise<void> {
-  const commands = await import('./cli/database-commands.js');
+  const commands = await import('./commands/database-commands.js');
   await commands[name](config, args);
 }
 
@@ -119,11 +119,11 @@ async function main(argv: string[]): Promise<void> {
     case 'persisted':
       return databaseCommand('persistedCommand', config, rest);
     case 'sessions': {
-      const { sessionsCommand } = await import('./cli/session-commands.js');
+      const { sessionsCommand } = await import('./commands/session-commands.js');
       return sessionsCommand(config, rest);
     }
     case 'audit': {
-      const { auditCommand } = await import('./cli/audit-commands.js');
+      const { auditCommand } = await import('./commands/audit-commands.js');
       return auditCommand(config, rest);
     }
     default:
@@ -157,7 +157,7 @@ const isParseArgsError = (error: unknown) =>
 async function exitCodeOf(error: unknown): Promise<number> {
   if (error instanceof UsageError || error instanceof ConfigError || error instanceof KeyMaterialError || isParseArgsError(error)) return 2;
   // A domain answer can only come from a command that loaded the domain.
-  const { domainExitCode } = await import('./cli/database-commands.js');
+  const { domainExitCode } = await import('./commands/database-commands.js');
   return domainExitCode(error) ?? 1;
 }
 

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config/load.js';
 import { isPlainStartUpError } from './config/start-up-errors.js';
 import { createLogger, exitAfterFlush, logFatalAndExit, prettyDestination } from './logger.js';
 import { startIdleMemoryRelease } from './observability/idle-memory-release.js';

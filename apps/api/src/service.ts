@@ -12,7 +12,7 @@ import {
   type DatabaseHandle,
 } from '@latchkey/db';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from './config/load.js';
 import { databaseFault, dataDirFault, listenFault } from './config/start-up-errors.js';
 import { join } from 'node:path';
 import {

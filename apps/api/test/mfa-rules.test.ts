@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { seedDemoData, sql } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/load.js';
 import { BrowserSession } from './support/browser-session.js';
 import { proveLink } from './support/link-sign-in.js';
 import { outboxOf, tokenOf } from './support/outbox.js';

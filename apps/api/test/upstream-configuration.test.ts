@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/load.js';
 import { policyFile } from './support/policy-file.js';
 
 // The upstream OpenID provider as configured: which settings go together, what is refused at start-up.

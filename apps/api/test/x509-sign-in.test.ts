@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { eq, oidcModels, providerSessionFactors, seedDemoData, signInProgress, users } from '@latchkey/db';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config/load.js';
 import { freePort } from './support/browser-session.js';
 import { NodeBrowser, type NodeRequestInit } from './support/node-browser.js';
 import { outboxOf, tokenOf } from './support/outbox.js';

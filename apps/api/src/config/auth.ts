@@ -1,5 +1,5 @@
 import type { Factor, SignInPolicy } from '@latchkey/auth/configuration';
-import { loadSignInPolicy, SignInPolicyError } from '../sign-in-policy-config.js';
+import { loadSignInPolicy, SignInPolicyError } from './sign-in-policy.js';
 import { type Env, originSchema } from './env.js';
 import { ConfigError } from './error.js';
 import type { Config, ConfigSources } from './types.js';

@@ -1,6 +1,6 @@
 import { listen, type DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 
 /** The PostgreSQL NOTIFY channel and Redis channel that wake the instances' outbox readers. */
 export const WAKE_CHANNEL = 'latchkey_document_events';

@@ -11,7 +11,7 @@ import type { LoginLimits } from '@latchkey/auth';
 import { isDatabaseUnavailable, type Database } from '@latchkey/db';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import { serviceUnavailable } from './errors.js';
 import { queryLimitRules } from './plugins/use-query-limits.js';
 

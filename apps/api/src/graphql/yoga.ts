@@ -8,7 +8,7 @@ import { isDatabaseUnavailable, type DatabaseHealth } from '@latchkey/db';
 import { isDomainError } from '../domain/errors.js';
 import { serviceUnavailable, serviceUnavailableAt, unauthenticated } from './errors.js';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import { principalFrom, type AccessTokenVerifier, type CallerResolution } from '@latchkey/auth/tokens';
 import type { AppServices, GraphQLContext, RequestContext } from './context.js';
 import { DATABASE_FREE_FIELDS } from './schema.js';

@@ -19,7 +19,7 @@ import { createClientAddresses, createRouteTable, sendHttpError } from '@latchke
 import { createPersistedRequestResolver, ManifestError } from '@latchkey/persisted';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { ConfigError, type Config } from '../config.js';
+import { ConfigError, type Config } from '../config/load.js';
 import { createDemoClient } from '../demo/page.js';
 import { createLoaderFactory } from '../domain/loaders.js';
 import { createSubjectLoader } from '../domain/subjects.js';

@@ -20,7 +20,7 @@ import {
 import { type DatabaseHandle, isDatabaseUnavailable, RETRY_AFTER_SECONDS, withDatabaseDeadline } from '@latchkey/db';
 import { type ClientAddresses, type Route, sendHttpError, sendServiceUnavailable } from '@latchkey/http';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import type { SignInMethod } from '../observability/metrics.js';
 
 export interface AuthorizationServerOptions {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { acceptable, acceptableContentType, BodyTooLargeError, readBody, sendGraphQLRequestError, sendHttpError } from '@latchkey/http';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import { ErrorCode } from '../graphql/errors.js';
 import type { graphiQLPage } from '../graphql/graphiql-page.js';
 import type { createGraphQLHandler } from '../graphql/yoga.js';

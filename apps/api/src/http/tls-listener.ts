@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { Duplex } from 'node:stream';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import { refuseConnect } from './refuse-connect.js';
 import { listen } from './listen.js';
 

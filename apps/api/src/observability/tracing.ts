@@ -11,7 +11,7 @@ import {
 } from '@opentelemetry/api';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 
 export interface Tracing {
   /** the Yoga plugin that makes one span per executed operation */

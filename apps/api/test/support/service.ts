@@ -3,7 +3,7 @@ import { createOwnDatabase, seedPgliteDataDir, testTempDir } from '@latchkey/db/
 import { freePort } from './browser-session.js';
 import { Writable } from 'node:stream';
 import type { JWK } from 'jose';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/load.js';
 import { generateSigningJwk, parseSigningKey, type SigningKey, mintAccessToken, type MintAccessTokenInput } from '@latchkey/auth/tokens';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { authConfig, parseClients } from './config/clients.js';
-import { relyingPartyConfig, signInPolicyConfig, upstreamConfig, webhookConfig } from './config/auth.js';
-import { type Env, envSchema, originSchema } from './config/env.js';
-import { ConfigError } from './config/error.js';
-import { readConfigFile, tlsConfig, trustProxyConfig } from './config/network.js';
-import type { Config, ConfigSources } from './config/types.js';
+import { authConfig, parseClients } from './clients.js';
+import { relyingPartyConfig, signInPolicyConfig, upstreamConfig, webhookConfig } from './auth.js';
+import { type Env, envSchema, originSchema } from './env.js';
+import { ConfigError } from './error.js';
+import { readConfigFile, tlsConfig, trustProxyConfig } from './network.js';
+import type { Config, ConfigSources } from './types.js';
 
 /**
  * All configuration is read and validated here, once, at start-up (`loadConfig`); everything else receives
@@ -12,9 +12,9 @@ import type { Config, ConfigSources } from './config/types.js';
  * checks of each concern live in config/.
  */
 
-export { parseDurationSeconds } from './config/env.js';
-export { ConfigError } from './config/error.js';
-export type { Config, ConfigSources } from './config/types.js';
+export { parseDurationSeconds } from './env.js';
+export { ConfigError } from './error.js';
+export type { Config, ConfigSources } from './types.js';
 
 export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources): Config {
   // Empty strings mean "unset": docker-compose and shells often export VAR= .

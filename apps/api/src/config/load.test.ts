@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './config.js';
+import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './load.js';
 
 // Unit tests of loadConfig: the one place configuration is read (spec Authentication 4: the signing
 // secret comes from configuration, never from source code).

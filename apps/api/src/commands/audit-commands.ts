@@ -12,7 +12,7 @@ import {
 } from '@latchkey/auth';
 import { loadKeyMaterial } from '@latchkey/auth/tokens';
 import { listAuditEvents, runMigrations } from '@latchkey/db';
-import { parseDurationSeconds, type Config } from '../config.js';
+import { parseDurationSeconds, type Config } from '../config/load.js';
 import { withDatabase } from './database-commands.js';
 import { UsageError } from './usage.js';
 

@@ -7,7 +7,7 @@ import { NO_AUDIT, readOutbox } from '@latchkey/auth';
 import { BULK_STATEMENT_TIMEOUT_MS, createDatabase, findUserIdByEmail, runMigrations, seedBenchData, seedDemoData } from '@latchkey/db';
 import { createPersistedStore, ManifestError } from '@latchkey/persisted';
 import { isAuthorizationDenied } from '@latchkey/policy';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import { openDomainRequest, type DomainRequest } from '../domain/access.js';
 import { deleteDocument } from '../domain/document-mutations.js';
 import { listDocuments } from '../domain/documents.js';

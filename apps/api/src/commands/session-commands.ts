@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { createSessionEnding, isSessionId, listSessions } from '@latchkey/auth';
 import { loadKeyMaterial } from '@latchkey/auth/tokens';
 import { findUserIdByEmail, runMigrations } from '@latchkey/db';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import { NotFoundError } from '../domain/errors.js';
 import { createConfiguredProvider } from '../http/authorization-server.js';
 import { withDatabase } from './database-commands.js';
