@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, type Demo } from './support/demo.js';
 import { createOwnDatabase, databaseKind, postGraphQL, startTestService, type TestService } from './support/service.js';
 import { overWebSocket, wsClient } from './support/subscriptions.js';
-import type { DomainRequest } from '../src/domain/access.js';
+import type { DomainRequest } from '../src/domain/request.js';
 import { archiveDocument } from '../src/domain/document-mutations.js';
 import { createLoaderFactory } from '../src/domain/loaders.js';
 import { createEventRecorder } from '../src/events/outbox.js';

@@ -11,10 +11,10 @@ import {
 import { onPostgres, startTcpProxy, testTempDir, type TcpProxy } from '@latchkey/db/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainRequest } from '../src/domain/access.js';
+import type { DomainRequest } from '../src/domain/request.js';
 import { updateDocument } from '../src/domain/document-mutations.js';
 import { createLoaderFactory } from '../src/domain/loaders.js';
-import { loadSubject } from '../src/domain/subjects.js';
+import { loadSubject } from '../src/domain/subject.js';
 import { createEventRecorder } from '../src/events/outbox.js';
 import { createMemoryWake, createPostgresWake, type WakeChannel } from '../src/events/wake.js';
 import { freePort } from './support/browser-session.js';

@@ -8,12 +8,12 @@ import { BULK_STATEMENT_TIMEOUT_MS, createDatabase, findUserIdByEmail, runMigrat
 import { createPersistedStore, ManifestError } from '@latchkey/persisted';
 import { isAuthorizationDenied } from '@latchkey/policy';
 import type { Config } from '../config/load.js';
-import { openDomainRequest, type DomainRequest } from '../domain/access.js';
+import { openDomainRequest, type DomainRequest } from '../domain/request.js';
 import { deleteDocument } from '../domain/document-mutations.js';
 import { listDocuments } from '../domain/documents.js';
 import { InvalidInputError, NotFoundError } from '../domain/errors.js';
 import { createLoaderFactory } from '../domain/loaders.js';
-import { createSubjectLoader } from '../domain/subjects.js';
+import { createSubjectLoader } from '../domain/subject.js';
 import { createEventRecorder } from '../events/outbox.js';
 import { createMemoryWake, createWakeChannel } from '../events/wake.js';
 import { importAllowlist } from '../graphql/persisted.js';

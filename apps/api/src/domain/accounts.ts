@@ -2,7 +2,7 @@ import { findUserById, type Database, type UserRow } from '@latchkey/db';
 import { authorize } from '@latchkey/policy';
 import { AccountPolicy } from './policies.js';
 import type { Subject } from './subject.js';
-import { accountReadWith } from './subjects.js';
+import { accountReadWith } from './subject.js';
 import { isUuid } from './validate.js';
 
 /**

@@ -7,7 +7,7 @@ import {
   type DocumentRow,
 } from '@latchkey/db';
 import type { DocumentEventKind } from './document-events.js';
-import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
+import { authorizeIn, authorizeOrHide, type DomainRequest } from './request.js';
 import type { DocumentWithOrganization } from './documents.js';
 import { InvalidInputError, NotFoundError, type UserError } from './errors.js';
 import { DocumentPolicy, OrganizationPolicy } from './policies.js';

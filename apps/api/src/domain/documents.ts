@@ -9,12 +9,12 @@ import {
   type OrganizationRow,
 } from '@latchkey/db';
 import { can } from '@latchkey/policy';
-import { authorizeIn, authorizeOrHide, type DomainRequest, type DomainRequestInput, type DomainServices } from './access.js';
+import { authorizeIn, authorizeOrHide, type DomainRequest, type DomainRequestInput, type DomainServices } from './request.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 import { DocumentPolicy, visibleDocumentsScope } from './policies.js';
 import type { Subject } from './subject.js';
-import { subjectOfUser } from './subjects.js';
+import { subjectOfUser } from './subject.js';
 import { isUuid, requireId, requireSlug, requireText } from './validate.js';
 
 /**

@@ -8,7 +8,7 @@ import {
   type OrganizationRow,
   type Role,
 } from '@latchkey/db';
-import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
+import { authorizeIn, authorizeOrHide, type DomainRequest } from './request.js';
 import { NotFoundError, type UserError } from './errors.js';
 import { OrganizationPolicy } from './policies.js';
 import { requireId, requireSlug } from './validate.js';

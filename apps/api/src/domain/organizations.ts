@@ -1,5 +1,5 @@
 import type { OrganizationRow } from '@latchkey/db';
-import { authorizeOrHide, type DomainRequest } from './access.js';
+import { authorizeOrHide, type DomainRequest } from './request.js';
 import { NotFoundError } from './errors.js';
 import { OrganizationPolicy } from './policies.js';
 import { requireSlug } from './validate.js';

@@ -1,6 +1,6 @@
 import { isSessionId, listSessions, type EndedSessions, type EndSessions, type SessionView } from '@latchkey/auth';
 import { findUserById } from '@latchkey/db';
-import { authorizeIn, authorizeOrHide, type DomainRequest } from './access.js';
+import { authorizeIn, authorizeOrHide, type DomainRequest } from './request.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 import { membershipsOf } from './memberships.js';
 import { AccountPolicy } from './policies.js';

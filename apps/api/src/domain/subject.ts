@@ -1,4 +1,6 @@
-import type { Role } from '@latchkey/db';
+import { findUserWithRoles, type Database, type Role, type UserRow, type UserWithRoles } from '@latchkey/db';
+import { requestMemo } from './request-memo.js';
+import { isUuid } from './validate.js';
 
 /**
  * The caller as the policies see it: volatile attributes read from the database at decision time
@@ -12,3 +14,82 @@ export interface Subject {
   /** organization id -> role */
   roles: ReadonlyMap<string, Role>;
 }
+
+/**
+ * The account row read with each subject: kept as a memo (not an enumerable field), so the policies' view of the
+ * caller (and every denial event that carries it) shows the attributes alone.
+ */
+const accounts = requestMemo<UserRow>('account read with the subject');
+
+/** The caller's volatile attributes, read now (spec Authentication 3): null when the subject is no user. */
+export async function loadSubject(db: Database, userId: string): Promise<Subject | null> {
+  return isUuid(userId) ? subjectOfUser(await findUserWithRoles(db, userId)) : null;
+}
+
+/** The subject made of an account and its roles as just read (`findUserWithRoles`, or a statement that read them with more). */
+export function subjectOfUser(user: UserWithRoles | null): Subject | null {
+  if (!user) return null;
+  const roles = new Map<string, Role>();
+  for (const { organizationId, role } of user.roles) roles.set(organizationId, role);
+  const subject: Subject = {
+    id: user.id,
+    superAdmin: user.superAdmin,
+    suspended: user.suspended,
+    emailVerified: user.emailVerified,
+    roles,
+  };
+  accounts.set(subject, user.account);
+  return subject;
+}
+
+/** The account row the statement that read this subject read with it (undefined for a subject made otherwise). */
+export const accountReadWith = (subject: Subject): UserRow | undefined => accounts.get(subject);
+
+/**
+ * One subject per request however many fields ask (a per-request memo keyed by the request's context), read
+ * through the request's own view of the database (its deadline).
+ */
+export function createSubjectLoader() {
+  // Kept on the request key and on the subject (request-memo.ts): the subject leads back to its request key, which
+  // as a pair of WeakMaps kept every request that read one alive into the old generation.
+  const byRequest = requestMemo<Promise<Subject | null>>('subject of the request');
+  /** the subjects read so far, by request key: what `now` answers without waiting */
+  const settled = requestMemo<Subject | null>('subject of the request, read');
+  /** the request key each subject read was made for: a denial names its subject, and the audit trail finds the request */
+  const scopes = requestMemo<object>('request the subject was read for');
+  const remember = (request: object) => (subject: Subject | null) => {
+    if (subject) scopes.set(subject, request);
+    return subject;
+  };
+  const load = (request: object, userId: string | null, db: Database): Promise<Subject | null> => {
+    if (userId === null) return Promise.resolve(null);
+    let subject = byRequest.get(request);
+    if (!subject) byRequest.set(request, (subject = settle(request, loadSubject(db, userId).then(remember(request)))));
+    return subject;
+  };
+  const settle = (request: object, subject: Promise<Subject | null>) =>
+    subject.then((value) => {
+      settled.set(request, value);
+      return value;
+    });
+  /**
+   * The subject already read for this request key, without a promise; undefined while it has not been read yet.
+   * A guest (no user id) is null at once.
+   */
+  load.now = (request: object, userId: string | null): Subject | null | undefined => (userId === null ? null : settled.get(request));
+  /** The request key a subject was read for by this loader (undefined: another loader's, or a shared one). */
+  load.scopeOf = (subject: object): object | undefined => scopes.get(subject as Subject);
+  /** Uses a subject already read (one read shared by the subscribers of an event) for this request key. */
+  load.prime = (request: object, subject: Promise<Subject | null>): void => void byRequest.set(request, settle(request, subject));
+  /** Whether this request key's subject has been read, or is being read. */
+  load.started = (request: object): boolean => byRequest.has(request);
+  /**
+   * Takes this request key's subject from a read made for it alone by another statement (the caller's row read
+   * with a page of documents): as if `load` had read it, at the same moment.
+   */
+  load.readWith = (request: object, read: Promise<Subject | null>): void =>
+    void byRequest.set(request, settle(request, read.then(remember(request))));
+  return load;
+}
+
+export type SubjectLoader = ReturnType<typeof createSubjectLoader>;

@@ -5,10 +5,10 @@ import { getDocument } from '../domain/documents.js';
 import { getOrganization } from '../domain/organizations.js';
 import { DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
-import { loadSubject } from '../domain/subjects.js';
+import { loadSubject } from '../domain/subject.js';
 import type { DocumentEventKind } from '../domain/document-events.js';
 import type { Delivery } from '../events/subscription-hub.js';
-import { domainRequest } from './access.js';
+import { domainRequest } from './context.js';
 import type { GraphQLContext } from './context.js';
 import { ErrorCode } from './errors.js';
 

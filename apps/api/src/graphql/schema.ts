@@ -3,7 +3,7 @@ import { applyDirectiveRules, type Ability } from '@latchkey/policy';
 import { createSchema } from 'graphql-yoga';
 import { AccountPolicy, DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
-import { subjectAtHand } from './access.js';
+import { subjectAtHand } from './context.js';
 import { MODEL_SERVED_FIELDS } from '../generated/model-served.js';
 import { typeDefs } from '../generated/type-defs.js';
 import { resolverGaps, type CompletenessCheck } from './completeness.js';

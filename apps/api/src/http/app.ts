@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/load.js';
 import { createDemoClient } from '../demo/page.js';
 import { createLoaderFactory } from '../domain/loaders.js';
-import { createSubjectLoader } from '../domain/subjects.js';
+import { createSubjectLoader } from '../domain/subject.js';
 import type { DocumentEventRecorder } from '../domain/document-events.js';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 import { graphiQLPage } from '../graphql/graphiql-page.js';

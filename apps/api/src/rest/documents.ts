@@ -1,7 +1,7 @@
 import type { Database, DatabaseHandle, ListedDocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
 import type { Role } from '@latchkey/db';
 import { authorize, can, isAuthorizationDenied, type Ability, type AuthorizationDenied } from '@latchkey/policy';
-import { openDomainRequest, type DomainRequest, type DomainServices } from '../domain/access.js';
+import { openDomainRequest, type DomainRequest, type DomainServices } from '../domain/request.js';
 import {
   archiveDocument,
   createDocument,

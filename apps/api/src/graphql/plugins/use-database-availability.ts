@@ -35,7 +35,7 @@ export function useDatabaseAvailability(options: DatabaseAvailabilityOptions): P
     onExecute({ args, setResultAndStopExecution }) {
       if (!needsDatabase(args.schema, args.document, args.operationName)) return;
       if (!health.available) return setResultAndStopExecution({ errors: [serviceUnavailable()] });
-      // Read by the request's view of the database (graphql/access.ts dbOf): its statements' deadline.
+      // Read by the request's view of the database (graphql/context.ts dbOf): its statements' deadline.
       args.contextValue.deadline = performance.now() + timeoutMs;
     },
     onSubscribe({ args, setResultAndStopExecution }) {

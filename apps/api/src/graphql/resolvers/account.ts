@@ -4,7 +4,7 @@ import { changeMemberRole, type MembershipWithOrganization } from '../../domain/
 import { getOrganization } from '../../domain/organizations.js';
 import { AccountPolicy } from '../../domain/policies.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { dbOf, domainRequest, loadersOf, subjectAtHand, subjectOf } from '../access.js';
+import { dbOf, domainRequest, loadersOf, subjectAtHand, subjectOf } from '../context.js';
 import { whenAtHand, type AtHand } from '../at-hand.js';
 
 export const accountResolvers = {

@@ -9,7 +9,7 @@ import {
 } from '../../domain/document-mutations.js';
 import { getDocument, getDocumentByTitle, listDocuments, ViewerDocumentAbilities, type DocumentListInput } from '../../domain/documents.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { domainRequest, domainRequestForPage, loadersOf, subjectAtHand } from '../access.js';
+import { domainRequest, domainRequestForPage, loadersOf, subjectAtHand } from '../context.js';
 import { type AtHand, whenBothAtHand } from '../at-hand.js';
 import { selectsPath } from '../selection.js';
 

@@ -4,7 +4,7 @@ import { InvalidInputError, NotFoundError } from '../../domain/errors.js';
 import { AccountPolicy } from '../../domain/policies.js';
 import { isUuid } from '../../domain/validate.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { dbOf, subjectOf } from '../access.js';
+import { dbOf, subjectOf } from '../context.js';
 import type { GraphQLContext } from '../context.js';
 
 /** The signed-in account the passkey operations act for (AccountPolicy.view: itself, never suspended). */

@@ -1,6 +1,6 @@
 import { endOtherOwnSessions, endOwnSession, endUserSessions, listOwnSessions } from '../../domain/sessions.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { domainRequest } from '../access.js';
+import { domainRequest } from '../context.js';
 
 // Sessions people can see and end (docs/sessions.md). The caller's token's `sid` says which session is theirs.
 

@@ -1,6 +1,6 @@
 import { getOwnAccount } from '../../domain/accounts.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { dbOf, subjectOf } from '../access.js';
+import { dbOf, subjectOf } from '../context.js';
 
 /** Fields these resolvers answer from the verified token alone, without the database (`user` reads it). */
 export const viewerDatabaseFree = [

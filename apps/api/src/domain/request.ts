@@ -6,7 +6,7 @@ import type { AuditTrail } from '@latchkey/auth';
 import { NotFoundError } from './errors.js';
 import type { LoaderFactory, RequestLoaders } from './loaders.js';
 import type { Subject } from './subject.js';
-import type { SubjectLoader } from './subjects.js';
+import type { SubjectLoader } from './subject.js';
 
 /** What a domain service needs from the entry point that calls it (GraphQL, REST or CLI). */
 export interface DomainRequest {
