@@ -15,7 +15,7 @@ const NOT_HAND_WRITTEN = [
   /(^|\/)pnpm-lock\.yaml$/,
 ];
 
-// Files allowed over the limit for now, by name; empty since the HTTP rework split config.ts and http/app.ts.
+// Files allowed over the limit for now, by name; empty since the HTTP rework split the configuration and the HTTP app.
 /** @type {string[]} */
 const EXCEPTIONS = [];
 

@@ -249,11 +249,11 @@ export {
 export type { PasswordErrorCode, SetPasswordRequest, VerifyPasswordRequest } from './password/index.js';
 
 // The authorization server's HTTP surface: its pages and login routes, as route definitions the application mounts
-export { createLoginRoutes } from './http/routes.js';
-export type { LoginRoutesOptions } from './http/routes.js';
-export type { LoginLog } from './http/context.js';
-export { page as htmlPage } from './http/html.js';
-export type { UpstreamConfig } from './http/upstream.js';
+export { createLoginRoutes } from './web/routes.js';
+export type { LoginRoutesOptions } from './web/routes.js';
+export type { LoginLog } from './web/context.js';
+export { page as htmlPage } from './web/html.js';
+export type { UpstreamConfig } from './web/upstream.js';
 export type { ClientCertificateUsers } from './x509/certificate-subjects.js';
 
 // The audit trail: security events, chained by HMAC, checkpoints, verification, retention

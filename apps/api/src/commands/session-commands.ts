@@ -6,7 +6,7 @@ import { loadKeyMaterial } from '@latchkey/auth/tokens';
 import { findUserIdByEmail, runMigrations } from '@latchkey/db';
 import type { Config } from '../config/load.js';
 import { NotFoundError } from '../domain/errors.js';
-import { createConfiguredProvider } from '../http/authorization-server.js';
+import { createConfiguredProvider } from '../server/authorization-server.js';
 import { withDatabase } from './database-commands.js';
 import { UsageError } from './usage.js';
 

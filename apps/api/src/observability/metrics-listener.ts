@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
-import { pathOf } from '../http/request-observer.js';
+import { pathOf } from '../server/request-observer.js';
 import { sendHttpError } from '@latchkey/http';
 
 export interface MetricsListenerOptions {
