@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import {
   createDevOutbox,
   createEndedSessions,
-  createLoginLimits,
+  createSignInLimits,
   createSmtpDelivery,
   createWebhookDelivery,
   purgeExpiredOidcModels,
@@ -164,7 +164,7 @@ export async function startService(
       logger.info({ ...seeded }, 'seeded demo data into the empty development database');
     }
     // Shared counters whenever instances can share them (several instances must share their counters): Redis, else PostgreSQL, else memory.
-    const limits = await createLoginLimits({
+    const limits = await createSignInLimits({
       store: config.redisUrl
         ? { kind: 'redis', url: config.redisUrl, timeoutMs: config.database.timeoutMs }
         : config.database.url
@@ -238,7 +238,7 @@ export async function startService(
       database,
       keys,
       delivery: deliveryFor(config, logger),
-      loginLimits: limits,
+      signInLimits: limits,
       subscriptions,
       events,
       metrics,

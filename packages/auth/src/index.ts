@@ -138,15 +138,15 @@ export {
 export type { RememberedDevice } from './remembered-devices/index.js';
 
 // Rate limits
-export { createLoginLimits, DEFAULT_KEY_PREFIX, DEFAULT_LOGIN_LIMIT_POLICY, RATE_LIMIT_TABLE } from './rate-limit/index.js';
+export { createSignInLimits, DEFAULT_KEY_PREFIX, DEFAULT_SIGN_IN_LIMIT_POLICY, RATE_LIMIT_TABLE } from './rate-limit/index.js';
 export type {
   FailureLimit,
   FailureOutcome,
-  LoginLimitPolicy,
-  LoginLimitPolicyOverrides,
-  LoginLimits,
-  LoginLimitsOptions,
-  LoginLimitStore,
+  SignInLimitPolicy,
+  SignInLimitPolicyOverrides,
+  SignInLimits,
+  SignInLimitsOptions,
+  SignInLimitStore,
   RateLimitDecision,
   WindowLimit,
 } from './rate-limit/index.js';

@@ -6,9 +6,9 @@ export type LimitDecision = { allowed: true } | { allowed: false; retryAfterSeco
 
 /** The counters of a sign-in method, per source (the client address). */
 export interface AttemptLimits {
-  consumeAttempt(ip: string): Promise<LimitDecision>;
-  consumeFailed(ip: string): Promise<unknown>;
-  consumeSucceeded(ip: string): Promise<unknown>;
+  beforeAttempt(ip: string): Promise<LimitDecision>;
+  afterFailure(ip: string): Promise<unknown>;
+  afterSuccess(ip: string): Promise<unknown>;
 }
 
 /** Where failures that do not change the answer are told. */
@@ -68,11 +68,11 @@ export function createLimitGate({ clientAddress, log, retryAfterSeconds, unavail
   /** A sign-in attempt from this request's source, or undefined once refused. */
   async function attempt(req: IncomingMessage, res: ServerResponse, limits: AttemptLimits, tooMany: TooMany): Promise<Attempt | undefined> {
     const ip = clientAddress(req);
-    if (!(await admit(res, limits.consumeAttempt(ip), tooMany))) return undefined;
+    if (!(await admit(res, limits.beforeAttempt(ip), tooMany))) return undefined;
     return {
       ip,
-      failed: () => limits.consumeFailed(ip).catch((error: unknown) => void storeFailed(error)),
-      succeeded: () => record(limits.consumeSucceeded(ip)),
+      failed: () => limits.afterFailure(ip).catch((error: unknown) => void storeFailed(error)),
+      succeeded: () => record(limits.afterSuccess(ip)),
     };
   }
 

@@ -7,7 +7,7 @@ import {
   type PersistedOperationStore,
   type RegistrationDecision,
 } from '@latchkey/persisted';
-import type { LoginLimits } from '@latchkey/auth';
+import type { SignInLimits } from '@latchkey/auth';
 import { isDatabaseUnavailable, type Database } from '@latchkey/db';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
@@ -26,7 +26,7 @@ function unavailableAsRequestError<T>(pending: Promise<T>): Promise<T> {
 export function createPersistedOperations(
   config: Config,
   db: Database,
-  limits: LoginLimits,
+  limits: SignInLimits,
   logger: Logger,
 ): {
   store: PersistedOperationStore;

@@ -10,7 +10,7 @@ import {
   type AuditWriter,
   type DeliveryHandler,
   type KeyMaterial,
-  type LoginLimits,
+  type SignInLimits,
   type Principal,
 } from '@latchkey/auth';
 import { createRouteRules } from '@latchkey/policy';
@@ -31,7 +31,7 @@ import { buildSchema } from '../graphql/schema.js';
 import { authorizationOfOperation, proofOfOperation, type GraphQLContext } from '../graphql/context.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import { useOperationMetrics } from '../observability/use-operation-metrics.js';
-import { countLoginLimits } from '../observability/counted-login-limits.js';
+import { countSignInLimits } from '../observability/counted-sign-in-limits.js';
 import { auditDenials } from '../observability/audit-denials.js';
 import type { ServiceMetrics, SignInMethod } from '../observability/metrics.js';
 import { authenticate } from '../rest/authenticate.js';
@@ -53,7 +53,7 @@ export interface HttpAppDeps {
   /** where one-time tokens are delivered (the development outbox, SMTP, ...) */
   delivery: DeliveryHandler;
   /** login rate limits and lockout */
-  loginLimits: LoginLimits;
+  signInLimits: SignInLimits;
   /** this instance's subscriptions */
   subscriptions: SubscriptionHub;
   /** records document changes in the event outbox */
@@ -80,7 +80,7 @@ export async function createHttpApp({
   database,
   keys,
   delivery,
-  loginLimits: uncountedLimits,
+  signInLimits: uncountedLimits,
   subscriptions,
   events,
   metrics,
@@ -90,8 +90,8 @@ export async function createHttpApp({
 }: HttpAppDeps) {
   const { limits } = config;
   // With metrics on, rate-limit refusals are counted, and sign-in events by the method whose routes they come from.
-  const countedLimits = metrics ? countLoginLimits(uncountedLimits, metrics) : undefined;
-  const loginLimits = countedLimits?.limits ?? uncountedLimits;
+  const countedLimits = metrics ? countSignInLimits(uncountedLimits, metrics) : undefined;
+  const signInLimits = countedLimits?.limits ?? uncountedLimits;
   const limitsFor = (method: SignInMethod) => countedLimits?.forMethod(method) ?? uncountedLimits;
   const verifier = createAccessTokenVerifier({
     jwks: keys.jwks,
@@ -145,7 +145,7 @@ export async function createHttpApp({
     sessions,
   };
   const schema = buildSchema();
-  const persisted = createPersistedOperations(config, database.db, loginLimits, logger);
+  const persisted = createPersistedOperations(config, database.db, signInLimits, logger);
   if (config.persisted.allowlist) {
     // Deploy-time allowlist (PERSISTED_ALLOWLIST_FILE): a manifest that does not fit this schema stops start-up.
     const { file, text } = config.persisted.allowlist;

@@ -14,7 +14,7 @@ import {
   createSignedOutListing,
   type AuthorizationServerOptions as ProviderOptions,
   type EndedSessions,
-  type LoginLimits,
+  type SignInLimits,
   watchSessionUse,
 } from '@latchkey/auth';
 import { type DatabaseHandle, isDatabaseUnavailable, RETRY_AFTER_SECONDS, withDatabaseDeadline } from '@latchkey/db';
@@ -30,7 +30,7 @@ export interface AuthorizationServerOptions {
   keys: KeyMaterial;
   delivery: DeliveryHandler;
   /** the login limits a sign-in method's routes use (counted by method when metrics are kept) */
-  limitsFor: (method: SignInMethod) => LoginLimits;
+  limitsFor: (method: SignInMethod) => SignInLimits;
   verifier: AccessTokenVerifier;
   clientAddresses: ClientAddresses;
   requestIdOf: (req: IncomingMessage) => string | undefined;

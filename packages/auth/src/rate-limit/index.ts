@@ -1,14 +1,14 @@
-export { createLoginLimits, DEFAULT_KEY_PREFIX } from './login-limits.js';
-export { DEFAULT_LOGIN_LIMIT_POLICY } from './policy.js';
-export { RATE_LIMIT_TABLE } from './store-postgres.js';
+export { createSignInLimits, DEFAULT_KEY_PREFIX } from './sign-in-limits.js';
+export { DEFAULT_SIGN_IN_LIMIT_POLICY } from './policy.js';
+export { RATE_LIMIT_TABLE } from './stores.js';
 export type {
   FailureLimit,
   FailureOutcome,
-  LoginLimitPolicy,
-  LoginLimitPolicyOverrides,
-  LoginLimits,
-  LoginLimitsOptions,
-  LoginLimitStore,
+  SignInLimitPolicy,
+  SignInLimitPolicyOverrides,
+  SignInLimits,
+  SignInLimitsOptions,
+  SignInLimitStore,
   RateLimitDecision,
   WindowLimit,
 } from './types.js';

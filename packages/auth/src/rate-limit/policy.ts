@@ -1,4 +1,4 @@
-import type { FailureLimit, LoginLimitPolicy, LoginLimitPolicyOverrides, WindowLimit } from './types.js';
+import type { FailureLimit, SignInLimitPolicy, SignInLimitPolicyOverrides, WindowLimit } from './types.js';
 
 /**
  * The defaults, sized for people signing in by e-mail or SMS code / magic link:
@@ -9,7 +9,7 @@ import type { FailureLimit, LoginLimitPolicy, LoginLimitPolicyOverrides, WindowL
  * - wrong tokens per client IP within 15 minutes: from the 2nd one, a pause of 2 s, then 4 s, then 8 s before
  *   the next attempt; the 5th locks that source out for 15 minutes. The account itself is never locked.
  */
-export const DEFAULT_LOGIN_LIMIT_POLICY: Readonly<LoginLimitPolicy> = Object.freeze({
+export const DEFAULT_SIGN_IN_LIMIT_POLICY: Readonly<SignInLimitPolicy> = Object.freeze({
   generatePerUsername: Object.freeze({ points: 5, durationSeconds: 900, blockSeconds: 0 }),
   generatePerIp: Object.freeze({ points: 20, durationSeconds: 900, blockSeconds: 900 }),
   attemptsPerIp: Object.freeze({ points: 30, durationSeconds: 900, blockSeconds: 0 }),
@@ -20,12 +20,12 @@ export const DEFAULT_LOGIN_LIMIT_POLICY: Readonly<LoginLimitPolicy> = Object.fre
  * Defaults merged with overrides, field by field, then checked. Whole seconds and whole points only: the Redis
  * limiter truncates durations to seconds, and a fractional limit would silently mean something else.
  */
-export function resolvePolicy(overrides: LoginLimitPolicyOverrides = {}): LoginLimitPolicy {
-  const policy: LoginLimitPolicy = {
-    generatePerUsername: { ...DEFAULT_LOGIN_LIMIT_POLICY.generatePerUsername, ...overrides.generatePerUsername },
-    generatePerIp: { ...DEFAULT_LOGIN_LIMIT_POLICY.generatePerIp, ...overrides.generatePerIp },
-    attemptsPerIp: { ...DEFAULT_LOGIN_LIMIT_POLICY.attemptsPerIp, ...overrides.attemptsPerIp },
-    failuresPerIp: { ...DEFAULT_LOGIN_LIMIT_POLICY.failuresPerIp, ...overrides.failuresPerIp },
+export function resolvePolicy(overrides: SignInLimitPolicyOverrides = {}): SignInLimitPolicy {
+  const policy: SignInLimitPolicy = {
+    generatePerUsername: { ...DEFAULT_SIGN_IN_LIMIT_POLICY.generatePerUsername, ...overrides.generatePerUsername },
+    generatePerIp: { ...DEFAULT_SIGN_IN_LIMIT_POLICY.generatePerIp, ...overrides.generatePerIp },
+    attemptsPerIp: { ...DEFAULT_SIGN_IN_LIMIT_POLICY.attemptsPerIp, ...overrides.attemptsPerIp },
+    failuresPerIp: { ...DEFAULT_SIGN_IN_LIMIT_POLICY.failuresPerIp, ...overrides.failuresPerIp },
   };
   checkWindow('generatePerUsername', policy.generatePerUsername);
   checkWindow('generatePerIp', policy.generatePerIp);

@@ -19,7 +19,7 @@ export type FailureOutcome = 'counted' | 'paused' | 'locked-out';
  * - consumption and failures: per client IP only. Counting wrong tokens per username would let a stranger lock
  *   the real user out; counting them per source slows down, then stops, whoever sends them.
  */
-export interface LoginLimits {
+export interface SignInLimits {
   /** Counts one token generation for this source and username. Call before generating (and delivering). */
   generate(ip: string, username: string): Promise<RateLimitDecision>;
   /**
@@ -27,14 +27,14 @@ export interface LoginLimits {
    * tokens, or that submits too often. Not keyed by username: a username whose generation is exhausted can
    * still consume the token it already received.
    */
-  consumeAttempt(ip: string): Promise<RateLimitDecision>;
+  beforeAttempt(ip: string): Promise<RateLimitDecision>;
   /**
    * After a wrong, used or expired token: counts towards slowing down and then locking out that source, and
    * says what this failure did (`locked-out` only for the failure that starts a lockout).
    */
-  consumeFailed(ip: string): Promise<FailureOutcome>;
+  afterFailure(ip: string): Promise<FailureOutcome>;
   /** After a token signed someone in: forgets that source's failures (its attempt count stays). */
-  consumeSucceeded(ip: string): Promise<void>;
+  afterSuccess(ip: string): Promise<void>;
   /**
    * Another fixed window per client address, counted in the same store (so instances share it): for endpoints
    * beyond login, such as persisted-query registrations. Each call spends a point of the source's budget.
@@ -66,7 +66,7 @@ export interface FailureLimit {
   slowDownBaseSeconds: number;
 }
 
-export interface LoginLimitPolicy {
+export interface SignInLimitPolicy {
   generatePerUsername: WindowLimit;
   generatePerIp: WindowLimit;
   /** Every submitted token counts, right or wrong: bounds guessing even by a source that sometimes succeeds. */
@@ -74,14 +74,14 @@ export interface LoginLimitPolicy {
   failuresPerIp: FailureLimit;
 }
 
-/** Any group or field left out keeps its default (see DEFAULT_LOGIN_LIMIT_POLICY). */
-export type LoginLimitPolicyOverrides = { [K in keyof LoginLimitPolicy]?: Partial<LoginLimitPolicy[K]> };
+/** Any group or field left out keeps its default (see DEFAULT_SIGN_IN_LIMIT_POLICY). */
+export type SignInLimitPolicyOverrides = { [K in keyof SignInLimitPolicy]?: Partial<SignInLimitPolicy[K]> };
 
 /**
  * Where the counters live (several instances must share their counters): memory only for the embedded single-instance default and
  * tests; PostgreSQL or Redis whenever more than one instance runs, so all instances share one count.
  */
-export type LoginLimitStore =
+export type SignInLimitStore =
   | { kind: 'memory' }
   | {
       kind: 'postgres';
@@ -98,12 +98,12 @@ export type LoginLimitStore =
       timeoutMs?: number;
     };
 
-export interface LoginLimitsOptions {
-  store: LoginLimitStore;
+export interface SignInLimitsOptions {
+  store: SignInLimitStore;
   /**
    * Prepended to every counter key; instances with the same prefix on the same store share counters.
    * Letters, digits and `_.:-`, at most 100 characters. @default 'latchkey'
    */
   keyPrefix?: string;
-  policy?: LoginLimitPolicyOverrides;
+  policy?: SignInLimitPolicyOverrides;
 }

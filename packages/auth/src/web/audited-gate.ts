@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AttemptLimits, LimitGate, TooMany } from '@latchkey/http';
 import type { AuditTrail } from '../audit/index.js';
 import type { Factor } from '../factors/index.js';
-import type { LoginLimits } from '../rate-limit/index.js';
+import type { SignInLimits } from '../rate-limit/index.js';
 
 /**
  * The sign-in routes' gate, telling the audit trail what it sees: every wrong credential is a `sign_in.failed`
@@ -10,12 +10,12 @@ import type { LoginLimits } from '../rate-limit/index.js';
  * that locks the source out is a `lockout` event too. Each method's limits are an object of their own, so the
  * gate knows the method from the limits a route hands it.
  */
-export function createAuditedGate(gate: LimitGate, audit: AuditTrail, limits: (method: Factor) => LoginLimits) {
+export function createAuditedGate(gate: LimitGate, audit: AuditTrail, limits: (method: Factor) => SignInLimits) {
   const methods = new WeakMap<AttemptLimits, Factor>();
-  const byMethod = new Map<Factor, LoginLimits>();
+  const byMethod = new Map<Factor, SignInLimits>();
 
   /** The limits of one method's routes (one object per method, made once). */
-  function limitsOf(method: Factor): LoginLimits {
+  function limitsOf(method: Factor): SignInLimits {
     let bound = byMethod.get(method);
     if (!bound) {
       bound = { ...limits(method) };

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { FormError, readFields, refuse as refuseWith, sendJson, wantsJson, type Route } from '@latchkey/http';
 import { findUserIdByEmail } from '../oidc/account.js';
-import type { LoginLimits } from '../rate-limit/index.js';
+import type { SignInLimits } from '../rate-limit/index.js';
 import { subjectKey, type ClientCertificateUsers } from '../x509/certificate-subjects.js';
 import { FORM_BODY_BYTES, type LoginContext } from './context.js';
 import { escapeHtml, page } from './html.js';
@@ -19,7 +19,7 @@ function subjectPairs(certificate: PeerCertificate): [string, string][] {
 }
 
 export interface ClientCertificateSignInOptions {
-  limits: LoginLimits;
+  limits: SignInLimits;
   /** undefined: no client-certificate listener is configured (the route does not exist) */
   users: ClientCertificateUsers | undefined;
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { findUserById } from '@latchkey/db';
 import { refuse as refuseWith, seeOther, sendJson, wantsJson, type Route } from '@latchkey/http';
 import type { Factor } from '../factors/index.js';
-import type { LoginLimits } from '../rate-limit/index.js';
+import type { SignInLimits } from '../rate-limit/index.js';
 import { FORM_BODY_BYTES, PASSWORD_BODY_BYTES, type LoginContext } from './context.js';
 import { describeFactors, FACTOR_NAMES } from './factor-names.js';
 import { sameOriginForm } from './form.js';
@@ -15,7 +15,7 @@ import { FACTORS_PAGE } from './sign-in-flow.js';
 export interface FactorPagesOptions {
   secondFactors: SecondFactors;
   /** the login limits, for the factor a code proves (the same budget for all; metrics count by factor) */
-  limits: (factor: Factor) => LoginLimits;
+  limits: (factor: Factor) => SignInLimits;
   /** whether passkeys are configured */
   passkeys: boolean;
   /** the upstream OpenID provider's name, when one is configured (factor AUTHORIZATION_CODE) */

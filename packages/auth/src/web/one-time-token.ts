@@ -16,7 +16,7 @@ import {
   revokeShortCodes,
   type GenerateRequest,
 } from '../one-time-token/index.js';
-import type { LoginLimits } from '../rate-limit/index.js';
+import type { SignInLimits } from '../rate-limit/index.js';
 import { bindBrowser, codeBindingOf } from './code-binding.js';
 import type { LoginContext } from './context.js';
 import { PENDING_COOKIE, clearCookie, setCookie } from './cookies.js';
@@ -31,7 +31,7 @@ export interface OneTimeTokenRoutesOptions {
   firstPartyClientIds: readonly string[];
   delivery: DeliveryHandler;
   /** rate limits and lockout of generation and consumption (spec One-time token login 4) */
-  limits: LoginLimits;
+  limits: SignInLimits;
   /**
    * The customizable generate-request step (spec One-time token login 5): sees the request and may change
    * the time-to-live. @default keeps the 5-minute default

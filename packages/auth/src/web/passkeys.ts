@@ -16,7 +16,7 @@ import type { Principal } from '../principal/principal.js';
 import { proofOfRequest } from '../principal/dpop-proof.js';
 import { principalFrom } from '../principal/principal-from.js';
 import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp, stepUpChallengeHeader, stepUpParameters } from '../principal/step-up.js';
-import type { LoginLimits } from '../rate-limit/index.js';
+import type { SignInLimits } from '../rate-limit/index.js';
 import type { LoginContext } from './context.js';
 import { readCookie, setCookie } from './cookies.js';
 import { isRandomTokenShaped, randomToken } from '../secrets/random-token.js';
@@ -35,7 +35,7 @@ const PASSKEY_BODY_BYTES = 16_384;
 export interface PasskeyRoutesOptions {
   /** undefined: passkeys are not configured (no usable RP ID), and their paths answer 404 saying so */
   relyingParty: PasskeyRelyingParty | undefined;
-  limits: LoginLimits;
+  limits: SignInLimits;
   /** access tokens (API clients, the demo client) name the caller of a registration */
   verifier: AccessTokenVerifier;
   /** without an access token, the provider session (the account page) does */

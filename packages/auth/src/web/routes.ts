@@ -8,7 +8,7 @@ import type { Factor } from '../factors/index.js';
 import type { SessionStandingQuery } from '../oidc/provider.js';
 import type { PasskeyRelyingParty } from '../passkeys/index.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
-import type { LoginLimits } from '../rate-limit/index.js';
+import type { SignInLimits } from '../rate-limit/index.js';
 import type { SignInPolicy } from '../sign-in/index.js';
 import type { EndSessions } from '../sessions/index.js';
 import { deriveTotpKey } from '../totp/index.js';
@@ -38,7 +38,7 @@ export interface LoginRoutesOptions {
   /** where one-time tokens are delivered */
   delivery: DeliveryHandler;
   /** the login limits of each sign-in method (one budget; the caller may count them by method) */
-  limits: (method: Factor) => LoginLimits;
+  limits: (method: Factor) => SignInLimits;
   log: LoginLog;
   /** the client's address (TRUST_PROXY decides whose forwarded headers count): rate limits and security logs */
   clientAddress: (req: IncomingMessage) => string;

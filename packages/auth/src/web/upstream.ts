@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { seeOther, sendHtml, sendHttpError, type Attempt, type Route } from '@latchkey/http';
-import type { LoginLimits } from '../rate-limit/index.js';
+import type { SignInLimits } from '../rate-limit/index.js';
 import {
   createUpstreamRelyingParty,
   deriveUpstreamRequestKey,
@@ -39,7 +39,7 @@ export interface UpstreamConfig {
 
 export interface UpstreamRoutesOptions {
   /** the same source counters as the one-time token (every callback is an attempt, every refusal a failure) */
-  limits: LoginLimits;
+  limits: SignInLimits;
   upstream: UpstreamConfig;
   /** the server secret the key sealing pending requests is derived from (every instance sharing it agrees) */
   keySecret: string;

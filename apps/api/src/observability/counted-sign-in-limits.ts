@@ -1,4 +1,4 @@
-import type { FailureOutcome, LoginLimits, RateLimitDecision } from '@latchkey/auth';
+import type { FailureOutcome, SignInLimits, RateLimitDecision } from '@latchkey/auth';
 import type { ServiceMetrics, SignInMethod } from './metrics.js';
 
 /**
@@ -6,27 +6,27 @@ import type { ServiceMetrics, SignInMethod } from './metrics.js';
  * method's routes, that method's attempts, successes, failures and lockouts. The decisions are the store's own;
  * nothing here changes what a caller is told.
  */
-export function countLoginLimits(limits: LoginLimits, metrics: ServiceMetrics) {
+export function countSignInLimits(limits: SignInLimits, metrics: ServiceMetrics) {
   const refusalCounter = (limit: string) => (decision: RateLimitDecision) => {
     if (!decision.allowed) metrics.refused(limit);
     return decision;
   };
   const signInRefused = refusalCounter('sign-in');
   const generationRefused = refusalCounter('token-generation');
-  const counted: LoginLimits = {
+  const counted: SignInLimits = {
     ...limits,
     generate: (ip, username) => limits.generate(ip, username).then(generationRefused),
-    consumeAttempt: (ip) => limits.consumeAttempt(ip).then(signInRefused),
+    beforeAttempt: (ip) => limits.beforeAttempt(ip).then(signInRefused),
     window(name, limit) {
       const take = limits.window(name, limit);
       const refused = refusalCounter(name);
       return (ip) => take(ip).then(refused);
     },
   };
-  const byMethod = new Map<SignInMethod, LoginLimits>();
+  const byMethod = new Map<SignInMethod, SignInLimits>();
 
   /** The limits for the routes of one sign-in method (one object per method, made once). */
-  function forMethod(method: SignInMethod): LoginLimits {
+  function forMethod(method: SignInMethod): SignInLimits {
     let bound = byMethod.get(method);
     if (!bound) {
       const counters = metrics.signIn(method);
@@ -36,17 +36,17 @@ export function countLoginLimits(limits: LoginLimits, metrics: ServiceMetrics) {
       };
       bound = {
         ...counted,
-        consumeAttempt(ip) {
+        beforeAttempt(ip) {
           counters.attempt();
-          return counted.consumeAttempt(ip);
+          return counted.beforeAttempt(ip);
         },
-        consumeFailed(ip) {
+        afterFailure(ip) {
           counters.failure();
-          return counted.consumeFailed(ip).then(afterFailure);
+          return counted.afterFailure(ip).then(afterFailure);
         },
-        consumeSucceeded(ip) {
+        afterSuccess(ip) {
           counters.success();
-          return counted.consumeSucceeded(ip);
+          return counted.afterSuccess(ip);
         },
       };
       byMethod.set(method, bound);

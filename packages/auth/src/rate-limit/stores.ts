@@ -1,7 +1,68 @@
 import { DatabaseUnavailableError } from '@latchkey/db';
 import { Pool } from 'pg';
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
-import type { LimiterStore } from './limiter-store.js';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+
+// Where the counters live: in this process, in Redis, or in PostgreSQL (rate-limiter-flexible's stores, opened
+// here with the settings each needs).
+
+/** Options of one rate-limiter-flexible limiter, in its own units (seconds). */
+export interface LimiterSpec {
+  keyPrefix: string;
+  points: number;
+  duration: number;
+  blockDuration: number;
+}
+
+/**
+ * An opened counter store: it makes limiters that all count in the same place, and owns the connection they
+ * share. Opening is asynchronous (connect, create the table) so that a misconfigured store fails at startup,
+ * not on the first login.
+ */
+export interface LimiterStore {
+  create(spec: LimiterSpec): RateLimiterAbstract;
+  close(): Promise<void>;
+}
+
+/**
+ * Counters in this process only: right for the embedded single-instance default and for tests. A second
+ * instance would keep its own counts, multiplying every limit (several instances must share their counters).
+ */
+export function openMemoryStore(): LimiterStore {
+  return {
+    create: (spec) => new RateLimiterMemory(spec),
+    close: async () => undefined,
+  };
+}
+
+/**
+ * Counters in Redis (when REDIS_URL is set), shared by every instance using it.
+ *
+ * Client: ioredis, the one RateLimiterRedis works with by default (it registers its atomic increment script
+ * with `defineCommand` and reads ioredis' result format); node-redis needs extra flags (`useRedisPackage`).
+ * `rejectIfRedisNotReady`: while Redis is unreachable, checks fail at once (the endpoint answers 503) instead of
+ * queueing login requests behind a reconnect.
+ */
+export async function openRedisStore(url: string, options: { timeoutMs?: number } = {}): Promise<LimiterStore> {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  // Loaded only where REDIS_URL is set (about 11 MB of resident memory).
+  const { Redis } = await import('ioredis');
+  // Each command answers or fails within the timeout; ioredis' default is to retry a command 20 times.
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: timeoutMs, connectTimeout: timeoutMs });
+  // ioredis reconnects by itself and emits 'error' meanwhile; failed commands reject, which is what we report.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
+  return {
+    create: (spec) => new RateLimiterRedis({ ...spec, storeClient: client, rejectIfRedisNotReady: true }),
+    close: async () => {
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}
 
 /** The table rate-limiter-flexible creates and uses (key varchar(255) primary key, points, expire ms). */
 export const RATE_LIMIT_TABLE = 'rate_limits';

@@ -8,16 +8,16 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createLoginLimits,
-  DEFAULT_LOGIN_LIMIT_POLICY,
+  createSignInLimits,
+  DEFAULT_SIGN_IN_LIMIT_POLICY,
   RATE_LIMIT_TABLE,
-  type LoginLimitPolicyOverrides,
-  type LoginLimits,
-  type LoginLimitStore,
+  type SignInLimitPolicyOverrides,
+  type SignInLimits,
+  type SignInLimitStore,
 } from './index.js';
 
 // Small, fast policies: 2-3 points, 2 s windows. The "window reset" test waits for them once.
-const POLICY: LoginLimitPolicyOverrides = {
+const POLICY: SignInLimitPolicyOverrides = {
   generatePerUsername: { points: 2, durationSeconds: 2, blockSeconds: 0 },
   generatePerIp: { points: 3, durationSeconds: 2, blockSeconds: 0 },
   attemptsPerIp: { points: 20, durationSeconds: 2 },
@@ -30,7 +30,7 @@ const VICTIM = '203.0.113.20';
 const ALICE = 'alice@acme.test';
 
 interface StoreFixture {
-  store: LoginLimitStore;
+  store: SignInLimitStore;
   shared: boolean;
   setup(): Promise<void>;
   teardown(): Promise<void>;
@@ -98,7 +98,7 @@ if (
 }
 
 describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
-  const opened: LoginLimits[] = [];
+  const opened: SignInLimits[] = [];
   beforeAll(() => fixture.setup());
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((limits) => limits.close()));
@@ -107,8 +107,8 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
 
   /** A fresh prefix per test isolates its counters; pass one to share them. */
   const newPrefix = () => `${redisRunPrefix}-${randomBytes(4).toString('hex')}`;
-  async function open(policy: LoginLimitPolicyOverrides = POLICY, keyPrefix = newPrefix()): Promise<LoginLimits> {
-    const limits = await createLoginLimits({ store: fixture.store, keyPrefix, policy });
+  async function open(policy: SignInLimitPolicyOverrides = POLICY, keyPrefix = newPrefix()): Promise<SignInLimits> {
+    const limits = await createSignInLimits({ store: fixture.store, keyPrefix, policy });
     opened.push(limits);
     return limits;
   }
@@ -150,9 +150,9 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
 
   it('consumption attempts are limited per IP', async () => {
     const limits = await open({ ...POLICY, attemptsPerIp: { points: 3, durationSeconds: 2 } });
-    for (let i = 0; i < 3; i++) expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: true });
-    expect(await limits.consumeAttempt(ATTACKER)).toMatchObject({ allowed: false });
-    expect(await limits.consumeAttempt(VICTIM)).toEqual({ allowed: true });
+    for (let i = 0; i < 3; i++) expect(await limits.beforeAttempt(ATTACKER)).toEqual({ allowed: true });
+    expect(await limits.beforeAttempt(ATTACKER)).toMatchObject({ allowed: false });
+    expect(await limits.beforeAttempt(VICTIM)).toEqual({ allowed: true });
   });
 
   it('wrong tokens lock out the sending IP; another IP, and the user from their own IP, still generate and consume', async () => {
@@ -160,20 +160,20 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
     // The victim asked for a token; the attacker hammers the consume endpoint with wrong ones.
     expect(await limits.generate(VICTIM, ALICE)).toEqual({ allowed: true });
     for (let i = 0; i < 3; i++) {
-      expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: true });
-      await limits.consumeFailed(ATTACKER);
+      expect(await limits.beforeAttempt(ATTACKER)).toEqual({ allowed: true });
+      await limits.afterFailure(ATTACKER);
     }
-    const locked = await limits.consumeAttempt(ATTACKER);
+    const locked = await limits.beforeAttempt(ATTACKER);
     expect(locked).toMatchObject({ allowed: false });
     expect(locked.allowed === false && locked.retryAfterSeconds).toBeGreaterThan(0);
     // Further failures while locked out change nothing and do not throw.
-    await limits.consumeFailed(ATTACKER);
-    expect(await limits.consumeAttempt(ATTACKER)).toMatchObject({ allowed: false });
+    await limits.afterFailure(ATTACKER);
+    expect(await limits.beforeAttempt(ATTACKER)).toMatchObject({ allowed: false });
     // The account is not locked: Alice, on her own address, generates and signs in.
-    expect(await limits.consumeAttempt(VICTIM)).toEqual({ allowed: true });
-    await limits.consumeSucceeded(VICTIM);
+    expect(await limits.beforeAttempt(VICTIM)).toEqual({ allowed: true });
+    await limits.afterSuccess(VICTIM);
     expect(await limits.generate(VICTIM, ALICE)).toEqual({ allowed: true });
-    expect(await limits.consumeAttempt('192.0.2.99')).toEqual({ allowed: true });
+    expect(await limits.beforeAttempt('192.0.2.99')).toEqual({ allowed: true });
   });
 
   it('a username whose generation budget a stranger exhausted can still consume the token it received', async () => {
@@ -181,7 +181,7 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
     expect(await limits.generate(VICTIM, ALICE)).toEqual({ allowed: true }); // Alice's own request
     expect(await limits.generate(ATTACKER, ALICE)).toEqual({ allowed: true });
     expect(await limits.generate(ATTACKER, ALICE)).toMatchObject({ allowed: false });
-    expect(await limits.consumeAttempt(VICTIM)).toEqual({ allowed: true });
+    expect(await limits.beforeAttempt(VICTIM)).toEqual({ allowed: true });
   });
 
   it('wrong tokens first slow the source down (growing pauses), then lock it out; each failure says which it did', async () => {
@@ -189,29 +189,29 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
       ...POLICY,
       failuresPerIp: { lockoutAfter: 4, durationSeconds: 5, blockSeconds: 7, slowDownAfter: 2, slowDownBaseSeconds: 1 },
     });
-    expect(await limits.consumeFailed(ATTACKER)).toBe('counted');
-    expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: true }); // one mistake: no pause
-    expect(await limits.consumeFailed(ATTACKER)).toBe('paused');
-    expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: false, retryAfterSeconds: 1 });
-    expect(await limits.consumeFailed(ATTACKER)).toBe('paused');
-    expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: false, retryAfterSeconds: 2 });
-    expect(await limits.consumeFailed(ATTACKER)).toBe('locked-out');
-    expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: false, retryAfterSeconds: 7 });
+    expect(await limits.afterFailure(ATTACKER)).toBe('counted');
+    expect(await limits.beforeAttempt(ATTACKER)).toEqual({ allowed: true }); // one mistake: no pause
+    expect(await limits.afterFailure(ATTACKER)).toBe('paused');
+    expect(await limits.beforeAttempt(ATTACKER)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect(await limits.afterFailure(ATTACKER)).toBe('paused');
+    expect(await limits.beforeAttempt(ATTACKER)).toEqual({ allowed: false, retryAfterSeconds: 2 });
+    expect(await limits.afterFailure(ATTACKER)).toBe('locked-out');
+    expect(await limits.beforeAttempt(ATTACKER)).toEqual({ allowed: false, retryAfterSeconds: 7 });
     // Further failures of a locked-out source start no new lockout (metrics count lockouts, not failures).
-    expect(await limits.consumeFailed(ATTACKER)).toBe('counted');
-    expect(await limits.consumeAttempt(VICTIM)).toEqual({ allowed: true });
+    expect(await limits.afterFailure(ATTACKER)).toBe('counted');
+    expect(await limits.beforeAttempt(VICTIM)).toEqual({ allowed: true });
   });
 
-  it('consumeSucceeded resets the failure count of that IP', async () => {
+  it('afterSuccess resets the failure count of that IP', async () => {
     const limits = await open();
-    await limits.consumeFailed(ATTACKER);
-    await limits.consumeFailed(ATTACKER);
-    await limits.consumeSucceeded(ATTACKER);
-    await limits.consumeFailed(ATTACKER);
-    await limits.consumeFailed(ATTACKER);
-    expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: true }); // 2 since the success, not 4
-    await limits.consumeFailed(ATTACKER);
-    expect(await limits.consumeAttempt(ATTACKER)).toMatchObject({ allowed: false });
+    await limits.afterFailure(ATTACKER);
+    await limits.afterFailure(ATTACKER);
+    await limits.afterSuccess(ATTACKER);
+    await limits.afterFailure(ATTACKER);
+    await limits.afterFailure(ATTACKER);
+    expect(await limits.beforeAttempt(ATTACKER)).toEqual({ allowed: true }); // 2 since the success, not 4
+    await limits.afterFailure(ATTACKER);
+    expect(await limits.beforeAttempt(ATTACKER)).toMatchObject({ allowed: false });
   });
 
   it('window(): another per-source budget in the same store, shared by instances with the same prefix; other sources unaffected', async () => {
@@ -252,8 +252,8 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
     });
     expect(await limits.generate(VICTIM, ALICE)).toEqual({ allowed: true });
     expect(await limits.generate(VICTIM, ALICE)).toMatchObject({ allowed: false });
-    await limits.consumeFailed(ATTACKER);
-    const locked = await limits.consumeAttempt(ATTACKER);
+    await limits.afterFailure(ATTACKER);
+    const locked = await limits.beforeAttempt(ATTACKER);
     const lastCounted = Date.now();
     expect(locked).toMatchObject({ allowed: false });
     if (locked.allowed) return;
@@ -261,7 +261,7 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
     expect(locked.retryAfterSeconds).toBeLessThanOrEqual(2);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, lastCounted + 2_500 - Date.now())));
     expect(await limits.generate(VICTIM, ALICE)).toEqual({ allowed: true });
-    expect(await limits.consumeAttempt(ATTACKER)).toEqual({ allowed: true });
+    expect(await limits.beforeAttempt(ATTACKER)).toEqual({ allowed: true });
   });
 
   it.runIf(runsHere('shared counts', fixture.shared ? undefined : 'this store is not shared by design', { inCi: 'skip' }))(
@@ -275,17 +275,17 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
       expect(await one.generate('192.0.2.3', ALICE)).toMatchObject({ allowed: false });
       expect(await two.generate('192.0.2.4', ALICE)).toMatchObject({ allowed: false });
       // Failures seen by one instance lock the source out on the other.
-      await one.consumeFailed(ATTACKER);
-      await two.consumeFailed(ATTACKER);
-      await one.consumeFailed(ATTACKER);
-      expect(await two.consumeAttempt(ATTACKER)).toMatchObject({ allowed: false });
-      expect(await one.consumeAttempt(ATTACKER)).toMatchObject({ allowed: false });
+      await one.afterFailure(ATTACKER);
+      await two.afterFailure(ATTACKER);
+      await one.afterFailure(ATTACKER);
+      expect(await two.beforeAttempt(ATTACKER)).toMatchObject({ allowed: false });
+      expect(await one.beforeAttempt(ATTACKER)).toMatchObject({ allowed: false });
       // A success seen by one resets the count for both.
-      await two.consumeFailed(VICTIM);
-      await two.consumeFailed(VICTIM);
-      await one.consumeSucceeded(VICTIM);
-      await two.consumeFailed(VICTIM);
-      expect(await one.consumeAttempt(VICTIM)).toEqual({ allowed: true });
+      await two.afterFailure(VICTIM);
+      await two.afterFailure(VICTIM);
+      await one.afterSuccess(VICTIM);
+      await two.afterFailure(VICTIM);
+      expect(await one.beforeAttempt(VICTIM)).toEqual({ allowed: true });
       // A third instance with another prefix counts separately.
       const other = await open(POLICY);
       expect(await other.generate('192.0.2.5', ALICE)).toEqual({ allowed: true });
@@ -312,7 +312,7 @@ describe.each(fixtures)('login rate limits (%s store)', (_kind, fixture) => {
 
 describe('login rate limits: configuration', () => {
   it('the documented defaults', () => {
-    expect(DEFAULT_LOGIN_LIMIT_POLICY).toEqual({
+    expect(DEFAULT_SIGN_IN_LIMIT_POLICY).toEqual({
       generatePerUsername: { points: 5, durationSeconds: 900, blockSeconds: 0 },
       generatePerIp: { points: 20, durationSeconds: 900, blockSeconds: 900 },
       attemptsPerIp: { points: 30, durationSeconds: 900, blockSeconds: 0 },
@@ -322,15 +322,15 @@ describe('login rate limits: configuration', () => {
 
   it('a policy that is not whole positive numbers, or a bad key prefix, is refused before any store is opened', async () => {
     const store = { kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' } as const;
-    await expect(createLoginLimits({ store, policy: { generatePerIp: { points: 0 } } })).rejects.toThrow(RangeError);
-    await expect(createLoginLimits({ store, policy: { attemptsPerIp: { durationSeconds: 1.5 } } })).rejects.toThrow(RangeError);
-    await expect(createLoginLimits({ store, policy: { failuresPerIp: { blockSeconds: 0 } } })).rejects.toThrow(RangeError);
-    await expect(createLoginLimits({ store, keyPrefix: 'has space' })).rejects.toThrow(RangeError);
+    await expect(createSignInLimits({ store, policy: { generatePerIp: { points: 0 } } })).rejects.toThrow(RangeError);
+    await expect(createSignInLimits({ store, policy: { attemptsPerIp: { durationSeconds: 1.5 } } })).rejects.toThrow(RangeError);
+    await expect(createSignInLimits({ store, policy: { failuresPerIp: { blockSeconds: 0 } } })).rejects.toThrow(RangeError);
+    await expect(createSignInLimits({ store, keyPrefix: 'has space' })).rejects.toThrow(RangeError);
   });
 
   it('an unreachable store fails at creation, not at the first login', async () => {
-    await expect(createLoginLimits({ store: { kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' } })).rejects.toThrow();
-    await expect(createLoginLimits({ store: { kind: 'redis', url: 'redis://127.0.0.1:1' } })).rejects.toThrow();
+    await expect(createSignInLimits({ store: { kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' } })).rejects.toThrow();
+    await expect(createSignInLimits({ store: { kind: 'redis', url: 'redis://127.0.0.1:1' } })).rejects.toThrow();
   });
 });
 
@@ -344,7 +344,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('login rate limits: inst
       url.pathname = `/${name}`;
       // PostgreSQL's CREATE TABLE IF NOT EXISTS, run by several sessions at once, can fail on the table's row type.
       const opened = await Promise.allSettled(
-        Array.from({ length: 8 }, () => createLoginLimits({ store: { kind: 'postgres', url: url.toString() }, policy: POLICY })),
+        Array.from({ length: 8 }, () => createSignInLimits({ store: { kind: 'postgres', url: url.toString() }, policy: POLICY })),
       );
       const failures = opened.filter((outcome) => outcome.status === 'rejected').map((outcome) => String(outcome.reason));
       await Promise.all(opened.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.close() : undefined)));
