@@ -163,12 +163,19 @@ describe('resident memory after a run', () => {
     const server = await start('production', ['--import', preload]);
     const residentKiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]);
     server.child.kill('SIGUSR2');
-    // Measured once the preload has dropped what it held (still resident: nothing has collected it yet).
+    // Measured from the highest resident size seen once the preload has dropped what it held: that garbage is still
+    // resident, and goes on growing for a few seconds while the collector promotes it (by 39-46 MB here, sooner or
+    // later as the machine is busy), so a size read at the drop is not the top it is given back from.
     await waitFor(server, (line) => line['msg'] === 'test preload: dropped', LINE_DEADLINE_MS);
-    const grown = residentKiB();
+    let peak = residentKiB();
+    const belowPeak = () => {
+      const now = residentKiB();
+      peak = Math.max(peak, now);
+      return peak - now;
+    };
     // Given back within 45 s (idle for 15 s, looked at every 5 s), by the server's release or by V8's own memory
     // reducer if it runs first (Node 24's sometimes does); a release the server made is logged with the heap's sizes.
-    await expect.poll(() => grown - residentKiB(), { timeout: 45_000, interval: 250 }).toBeGreaterThan(32 * 1024);
+    await expect.poll(belowPeak, { timeout: 45_000, interval: 250 }).toBeGreaterThan(32 * 1024);
     const released = server.lines.find(({ line }) => line['msg'] === 'idle: unused memory released')?.line;
     if (released) expect(Number(released['heapBeforeMiB']) - Number(released['heapAfterMiB'])).toBeGreaterThan(32);
     expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
