@@ -22,8 +22,8 @@ export interface DatabaseOptions {
   /** postgres-js pool size (default 10, minimum 2: migrations reserve one connection). */
   poolSize?: number;
   /**
-   * DATABASE_TIMEOUT (PostgreSQL): the deadline of a statement sent outside a request's own deadline
-   * (`withDatabaseDeadline`), and the connect timeout. @default 5000
+   * DATABASE_TIMEOUT: the span of a request's deadline (`deadlineFromNow`); on PostgreSQL also the deadline of a
+   * statement sent outside a request's own, and the connect timeout. @default 5000
    */
   timeoutMs?: number;
 }
@@ -40,6 +40,11 @@ export interface DatabaseHandle {
    * the embedded database answers `db` itself.
    */
   until(deadline: number): Database;
+  /**
+   * The deadline of database work that starts now: DATABASE_TIMEOUT (`timeoutMs`) from now, as a `performance.now()`
+   * time. The one place a request's deadline is computed; every transport starts its request's deadline here.
+   */
+  deadlineFromNow(): number;
   /**
    * The database for work of the process itself (a poll, a purge), not of a request, even when a request set it
    * off: each statement has a deadline of its own (DATABASE_TIMEOUT), and none is published on QUERY_CHANNEL, so
@@ -94,7 +99,13 @@ const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_PING_TIMEOUT_MS = 1000;
 
 export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir);
+  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir, timeoutOf(options));
+}
+
+function timeoutOf(options: DatabaseOptions): number {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be > 0');
+  return timeoutMs;
 }
 
 function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
@@ -103,8 +114,7 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     // A pool of one would let a single slow statement (or an open transaction) hold up every request.
     throw new RangeError(`poolSize must be an integer >= 2, got ${String(poolSize)}`);
   }
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be > 0');
+  const timeoutMs = timeoutOf(options);
 
   let pool: ResilientPool;
   try {
@@ -142,6 +152,7 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     db,
     kind: 'postgres',
     until: (deadline) => requestView(new PostgresJsSession(pool.sqlUntil(deadline), dialect, relational, { logger: queryLogger })),
+    deadlineFromNow: () => performance.now() + timeoutMs,
     background: new PostgresJsDatabase(dialect, new PostgresJsSession(pool.sqlOfItsOwn, dialect, relational, {}), relational) as Database,
     ping: async (timeoutMs) => {
       if (closing) return false;
@@ -161,7 +172,7 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   return handle;
 }
 
-async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string, timeoutMs: number): Promise<DatabaseHandle> {
   const dir = join(dataDir, 'pglite');
   await mkdir(dir, { recursive: true });
   const release = acquirePgliteLock(dataDir);
@@ -181,6 +192,8 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     ping: (timeoutMs) => (closing ? Promise.resolve(false) : settlesWithin(client.query('select 1'), timeoutMs)),
     // In this process: no network to fail, no pool to wait for.
     until: () => db,
+    // Bounds nothing here (see `until`), but a request's scope still carries it.
+    deadlineFromNow: () => performance.now() + timeoutMs,
     background: drizzlePglite({ client, schema }),
     health: ALWAYS_AVAILABLE,
     poolStats: () => ({ size: 1, inUse: 0, waiting: 0 }),

@@ -1,20 +1,24 @@
-import type { Database, DatabaseHandle } from '@latchkey/db';
-import { openDomainRequest, type DomainRequest, type DomainServices } from '../domain/request.js';
+import type { Database } from '@latchkey/db';
+import {
+  databaseOf,
+  openDomainRequest,
+  type DomainRequest,
+  type DomainServices,
+  type RequestDatabase,
+  type RequestScope,
+} from '../domain/request.js';
 import type { YogaInitialContext } from 'graphql-yoga';
 import { proofOfRequest, type Caller, type ProofContext } from '@latchkey/auth/tokens';
 import type { AuditTrail } from '@latchkey/auth';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 import type { SessionServices } from '../domain/sessions.js';
-import { requestMemo } from '../domain/request-memo.js';
 import { readCallerWithDocumentPage, type DocumentListInput } from '../domain/documents.js';
 import type { Subject } from '../domain/subject.js';
 
 /** What resolvers may use; built once at start-up. */
 export interface AppServices extends DomainServices {
   /** the database; a request reads it through its own view (`dbOf`), bounded by the request's deadline */
-  database: Pick<DatabaseHandle, 'until'>;
-  /** DATABASE_TIMEOUT: a request's (or an event delivery's) deadline for everything it asks the database */
-  databaseTimeoutMs: number;
+  database: RequestDatabase;
   service: { name: string; version: string };
   /** this instance's subscriptions */
   subscriptions: SubscriptionHub;
@@ -31,13 +35,8 @@ export interface RequestContext {
   requestId: string;
   app: AppServices;
   /** set by a subscription before each event is resolved: the key of that event's fresh memos */
-  eventScope?: DeadlineScope;
+  eventScope?: RequestScope;
   /** when execution began, plus DATABASE_TIMEOUT: the deadline of the request's database work */
-  deadline?: number;
-}
-
-/** A scope of per-request memos (the request, or one event of a subscription) and its database deadline. */
-export interface DeadlineScope {
   deadline?: number;
 }
 
@@ -70,24 +69,13 @@ export function proofOfOperation(context: GraphQLContext): ProofContext | undefi
  * subscription the event being delivered, so every event is judged on the subscriber's attributes as they are
  * then, under a deadline of its own.
  */
-const scopeOf = (context: GraphQLContext): DeadlineScope => context.eventScope ?? context;
-
-const views = requestMemo<Database>('database view of the request');
+const scopeOf = (context: GraphQLContext): RequestScope => context.eventScope ?? context;
 
 /**
  * The database as this request (or this event's delivery) sees it: every statement bounded by its deadline
- * (DATABASE_TIMEOUT from the start of execution). Passed explicitly rather than through AsyncLocalStorage,
- * which on Node 20 taxes every promise of the process once it is in use.
+ * (DATABASE_TIMEOUT from the start of execution).
  */
-export function dbOf(context: GraphQLContext): Database {
-  const scope = scopeOf(context);
-  let db = views.get(scope);
-  if (!db) {
-    scope.deadline ??= performance.now() + context.app.databaseTimeoutMs;
-    views.set(scope, (db = context.app.database.until(scope.deadline)));
-  }
-  return db;
-}
+export const dbOf = (context: GraphQLContext): Database => databaseOf(scopeOf(context), context.app.database);
 
 /** The caller's volatile attributes, loaded once per request (once per event for subscriptions). */
 export const subjectOf = (context: GraphQLContext): Promise<Subject | null> =>

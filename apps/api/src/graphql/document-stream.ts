@@ -57,7 +57,7 @@ export async function openDocumentStream(
   target: StreamTarget,
   handler: string,
 ): Promise<AsyncGenerator<StreamItem>> {
-  const { subscriptions, database, databaseTimeoutMs } = context.app;
+  const { subscriptions, database } = context.app;
   const caller = context.caller;
   if (!caller) throw new GraphQLError('Sign in to subscribe.', { extensions: { code: ErrorCode.UNAUTHENTICATED } });
   const request = await domainRequest(context, handler);
@@ -83,7 +83,7 @@ export async function openDocumentStream(
     const { event } = delivery;
     // Each event's reads have a deadline of their own (shared by the event's subscribers on this instance).
     const view = await shared(delivery, 'view', async () => {
-      const deadline = performance.now() + databaseTimeoutMs;
+      const deadline = database.deadlineFromNow();
       return { deadline, db: database.until(deadline) };
     });
     const subject: Promise<Subject | null> = shared(delivery, `subject:${userId}`, () => loadSubject(view.db, userId!));

@@ -168,7 +168,7 @@ export function createGraphQLHandler({
         isGuest: (context) => context.caller === null,
         refusal: (context) => unauthenticated(callers.challengeOf(context)),
       }),
-      useDatabaseAvailability({ health, timeoutMs: config.database.timeoutMs, databaseFree: DATABASE_FREE_FIELDS }),
+      useDatabaseAvailability({ health, deadlineFromNow: app.database.deadlineFromNow, databaseFree: DATABASE_FREE_FIELDS }),
       useHiddenSuggestions({ introspection: config.introspection, signedIn: signedInRequest }),
       usePublicCache({ maxAge: config.publicCacheMaxAge, rules: routeRules }),
       useAuthorizationErrors(),

@@ -1,7 +1,7 @@
-import type { Database, DatabaseHandle, ListedDocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
+import type { ListedDocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
 import type { Role } from '@latchkey/db';
 import { authorize, can, isAuthorizationDenied, type Ability, type AuthorizationDenied } from '@latchkey/policy';
-import { openDomainRequest, type DomainRequest, type DomainServices } from '../domain/request.js';
+import { databaseOf, openDomainRequest, type DomainRequest, type DomainServices, type RequestDatabase } from '../domain/request.js';
 import {
   archiveDocument,
   createDocument,
@@ -15,7 +15,6 @@ import {
 import { getDocument, listDocuments, readCallerWithDocumentPage } from '../domain/documents.js';
 import { InvalidInputError, type UserError } from '../domain/errors.js';
 import { parseDateTime } from '../domain/validate.js';
-import { requestMemo } from '../domain/request-memo.js';
 import { AccountPolicy, DocumentPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
 import { type Principal, LEGAL_HOLD_STEP_UP } from '@latchkey/auth/tokens';
@@ -23,9 +22,8 @@ import { restError, type RestRequest, type RestResponse, type RestRoute } from '
 
 export interface DocumentRoutesDeps {
   services: DomainServices;
-  database: Pick<DatabaseHandle, 'until'>;
-  /** DATABASE_TIMEOUT: one deadline per HTTP request, from the route's start, for everything it asks the database */
-  databaseTimeoutMs: number;
+  /** one deadline per HTTP request (DATABASE_TIMEOUT), from its first statement, for everything it asks the database */
+  database: RequestDatabase;
 }
 
 /** The REST form of a document: `internalNotes` is left out (not null) for callers below EDITOR. */
@@ -97,17 +95,11 @@ function firstOf(query: URLSearchParams): number | undefined {
 }
 
 /** `/api/documents`: the same services, abilities and NOT_FOUND hiding as the GraphQL fields. */
-export function documentRoutes({ services, database, databaseTimeoutMs }: DocumentRoutesDeps): RestRoute<Principal>[] {
-  const views = requestMemo<Database>('database view of the request');
-  const databaseOf = (scope: object): Database => {
-    let db = views.get(scope);
-    if (!db) views.set(scope, (db = database.until(performance.now() + databaseTimeoutMs)));
-    return db;
-  };
+export function documentRoutes({ services, database }: DocumentRoutesDeps): RestRoute<Principal>[] {
   /** The domain request (subject and loaders once per HTTP request), with how the caller signed in for step-ups. */
   const requestFor = (http: RestRequest<Principal>, handler: string): Promise<DomainRequest> =>
-    openDomainRequest(services, http.req, {
-      db: databaseOf(http.req),
+    openDomainRequest(services, http, {
+      db: databaseOf(http, database),
       userId: http.caller?.subject ?? null,
       handler,
       authentication: http.caller,
@@ -145,7 +137,7 @@ export function documentRoutes({ services, database, databaseTimeoutMs }: Docume
           withBody: true, // and shows its body
         };
         const fields = { filter: [], first: ['first'], after: ['after'] };
-        readCallerWithDocumentPage(services, http.req, { db: databaseOf(http.req), userId: http.caller?.subject ?? null }, input, fields);
+        readCallerWithDocumentPage(services, http, { db: databaseOf(http, database), userId: http.caller?.subject ?? null }, input, fields);
         const request = await requestFor(http, 'GET /api/documents');
         const page = await listDocuments(request, input, fields);
         const data = await Promise.all(page.edges.map(({ node }) => view(request, node)));

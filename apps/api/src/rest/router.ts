@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { denialToHttp, isAuthorizationDenied, type AuthorizationDenied } from '@latchkey/policy';
 import { isDomainError } from '../domain/errors.js';
+import type { RequestScope } from '../domain/request.js';
 import { acceptableContentType, BodyTooLargeError, httpErrorBody, readBody, sendJson } from '@latchkey/http';
 import {
   isStepUpRequired,
@@ -13,8 +14,11 @@ import {
   type StepUpRequirement,
 } from '@latchkey/auth/tokens';
 
-/** What a REST handler receives. */
-export interface RestRequest<Caller> {
+/**
+ * What a REST handler receives: one request, made once by the router, also the scope of the request's memos
+ * (the caller's attributes, the loaders, the database view) and its database deadline.
+ */
+export interface RestRequest<Caller> extends RequestScope {
   req: IncomingMessage;
   params: Record<string, string>;
   query: URLSearchParams;
@@ -187,7 +191,7 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
       if (allowed.length === 0) return send(res, restError(404, 'Not Found'));
       return send(res, restError(405, 'Method Not Allowed', {}, { allow: [...new Set(allowed)].join(', ') }));
     }
-    const request: RestRequest<Caller> = { req, params: found.params, query, caller: null, body: undefined };
+    const request: RestRequest<Caller> = { req, params: found.params, query, caller: null, body: undefined, deadline: undefined };
     // Outside the handler: nothing thrown here is converted (spec Events 3).
     for (const step of options.middleware ?? []) {
       const early = await step(request);

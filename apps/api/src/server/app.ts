@@ -135,7 +135,6 @@ export async function createHttpApp({
   const sessions = { ended: endedSessions, end: authorization.endSessions };
   const app = {
     database,
-    databaseTimeoutMs: config.database.timeoutMs,
     service: config.service,
     audit,
     subjects,
@@ -203,7 +202,7 @@ export async function createHttpApp({
     maxOperationsPerConnection: config.subscriptions.perConnection,
   });
   const rest = createRestRouter<Principal>({
-    routes: documentRoutes({ services: app, database, databaseTimeoutMs: config.database.timeoutMs }),
+    routes: documentRoutes({ services: app, database }),
     middleware: [authenticate(verifier)],
     maxBodyBytes: limits.maxBodyBytes,
     onUnexpected: (error, req) => logger.error({ reqId: requestIdOf(req), err: error }, 'rest handler failed'),

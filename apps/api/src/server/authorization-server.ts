@@ -147,8 +147,6 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     audit: options.audit,
   });
 
-  const deadline = () => performance.now() + config.database.timeoutMs;
-
   /**
    * What escapes a login route: a data store that is down or too slow is SERVICE_UNAVAILABLE (503 with
    * Retry-After); anything else is a masked 500 and an error log line.
@@ -169,7 +167,9 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     ...route,
     handler(req, res, match) {
       clientAddresses.forProvider(req);
-      withDatabaseDeadline(deadline(), async () => route.handler(req, res, match)).catch((error: unknown) => failed(req, res, error));
+      withDatabaseDeadline(database.deadlineFromNow(), async () => route.handler(req, res, match)).catch((error: unknown) =>
+        failed(req, res, error),
+      );
     },
   });
 
@@ -178,7 +178,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     clientAddresses.forProvider(req);
     // During a known outage, at once.
     if (!database.health.available) return sendServiceUnavailable(res, RETRY_AFTER_SECONDS, SIGN_IN_UNAVAILABLE);
-    void withDatabaseDeadline(deadline(), () => oidc(req, res));
+    void withDatabaseDeadline(database.deadlineFromNow(), () => oidc(req, res));
   }
 
   const routes: Route[] = [

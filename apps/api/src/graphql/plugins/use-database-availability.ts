@@ -1,4 +1,4 @@
-import type { DatabaseHealth } from '@latchkey/db';
+import type { DatabaseHandle, DatabaseHealth } from '@latchkey/db';
 import {
   getNamedType,
   getOperationAST,
@@ -16,8 +16,8 @@ import { serviceUnavailable } from '../errors.js';
 
 export interface DatabaseAvailabilityOptions {
   health: DatabaseHealth;
-  /** DATABASE_TIMEOUT: the deadline of an operation's database work, from the start of its execution */
-  timeoutMs: number;
+  /** starts an operation's deadline (DATABASE_TIMEOUT), at the start of its execution */
+  deadlineFromNow: DatabaseHandle['deadlineFromNow'];
   /** the fields (`Type.field`) answered without the database; every other field needs it */
   databaseFree: ReadonlySet<string>;
 }
@@ -29,20 +29,20 @@ export interface DatabaseAvailabilityOptions {
  * application/json). Operations that need no database (a guest's `{ status }`) keep answering and pay nothing.
  */
 export function useDatabaseAvailability(options: DatabaseAvailabilityOptions): Plugin<{ deadline?: number }> {
-  const { health, timeoutMs } = options;
+  const { health, deadlineFromNow } = options;
   const needsDatabase = createDatabaseNeeds(options.databaseFree);
   return {
     onExecute({ args, setResultAndStopExecution }) {
       if (!needsDatabase(args.schema, args.document, args.operationName)) return;
       if (!health.available) return setResultAndStopExecution({ errors: [serviceUnavailable()] });
       // Read by the request's view of the database (graphql/context.ts dbOf): its statements' deadline.
-      args.contextValue.deadline = performance.now() + timeoutMs;
+      args.contextValue.deadline = deadlineFromNow();
     },
     onSubscribe({ args, setResultAndStopExecution }) {
       // Subscriptions always read the database (the caller's rights, at start and at every event).
       if (!health.available) return setResultAndStopExecution({ errors: [serviceUnavailable()] });
       // The deadline covers the checks at start; each event is judged under a deadline of its own.
-      args.contextValue.deadline = performance.now() + timeoutMs;
+      args.contextValue.deadline = deadlineFromNow();
     },
   };
 }
