@@ -25,8 +25,16 @@ const upward = API_LAYERS.slice(1).map(([name, path], index) => ({
 }));
 
 /** The workspace packages, bottom to top: a package imports only packages below it (and never an app). */
-const PACKAGES = ['http', 'policy', 'db', 'persisted', 'auth', 'client'];
-const BELOW = { http: [], policy: [], db: [], persisted: ['db'], auth: ['db', 'http'], client: [] };
+const PACKAGES = ['errors', 'http', 'policy', 'db', 'persisted', 'auth', 'client'];
+const BELOW = {
+  errors: [],
+  http: ['errors'],
+  policy: ['errors'],
+  db: ['errors'],
+  persisted: ['db', 'errors'],
+  auth: ['db', 'http', 'errors'],
+  client: [],
+};
 const downward = PACKAGES.map((name) => ({
   name: `packages-depend-downward: ${name}`,
   comment: `packages/${name} may import ${BELOW[name].length ? BELOW[name].map((b) => `packages/${b}`).join(', ') : 'no other workspace package'}, and never apps/`,

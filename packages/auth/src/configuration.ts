@@ -1,8 +1,6 @@
 // `@latchkey/auth/configuration`: what a configuration loader checks against (factors, acr levels, rule
-// validation, the response and grant types offered, coded errors), without loading the provider, WebAuthn or the database
+// validation, the response and grant types offered), without loading the provider, WebAuthn or the database
 // client: the CLI and configuration stay quick to start. The main entry exports the same things.
-// The coded errors every package's errors are made of, for the errors of configuration and start-up.
-export { CodedError, definedErrors } from './errors/index.js';
 export { DEFAULT_ACR_LEVELS } from './factors/acr.js';
 export { ISSUED_AMR_VALUES } from './factors/amr.js';
 export { FactorRuleError, validateRules } from './factors/rules.js';

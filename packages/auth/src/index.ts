@@ -1,7 +1,3 @@
-// Coded errors: every error class of this package has a stable `code` and a message fixed per code
-export { CodedError, definedErrors } from './errors/index.js';
-export type { DefinedErrorClass, MessageTable } from './errors/index.js';
-
 // Random tokens: 32 bytes from the CSPRNG in base64url, their shape check and their stored hash
 export { hashToken, isRandomTokenShaped, randomToken } from './secrets/index.js';
 

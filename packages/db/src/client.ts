@@ -2,6 +2,7 @@ import { channel } from 'node:diagnostics_channel';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { CodedError } from '@latchkey/errors';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite, type PgliteDatabase } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres, PostgresJsDatabase, PostgresJsSession } from 'drizzle-orm/postgres-js';
@@ -86,11 +87,13 @@ const queryLogger = {
 };
 
 /** A connection URL postgres-js cannot read (code DATABASE_URL_INVALID); the value is not shown: it may hold a password. */
-class InvalidDatabaseUrlError extends Error {
-  override name = 'InvalidDatabaseUrlError';
-  readonly code = 'DATABASE_URL_INVALID';
+class InvalidDatabaseUrlError extends CodedError<'DATABASE_URL_INVALID'> {
   constructor() {
-    super('Invalid PostgreSQL connection URL (value not shown: it may contain credentials)');
+    super(
+      'InvalidDatabaseUrlError',
+      'DATABASE_URL_INVALID',
+      'Invalid PostgreSQL connection URL (value not shown: it may contain credentials)',
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { CodedError } from '@latchkey/errors';
 
 // PGlite is PostgreSQL in one process: a second process that opens the same data directory runs its own
 // recovery and checkpoints over the first one's files, and both lose writes or corrupt the directory. Nothing
@@ -7,11 +8,11 @@ import { resolve } from 'node:path';
 // that has it open, and every other process is refused while that process lives.
 
 /** The embedded database's directory is open in another live process. Fixed message, stable code. */
-export class DatabaseInUseError extends Error {
-  override name = 'DatabaseInUseError';
-  readonly code = 'DATABASE_IN_USE';
+export class DatabaseInUseError extends CodedError<'DATABASE_IN_USE'> {
   constructor(readonly ownerPid: number) {
     super(
+      'DatabaseInUseError',
+      'DATABASE_IN_USE',
       `the embedded database is open in process ${ownerPid} (a running server?): it serves one process at a time. ` +
         'Stop that process first, or run both on PostgreSQL (DATABASE_URL).',
     );

@@ -1,12 +1,16 @@
 import type { IncomingMessage } from 'node:http';
+import { CodedError } from '@latchkey/errors';
 import { BodyTooLargeError, readBody } from './read-body.js';
 
-export class FormError extends Error {
+const FORM_ERROR_CODES = { 400: 'FORM_INVALID', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' } as const;
+
+/** A form or JSON body refused, with its 4xx status, a code per status and a message for the person at the page. */
+export class FormError extends CodedError<(typeof FORM_ERROR_CODES)[keyof typeof FORM_ERROR_CODES]> {
   constructor(
     readonly status: 400 | 413 | 415,
     message: string,
   ) {
-    super(message);
+    super('FormError', FORM_ERROR_CODES[status], message);
   }
 }
 

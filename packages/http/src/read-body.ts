@@ -1,7 +1,11 @@
 import type { IncomingMessage } from 'node:http';
+import { CodedError } from '@latchkey/errors';
 
-export class BodyTooLargeError extends Error {
-  override name = 'BodyTooLargeError';
+/** A body past its limit (code PAYLOAD_TOO_LARGE): the edge answers 413. */
+export class BodyTooLargeError extends CodedError<'PAYLOAD_TOO_LARGE'> {
+  constructor(message = 'The request body is too large.') {
+    super('BodyTooLargeError', 'PAYLOAD_TOO_LARGE', message);
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { parse, specifiedRules, validate, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { CodedError } from '@latchkey/errors';
 import { sha256Hex } from './document-id.js';
 
 /** One trusted document: its hash (lower-case hex, no prefix) and its exact text. */
@@ -7,11 +8,10 @@ export interface ManifestEntry {
   query: string;
 }
 
-/** A manifest that cannot be used, with every reason (each names the entry). */
-export class ManifestError extends Error {
-  override readonly name = 'ManifestError';
+/** A manifest that cannot be used (code MANIFEST_INVALID), with every reason (each names the entry). */
+export class ManifestError extends CodedError<'MANIFEST_INVALID'> {
   constructor(readonly problems: readonly string[]) {
-    super(`the persisted-documents manifest cannot be used:\n  ${problems.join('\n  ')}`);
+    super('ManifestError', 'MANIFEST_INVALID', `the persisted-documents manifest cannot be used:\n  ${problems.join('\n  ')}`);
   }
 }
 

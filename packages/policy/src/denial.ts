@@ -1,3 +1,4 @@
+import { CodedError } from '@latchkey/errors';
 import type { DenialReason } from './types.js';
 
 const MESSAGES: Record<DenialReason, string> = {
@@ -10,9 +11,7 @@ const MESSAGES: Record<DenialReason, string> = {
  * body, socket close). Its message is fixed and names neither the policy nor the ability; those are
  * properties for logs and events only.
  */
-export class AuthorizationDenied extends Error {
-  override readonly name = 'AuthorizationDenied';
-  readonly code = 'AUTHORIZATION_DENIED';
+export class AuthorizationDenied extends CodedError<'AUTHORIZATION_DENIED'> {
   readonly status: 401 | 403;
 
   constructor(
@@ -20,7 +19,7 @@ export class AuthorizationDenied extends Error {
     readonly policy: string,
     readonly ability: string,
   ) {
-    super(MESSAGES[reason]);
+    super('AuthorizationDenied', 'AUTHORIZATION_DENIED', MESSAGES[reason]);
     this.status = reason === 'unauthenticated' ? 401 : 403;
   }
 }

@@ -1,3 +1,4 @@
+import { CodedError } from '@latchkey/errors';
 import { closest, distance } from 'fastest-levenshtein';
 
 /** What `pnpm latchkey` offers (printed by `help`; `help <command>` prints the command's own entries). */
@@ -35,8 +36,12 @@ commands:
                                on stderr
 `;
 
-/** Bad input on the command line: exit 2 with the message (and where to read more). */
-export class UsageError extends Error {}
+/** Bad input on the command line (code USAGE_INVALID): exit 2 with the message (and where to read more). */
+export class UsageError extends CodedError<'USAGE_INVALID'> {
+  constructor(message: string) {
+    super('UsageError', 'USAGE_INVALID', message);
+  }
+}
 
 /** Each command's entries of USAGE, by command name (the first word: `persisted import` and `persisted count` are one). */
 const ENTRIES = new Map<string, string[]>();

@@ -1,3 +1,4 @@
+import { CodedError } from '@latchkey/errors';
 import { DEFAULT_ACR_LEVELS, FACTORS, FactorRuleError, validateRules, type Factor, type SignInPolicy } from '@latchkey/auth/configuration';
 import { z } from 'zod';
 
@@ -40,8 +41,10 @@ const policyFile = z
   .strict();
 
 /** Why the sign-in policy cannot be used: start-up stops with this message. */
-export class SignInPolicyError extends Error {
-  override readonly name = 'SignInPolicyError';
+export class SignInPolicyError extends CodedError<'SIGN_IN_POLICY_INVALID'> {
+  constructor(message: string) {
+    super('SignInPolicyError', 'SIGN_IN_POLICY_INVALID', message);
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { CodedError, definedErrors } from '@latchkey/auth/configuration';
+import { CodedError, definedErrors } from '@latchkey/errors';
 
 // What start-up says when the machine or the database is not as the configuration expects: the fault on one line,
 // the setting or command that fixes it on the next. `main` prints the message as it is (no stack trace) and exits 1;
@@ -52,9 +52,29 @@ export const START_UP_ERRORS = {
 /** A fault of the environment at start-up, with the setting or command that fixes it. */
 export class StartUpError extends definedErrors('StartUpError', START_UP_ERRORS) {}
 
-/** The errors `main` prints as plain lines: the configuration, the keys, the schema and the environment at start-up. */
+/**
+ * The codes a request or a command is answered with (a denial, a step-up, a domain error, a refused form, an
+ * outage, bad command-line input): met at start-up, they are not a fault of its configuration or environment.
+ */
+const NOT_OF_START_UP = new Set([
+  'AUTHORIZATION_DENIED',
+  'INSUFFICIENT_USER_AUTHENTICATION',
+  'NOT_FOUND',
+  'BAD_USER_INPUT',
+  'FORM_INVALID',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'SERVICE_UNAVAILABLE',
+  'USAGE_INVALID',
+  'MANIFEST_INVALID',
+]);
+
+/**
+ * The errors `main` prints as plain lines: the configuration, the keys, the schema and the environment at
+ * start-up (every coded error but a request's); anything else is logged with its stack.
+ */
 export function isPlainStartUpError(error: unknown): error is CodedError {
-  return error instanceof CodedError;
+  return error instanceof CodedError && !NOT_OF_START_UP.has(error.code);
 }
 
 const codeOf = (error: unknown) => (error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined);

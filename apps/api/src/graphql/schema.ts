@@ -1,4 +1,4 @@
-import { CodedError } from '@latchkey/auth/configuration';
+import { CodedError } from '@latchkey/errors';
 import { applyDirectiveRules, type Ability } from '@latchkey/policy';
 import { createSchema } from 'graphql-yoga';
 import { AccountPolicy, DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { definedErrors } from '../errors/index.js';
+import { definedErrors } from '@latchkey/errors';
 import { renderMessage } from './message.js';
 import type { DeliveryHandler } from './types.js';
 

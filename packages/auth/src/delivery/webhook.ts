@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { definedErrors } from '../errors/index.js';
+import { definedErrors } from '@latchkey/errors';
 import { renderMessage } from './message.js';
 import type { DeliveryHandler } from './types.js';
 

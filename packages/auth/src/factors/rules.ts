@@ -1,4 +1,4 @@
-import { definedErrors } from '../errors/index.js';
+import { definedErrors } from '@latchkey/errors';
 import { FACTORS, type AccountFacts, type Factor, type FactorGrant, type FactorRequirement, type FactorRule } from './types.js';
 
 /** The outcome of the rules for one account: met, or the alternatives with what each still needs. */

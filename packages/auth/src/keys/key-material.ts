@@ -11,7 +11,7 @@ import {
   type JSONWebKeySet,
   type JWK,
 } from 'jose';
-import { definedErrors } from '../errors/index.js';
+import { definedErrors } from '@latchkey/errors';
 
 type KeyIndex = { index: number };
 

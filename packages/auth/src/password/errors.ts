@@ -1,4 +1,4 @@
-import { definedErrors } from '../errors/index.js';
+import { definedErrors } from '@latchkey/errors';
 
 /**
  * Why setting a password was refused. The code is for the caller's logic and logs; the message is fixed per

@@ -1,3 +1,4 @@
+import { CodedError } from '@latchkey/errors';
 import { ACR_PHISHING_RESISTANT, ACR_TWO_FACTOR, acrSatisfies, DEFAULT_ACR_LEVELS } from '../factors/acr.js';
 import type { AcrLevel } from '../factors/types.js';
 
@@ -110,11 +111,9 @@ export function validateStepUp(
  * HTTP error: each edge converts it (GraphQL INSUFFICIENT_USER_AUTHENTICATION with `acr_values`/`max_age`,
  * REST 401), both with the `WWW-Authenticate` challenge above.
  */
-export class StepUpRequired extends Error {
-  readonly code = 'INSUFFICIENT_USER_AUTHENTICATION';
+export class StepUpRequired extends CodedError<'INSUFFICIENT_USER_AUTHENTICATION'> {
   constructor(readonly requirement: StepUpRequirement) {
-    super(`${stepUpDescription(requirement)}.`);
-    this.name = 'StepUpRequired';
+    super('StepUpRequired', 'INSUFFICIENT_USER_AUTHENTICATION', `${stepUpDescription(requirement)}.`);
   }
 }
 

@@ -1,21 +1,20 @@
+import { CodedError } from '@latchkey/errors';
+
 /**
  * The database cannot serve this statement now: it is unreachable, refused the connection, went away mid-query,
  * or did not answer within the request's deadline. Callers answer SERVICE_UNAVAILABLE (503 with Retry-After),
  * never a 500. Messages are fixed and reveal nothing (no host, no URL, no SQL).
  */
-export class DatabaseUnavailableError extends Error {
-  override name = 'DatabaseUnavailableError';
-  readonly code = 'SERVICE_UNAVAILABLE';
-  constructor(message = 'The database is unavailable.', options?: { cause?: unknown }) {
-    super(message, options);
+export class DatabaseUnavailableError extends CodedError<'SERVICE_UNAVAILABLE'> {
+  constructor(message = 'The database is unavailable.', options?: { cause?: unknown }, name = 'DatabaseUnavailableError') {
+    super(name, 'SERVICE_UNAVAILABLE', message, options);
   }
 }
 
 /** A statement's deadline (DATABASE_TIMEOUT from the start of its request) passed before it was answered. */
 export class DatabaseTimeoutError extends DatabaseUnavailableError {
-  override name = 'DatabaseTimeoutError';
   constructor() {
-    super('The database did not answer in time.');
+    super('The database did not answer in time.', undefined, 'DatabaseTimeoutError');
   }
 }
 

@@ -23,7 +23,8 @@ type ConstructorArguments<Table extends MessageTable> =
 
 /**
  * An error a caller tells apart by its stable `code` (for its logic and logs), never by its message: the
- * message is fixed per code, for people, and may be reworded. Every coded error of this package extends it.
+ * message is fixed per code, for people, and may be reworded. Every error class of the workspace extends it
+ * (the published client's excepted: it carries the server's codes as they arrive).
  */
 export class CodedError<Code extends string = string> extends Error {
   readonly code: Code;
@@ -33,6 +34,10 @@ export class CodedError<Code extends string = string> extends Error {
     this.name = name;
     this.code = code;
   }
+}
+
+export function isCodedError(error: unknown): error is CodedError {
+  return error instanceof CodedError;
 }
 
 /** The class `definedErrors` returns: built from a code of its table (plus that code's details, if any). */
