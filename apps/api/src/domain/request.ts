@@ -91,7 +91,7 @@ export interface DomainRequestInput {
 export async function openDomainRequest(services: DomainServices, scope: RequestScope, input: DomainRequestInput): Promise<DomainRequest> {
   return {
     db: input.db,
-    subject: await services.subjects(scope, input.userId, input.db),
+    subject: await services.subjects.load(scope, input.userId, input.db),
     loaders: services.loaders(scope, input.db),
     handler: input.handler,
     authentication: input.authentication,

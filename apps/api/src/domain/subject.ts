@@ -45,11 +45,30 @@ export function subjectOfUser(user: UserWithRoles | null): Subject | null {
 /** The account row the statement that read this subject read with it (undefined for a subject made otherwise). */
 export const accountReadWith = (subject: Subject): UserRow | undefined => accounts.get(subject);
 
-/**
- * One subject per request however many fields ask (a per-request memo keyed by the request's context), read
- * through the request's own view of the database (its deadline).
- */
-export function createSubjectLoader() {
+/** The caller's attributes of each request scope: read once per scope, however many fields and checks ask. */
+export interface SubjectLoader {
+  /** The subject of this request key, read (once) through the request's own view of the database (its deadline). */
+  load(request: object, userId: string | null, db: Database): Promise<Subject | null>;
+  /**
+   * The subject already read for this request key, without a promise; undefined while it has not been read yet.
+   * A guest (no user id) is null at once.
+   */
+  now(request: object, userId: string | null): Subject | null | undefined;
+  /** The request key a subject was read for by this loader (undefined: another loader's, or a shared one). */
+  scopeOf(subject: object): object | undefined;
+  /** Uses a subject already read (one read shared by the subscribers of an event) for this request key. */
+  prime(request: object, subject: Promise<Subject | null>): void;
+  /** Whether this request key's subject has been read, or is being read. */
+  started(request: object): boolean;
+  /**
+   * Takes this request key's subject from a read made for it alone by another statement (the caller's row read
+   * with a page of documents): as if `load` had read it, at the same moment.
+   */
+  readWith(request: object, read: Promise<Subject | null>): void;
+}
+
+/** One subject per request however many fields ask (per-request memos keyed by the request's scope). */
+export function createSubjectLoader(): SubjectLoader {
   // Kept on the request key and on the subject (request-memo.ts): the subject leads back to its request key, which
   // as a pair of WeakMaps kept every request that read one alive into the old generation.
   const byRequest = requestMemo<Promise<Subject | null>>('subject of the request');
@@ -61,35 +80,22 @@ export function createSubjectLoader() {
     if (subject) scopes.set(subject, request);
     return subject;
   };
-  const load = (request: object, userId: string | null, db: Database): Promise<Subject | null> => {
-    if (userId === null) return Promise.resolve(null);
-    let subject = byRequest.get(request);
-    if (!subject) byRequest.set(request, (subject = settle(request, loadSubject(db, userId).then(remember(request)))));
-    return subject;
-  };
   const settle = (request: object, subject: Promise<Subject | null>) =>
     subject.then((value) => {
       settled.set(request, value);
       return value;
     });
-  /**
-   * The subject already read for this request key, without a promise; undefined while it has not been read yet.
-   * A guest (no user id) is null at once.
-   */
-  load.now = (request: object, userId: string | null): Subject | null | undefined => (userId === null ? null : settled.get(request));
-  /** The request key a subject was read for by this loader (undefined: another loader's, or a shared one). */
-  load.scopeOf = (subject: object): object | undefined => scopes.get(subject as Subject);
-  /** Uses a subject already read (one read shared by the subscribers of an event) for this request key. */
-  load.prime = (request: object, subject: Promise<Subject | null>): void => void byRequest.set(request, settle(request, subject));
-  /** Whether this request key's subject has been read, or is being read. */
-  load.started = (request: object): boolean => byRequest.has(request);
-  /**
-   * Takes this request key's subject from a read made for it alone by another statement (the caller's row read
-   * with a page of documents): as if `load` had read it, at the same moment.
-   */
-  load.readWith = (request: object, read: Promise<Subject | null>): void =>
-    void byRequest.set(request, settle(request, read.then(remember(request))));
-  return load;
+  return {
+    load(request, userId, db) {
+      if (userId === null) return Promise.resolve(null);
+      let subject = byRequest.get(request);
+      if (!subject) byRequest.set(request, (subject = settle(request, loadSubject(db, userId).then(remember(request)))));
+      return subject;
+    },
+    now: (request, userId) => (userId === null ? null : settled.get(request)),
+    scopeOf: (subject) => scopes.get(subject as Subject),
+    prime: (request, subject) => void byRequest.set(request, settle(request, subject)),
+    started: (request) => byRequest.has(request),
+    readWith: (request, read) => void byRequest.set(request, settle(request, read.then(remember(request)))),
+  };
 }
-
-export type SubjectLoader = ReturnType<typeof createSubjectLoader>;

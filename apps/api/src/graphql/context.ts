@@ -79,7 +79,7 @@ export const dbOf = (context: GraphQLContext): Database => databaseOf(scopeOf(co
 
 /** The caller's volatile attributes, loaded once per request (once per event for subscriptions). */
 export const subjectOf = (context: GraphQLContext): Promise<Subject | null> =>
-  context.app.subjects(scopeOf(context), context.caller?.subject ?? null, dbOf(context));
+  context.app.subjects.load(scopeOf(context), context.caller?.subject ?? null, dbOf(context));
 
 /**
  * The caller's attributes if this request has read them already (null for a guest), else undefined: lets a

@@ -27,6 +27,7 @@ import { useStreamedConnection } from './plugins/use-streamed-connection.js';
 import { useStrictParams } from './plugins/use-strict-params.js';
 import { GRAPHIQL_OPTIONS, type GraphiQLPage } from './graphiql-page.js';
 import { DONE_BY_THE_HTTP_LAYER } from './yoga-http-layer.js';
+import { isPromise } from './at-hand.js';
 
 export interface GraphQLHandlerDeps {
   config: Config;
@@ -121,7 +122,7 @@ export function createGraphQLHandler({
   const resolveCaller: typeof callers.resolveUserFn = (context) => {
     try {
       const caller = callers.resolveUserFn(context);
-      return caller instanceof Promise ? caller.catch(unavailable) : caller;
+      return isPromise(caller) ? caller.catch(unavailable) : caller;
     } catch (error) {
       return unavailable(error);
     }
@@ -129,7 +130,7 @@ export function createGraphQLHandler({
   const signedInRequest = (req: IncomingMessage) => {
     try {
       const verified = principalFrom(verifier, { authorization: req.headers.authorization });
-      return verified instanceof Promise
+      return isPromise(verified)
         ? verified.then(
             (result) => result?.ok === true,
             () => false,

@@ -1,4 +1,5 @@
 import { processRegularResult, type Plugin } from 'graphql-yoga';
+import { whenAtHand } from '../at-hand.js';
 
 type ResultProcessor = Parameters<Parameters<NonNullable<Plugin['onResultProcess']>>[0]['setResultProcessor']>[0];
 
@@ -21,7 +22,7 @@ export function useStreamedConnection(): Plugin {
     if (!wrapper) {
       wrapper = (result, fetchAPI, acceptedMediaType) => {
         const response = processor(result, fetchAPI, acceptedMediaType);
-        return response instanceof Promise ? response.then(withoutConnectionHeader) : withoutConnectionHeader(response);
+        return whenAtHand(response, withoutConnectionHeader);
       };
       wrapped.set(processor, wrapper);
     }
