@@ -22,21 +22,10 @@ export interface ResilientPoolOptions {
   timeoutMs: number;
 }
 
-/**
- * The PostgreSQL pool of a service, built to come through database faults without a restart:
- * - every application statement is bounded by its request's deadline (see createStatementGuard);
- * - each connection asks the server for `idle_in_transaction_session_timeout` and TCP keepalives, so a
- *   transaction this side abandoned (deadline passed, connection cut) releases its locks on the server;
- * - when an outage becomes known, pending statements fail at once and the pool's connections are replaced
- *   (a connection stuck in a black hole would otherwise hold its slot until the kernel gives up, minutes later);
- * - LISTEN registrations are made again once the database is back;
- * - a connection that failed to connect tries again within the probe's interval (reconnectBackoffSeconds), so the pool
- *   answers as soon as the probe sees the database back.
- */
-export function createResilientPool(options: ResilientPoolOptions) {
-  const { url, poolSize, timeoutMs } = options;
+/** The settings of every pooled connection: its limits and the server-side timeouts that release an abandoned transaction. */
+function clientOptionsFor(poolSize: number, timeoutMs: number): Options<Record<string, never>> {
   const seconds = Math.max(1, Math.ceil(timeoutMs / 1000));
-  const clientOptions: Options<Record<string, never>> = {
+  return {
     max: poolSize,
     connect_timeout: timeoutMs / 1000,
     backoff: reconnectBackoffSeconds,
@@ -52,6 +41,22 @@ export function createResilientPool(options: ResilientPoolOptions) {
       tcp_keepalives_count: 3,
     },
   };
+}
+
+/**
+ * The PostgreSQL pool of a service, built to come through database faults without a restart:
+ * - every application statement is bounded by its request's deadline (see createStatementGuard);
+ * - each connection asks the server for `idle_in_transaction_session_timeout` and TCP keepalives, so a
+ *   transaction this side abandoned (deadline passed, connection cut) releases its locks on the server;
+ * - when an outage becomes known, pending statements fail at once and the pool's connections are replaced
+ *   (a connection stuck in a black hole would otherwise hold its slot until the kernel gives up, minutes later);
+ * - LISTEN registrations are made again once the database is back;
+ * - a connection that failed to connect tries again within the probe's interval (reconnectBackoffSeconds), so the pool
+ *   answers as soon as the probe sees the database back.
+ */
+export function createResilientPool(options: ResilientPoolOptions) {
+  const { url, poolSize, timeoutMs } = options;
+  const clientOptions = clientOptionsFor(poolSize, timeoutMs);
   const open = (overrides: Partial<Options<Record<string, never>>> = {}): Sql => postgres(url, { ...clientOptions, ...overrides });
 
   let current = open();

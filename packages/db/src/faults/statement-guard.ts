@@ -56,6 +56,170 @@ export interface PoolStats {
   admitted?: number;
 }
 
+/** What one guard's functions share: its settings and the statements now pending. */
+interface GuardContext {
+  readonly timeoutMs: number;
+  readonly health: HealthMonitor;
+  readonly suspectAfterMs: number;
+  readonly pending: PendingList<Pending>;
+  /** the sweep's interval, set only while statements are pending */
+  sweep: NodeJS.Timeout | undefined;
+  /** statements and transactions let through since the pool opened (PoolStats.admitted) */
+  admitted: number;
+}
+
+/** Gives up a statement past its deadline: a queued one is taken out of the queue, a running one gets a cancel request. */
+function expire(context: GuardContext, entry: Pending): void {
+  if (!context.pending.delete(entry)) return;
+  if (entry.query) cancelQuietly(entry.query);
+  context.health.suspect();
+  entry.reject(new DatabaseTimeoutError());
+}
+
+/**
+ * One sweep for every pending statement (no timer per statement: on the hot path a timer each costs more than
+ * the rest of the guard). A statement whose deadline falls before the next sweep gets its own exact timer (the
+ * rare path), so none is given up late; one waiting suspiciously long (a black hole looks like this) makes the
+ * health monitor probe. Runs only while statements are pending.
+ */
+function sweepPending(context: GuardContext): void {
+  if (context.pending.size === 0) {
+    clearInterval(context.sweep);
+    context.sweep = undefined;
+    return;
+  }
+  const now = performance.now();
+  let suspicious = false;
+  for (const entry of context.pending) {
+    if (entry.deadline - now <= SWEEP_MS) {
+      entry.timer ??= setTimeout(expire, Math.max(0, entry.deadline - now), context, entry);
+    } else if (now - entry.startedAt >= context.suspectAfterMs) {
+      suspicious = true;
+    }
+  }
+  if (suspicious) context.health.suspect();
+}
+
+function refusal(context: GuardContext): Error | undefined {
+  if (!context.health.available) return new DatabaseUnavailableError();
+  return undefined;
+}
+
+/**
+ * The deadline of a statement sent now: the one given, its own (`'own'`: background work, never a request's),
+ * or the request's (AsyncLocalStorage), else its own.
+ */
+function deadlineNow(context: GuardContext, now: number, fixed: Fixed): number {
+  if (typeof fixed === 'number') return fixed;
+  return (fixed === 'own' ? undefined : currentDeadline()) ?? now + context.timeoutMs;
+}
+
+/** Runs one promise-like database call under the deadline; `query` (when given) is cancelled on timeout. */
+function bound<T>(
+  context: GuardContext,
+  fixed: Fixed,
+  started: PromiseLike<T> | (() => PromiseLike<T>),
+  query?: PendingQuery<never[]>,
+): Promise<T> {
+  const refused = refusal(context);
+  if (refused) return Promise.reject(refused);
+  const now = performance.now();
+  const deadline = deadlineNow(context, now, fixed);
+  if (deadline <= now) return Promise.reject(new DatabaseTimeoutError());
+  context.admitted += 1;
+  const { pending } = context;
+  return new Promise<T>((resolve, reject) => {
+    const entry: Pending = { query, startedAt: now, deadline, reject, slot: -1 };
+    if (deadline - now <= SWEEP_MS) entry.timer = setTimeout(expire, deadline - now, context, entry);
+    pending.add(entry);
+    if (!context.sweep) (context.sweep = setInterval(sweepPending, SWEEP_MS, context)).unref();
+    (typeof started === 'function' ? started() : started).then(
+      (value) => {
+        if (!pending.delete(entry)) return;
+        if (entry.timer) clearTimeout(entry.timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (!pending.delete(entry)) return;
+        if (entry.timer) clearTimeout(entry.timer);
+        if (isDatabaseUnavailable(error)) context.health.suspect();
+        reject(error);
+      },
+    );
+  });
+}
+
+/** A lazy postgres-js query made safe to await: what drizzle awaits (`unsafe(...)`, `unsafe(...).values()`). */
+function guardQuery(context: GuardContext, query: PendingQuery<never[]>, fixed: Fixed) {
+  let promise: Promise<unknown> | undefined;
+  const run = () => (promise ??= bound(context, fixed, query, query));
+  const guarded = {
+    values() {
+      query.values();
+      return guarded;
+    },
+    // biome-ignore lint/suspicious/noThenProperty: drizzle awaits the query, so the guarded query must be a thenable
+    then<A, B>(onFulfilled?: (value: unknown) => A, onRejected?: (reason: unknown) => B) {
+      return run().then(onFulfilled, onRejected);
+    },
+    catch<B>(onRejected?: (reason: unknown) => B) {
+      return run().catch(onRejected);
+    },
+    finally(onFinally?: () => void) {
+      return run().finally(onFinally);
+    },
+  };
+  return guarded;
+}
+
+/** The body of a transaction (or savepoint) only starts while its request still has time and the database is up. */
+function guardBody<T>(context: GuardContext, deadline: number, fn: (sql: Sql) => T | Promise<T>) {
+  return (inner: Sql) => {
+    if (performance.now() >= deadline) throw new DatabaseTimeoutError();
+    const refused = refusal(context);
+    if (refused) throw refused;
+    return fn(guardSql(context, inner, deadline));
+  };
+}
+
+/**
+ * `sql` with every statement drizzle sends through it bounded: `unsafe` (all of drizzle's statements),
+ * tagged-template calls, `begin` and `savepoint` (their bodies see a guarded client too). Everything else
+ * (listen, end, reserve, options) is the client's own. `fixed`: the deadline of every statement sent through
+ * it (a request's own view of the pool); without it, the request's deadline from `withDatabaseDeadline`.
+ */
+function guardSql(context: GuardContext, sql: Sql, fixed?: Fixed): Sql {
+  // Made once per client or view, not per statement.
+  const unsafe = (text: string, parameters?: never[], queryOptions?: object) =>
+    guardQuery(context, sql.unsafe(text, parameters, queryOptions as never) as PendingQuery<never[]>, fixed);
+  const begin = (...args: unknown[]) => {
+    const fn = args.pop() as (inner: Sql) => unknown;
+    const mode = (args[0] as string | undefined) ?? '';
+    const deadline = deadlineNow(context, performance.now(), fixed);
+    return bound(context, deadline, () => sql.begin(mode, guardBody(context, deadline, fn) as never));
+  };
+  const savepoint = (...args: unknown[]) => {
+    const fn = args.pop() as (inner: Sql) => unknown;
+    const deadline = deadlineNow(context, performance.now(), fixed);
+    return bound(context, deadline, () =>
+      (sql as unknown as { savepoint(...rest: unknown[]): Promise<unknown> }).savepoint(...args, guardBody(context, deadline, fn)),
+    );
+  };
+  return new Proxy(sql, {
+    apply(target, thisArg, args: unknown[]) {
+      const result = Reflect.apply(target, thisArg, args) as unknown;
+      const isTemplate = Array.isArray(args[0]) && 'raw' in (args[0] as object);
+      return isTemplate ? guardQuery(context, result as PendingQuery<never[]>, fixed) : result;
+    },
+    get(target, property, receiver) {
+      if (property === 'unsafe') return unsafe;
+      if (property === 'begin') return begin;
+      if (property === 'savepoint') return savepoint;
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
+}
+
 /**
  * Bounds every statement the application sends to PostgreSQL on the client side (a server-side
  * statement_timeout does nothing when packets are black-holed): each is answered before its request's deadline
@@ -68,159 +232,18 @@ export interface PoolStats {
  */
 export function createStatementGuard(options: StatementGuardOptions) {
   const { timeoutMs, health, poolSize } = options;
-  const suspectAfterMs = options.suspectAfterMs ?? Math.min(1000, timeoutMs / 2);
-  const pending = new PendingList<Pending>();
-  let sweep: NodeJS.Timeout | undefined;
-  let admitted = 0;
-
-  /** Gives up a statement past its deadline: a queued one is taken out of the queue, a running one gets a cancel request. */
-  function expire(entry: Pending): void {
-    if (!pending.delete(entry)) return;
-    if (entry.query) cancelQuietly(entry.query);
-    health.suspect();
-    entry.reject(new DatabaseTimeoutError());
-  }
-
-  /**
-   * One sweep for every pending statement (no timer per statement: on the hot path a timer each costs more than
-   * the rest of the guard). A statement whose deadline falls before the next sweep gets its own exact timer (the
-   * rare path), so none is given up late; one waiting suspiciously long (a black hole looks like this) makes the
-   * health monitor probe. Runs only while statements are pending.
-   */
-  function sweepPending(): void {
-    if (pending.size === 0) {
-      clearInterval(sweep);
-      sweep = undefined;
-      return;
-    }
-    const now = performance.now();
-    let suspicious = false;
-    for (const entry of pending) {
-      if (entry.deadline - now <= SWEEP_MS) {
-        entry.timer ??= setTimeout(expire, Math.max(0, entry.deadline - now), entry);
-      } else if (now - entry.startedAt >= suspectAfterMs) {
-        suspicious = true;
-      }
-    }
-    if (suspicious) health.suspect();
-  }
-
-  function refusal(): Error | undefined {
-    if (!health.available) return new DatabaseUnavailableError();
-    return undefined;
-  }
-
-  /**
-   * The deadline of a statement sent now: the one given, its own (`'own'`: background work, never a request's),
-   * or the request's (AsyncLocalStorage), else its own.
-   */
-  function deadlineNow(now: number, fixed: Fixed): number {
-    if (typeof fixed === 'number') return fixed;
-    return (fixed === 'own' ? undefined : currentDeadline()) ?? now + timeoutMs;
-  }
-
-  /** Runs one promise-like database call under the deadline; `query` (when given) is cancelled on timeout. */
-  function bound<T>(fixed: Fixed, started: PromiseLike<T> | (() => PromiseLike<T>), query?: PendingQuery<never[]>): Promise<T> {
-    const refused = refusal();
-    if (refused) return Promise.reject(refused);
-    const now = performance.now();
-    const deadline = deadlineNow(now, fixed);
-    if (deadline <= now) return Promise.reject(new DatabaseTimeoutError());
-    admitted += 1;
-    return new Promise<T>((resolve, reject) => {
-      const entry: Pending = { query, startedAt: now, deadline, reject, slot: -1 };
-      if (deadline - now <= SWEEP_MS) entry.timer = setTimeout(expire, deadline - now, entry);
-      pending.add(entry);
-      if (!sweep) (sweep = setInterval(sweepPending, SWEEP_MS)).unref();
-      (typeof started === 'function' ? started() : started).then(
-        (value) => {
-          if (!pending.delete(entry)) return;
-          if (entry.timer) clearTimeout(entry.timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          if (!pending.delete(entry)) return;
-          if (entry.timer) clearTimeout(entry.timer);
-          if (isDatabaseUnavailable(error)) health.suspect();
-          reject(error);
-        },
-      );
-    });
-  }
-
-  /** A lazy postgres-js query made safe to await: what drizzle awaits (`unsafe(...)`, `unsafe(...).values()`). */
-  function guardQuery(query: PendingQuery<never[]>, fixed: Fixed) {
-    let promise: Promise<unknown> | undefined;
-    const run = () => (promise ??= bound(fixed, query, query));
-    const guarded = {
-      values() {
-        query.values();
-        return guarded;
-      },
-      // biome-ignore lint/suspicious/noThenProperty: drizzle awaits the query, so the guarded query must be a thenable
-      then<A, B>(onFulfilled?: (value: unknown) => A, onRejected?: (reason: unknown) => B) {
-        return run().then(onFulfilled, onRejected);
-      },
-      catch<B>(onRejected?: (reason: unknown) => B) {
-        return run().catch(onRejected);
-      },
-      finally(onFinally?: () => void) {
-        return run().finally(onFinally);
-      },
-    };
-    return guarded;
-  }
-
-  /** The body of a transaction (or savepoint) only starts while its request still has time and the database is up. */
-  function guardBody<T>(deadline: number, fn: (sql: Sql) => T | Promise<T>) {
-    return (inner: Sql) => {
-      if (performance.now() >= deadline) throw new DatabaseTimeoutError();
-      const refused = refusal();
-      if (refused) throw refused;
-      return fn(guardSql(inner, deadline));
-    };
-  }
-
-  /**
-   * `sql` with every statement drizzle sends through it bounded: `unsafe` (all of drizzle's statements),
-   * tagged-template calls, `begin` and `savepoint` (their bodies see a guarded client too). Everything else
-   * (listen, end, reserve, options) is the client's own. `fixed`: the deadline of every statement sent through
-   * it (a request's own view of the pool); without it, the request's deadline from `withDatabaseDeadline`.
-   */
-  function guardSql(sql: Sql, fixed?: Fixed): Sql {
-    // Made once per client or view, not per statement.
-    const unsafe = (text: string, parameters?: never[], queryOptions?: object) =>
-      guardQuery(sql.unsafe(text, parameters, queryOptions as never) as PendingQuery<never[]>, fixed);
-    const begin = (...args: unknown[]) => {
-      const fn = args.pop() as (inner: Sql) => unknown;
-      const mode = (args[0] as string | undefined) ?? '';
-      const deadline = deadlineNow(performance.now(), fixed);
-      return bound(deadline, () => sql.begin(mode, guardBody(deadline, fn) as never));
-    };
-    const savepoint = (...args: unknown[]) => {
-      const fn = args.pop() as (inner: Sql) => unknown;
-      const deadline = deadlineNow(performance.now(), fixed);
-      return bound(deadline, () =>
-        (sql as unknown as { savepoint(...rest: unknown[]): Promise<unknown> }).savepoint(...args, guardBody(deadline, fn)),
-      );
-    };
-    return new Proxy(sql, {
-      apply(target, thisArg, args: unknown[]) {
-        const result = Reflect.apply(target, thisArg, args) as unknown;
-        const isTemplate = Array.isArray(args[0]) && 'raw' in (args[0] as object);
-        return isTemplate ? guardQuery(result as PendingQuery<never[]>, fixed) : result;
-      },
-      get(target, property, receiver) {
-        if (property === 'unsafe') return unsafe;
-        if (property === 'begin') return begin;
-        if (property === 'savepoint') return savepoint;
-        return Reflect.get(target, property, receiver) as unknown;
-      },
-    });
-  }
+  const context: GuardContext = {
+    timeoutMs,
+    health,
+    suspectAfterMs: options.suspectAfterMs ?? Math.min(1000, timeoutMs / 2),
+    pending: new PendingList<Pending>(),
+    sweep: undefined,
+    admitted: 0,
+  };
+  const { pending } = context;
 
   return {
-    guardSql,
+    guardSql: (sql: Sql, fixed?: Fixed): Sql => guardSql(context, sql, fixed),
     /** Fails every pending statement at once (an outage became known: nobody waits out a deadline for nothing). */
     rejectPending(): void {
       for (const entry of pending) {
@@ -239,11 +262,11 @@ export function createStatementGuard(options: StatementGuardOptions) {
         else queued++;
       }
       const inUse = Math.min(sent, poolSize);
-      return { size: poolSize, inUse, waiting: queued + sent - inUse, admitted };
+      return { size: poolSize, inUse, waiting: queued + sent - inUse, admitted: context.admitted };
     },
     close(): void {
-      clearInterval(sweep);
-      sweep = undefined;
+      clearInterval(context.sweep);
+      context.sweep = undefined;
     },
   };
 }

@@ -19,6 +19,27 @@ interface Held extends PersistedOperation {
   touchedAt: number;
 }
 
+/** Writes allowlist entries into the table in one transaction, 500 rows a statement; resolves to the rows added or made allowlist rows. */
+function writeAllowlist(db: Database, entries: readonly { hash: string; query: string }[]): Promise<number> {
+  return db.transaction(async (tx) => {
+    let added = 0;
+    for (let start = 0; start < entries.length; start += 500) {
+      const batch = entries.slice(start, start + 500);
+      const changed = await tx
+        .insert(persistedOperations)
+        .values(batch.map(({ hash, query }) => ({ hash, query, source: 'allowlist' as const })))
+        .onConflictDoUpdate({
+          target: persistedOperations.hash,
+          set: { source: 'allowlist', query: sql`excluded.query` },
+          setWhere: sql`${persistedOperations.source} <> 'allowlist'`,
+        })
+        .returning({ hash: persistedOperations.hash });
+      added += changed.length;
+    }
+    return added;
+  });
+}
+
 /**
  * The persisted-operation store: an LRU in this process in front of the `persisted_operations` table. Reads
  * go to memory first; a miss reads the table (so a registration on another instance, or before a restart, is
@@ -98,21 +119,7 @@ export function createPersistedStore(options: PersistedStoreOptions = {}): Persi
       }
       return { added, unchanged: entries.length - added };
     }
-    await db.transaction(async (tx) => {
-      for (let start = 0; start < entries.length; start += 500) {
-        const batch = entries.slice(start, start + 500);
-        const changed = await tx
-          .insert(persistedOperations)
-          .values(batch.map(({ hash, query }) => ({ hash, query, source: 'allowlist' as const })))
-          .onConflictDoUpdate({
-            target: persistedOperations.hash,
-            set: { source: 'allowlist', query: sql`excluded.query` },
-            setWhere: sql`${persistedOperations.source} <> 'allowlist'`,
-          })
-          .returning({ hash: persistedOperations.hash });
-        added += changed.length;
-      }
-    });
+    added = await writeAllowlist(db, entries);
     for (const { hash } of entries) cache.delete(hash);
     return { added, unchanged: entries.length - added };
   }
