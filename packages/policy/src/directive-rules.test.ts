@@ -1,6 +1,6 @@
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { definePolicy, onDenied, useAuthorizationErrors, useDirectiveRules, type DenialEvent } from './index.js';
+import { definePolicy, onDenied, useAuthorizationErrors, useDirectiveRules, fieldRulesOf, type DenialEvent } from './index.js';
 
 interface User {
   id: string;
@@ -214,5 +214,34 @@ describe('field level (spec Authorization 3, 12, 13)', () => {
     expect(events).toMatchObject([
       { policy: 'NotePolicy', ability: 'readSecret', reason: 'forbidden', handler: 'Note.hint', args: [{ id: '2' }] },
     ]);
+  });
+});
+
+describe('field rules for an edge that shapes records itself (REST)', () => {
+  const schema = createSchema({ typeDefs, resolvers: { Query: { notes: () => NOTES } } });
+  const roleAbility = Policies[1].role as never;
+  const rules = fieldRulesOf<User>(schema, 'Note', { policies: Policies, roleAbility });
+  const ann: User = { id: 'ann', role: 'VIEWER' };
+
+  it('are the marked fields of the type, read from the same @can marks GraphQL enforces', () => {
+    expect(rules.map((rule) => rule.field)).toEqual(['secret', 'hint']);
+  });
+
+  it('allow a field its ability allows for this row and deny it otherwise, a guest included, publishing nothing', () => {
+    const denials: DenialEvent[] = [];
+    const stop = onDenied((event) => denials.push(event));
+    try {
+      const [secret] = rules;
+      expect(secret!.allows(ann, NOTES[0])).toBe(true);
+      expect(secret!.allows(ann, NOTES[1])).toBe(false);
+      expect(secret!.allows(null, NOTES[0])).toBe(false);
+      expect(denials).toEqual([]);
+    } finally {
+      stop();
+    }
+  });
+
+  it('refuse a type the schema does not have as an object type', () => {
+    expect(() => fieldRulesOf<User>(schema, 'Missing', { policies: Policies, roleAbility })).toThrow('Missing is not an object type');
   });
 });

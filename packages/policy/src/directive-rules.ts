@@ -9,7 +9,7 @@ import {
   type GraphQLResolveInfo,
   type GraphQLSchema,
 } from 'graphql';
-import { authorize } from './decide.js';
+import { authorize, can } from './decide.js';
 import { isAuthorizationDenied } from './denial.js';
 import { governingMarks, ruleDirectives, type RuleDirectiveNames } from './route-rules.js';
 import type { Ability } from './types.js';
@@ -53,28 +53,16 @@ const wrapped = new WeakSet<GraphQLSchema>();
 
 const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => typeof (value as { then?: unknown } | null)?.then === 'function';
 
-/**
- * Route and field level from SDL metadata (spec Authorization 1, 3, 4, 5, 12, 13): `@auth(role:)` and
- * `@can(ability:)` are checked before the resolver runs, from the caller (and, at field level, the row)
- * alone. A field's own marks replace its type's (rule 1); `@public` on the field clears the type's marks.
- * A denial is an `AuthorizationDenied` at the field's path: null there, UNAUTHENTICATED for a guest and
- * FORBIDDEN for a known user, published on the denial stream (convert it with `useAuthorizationErrors`);
- * with `@can(ability: "...", silent: true)` the field is simply null (silent hiding, spec Authorization 12).
- *
- * The resolvers of marked fields are wrapped once per schema, in place; unmarked fields cost nothing.
- */
-export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, options: DirectiveRulesOptions<User, Context>): GraphQLSchema {
-  if (wrapped.has(schema)) return schema;
-  wrapped.add(schema);
+/** What reads a field's marks into rules: the one reader of `@auth` / `@can` for every edge. */
+export type FieldRuleOptions<User> = RuleDirectiveNames & Pick<DirectiveRulesOptions<User, never>, 'policies' | 'roleAbility'>;
+
+function createRuleReader<User>(schema: GraphQLSchema, options: FieldRuleOptions<User>) {
   const names = ruleDirectives(options);
   const directives = new Map<string, GraphQLDirective>();
   for (const name of [names.auth, names.can]) {
     const directive = schema.getDirective(name);
     if (directive) directives.set(name, directive);
   }
-  const roots = new Set(
-    [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean) as GraphQLObjectType[],
-  );
 
   function abilityNamed(qualified: string, where: string): Ability<User, any[]> {
     const [policyName, abilityName, ...rest] = qualified.split('.');
@@ -109,6 +97,28 @@ export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, option
     return rules;
   }
 
+  return rulesOf;
+}
+
+/**
+ * Route and field level from SDL metadata (spec Authorization 1, 3, 4, 5, 12, 13): `@auth(role:)` and
+ * `@can(ability:)` are checked before the resolver runs, from the caller (and, at field level, the row)
+ * alone. A field's own marks replace its type's (rule 1); `@public` on the field clears the type's marks.
+ * A denial is an `AuthorizationDenied` at the field's path: null there, UNAUTHENTICATED for a guest and
+ * FORBIDDEN for a known user, published on the denial stream (convert it with `useAuthorizationErrors`);
+ * with `@can(ability: "...", silent: true)` the field is simply null (silent hiding, spec Authorization 12).
+ *
+ * The resolvers of marked fields are wrapped once per schema, in place; unmarked fields cost nothing.
+ */
+export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, options: DirectiveRulesOptions<User, Context>): GraphQLSchema {
+  if (wrapped.has(schema)) return schema;
+  wrapped.add(schema);
+  const roots = new Set(
+    [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean) as GraphQLObjectType[],
+  );
+
+  const rulesOf = createRuleReader<User>(schema, options);
+
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     const atRoot = roots.has(type);
@@ -140,6 +150,34 @@ export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, option
     }
   }
   return schema;
+}
+
+/** One field's rules for an edge that shapes records itself (REST): whether the caller may see the field of this row. */
+export interface FieldRule<User> {
+  field: string;
+  allows(user: User | null, row: unknown): boolean;
+}
+
+/**
+ * The field-level rules of one object type, read from the same marks `applyDirectiveRules` enforces in GraphQL
+ * (`@auth`, `@can`, a type's marks and `@public`), for an edge that builds the type's records itself: a REST body
+ * leaves out what the caller may not see. Answers with `can` (yes or no, nothing published): leaving a field out
+ * of a body is not a denied request.
+ */
+export function fieldRulesOf<User>(schema: GraphQLSchema, typeName: string, options: FieldRuleOptions<User>): FieldRule<User>[] {
+  const type = schema.getType(typeName);
+  if (!isObjectType(type)) throw new Error(`${typeName} is not an object type of the schema`);
+  const rulesOf = createRuleReader(schema, options);
+  const fieldRules: FieldRule<User>[] = [];
+  for (const field of Object.values(type.getFields())) {
+    const rules = rulesOf(type, field, false);
+    if (rules.length === 0) continue;
+    fieldRules.push({
+      field: field.name,
+      allows: (user, row) => rules.every((rule) => can(user, rule.ability, ...rule.args(row))),
+    });
+  }
+  return fieldRules;
 }
 
 /**

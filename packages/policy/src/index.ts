@@ -18,8 +18,8 @@ export { DENIAL_CHANNEL, onDenied } from './events.js';
 export { convertDenials, denialToGraphQLError, useAuthorizationErrors } from './graphql-errors.js';
 
 // Route and field level from SDL directives
-export { applyDirectiveRules, useDirectiveRules } from './directive-rules.js';
-export type { DirectiveRulesOptions } from './directive-rules.js';
+export { applyDirectiveRules, fieldRulesOf, useDirectiveRules } from './directive-rules.js';
+export type { DirectiveRulesOptions, FieldRule, FieldRuleOptions } from './directive-rules.js';
 export { createRouteRules, governingMarks, ruleDirectives } from './route-rules.js';
 export type { RouteRequirements, RouteRules, RuleDirectiveNames } from './route-rules.js';
 export { useRouteRules } from './use-route-rules.js';

@@ -1,5 +1,6 @@
 import { CodedError } from '@latchkey/errors';
-import { applyDirectiveRules, type Ability } from '@latchkey/policy';
+import { applyDirectiveRules, fieldRulesOf, type Ability, type FieldRule, type FieldRuleOptions } from '@latchkey/policy';
+import type { GraphQLSchema } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import { AccountPolicy, DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
@@ -70,10 +71,15 @@ export function buildSchema() {
   const gaps = resolverGaps(executable, resolverMaps, MODEL_SERVED_FIELDS);
   if (gaps.length > 0) throw new SchemaGapError(gaps);
   const schema = applyStepUpRules(executable);
-  return applyDirectiveRules<Subject, GraphQLContext>(schema, {
-    subject: subjectAtHand,
-    policies: [AccountPolicy, OrganizationPolicy, DocumentPolicy],
-    roleAbility: AccountPolicy.holdsRole as Ability<Subject, [string]>,
-    fieldLevel: true,
-  });
+  return applyDirectiveRules<Subject, GraphQLContext>(schema, { ...MARKED_ABILITIES, subject: subjectAtHand, fieldLevel: true });
 }
+
+/** The abilities the schema's marks (`@auth(role:)`, `@can(ability:)`) may name. */
+const MARKED_ABILITIES: FieldRuleOptions<Subject> = {
+  policies: [AccountPolicy, OrganizationPolicy, DocumentPolicy],
+  roleAbility: AccountPolicy.holdsRole as Ability<Subject, [string]>,
+};
+
+/** The field rules the schema declares for one type, for REST's bodies of the same records. */
+export const fieldRulesOfType = (schema: GraphQLSchema, typeName: string): FieldRule<Subject>[] =>
+  fieldRulesOf(schema, typeName, MARKED_ABILITIES);

@@ -1,6 +1,6 @@
 import type { ListedDocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
 import type { Role } from '@latchkey/db';
-import { authorize, can, isAuthorizationDenied, type Ability, type AuthorizationDenied } from '@latchkey/policy';
+import { authorize, can, isAuthorizationDenied, type Ability, type AuthorizationDenied, type FieldRule } from '@latchkey/policy';
 import { databaseOf, openDomainRequest, type DomainRequest, type DomainServices, type RequestDatabase } from '../domain/request.js';
 import {
   archiveDocument,
@@ -22,18 +22,28 @@ import { restError, type RestRequest, type RestResponse, type RestRoute } from '
 
 export interface DocumentRoutesDeps {
   services: DomainServices;
+  /** the field rules the schema declares on `Document` (`@can` on `internalNotes`): a body leaves out what they deny */
+  fieldRules: readonly FieldRule<Subject>[];
   /** one deadline per HTTP request (DATABASE_TIMEOUT), from its first statement, for everything it asks the database */
   database: RequestDatabase;
 }
 
-/** The REST form of a document: `internalNotes` is left out (not null) for callers below EDITOR. */
-async function view(request: DomainRequest, document: ListedDocumentRow, organization?: OrganizationRow) {
+/**
+ * The REST form of a document: a field its schema rule denies the caller is left out (not null), as `internalNotes`
+ * for callers below EDITOR.
+ */
+async function view(
+  fieldRules: readonly FieldRule<Subject>[],
+  request: DomainRequest,
+  document: ListedDocumentRow,
+  organization?: OrganizationRow,
+) {
   const { loaders, subject } = request;
   const [org, owner] = await Promise.all([
     organization ?? loaders.organization.load(document.organizationId),
     loaders.user.load(document.ownerId),
   ]);
-  return {
+  const body: Record<string, unknown> = {
     id: document.id,
     organization: { id: org!.id, slug: org!.slug, name: org!.name },
     owner: { id: document.ownerId, displayName: (owner as UserRow | null)?.displayName ?? null },
@@ -42,7 +52,7 @@ async function view(request: DomainRequest, document: ListedDocumentRow, organiz
     status: document.status,
     legalHold: document.legalHold,
     embargoUntil: document.embargoUntil?.toISOString() ?? null,
-    ...(can(subject, DocumentPolicy.viewInternalNotes, document) ? { internalNotes: document.internalNotes } : {}),
+    internalNotes: document.internalNotes,
     createdAt: document.createdAt.toISOString(),
     updatedAt: document.updatedAt.toISOString(),
     viewerCan: {
@@ -53,6 +63,8 @@ async function view(request: DomainRequest, document: ListedDocumentRow, organiz
       setLegalHold: can(subject, DocumentPolicy.setLegalHold, document),
     },
   };
+  for (const rule of fieldRules) if (rule.field in body && !rule.allows(subject, document)) delete body[rule.field];
+  return body;
 }
 
 /** Business failures as 409 Conflict, with the same codes as GraphQL's `userErrors`. */
@@ -95,7 +107,7 @@ function firstOf(query: URLSearchParams): number | undefined {
 }
 
 /** `/api/documents`: the same services, abilities and NOT_FOUND hiding as the GraphQL fields. */
-export function documentRoutes({ services, database }: DocumentRoutesDeps): RestRoute<Principal>[] {
+export function documentRoutes({ services, database, fieldRules }: DocumentRoutesDeps): RestRoute<Principal>[] {
   /** The domain request (subject and loaders once per HTTP request), with how the caller signed in for step-ups. */
   const requestFor = (http: RestRequest<Principal>, handler: string): Promise<DomainRequest> =>
     openDomainRequest(services, http, {
@@ -118,7 +130,7 @@ export function documentRoutes({ services, database }: DocumentRoutesDeps): Rest
     };
   const role = (handler: string, required: Role) => requires(handler, AccountPolicy.holdsRole, required);
   const changed = async (request: DomainRequest, result: DocumentResult, status = 200): Promise<RestResponse> =>
-    result.document ? { status, body: await view(request, result.document) } : conflict(result.userErrors);
+    result.document ? { status, body: await view(fieldRules, request, result.document) } : conflict(result.userErrors);
   return [
     {
       method: 'GET',
@@ -140,7 +152,7 @@ export function documentRoutes({ services, database }: DocumentRoutesDeps): Rest
         readCallerWithDocumentPage(services, http, { db: databaseOf(http, database), userId: http.caller?.subject ?? null }, input, fields);
         const request = await requestFor(http, 'GET /api/documents');
         const page = await listDocuments(request, input, fields);
-        const data = await Promise.all(page.edges.map(({ node }) => view(request, node)));
+        const data = await Promise.all(page.edges.map(({ node }) => view(fieldRules, request, node)));
         return { status: 200, body: { data, pageInfo: { hasNextPage: page.pageInfo.hasNextPage, endCursor: page.pageInfo.endCursor } } };
       },
     },
@@ -150,7 +162,7 @@ export function documentRoutes({ services, database }: DocumentRoutesDeps): Rest
       async handler(http) {
         const request = await requestFor(http, 'GET /api/documents/:id');
         const { document, organization } = await getDocument(request, http.params['id']!);
-        return { status: 200, body: await view(request, document, organization) };
+        return { status: 200, body: await view(fieldRules, request, document, organization) };
       },
     },
     {
@@ -163,7 +175,11 @@ export function documentRoutes({ services, database }: DocumentRoutesDeps): Rest
         if (typeof fields['organization'] !== 'string') throw new InvalidInputError('organization (a slug) is required.', ['organization']);
         const result = await createDocument(request, { ...fields, organization: fields['organization'] }, []);
         if (!result.document) return conflict(result.userErrors);
-        return { status: 201, body: await view(request, result.document), headers: { location: `/api/documents/${result.document.id}` } };
+        return {
+          status: 201,
+          body: await view(fieldRules, request, result.document),
+          headers: { location: `/api/documents/${result.document.id}` },
+        };
       },
     },
     ...(['PATCH', 'PUT'] as const).map(

@@ -27,7 +27,7 @@ import type { DocumentEventRecorder } from '../domain/document-events.js';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 import { graphiQLPage } from '../graphql/graphiql-page.js';
 import { createPersistedOperations, importAllowlist, registerDemoOperations } from '../graphql/persisted.js';
-import { buildSchema } from '../graphql/schema.js';
+import { buildSchema, fieldRulesOfType } from '../graphql/schema.js';
 import { authorizationOfOperation, proofOfOperation, type GraphQLContext } from '../graphql/context.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import { useOperationMetrics } from '../observability/use-operation-metrics.js';
@@ -202,7 +202,7 @@ export async function createHttpApp({
     maxOperationsPerConnection: config.subscriptions.perConnection,
   });
   const rest = createRestRouter<Principal>({
-    routes: documentRoutes({ services: app, database }),
+    routes: documentRoutes({ services: app, database, fieldRules: fieldRulesOfType(schema, 'Document') }),
     middleware: [authenticate(verifier)],
     maxBodyBytes: limits.maxBodyBytes,
     onUnexpected: (error, req) => logger.error({ reqId: requestIdOf(req), err: error }, 'rest handler failed'),
