@@ -141,33 +141,111 @@ function loginOf(ctx: KoaContextWithOIDC) {
   return AuthorizationCode ?? RefreshToken;
 }
 
-/**
- * The OpenID provider (oidc-provider, certified): authorization code + PKCE, refresh-token rotation,
- * JWT access tokens for the API audience (`at+jwt`) with `amr`, `acr`, `auth_time`, ID tokens with the same,
- * RP-initiated logout, revocation and introspection. Everything it stores goes through `adapter`.
- */
-export async function createAuthorizationServer(options: AuthorizationServerOptions): Promise<Provider> {
-  // Loaded on first use: oidc-provider 9 prints an "Unsupported runtime" warning on Node 20 when imported, which
-  // has no place in the output of CLI commands that never start the provider.
-  const { default: ProviderClass, errors, interactionPolicy } = await import('oidc-provider');
-  const { signingJwk, apiAudience, firstPartyClientIds } = options;
-  if (typeof signingJwk.d !== 'string') throw new TypeError('the signing JWK must be a private key');
-  const accessTokenTTL = options.accessTokenTtlSeconds ?? 600;
-  const firstParty = new Set(firstPartyClientIds);
-  const pages = providerPages(options.renderPage);
-  const signingAlg = (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm;
+/** What the provider's configuration is built from: the options, and what start-up derives from them once. */
+interface ProviderSettings {
+  options: AuthorizationServerOptions;
+  errors: typeof import('oidc-provider').errors;
+  accessTokenTTL: number;
+  firstParty: ReadonlySet<string>;
+  pages: ReturnType<typeof providerPages>;
+  signingAlg: AsymmetricSigningAlgorithm;
+  introspectionPolicy: { resourceServers: ReadonlySet<string> };
+}
+
+/** Whether a first-party grant holds every scope the provider offers (OpenID's, and the API's for its audience). */
+function grantsEverything(grant: InstanceType<Provider['Grant']>, apiAudience: string): boolean {
+  const openid = new Set(grant.getOIDCScope().split(' '));
+  const api = new Set(grant.getResourceScope(apiAudience).split(' '));
+  return [...OIDC_SCOPES, API_SCOPE].every((scope) => openid.has(scope)) && API_SCOPES.split(' ').every((scope) => api.has(scope));
+}
+
+/** Consent is implicit for first-party clients: their grant is created on first use. */
+function firstPartyGrants(firstParty: ReadonlySet<string>, apiAudience: string): NonNullable<Configuration['loadExistingGrant']> {
+  return async (ctx) => {
+    const clientId = ctx.oidc.client!.clientId;
+    const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(clientId);
+    const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+    if (!firstParty.has(clientId)) return existing;
+    const grant = existing ?? new ctx.oidc.provider.Grant({ clientId, accountId: ctx.oidc.session!.accountId! });
+    // Everything a first-party client may ask for; a grant made by an older version gets what it lacks.
+    if (!existing || !grantsEverything(grant, apiAudience)) {
+      grant.addOIDCScope([...OIDC_SCOPES, API_SCOPE].join(' '));
+      grant.addOIDCClaims(['email', 'email_verified', 'name']);
+      grant.addResourceScope(apiAudience, API_SCOPES);
+      await grant.save();
+    }
+    return grant;
+  };
+}
+
+/** An access token's amr, acr, auth_time (and sid while its session is open), from the login it is issued for. */
+const accessTokenClaims: NonNullable<Configuration['extraTokenClaims']> = async (ctx, token) => {
+  if (token.kind !== 'AccessToken') return undefined;
+  const login = loginOf(ctx);
+  if (!login) return undefined;
+  const sid = (await sessionStillOpen(ctx, login.sessionUid)) ? { sid: login.sessionUid as string } : {};
+  return { amr: login.amr, acr: login.acr, auth_time: login.authTime, ...sid };
+};
+
+/** The provider's features: DPoP, revocation, PAR, back-channel logout, introspection, RP-initiated logout, resources. */
+function providerFeatures({
+  options,
+  errors,
+  accessTokenTTL,
+  pages,
+  signingAlg,
+  introspectionPolicy,
+}: ProviderSettings): Configuration['features'] {
+  const { apiAudience } = options;
+  return {
+    devInteractions: { enabled: false },
+    // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets tokens bound to its key (`cnf.jkt`;
+    // a public client's refresh token too); the API then wants a proof from that key on every request.
+    dPoP: { enabled: true },
+    // A client revokes only tokens issued to it (RFC 7009 2.1); JWT access tokens cannot be revoked (they end with
+    // their session, or expire): the provider answers `unsupported_token_type` for them, as RFC 7009 allows.
+    revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+    // PAR (RFC 9126): pushed at /oidc/request; a client may require it (`require_pushed_authorization_requests`).
+    pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
+    // Clients that register a `backchannel_logout_uri` are told when a session they were used in ends.
+    backchannelLogout: { enabled: true },
+    // Introspection (RFC 7662) of the tokens the provider can find (refresh tokens); the JWT access tokens are
+    // answered in front of it (`introspectionInFront`), under the same policy. (The bundled types lag the runtime.)
+    introspection: {
+      enabled: true,
+      allowedPolicy: async (_ctx: unknown, client: { clientId: string; clientAuthMethod: string }, token: { clientId?: string }) =>
+        mayIntrospect(introspectionPolicy, client, token.clientId ?? null, false),
+    } as never,
+    rpInitiatedLogout: { enabled: true, ...pages.signOut },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => apiAudience,
+      useGrantedResource: () => true,
+      getResourceServerInfo: (_ctx, resourceIndicator): ResourceServer => {
+        if (resourceIndicator !== apiAudience) throw new errors.InvalidTarget();
+        return {
+          scope: API_SCOPES,
+          audience: apiAudience,
+          accessTokenTTL,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: signingAlg } },
+        };
+      },
+    },
+  };
+}
+
+/** The provider's configuration: keys and algorithms, cookies, claims and scopes, interactions, features, grants, lifetimes. */
+function providerConfiguration(
+  settings: ProviderSettings,
+  interactionPolicy: typeof import('oidc-provider').interactionPolicy,
+): Configuration {
+  const { options, accessTokenTTL, firstParty, pages, signingAlg } = settings;
+  const { signingJwk } = options;
   // The provider signs with this one key only: every client's ID tokens (its default is RS256, which an EC or
   // Ed25519 key cannot make) and everything discovery advertises use its algorithm.
   const signedWith = [signingAlg];
-  const introspectionPolicy = { resourceServers: new Set(options.resourceServerClientIds ?? []) };
-  /** Whether a first-party grant holds every scope the provider offers (OpenID's, and the API's for its audience). */
-  const grantsEverything = (grant: InstanceType<Provider['Grant']>) => {
-    const openid = new Set(grant.getOIDCScope().split(' '));
-    const api = new Set(grant.getResourceScope(apiAudience).split(' '));
-    return [...OIDC_SCOPES, API_SCOPE].every((scope) => openid.has(scope)) && API_SCOPES.split(' ').every((scope) => api.has(scope));
-  };
-
-  const configuration: Configuration = {
+  return {
     adapter: options.adapter,
     clients: options.clients,
     jwks: { keys: [signingJwk as never] },
@@ -182,7 +260,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     clientDefaults: { id_token_signed_response_alg: signingAlg, grant_types: [...OFFERED_GRANT_TYPES] },
     routes: OIDC_ROUTES,
     cookies: {
-      keys: deriveCookieKeys(signingJwk.d),
+      keys: deriveCookieKeys(signingJwk.d!),
       long: SESSION_COOKIE_OPTIONS,
       short: { signed: true, httpOnly: true, sameSite: 'lax' },
     },
@@ -214,65 +292,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
       : {}),
     pkce: { required: () => true },
     clientBasedCORS: tokenEndpointCors as never,
-    features: {
-      devInteractions: { enabled: false },
-      // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets tokens bound to its key (`cnf.jkt`;
-      // a public client's refresh token too); the API then wants a proof from that key on every request.
-      dPoP: { enabled: true },
-      // A client revokes only tokens issued to it (RFC 7009 2.1); JWT access tokens cannot be revoked (they end with
-      // their session, or expire): the provider answers `unsupported_token_type` for them, as RFC 7009 allows.
-      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
-      // PAR (RFC 9126): pushed at /oidc/request; a client may require it (`require_pushed_authorization_requests`).
-      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
-      // Clients that register a `backchannel_logout_uri` are told when a session they were used in ends.
-      backchannelLogout: { enabled: true },
-      // Introspection (RFC 7662) of the tokens the provider can find (refresh tokens); the JWT access tokens are
-      // answered in front of it (`introspectionInFront`), under the same policy. (The bundled types lag the runtime.)
-      introspection: {
-        enabled: true,
-        allowedPolicy: async (_ctx: unknown, client: { clientId: string; clientAuthMethod: string }, token: { clientId?: string }) =>
-          mayIntrospect(introspectionPolicy, client, token.clientId ?? null, false),
-      } as never,
-      rpInitiatedLogout: { enabled: true, ...pages.signOut },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => apiAudience,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, resourceIndicator): ResourceServer => {
-          if (resourceIndicator !== apiAudience) throw new errors.InvalidTarget();
-          return {
-            scope: API_SCOPES,
-            audience: apiAudience,
-            accessTokenTTL,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: signingAlg } },
-          };
-        },
-      },
-    },
-    extraTokenClaims: async (ctx, token) => {
-      if (token.kind !== 'AccessToken') return undefined;
-      const login = loginOf(ctx);
-      if (!login) return undefined;
-      const sid = (await sessionStillOpen(ctx, login.sessionUid)) ? { sid: login.sessionUid as string } : {};
-      return { amr: login.amr, acr: login.acr, auth_time: login.authTime, ...sid };
-    },
-    // Consent is implicit for first-party clients: their grant is created on first use.
-    async loadExistingGrant(ctx) {
-      const clientId = ctx.oidc.client!.clientId;
-      const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(clientId);
-      const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
-      if (!firstParty.has(clientId)) return existing;
-      const grant = existing ?? new ctx.oidc.provider.Grant({ clientId, accountId: ctx.oidc.session!.accountId! });
-      // Everything a first-party client may ask for; a grant made by an older version gets what it lacks.
-      if (!existing || !grantsEverything(grant)) {
-        grant.addOIDCScope([...OIDC_SCOPES, API_SCOPE].join(' '));
-        grant.addOIDCClaims(['email', 'email_verified', 'name']);
-        grant.addResourceScope(apiAudience, API_SCOPES);
-        await grant.save();
-      }
-      return grant;
-    },
+    features: providerFeatures(settings),
+    extraTokenClaims: accessTokenClaims,
+    loadExistingGrant: firstPartyGrants(firstParty, options.apiAudience),
     // Refresh tokens rotate on every use. First-party clients get one whenever they may use the grant
     // (`offline_access` alone is dropped by OpenID Connect unless consent is prompted for, which they skip).
     rotateRefreshToken: true,
@@ -289,7 +311,30 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     },
     renderError: pages.renderError,
   };
-  const provider = new ProviderClass(options.issuer, configuration);
+}
+
+/**
+ * The OpenID provider (oidc-provider, certified): authorization code + PKCE, refresh-token rotation,
+ * JWT access tokens for the API audience (`at+jwt`) with `amr`, `acr`, `auth_time`, ID tokens with the same,
+ * RP-initiated logout, revocation and introspection. Everything it stores goes through `adapter`.
+ */
+export async function createAuthorizationServer(options: AuthorizationServerOptions): Promise<Provider> {
+  // Loaded on first use: oidc-provider 9 prints an "Unsupported runtime" warning on Node 20 when imported, which
+  // has no place in the output of CLI commands that never start the provider.
+  const { default: ProviderClass, errors, interactionPolicy } = await import('oidc-provider');
+  const { signingJwk, apiAudience, firstPartyClientIds } = options;
+  if (typeof signingJwk.d !== 'string') throw new TypeError('the signing JWK must be a private key');
+  const settings: ProviderSettings = {
+    options,
+    errors,
+    accessTokenTTL: options.accessTokenTtlSeconds ?? 600,
+    firstParty: new Set(firstPartyClientIds),
+    pages: providerPages(options.renderPage),
+    signingAlg: (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm,
+    introspectionPolicy: { resourceServers: new Set(options.resourceServerClientIds ?? []) },
+  };
+  const { introspectionPolicy } = settings;
+  const provider = new ProviderClass(options.issuer, providerConfiguration(settings, interactionPolicy));
   if (options.verifier) {
     provider.use(userinfoInFront({ path: OIDC_ROUTES.userinfo, verifier: options.verifier, db: options.db, provider }));
     provider.use(

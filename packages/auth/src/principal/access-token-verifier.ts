@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { dpopChallenge, type DpopError, type DpopProofCheck, type ProofContext } from './dpop-proof.js';
 import type { Principal } from './principal.js';
 
@@ -103,164 +103,197 @@ function boundKeyOf(cnf: unknown): string | null {
 const UNSUPPORTED_BINDING = '';
 
 /**
+ * A verifier's keys, settings and caches: made once by createAccessTokenVerifier and passed to its steps, which
+ * are plain functions so that a request allocates nothing to reach them.
+ */
+interface VerifierState {
+  options: AccessTokenVerifierOptions;
+  keySet: ReturnType<typeof createLocalJWKSet>;
+  cacheSize: number;
+  now: () => number;
+  skewMs: number;
+  /** verified tokens, by the bare token (`verify`, `inspect`) or the whole `Authorization` header */
+  cache: Map<string, CacheEntry>;
+  endedSessions: AccessTokenVerifierOptions['endedSessions'];
+  /** signature checks under way, by cache key */
+  pending: Map<string, Promise<VerificationResult>>;
+  verifyOptions: JWTVerifyOptions;
+}
+
+/** A verified token of an ended session is refused; asked on every request, cached or not. */
+function live({ endedSessions }: VerifierState, result: VerificationResult): VerificationResult {
+  const sessionId = result.ok ? result.principal.sessionId : null;
+  return sessionId !== null && endedSessions?.isEnded(sessionId) ? REVOKED : result;
+}
+
+function remember({ cache, cacheSize }: VerifierState, token: string, entry: CacheEntry): void {
+  if (cacheSize === 0) return;
+  if (cache.size >= cacheSize) {
+    // Oldest first (Map keeps insertion order): expired entries are removed on lookup anyway.
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  cache.set(token, entry);
+}
+
+async function verifySignature(state: VerifierState, token: string, cacheKey: string, dpop: boolean): Promise<VerificationResult> {
+  try {
+    const { payload } = await jwtVerify(token, state.keySet, { ...state.verifyOptions, currentDate: new Date(state.now()) });
+    // A token bound to a key is worth nothing without its proof of possession: only DPoP's (`cnf.jkt`) is
+    // checked here (with `checkProof`), so any other binding, or DPoP without a check, is refused.
+    const boundKey = boundKeyOf(payload['cnf']);
+    if (
+      typeof payload.sub !== 'string' ||
+      payload.sub.length === 0 ||
+      typeof payload.exp !== 'number' ||
+      boundKey === UNSUPPORTED_BINDING ||
+      (boundKey !== null && !state.options.checkProof)
+    ) {
+      return { ok: false, rejection: 'invalid' };
+    }
+    const result = { ok: true as const, principal: toPrincipal(payload) };
+    remember(state, cacheKey, { result, expiresAtMs: payload.exp * 1000 + state.skewMs, ...(dpop ? { dpopToken: token } : {}) });
+    return result;
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) return { ok: false, rejection: 'expired' };
+    if (error instanceof joseErrors.JWSInvalid || error instanceof joseErrors.JWTInvalid) {
+      return { ok: false, rejection: 'malformed' };
+    }
+    return { ok: false, rejection: 'invalid' };
+  }
+}
+
+/** One signature check per token even when many requests bring it at once (a client's first burst). */
+function verifyOnce(state: VerifierState, token: string, cacheKey: string, dpop = false): Promise<VerificationResult> {
+  const { pending } = state;
+  let inFlight = pending.get(cacheKey);
+  if (!inFlight) {
+    inFlight = verifySignature(state, token, cacheKey, dpop).finally(() => pending.delete(cacheKey));
+    pending.set(cacheKey, inFlight);
+  }
+  return inFlight;
+}
+
+function cachedResult({ cache, now }: VerifierState, key: string): VerificationResult | undefined {
+  const cached = cache.get(key);
+  if (!cached) return undefined;
+  if (now() < cached.expiresAtMs) return cached.result;
+  cache.delete(key);
+  return EXPIRED;
+}
+
+/** Verifies a bare bearer token (no proof: a key-bound token is refused). Synchronous on a cache hit. */
+function verifyBearer(state: VerifierState, token: string): VerificationResult | Promise<VerificationResult> {
+  const cached = cachedResult(state, token);
+  if (cached) return presentedAs(state, cached, token, undefined);
+  if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return MALFORMED;
+  return verifyOnce(state, token, token).then((result) => presentedAs(state, result, token, undefined));
+}
+
+/**
+ * A verified token as it was presented: as `Bearer` (`proof` undefined) it must not be bound to a key (RFC 9449
+ * section 7.2: a bound token sent as a bearer token is refused); as `DPoP` it must be bound, and the request's
+ * proof must pass (checked on every request, cached token or not). Then its session must not have ended.
+ */
+function presentedAs(
+  state: VerifierState,
+  result: VerificationResult,
+  token: string,
+  proof: ProofContext | undefined,
+): VerificationResult | Promise<VerificationResult> {
+  if (!result.ok) return proof ? asDpop(result) : result;
+  const { boundKey } = result.principal;
+  if (!proof) return boundKey === null ? live(state, result) : NOT_THIS_KEY;
+  const { options } = state;
+  if (boundKey === null || !options.checkProof) return NOT_THIS_KEY;
+  if (proof.provenKey !== undefined) return proof.provenKey === boundKey ? asDpop(live(state, result)) : NOT_THIS_KEY;
+  return options.checkProof(proof, token, boundKey).then((error) => {
+    if (error === 'invalid_token') return NOT_THIS_KEY;
+    if (error) return BAD_PROOF;
+    return asDpop(live(state, result));
+  });
+}
+
+/**
+ * Verifies the credential of an `Authorization` header (`Bearer <token>`, or `DPoP <token>` with the request's
+ * proof); undefined when none was presented. The cache is keyed by the whole header value, so the hot path of a
+ * signed-in bearer request is one Map lookup with no string copying.
+ */
+function verifyHeader(
+  state: VerifierState,
+  header: string | null | undefined,
+  proofOf?: ProofOf,
+): VerificationResult | Promise<VerificationResult> | undefined {
+  if (header == null || header === '') return undefined;
+  // The hot path: a cached bearer token is one Map lookup, with no parsing and no string copying.
+  const cached = state.cache.get(header);
+  if (cached) {
+    const { dpopToken } = cached;
+    if (state.now() >= cached.expiresAtMs) {
+      state.cache.delete(header);
+      return dpopToken === undefined ? EXPIRED : asDpop(EXPIRED);
+    }
+    return dpopToken === undefined
+      ? presentedAs(state, cached.result, '', undefined)
+      : presentedAs(state, cached.result, dpopToken, proofOf?.() ?? NO_PROOF);
+  }
+  const presented = presentedToken(header);
+  if (presented === false) return MALFORMED;
+  const { token, scheme } = presented;
+  // The DPoP scheme needs the request it was sent with (its proof, method and path); without one, nothing passes.
+  const proof = scheme === 'dpop' ? (proofOf?.() ?? NO_PROOF) : undefined;
+  if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return proof ? asDpop(MALFORMED) : MALFORMED;
+  return verifyOnce(state, token, header, scheme === 'dpop').then((result) => presentedAs(state, result, token, proof));
+}
+
+/**
+ * An access token's verified claims whatever key it is bound to, for introspection (RFC 7662, where the token is
+ * presented without its proof): null when it does not verify, has expired, or its session has ended. Throws
+ * `DatabaseUnavailableError` when the list of ended sessions is too old to say.
+ */
+async function inspectToken(state: VerifierState, token: string): Promise<Principal | null> {
+  if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return null;
+  // Keyed by the bare token, as `verify` is: a bound token found here still needs its proof everywhere else.
+  const result = cachedResult(state, token) ?? (await verifyOnce(state, token, token));
+  return result.ok && live(state, result).ok ? result.principal : null;
+}
+
+/**
  * Verifies bearer access tokens (RFC 9068 `at+jwt`): signature always checked against the configured
  * keys, `alg` from the allow-list, `iss`, `aud`, `exp`/`nbf` with skew, `sub` present, no `cnf`. A verified token
  * is cached by its exact text until it expires, so a caller pays for the signature once.
  */
 export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
-  const keySet = createLocalJWKSet(options.jwks);
-  const cacheSize = options.cacheSize ?? 10_000;
-  const now = options.now ?? Date.now;
-  const skewMs = options.clockSkewSeconds * 1000;
   const cache = new Map<string, CacheEntry>();
-  const { endedSessions } = options;
-  /** A verified token of an ended session is refused; asked on every request, cached or not. */
-  const live = (result: VerificationResult): VerificationResult => {
-    const sessionId = result.ok ? result.principal.sessionId : null;
-    return sessionId !== null && endedSessions?.isEnded(sessionId) ? REVOKED : result;
+  const state: VerifierState = {
+    options,
+    keySet: createLocalJWKSet(options.jwks),
+    cacheSize: options.cacheSize ?? 10_000,
+    now: options.now ?? Date.now,
+    skewMs: options.clockSkewSeconds * 1000,
+    cache,
+    endedSessions: options.endedSessions,
+    pending: new Map(),
+    verifyOptions: {
+      algorithms: options.algorithms,
+      issuer: options.issuer,
+      audience: options.audience,
+      clockTolerance: options.clockSkewSeconds,
+      typ: 'at+jwt',
+      requiredClaims: ['exp', 'sub'],
+    },
   };
-  const pending = new Map<string, Promise<VerificationResult>>();
-  const verifyOptions = {
-    algorithms: options.algorithms,
-    issuer: options.issuer,
-    audience: options.audience,
-    clockTolerance: options.clockSkewSeconds,
-    typ: 'at+jwt',
-    requiredClaims: ['exp', 'sub'],
-  };
-
-  function remember(token: string, entry: CacheEntry): void {
-    if (cacheSize === 0) return;
-    if (cache.size >= cacheSize) {
-      // Oldest first (Map keeps insertion order): expired entries are removed on lookup anyway.
-      const oldest = cache.keys().next().value;
-      if (oldest !== undefined) cache.delete(oldest);
-    }
-    cache.set(token, entry);
-  }
-
-  async function verifySignature(token: string, cacheKey: string, dpop: boolean): Promise<VerificationResult> {
-    try {
-      const { payload } = await jwtVerify(token, keySet, { ...verifyOptions, currentDate: new Date(now()) });
-      // A token bound to a key is worth nothing without its proof of possession: only DPoP's (`cnf.jkt`) is
-      // checked here (with `checkProof`), so any other binding, or DPoP without a check, is refused.
-      const boundKey = boundKeyOf(payload['cnf']);
-      if (
-        typeof payload.sub !== 'string' ||
-        payload.sub.length === 0 ||
-        typeof payload.exp !== 'number' ||
-        boundKey === UNSUPPORTED_BINDING ||
-        (boundKey !== null && !options.checkProof)
-      ) {
-        return { ok: false, rejection: 'invalid' };
-      }
-      const result = { ok: true as const, principal: toPrincipal(payload) };
-      remember(cacheKey, { result, expiresAtMs: payload.exp * 1000 + skewMs, ...(dpop ? { dpopToken: token } : {}) });
-      return result;
-    } catch (error) {
-      if (error instanceof joseErrors.JWTExpired) return { ok: false, rejection: 'expired' };
-      if (error instanceof joseErrors.JWSInvalid || error instanceof joseErrors.JWTInvalid) {
-        return { ok: false, rejection: 'malformed' };
-      }
-      return { ok: false, rejection: 'invalid' };
-    }
-  }
-
-  /** One signature check per token even when many requests bring it at once (a client's first burst). */
-  function verifyOnce(token: string, cacheKey: string, dpop = false): Promise<VerificationResult> {
-    let inFlight = pending.get(cacheKey);
-    if (!inFlight) {
-      inFlight = verifySignature(token, cacheKey, dpop).finally(() => pending.delete(cacheKey));
-      pending.set(cacheKey, inFlight);
-    }
-    return inFlight;
-  }
-
-  function cachedResult(key: string): VerificationResult | undefined {
-    const cached = cache.get(key);
-    if (!cached) return undefined;
-    if (now() < cached.expiresAtMs) return cached.result;
-    cache.delete(key);
-    return EXPIRED;
-  }
-
-  /** Verifies a bare bearer token (no proof: a key-bound token is refused). Synchronous on a cache hit. */
-  function verify(token: string): VerificationResult | Promise<VerificationResult> {
-    const cached = cachedResult(token);
-    if (cached) return presentedAs(cached, token, undefined);
-    if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return MALFORMED;
-    return verifyOnce(token, token).then((result) => presentedAs(result, token, undefined));
-  }
-
-  /**
-   * A verified token as it was presented: as `Bearer` (`proof` undefined) it must not be bound to a key (RFC 9449
-   * section 7.2: a bound token sent as a bearer token is refused); as `DPoP` it must be bound, and the request's
-   * proof must pass (checked on every request, cached token or not). Then its session must not have ended.
-   */
-  function presentedAs(
-    result: VerificationResult,
-    token: string,
-    proof: ProofContext | undefined,
-  ): VerificationResult | Promise<VerificationResult> {
-    if (!result.ok) return proof ? asDpop(result) : result;
-    const { boundKey } = result.principal;
-    if (!proof) return boundKey === null ? live(result) : NOT_THIS_KEY;
-    if (boundKey === null || !options.checkProof) return NOT_THIS_KEY;
-    if (proof.provenKey !== undefined) return proof.provenKey === boundKey ? asDpop(live(result)) : NOT_THIS_KEY;
-    return options.checkProof(proof, token, boundKey).then((error) => {
-      if (error === 'invalid_token') return NOT_THIS_KEY;
-      if (error) return BAD_PROOF;
-      return asDpop(live(result));
-    });
-  }
-
-  /**
-   * Verifies the credential of an `Authorization` header (`Bearer <token>`, or `DPoP <token>` with the request's
-   * proof); undefined when none was presented. The cache is keyed by the whole header value, so the hot path of a
-   * signed-in bearer request is one Map lookup with no string copying.
-   */
-  function verifyAuthorization(
-    header: string | null | undefined,
-    proofOf?: ProofOf,
-  ): VerificationResult | Promise<VerificationResult> | undefined {
-    if (header == null || header === '') return undefined;
-    // The hot path: a cached bearer token is one Map lookup, with no parsing and no string copying.
-    const cached = cache.get(header);
-    if (cached) {
-      const { dpopToken } = cached;
-      if (now() >= cached.expiresAtMs) {
-        cache.delete(header);
-        return dpopToken === undefined ? EXPIRED : asDpop(EXPIRED);
-      }
-      return dpopToken === undefined
-        ? presentedAs(cached.result, '', undefined)
-        : presentedAs(cached.result, dpopToken, proofOf?.() ?? NO_PROOF);
-    }
-    const presented = presentedToken(header);
-    if (presented === false) return MALFORMED;
-    const { token, scheme } = presented;
-    // The DPoP scheme needs the request it was sent with (its proof, method and path); without one, nothing passes.
-    const proof = scheme === 'dpop' ? (proofOf?.() ?? NO_PROOF) : undefined;
-    if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return proof ? asDpop(MALFORMED) : MALFORMED;
-    return verifyOnce(token, header, scheme === 'dpop').then((result) => presentedAs(result, token, proof));
-  }
-
-  /**
-   * An access token's verified claims whatever key it is bound to, for introspection (RFC 7662, where the token is
-   * presented without its proof): null when it does not verify, has expired, or its session has ended. Throws
-   * `DatabaseUnavailableError` when the list of ended sessions is too old to say.
-   */
-  async function inspect(token: string): Promise<Principal | null> {
-    if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return null;
-    // Keyed by the bare token, as `verify` is: a bound token found here still needs its proof everywhere else.
-    const result = cachedResult(token) ?? (await verifyOnce(token, token));
-    return result.ok && live(result).ok ? result.principal : null;
-  }
 
   return {
-    verify,
-    verifyAuthorization,
-    inspect,
+    /** Verifies a bare bearer token (no proof: a key-bound token is refused). Synchronous on a cache hit. */
+    verify: (token: string): VerificationResult | Promise<VerificationResult> => verifyBearer(state, token),
+    /** Verifies the credential of an `Authorization` header; undefined when none was presented (see verifyHeader). */
+    verifyAuthorization: (
+      header: string | null | undefined,
+      proofOf?: ProofOf,
+    ): VerificationResult | Promise<VerificationResult> | undefined => verifyHeader(state, header, proofOf),
+    /** An access token's verified claims whatever key it is bound to, for introspection (see inspectToken). */
+    inspect: (token: string): Promise<Principal | null> => inspectToken(state, token),
     clear: () => cache.clear(),
     get cacheEntries() {
       return cache.size;

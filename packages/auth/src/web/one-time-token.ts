@@ -67,222 +67,245 @@ const refusalPage = (message: string) =>
 const refuse = (req: IncomingMessage, res: ServerResponse, status: number, message: string, headers?: Record<string, string>) =>
   refuseWith(req, res, status, message, refusalPage, headers);
 
+/** What the one-time token routes share: the login context, their options, and the first-party clients' set. */
+interface OneTimeTokenDeps {
+  context: LoginContext;
+  options: OneTimeTokenRoutesOptions;
+  firstParty: ReadonlySet<string>;
+}
+
+type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** Self sign-up: the account exists from now on, its e-mail unverified; a suspended one stays suspended. */
+async function signUp(db: LoginContext['db'], email: string): Promise<string | null> {
+  await addUserIfAbsent(db, email);
+  return findUserIdByEmail(db, email);
+}
+
 /**
- * The login endpoints of the spec (POST /ott/generate, GET and POST /login/ott), the provider's own sign-in page
- * (/login) and its interaction page, as routes. Reachable without authentication; state-changing ones check
- * Origin (Cross-site rules).
+ * Delivery happens after the answer is sent, so neither timing nor outcome can tell accounts apart. The token
+ * also gets a short code, bound to the browser that asked (`binding`); both travel in the message only.
  */
-export function createOneTimeTokenRoutes(
-  { publicUrl, secure, origin, db, flow, log, gate, audit, sendSignInPage, sendInteractionPage }: LoginContext,
-  options: OneTimeTokenRoutesOptions,
-) {
-  const { provider, delivery, limits } = options;
-  const firstParty = new Set(options.firstPartyClientIds);
+function deliverLater(
+  { context: { publicUrl, db, log }, options }: OneTimeTokenDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  username: string,
+  binding: string,
+): void {
+  const { delivery } = options;
+  setImmediate(() => {
+    void (async () => {
+      let userId = await findUserIdByEmail(db, username);
+      // Unknown addresses never get an account implicitly, unless self sign-up is switched on.
+      if (!userId && options.selfSignup) userId = await signUp(db, username);
+      if (!userId) return;
+      const request = options.onGenerateRequest ? options.onGenerateRequest({ username }, req) : { username };
+      const { token, code, expiresAt } = await generateOneTimeTokenWithCode(db, request, binding);
+      const magicLink = `${publicUrl}/login/ott?token=${encodeURIComponent(token)}`;
+      await delivery.deliver({ to: username, token, code, magicLink, expiresAt }, { request: req, response: res });
+    })().catch((error: unknown) => log.error({ err: error, handler: delivery.name }, 'one-time token delivery failed'));
+  });
+}
 
-  /** Self sign-up: the account exists from now on, its e-mail unverified; a suspended one stays suspended. */
-  async function signUp(email: string): Promise<string | null> {
-    await addUserIfAbsent(db, email);
-    return findUserIdByEmail(db, email);
-  }
+/** A same-origin form's fields, or undefined once the refusal (403, 4xx) has been sent. */
+const formOf = ({ context }: OneTimeTokenDeps, req: IncomingMessage, res: ServerResponse) =>
+  sameOriginForm(req, res, context.origin, refuse);
+/** 429 with Retry-After, the same for every account (the counters know nothing about accounts). */
+const tooManyFor =
+  (req: IncomingMessage, res: ServerResponse): TooMany =>
+  (status, message, headers) =>
+    refuse(req, res, status, message, headers);
 
-  /**
-   * Delivery happens after the answer is sent, so neither timing nor outcome can tell accounts apart. The token
-   * also gets a short code, bound to the browser that asked (`binding`); both travel in the message only.
-   */
-  function deliverLater(req: IncomingMessage, res: ServerResponse, username: string, binding: string): void {
-    setImmediate(() => {
-      void (async () => {
-        let userId = await findUserIdByEmail(db, username);
-        // Unknown addresses never get an account implicitly, unless self sign-up is switched on.
-        if (!userId && options.selfSignup) userId = await signUp(username);
-        if (!userId) return;
-        const request = options.onGenerateRequest ? options.onGenerateRequest({ username }, req) : { username };
-        const { token, code, expiresAt } = await generateOneTimeTokenWithCode(db, request, binding);
-        const magicLink = `${publicUrl}/login/ott?token=${encodeURIComponent(token)}`;
-        await delivery.deliver({ to: username, token, code, magicLink, expiresAt }, { request: req, response: res });
-      })().catch((error: unknown) => log.error({ err: error, handler: delivery.name }, 'one-time token delivery failed'));
-    });
-  }
+/** POST /ott/generate: a link and a code for an address, on their way whoever it belongs to. */
+async function generate(deps: OneTimeTokenDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { secure, gate, audit } = deps.context;
+  const fields = await formOf(deps, req, res);
+  if (!fields) return;
+  const username = normalizeUsername(fields['username'] ?? '');
+  if (!USERNAME.test(username)) return refuse(req, res, 400, 'username must be an e-mail address.');
+  if (!(await gate.admit(res, deps.options.limits.generate(gate.clientAddress(req), username), tooManyFor(req, res)))) return;
+  // Who asked is not looked up here: the answer and its timing are the same for every address.
+  audit.record({ type: 'sign_in.started', details: { method: 'OTT' }, request: req });
+  deliverLater(deps, req, res, username, bindBrowser(req, res, secure));
+  if (sentJson(req)) return sendJson(res, 202, { status: 'accepted', message: GENERATED });
+  seeOther(res, '/login/ott?sent=1');
+}
 
-  /** A same-origin form's fields, or undefined once the refusal (403, 4xx) has been sent. */
-  const formOf = (req: IncomingMessage, res: ServerResponse) => sameOriginForm(req, res, origin, refuse);
-  /** 429 with Retry-After, the same for every account (the counters know nothing about accounts). */
-  const tooManyFor =
-    (req: IncomingMessage, res: ServerResponse): TooMany =>
-    (status, message, headers) =>
-      refuse(req, res, status, message, headers);
-
-  async function generate(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const fields = await formOf(req, res);
-    if (!fields) return;
-    const username = normalizeUsername(fields['username'] ?? '');
-    if (!USERNAME.test(username)) return refuse(req, res, 400, 'username must be an e-mail address.');
-    if (!(await gate.admit(res, limits.generate(gate.clientAddress(req), username), tooManyFor(req, res)))) return;
-    // Who asked is not looked up here: the answer and its timing are the same for every address.
-    audit.record({ type: 'sign_in.started', details: { method: 'OTT' }, request: req });
-    deliverLater(req, res, username, bindBrowser(req, res, secure));
-    if (sentJson(req)) return sendJson(res, 202, { status: 'accepted', message: GENERATED });
-    seeOther(res, '/login/ott?sent=1');
-  }
-
-  /**
-   * The "check your messages" page: one field for what the message holds, the 6-digit code (typed in the browser
-   * that asked for it) or the link's token (the browser fills it from the link). The server never echoes the
-   * token, or anything else from the query string.
-   */
-  function tokenPage(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', publicUrl);
-    const notice = url.searchParams.has('sent') ? `<p role="status">${escapeHtml(GENERATED)}</p>` : '';
-    const body = `${notice}
+/**
+ * The "check your messages" page: one field for what the message holds, the 6-digit code (typed in the browser
+ * that asked for it) or the link's token (the browser fills it from the link). The server never echoes the
+ * token, or anything else from the query string.
+ */
+function tokenPage({ context, options }: OneTimeTokenDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', context.publicUrl);
+  const notice = url.searchParams.has('sent') ? `<p role="status">${escapeHtml(GENERATED)}</p>` : '';
+  const body = `${notice}
 <form method="post" action="/login/ott">
 <label for="token">The 6-digit code from the message (or the token of its link)</label>
 <input id="token" name="token" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" required>
 <button type="submit">Sign in</button>
 </form>
 <p>${
-      options.bindLinksToBrowser
-        ? 'The code and the link work only in this browser, the one that asked for them.'
-        : 'A code works only in this browser, the one that asked for it; the link in the message works in any browser.'
-    }</p>`;
-    // Take the token from the link into the form, then drop it from the address bar and history.
-    const script = `(function(){var p=new URLSearchParams(location.search),t=p.get('token');if(t){document.getElementById('token').value=t;history.replaceState(null,'',location.pathname);}})();`;
-    return sendSignInPage(req, res, 200, page('Sign in with your code', body, script));
-  }
+    options.bindLinksToBrowser
+      ? 'The code and the link work only in this browser, the one that asked for them.'
+      : 'A code works only in this browser, the one that asked for it; the link in the message works in any browser.'
+  }</p>`;
+  // Take the token from the link into the form, then drop it from the address bar and history.
+  const script = `(function(){var p=new URLSearchParams(location.search),t=p.get('token');if(t){document.getElementById('token').value=t;history.replaceState(null,'',location.pathname);}})();`;
+  return context.sendSignInPage(req, res, 200, page('Sign in with your code', body, script));
+}
 
-  /**
-   * POST /login/ott: a token (from the link), or a username and short code typed in the browser the code is bound
-   * to. Both count alike against the source: wrong ones slow it down, then stop it; a stopped browser's
-   * outstanding codes die (their links live on), so guessing cannot outlast the lockout.
-   */
-  async function consume(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const fields = await formOf(req, res);
-    if (!fields) return;
-    let token = (fields['token'] ?? '').trim();
-    let code = fields['code']?.trim();
-    let username: string | undefined;
-    if (code !== undefined && token) return refuse(req, res, 400, 'Send either a token or a code, not both.');
-    if (code === undefined && !token) return refuse(req, res, 400, 'token or code is required.');
-    if (code !== undefined) {
-      if (!isShortCodeShaped(code)) return refuse(req, res, 400, 'code must be 6 digits.');
-      username = normalizeUsername(fields['username'] ?? '');
-      if (!USERNAME.test(username)) return refuse(req, res, 400, 'username must be an e-mail address.');
-    } else if (isShortCodeShaped(token)) {
-      // The page's one field: six digits are the message's code (a link's token is 43 characters, never digits
-      // alone), looked up among this browser's codes only.
-      code = token;
-      token = '';
-    }
-    const binding = codeBindingOf(req);
-    // Without this browser's binding no code is looked up, so nothing was compared: an error, not a wrong try.
-    if (code !== undefined && !binding) {
-      return refuse(req, res, 400, 'A code works only in the browser that asked for it. Open the link in the message instead.');
-    }
-    const attempt = await gate.attempt(req, res, limits, async (status, message, headers) => {
-      if (binding) await revokeShortCodes(db, binding).catch((error: unknown) => log.error({ err: error }, 'revoking short codes failed'));
-      refuse(req, res, status, message, headers);
-    });
-    if (!attempt) return;
-    let consumed: Awaited<ReturnType<typeof consumeOneTimeToken>>;
-    if (code !== undefined) consumed = await consumeShortCode(db, { username, code, binding: binding! });
-    else if (!options.bindLinksToBrowser) consumed = await consumeOneTimeToken(db, token);
-    else {
-      const inBrowser = await consumeOneTimeTokenInBrowser(db, token, binding);
-      // A live link in the wrong browser is not a guess: nothing is counted against the source, nothing used up.
-      if (inBrowser === 'another-browser') return refuse(req, res, 403, LINK_IN_ANOTHER_BROWSER);
-      consumed = inBrowser;
-    }
-    const userId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
-    // Wrong tokens and codes slow down, then stop, the source that sends them; the account itself is never locked.
-    if (!consumed || !userId) {
-      await attempt.failed();
-      return refuse(req, res, 401, ONE_TIME_TOKEN_ERRORS.INVALID);
-    }
-    await attempt.succeeded();
-    seeOther(res, await flow.proveFactor(req, res, userId, 'OTT'));
+/**
+ * POST /login/ott: a token (from the link), or a username and short code typed in the browser the code is bound
+ * to. Both count alike against the source: wrong ones slow it down, then stop it; a stopped browser's
+ * outstanding codes die (their links live on), so guessing cannot outlast the lockout.
+ */
+async function consume(deps: OneTimeTokenDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { db, flow, log, gate } = deps.context;
+  const { options } = deps;
+  const fields = await formOf(deps, req, res);
+  if (!fields) return;
+  let token = (fields['token'] ?? '').trim();
+  let code = fields['code']?.trim();
+  let username: string | undefined;
+  if (code !== undefined && token) return refuse(req, res, 400, 'Send either a token or a code, not both.');
+  if (code === undefined && !token) return refuse(req, res, 400, 'token or code is required.');
+  if (code !== undefined) {
+    if (!isShortCodeShaped(code)) return refuse(req, res, 400, 'code must be 6 digits.');
+    username = normalizeUsername(fields['username'] ?? '');
+    if (!USERNAME.test(username)) return refuse(req, res, 400, 'username must be an e-mail address.');
+  } else if (isShortCodeShaped(token)) {
+    // The page's one field: six digits are the message's code (a link's token is 43 characters, never digits
+    // alone), looked up among this browser's codes only.
+    code = token;
+    token = '';
   }
-
-  /**
-   * The provider's login prompt: finish it with this browser's complete sign-in, continue a session that needs
-   * more (a factor past its validity, or a step-up to the requested `acr_values`) on the factor page, or show
-   * the sign-in form.
-   */
-  async function interaction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
-    let details: Awaited<ReturnType<Provider['interactionDetails']>>;
-    try {
-      details = await provider.interactionDetails(req, res);
-    } catch {
-      clearCookie(res, PENDING_COOKIE, { path: '/', secure });
-      return refuse(req, res, 400, 'This sign-in has expired or belongs to another browser. Start again from the application.');
-    }
-    if (details.uid !== uid) return refuse(req, res, 400, 'This sign-in belongs to another browser.');
-    if (details.prompt.name !== 'login') return consent(req, res, details);
-    const interactionDetails = details;
-    const acrValues = typeof details.params['acr_values'] === 'string' ? details.params['acr_values'].split(' ').filter(Boolean) : [];
-    const login = await flow.completeForInteraction(req, res, { acrValues }, async (accountId) => {
-      // Another person's session in this browser ends as this sign-in begins: the request no longer refers to it.
-      if (interactionDetails.session?.accountId && interactionDetails.session.accountId !== accountId) {
-        interactionDetails.session = undefined;
-        await interactionDetails.save(Math.max(1, interactionDetails.exp - Math.floor(Date.now() / 1000)));
-      }
-    });
-    if (login) {
-      clearCookie(res, PENDING_COOKIE, { path: '/', secure });
-      return provider.interactionFinished(req, res, { login: { ...login, remember: true } }, { mergeWithLastSubmission: false });
-    }
-    setCookie(res, PENDING_COOKIE, uid, { path: '/', maxAgeSeconds: 3600, secure });
-    // Only the session's factors fall short (nothing else asks for a new login): ask for what is missing.
-    const reasons = details.prompt.reasons;
-    if (reasons.length > 0 && reasons.every((reason) => reason === FACTORS_REQUIRED) && (await flow.continueFromSession(req, res))) {
-      return seeOther(res, FACTORS_PAGE);
-    }
-    const hint = typeof details.params['login_hint'] === 'string' ? details.params['login_hint'] : '';
-    return sendInteractionPage(res, details, signInPage(hint, options.upstreamName));
+  const binding = codeBindingOf(req);
+  // Without this browser's binding no code is looked up, so nothing was compared: an error, not a wrong try.
+  if (code !== undefined && !binding) {
+    return refuse(req, res, 400, 'A code works only in the browser that asked for it. Open the link in the message instead.');
   }
+  const attempt = await gate.attempt(req, res, options.limits, async (status, message, headers) => {
+    if (binding) await revokeShortCodes(db, binding).catch((error: unknown) => log.error({ err: error }, 'revoking short codes failed'));
+    refuse(req, res, status, message, headers);
+  });
+  if (!attempt) return;
+  let consumed: Awaited<ReturnType<typeof consumeOneTimeToken>>;
+  if (code !== undefined) consumed = await consumeShortCode(db, { username, code, binding: binding! });
+  else if (!options.bindLinksToBrowser) consumed = await consumeOneTimeToken(db, token);
+  else {
+    const inBrowser = await consumeOneTimeTokenInBrowser(db, token, binding);
+    // A live link in the wrong browser is not a guess: nothing is counted against the source, nothing used up.
+    if (inBrowser === 'another-browser') return refuse(req, res, 403, LINK_IN_ANOTHER_BROWSER);
+    consumed = inBrowser;
+  }
+  const userId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
+  // Wrong tokens and codes slow down, then stop, the source that sends them; the account itself is never locked.
+  if (!consumed || !userId) {
+    await attempt.failed();
+    return refuse(req, res, 401, ONE_TIME_TOKEN_ERRORS.INVALID);
+  }
+  await attempt.succeeded();
+  seeOther(res, await flow.proveFactor(req, res, userId, 'OTT'));
+}
 
-  /**
-   * The consent prompt. A first-party client's consent is implicit: its grant holds every scope already (the
-   * provider's `loadExistingGrant`), so a prompt asked for explicitly (`prompt=consent`, which OpenID Connect wants
-   * before it grants `offline_access`) is answered with that grant. Third-party consent screens are not offered.
-   */
-  async function consent(req: IncomingMessage, res: ServerResponse, details: Awaited<ReturnType<Provider['interactionDetails']>>) {
-    const clientId = details.params['client_id'];
-    if (details.prompt.name === 'consent' && details.grantId && typeof clientId === 'string' && firstParty.has(clientId)) {
-      return void (await provider.interactionFinished(
-        req,
-        res,
-        { consent: { grantId: details.grantId } },
-        { mergeWithLastSubmission: true },
-      ));
+/**
+ * The provider's login prompt: finish it with this browser's complete sign-in, continue a session that needs
+ * more (a factor past its validity, or a step-up to the requested `acr_values`) on the factor page, or show
+ * the sign-in form.
+ */
+async function interaction(deps: OneTimeTokenDeps, req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
+  const { secure, flow, sendInteractionPage } = deps.context;
+  const { provider } = deps.options;
+  let details: InteractionDetails;
+  try {
+    details = await provider.interactionDetails(req, res);
+  } catch {
+    clearCookie(res, PENDING_COOKIE, { path: '/', secure });
+    return refuse(req, res, 400, 'This sign-in has expired or belongs to another browser. Start again from the application.');
+  }
+  if (details.uid !== uid) return refuse(req, res, 400, 'This sign-in belongs to another browser.');
+  if (details.prompt.name !== 'login') return consent(deps, req, res, details);
+  const interactionDetails = details;
+  const acrValues = typeof details.params['acr_values'] === 'string' ? details.params['acr_values'].split(' ').filter(Boolean) : [];
+  const login = await flow.completeForInteraction(req, res, { acrValues }, async (accountId) => {
+    // Another person's session in this browser ends as this sign-in begins: the request no longer refers to it.
+    if (interactionDetails.session?.accountId && interactionDetails.session.accountId !== accountId) {
+      interactionDetails.session = undefined;
+      await interactionDetails.save(Math.max(1, interactionDetails.exp - Math.floor(Date.now() / 1000)));
     }
-    await provider.interactionFinished(
+  });
+  if (login) {
+    clearCookie(res, PENDING_COOKIE, { path: '/', secure });
+    return provider.interactionFinished(req, res, { login: { ...login, remember: true } }, { mergeWithLastSubmission: false });
+  }
+  setCookie(res, PENDING_COOKIE, uid, { path: '/', maxAgeSeconds: 3600, secure });
+  // Only the session's factors fall short (nothing else asks for a new login): ask for what is missing.
+  const reasons = details.prompt.reasons;
+  if (reasons.length > 0 && reasons.every((reason) => reason === FACTORS_REQUIRED) && (await flow.continueFromSession(req, res))) {
+    return seeOther(res, FACTORS_PAGE);
+  }
+  const hint = typeof details.params['login_hint'] === 'string' ? details.params['login_hint'] : '';
+  return sendInteractionPage(res, details, signInPage(hint, deps.options.upstreamName));
+}
+
+/**
+ * The consent prompt. A first-party client's consent is implicit: its grant holds every scope already (the
+ * provider's `loadExistingGrant`), so a prompt asked for explicitly (`prompt=consent`, which OpenID Connect wants
+ * before it grants `offline_access`) is answered with that grant. Third-party consent screens are not offered.
+ */
+async function consent(
+  { options: { provider }, firstParty }: OneTimeTokenDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  details: InteractionDetails,
+) {
+  const clientId = details.params['client_id'];
+  if (details.prompt.name === 'consent' && details.grantId && typeof clientId === 'string' && firstParty.has(clientId)) {
+    return void (await provider.interactionFinished(
       req,
       res,
-      { error: 'access_denied', error_description: 'consent is not available for this client' },
-      { mergeWithLastSubmission: false },
-    );
+      { consent: { grantId: details.grantId } },
+      { mergeWithLastSubmission: true },
+    ));
   }
+  await provider.interactionFinished(
+    req,
+    res,
+    { error: 'access_denied', error_description: 'consent is not available for this client' },
+    { mergeWithLastSubmission: false },
+  );
+}
 
-  /** The provider's own sign-in page (no application waiting): signs the browser in to the provider. */
-  function standaloneSignIn(_req: IncomingMessage, res: ServerResponse): void {
-    // A sign-in started here completes here, never an authorization request or a sign-in left over in this browser.
-    clearCookie(res, PENDING_COOKIE, { path: '/', secure });
-    clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
-    html(res, 200, signInPage('', options.upstreamName));
-  }
+/** The provider's own sign-in page (no application waiting): signs the browser in to the provider. */
+function standaloneSignIn({ context: { secure }, options }: OneTimeTokenDeps, res: ServerResponse): void {
+  // A sign-in started here completes here, never an authorization request or a sign-in left over in this browser.
+  clearCookie(res, PENDING_COOKIE, { path: '/', secure });
+  clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
+  html(res, 200, signInPage('', options.upstreamName));
+}
 
+/**
+ * The login endpoints of the spec (POST /ott/generate, GET and POST /login/ott), the provider's own sign-in page
+ * (/login) and its interaction page, as routes. Reachable without authentication; state-changing ones check
+ * Origin (Cross-site rules).
+ */
+export function createOneTimeTokenRoutes(context: LoginContext, options: OneTimeTokenRoutesOptions) {
+  const deps: OneTimeTokenDeps = { context, options, firstParty: new Set(options.firstPartyClientIds) };
   const routes: Route[] = [
-    { path: '/ott/generate', methods: ['POST'], handler: generate },
+    { path: '/ott/generate', methods: ['POST'], handler: (req, res) => generate(deps, req, res) },
     {
       path: '/login/ott',
       methods: ['GET', 'HEAD', 'POST'],
-      handler: (req, res) => (req.method === 'POST' ? consume(req, res) : tokenPage(req, res)),
+      handler: (req, res) => (req.method === 'POST' ? consume(deps, req, res) : tokenPage(deps, req, res)),
     },
-    { path: '/login', methods: ['GET', 'HEAD'], handler: standaloneSignIn },
+    { path: '/login', methods: ['GET', 'HEAD'], handler: (_req, res) => standaloneSignIn(deps, res) },
     {
       path: '/interaction/:uid',
       methods: ['GET', 'HEAD'],
       params: { uid: /^[A-Za-z0-9_-]{1,64}$/ },
-      handler: (req, res, { params }) => interaction(req, res, params['uid']!),
+      handler: (req, res, { params }) => interaction(deps, req, res, params['uid']!),
     },
   ];
   return routes;

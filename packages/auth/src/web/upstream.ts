@@ -12,7 +12,9 @@ import {
   unlinkFederatedIdentity,
   UPSTREAM_REQUEST_TTL_SECONDS,
   UpstreamError,
+  type UpstreamIdentity,
   type UpstreamPurpose,
+  type UpstreamRelyingParty,
 } from '../upstream/index.js';
 import type { SignedInAccount } from './account.js';
 import type { LoginContext } from './context.js';
@@ -81,208 +83,243 @@ function reasonOf(error: UpstreamError): string {
 
 const when = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
+/** What the upstream routes share: the login context, their options, and what is derived from them once. */
+interface UpstreamDeps {
+  context: LoginContext;
+  options: UpstreamRoutesOptions;
+  requestKey: Uint8Array;
+  party: UpstreamRelyingParty;
+  /** the provider's name, escaped for HTML */
+  name: string;
+}
+
+function problem(
+  { options }: UpstreamDeps,
+  res: ServerResponse,
+  status: number,
+  message: string,
+  back: 'login' | 'account',
+  headers: Record<string, string> = {},
+): void {
+  const link = back === 'login' ? '<a href="/login">Start again</a>' : '<a href="/account">Back to your account</a>';
+  sendHtml(
+    res,
+    status,
+    page(`Sign in with ${options.upstream.name}`, `<p class="error" role="alert">${escapeHtml(message)}</p><p>${link}</p>`),
+    headers,
+  );
+}
+
+/** A new authorization request at the upstream provider; the browser keeps it sealed. Null once refused. */
+async function begin(
+  deps: UpstreamDeps,
+  res: ServerResponse,
+  purpose: UpstreamPurpose,
+  back: 'login' | 'account',
+  userId?: string,
+): Promise<string | null> {
+  const { upstream } = deps.options;
+  try {
+    const { url, request } = await deps.party.start(purpose, userId);
+    setCookie(res, UPSTREAM_COOKIE, sealUpstreamRequest(deps.requestKey, request), {
+      path: COOKIE_PATH,
+      maxAgeSeconds: UPSTREAM_REQUEST_TTL_SECONDS,
+      secure: deps.context.secure,
+    });
+    return url;
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error;
+    deps.context.log.warn({ issuer: upstream.issuer, reason: reasonOf(error) }, 'upstream provider unavailable');
+    problem(deps, res, 502, `${upstream.name} cannot be reached right now. Try again shortly.`, back);
+    return null;
+  }
+}
+
+/** GET /login/upstream: off to the upstream provider (a link, not a form: the pages' CSP allows form posts to this origin only). */
+async function start(deps: UpstreamDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = await begin(deps, res, 'sign-in', 'login');
+  if (url) deps.context.audit.record({ type: 'sign_in.started', details: { method: 'AUTHORIZATION_CODE' }, request: req });
+  if (url) seeOther(res, url);
+}
+
+/**
+ * GET /login/upstream/callback: the upstream provider sends the browser back. Single use (the sealed request
+ * is cleared first), checked against this browser's request (state), the code redeemed with its PKCE verifier
+ * and the ID token verified (nonce, issuer, audience, signature). Every callback counts against its source.
+ */
+async function callback(deps: UpstreamDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { secure, db, flow, log, gate } = deps.context;
+  const { limits, upstream } = deps.options;
+  const sealed = readCookie(req, UPSTREAM_COOKIE);
+  clearCookie(res, UPSTREAM_COOKIE, { path: COOKIE_PATH, secure });
+  const attempt = await gate.attempt(req, res, limits, (status, message, headers) => problem(deps, res, status, message, 'login', headers));
+  if (!attempt) return;
+  const { ip } = attempt;
+  const pending = openUpstreamRequest(deps.requestKey, sealed);
+  if (!pending) {
+    await attempt.failed();
+    return problem(
+      deps,
+      res,
+      400,
+      `No sign-in with ${upstream.name} is in progress in this browser, or it has expired or been used. Start again.`,
+      'login',
+    );
+  }
+  const back = pending.purpose === 'link' ? 'account' : 'login';
+  const rawUrl = req.url ?? '';
+  const query = rawUrl.includes('?') ? rawUrl.slice(rawUrl.indexOf('?')) : '';
+  let identity: UpstreamIdentity;
+  try {
+    identity = await deps.party.finish(query, pending);
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error;
+    log.warn({ ip, code: error.code, upstreamError: error.upstreamError, reason: reasonOf(error) }, 'upstream sign-in refused');
+    if (error.code === 'UPSTREAM_UNAVAILABLE')
+      return problem(deps, res, 502, `${upstream.name} cannot be reached right now. Try again shortly.`, back);
+    await attempt.failed();
+    if (error.code === 'UPSTREAM_DENIED') return problem(deps, res, 401, `The sign-in at ${upstream.name} was cancelled or refused.`, back);
+    return problem(
+      deps,
+      res,
+      400,
+      `The answer from ${upstream.name} does not belong to a sign-in started in this browser, or it was used already. Start again.`,
+      back,
+    );
+  }
+  if (pending.purpose === 'link') return finishLink(deps, req, res, attempt, pending.userId!, identity);
+
+  const userId = await findLinkedUser(db, identity.issuer, identity.subject);
+  if (!userId) {
+    // Never by e-mail: an account with the address the upstream provider reports is not this identity's.
+    await attempt.failed();
+    return problem(
+      deps,
+      res,
+      401,
+      `This ${upstream.name} account is not linked to an account here. Sign in another way, then link it from your account page.`,
+      'login',
+    );
+  }
+  await attempt.succeeded();
+  seeOther(res, await flow.proveFactor(req, res, userId, 'AUTHORIZATION_CODE'));
+}
+
+/** The callback of a link: the account that asked must still be the one signed in here. */
+async function finishLink(
+  deps: UpstreamDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  attempt: Attempt,
+  userId: string,
+  identity: { issuer: string; subject: string },
+): Promise<void> {
+  const { db, flow } = deps.context;
+  const { upstream } = deps.options;
+  const account = await deps.options.account.signedIn(req, res);
+  if (
+    !account ||
+    account.userId !== userId ||
+    !(await flow.sessionMeets(account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))
+  ) {
+    await attempt.failed();
+    return problem(
+      deps,
+      res,
+      401,
+      'The account that asked for this link is no longer signed in in this browser. Sign in and try again.',
+      'account',
+    );
+  }
+  try {
+    await linkFederatedIdentity(db, { issuer: identity.issuer, subject: identity.subject, userId });
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error;
+    await attempt.failed();
+    if (error.code === 'UPSTREAM_LINKED_ELSEWHERE')
+      return problem(
+        deps,
+        res,
+        409,
+        `This ${upstream.name} account is already linked to another account. Unlink it there first.`,
+        'account',
+      );
+    return problem(deps, res, 400, `The identity ${upstream.name} sent cannot be linked.`, 'account');
+  }
+  await attempt.succeeded();
+  seeOther(res, '/account?done=upstream-linked');
+}
+
+/**
+ * POST /account/upstream/link: a credential change (same origin, a recent sign-in). Answers with a page that
+ * continues to the upstream provider: the pages' CSP (form-action 'self') would stop a form's redirect there.
+ */
+async function linkForm(deps: UpstreamDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { name } = deps;
+  const form = await deps.options.account.credentialForm(req, res);
+  if (!form) return;
+  const url = await begin(deps, res, 'link', 'account', form.account.userId);
+  if (!url) return;
+  sendHtml(
+    res,
+    200,
+    page(
+      `Link ${deps.options.upstream.name}`,
+      `<p>Sign in at ${name} with the account to link to <strong>${escapeHtml(form.account.email)}</strong>.</p>
+<p><a id="continue" href="${escapeHtml(url)}">Continue to ${name}</a></p>`,
+      `location.replace(document.getElementById('continue').href);`,
+    ),
+  );
+}
+
+/** POST /account/upstream/unlink: a credential change; `issuer` and `subject` name one of the account's links. */
+async function unlinkForm(deps: UpstreamDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const form = await deps.options.account.credentialForm(req, res);
+  if (!form) return;
+  const identity = { issuer: form.fields['issuer'] ?? '', subject: form.fields['subject'] ?? '', userId: form.account.userId };
+  if (!(await unlinkFederatedIdentity(deps.context.db, identity)))
+    return problem(deps, res, 404, `No such ${deps.options.upstream.name} account is linked to yours.`, 'account');
+  seeOther(res, '/account?done=upstream-unlinked');
+}
+
+/** The account page's section: the linked upstream identities, unlink, and link another. */
+async function accountSection({ context, name }: UpstreamDeps, userId: string): Promise<string> {
+  const linked = await listFederatedIdentities(context.db, userId);
+  const items = linked
+    .map(
+      (
+        identity,
+      ) => `<li><strong>${escapeHtml(identity.subject)}</strong> at ${escapeHtml(identity.issuer)} <small>linked ${when(identity.createdAt)}</small>
+<form method="post" action="/account/upstream/unlink"><input type="hidden" name="issuer" value="${escapeHtml(identity.issuer)}"><input type="hidden" name="subject" value="${escapeHtml(identity.subject)}"><button type="submit">Unlink</button></form></li>`,
+    )
+    .join('\n');
+  return `<h2>${name}</h2>
+${linked.length ? `<ul id="linked-identities">${items}</ul>` : `<p>No ${name} account is linked: it cannot sign you in yet.</p>`}
+<form method="post" action="/account/upstream/link"><button type="submit">Link a ${name} account</button></form>`;
+}
+
 /**
  * Signing in through an upstream OpenID provider (factor AUTHORIZATION_CODE, amr `fed`) and linking its
  * identities to accounts. Accounts are found by the verified ID token's (iss, sub) only, never by e-mail: an
  * identity nobody linked signs nobody in and creates nothing. Linking starts on the account page.
  */
-export function createUpstreamRoutes({ publicUrl, secure, db, flow, log, gate, audit }: LoginContext, options: UpstreamRoutesOptions) {
-  const { limits, upstream } = options;
+export function createUpstreamRoutes(context: LoginContext, options: UpstreamRoutesOptions) {
+  const { upstream } = options;
   const requestKey = deriveUpstreamRequestKey(options.keySecret);
   const party = createUpstreamRelyingParty({
     issuer: upstream.issuer,
     clientId: upstream.clientId,
     clientSecret: upstream.clientSecret,
-    redirectUri: `${publicUrl}${UPSTREAM_CALLBACK_PATH}`,
+    redirectUri: `${context.publicUrl}${UPSTREAM_CALLBACK_PATH}`,
   });
-  const name = escapeHtml(upstream.name);
+  const deps: UpstreamDeps = { context, options, requestKey, party, name: escapeHtml(upstream.name) };
 
-  function problem(
-    res: ServerResponse,
-    status: number,
-    message: string,
-    back: 'login' | 'account',
-    headers: Record<string, string> = {},
-  ): void {
-    const link = back === 'login' ? '<a href="/login">Start again</a>' : '<a href="/account">Back to your account</a>';
-    sendHtml(
-      res,
-      status,
-      page(`Sign in with ${upstream.name}`, `<p class="error" role="alert">${escapeHtml(message)}</p><p>${link}</p>`),
-      headers,
-    );
-  }
-  /** A new authorization request at the upstream provider; the browser keeps it sealed. Null once refused. */
-  async function begin(res: ServerResponse, purpose: UpstreamPurpose, back: 'login' | 'account', userId?: string): Promise<string | null> {
-    try {
-      const { url, request } = await party.start(purpose, userId);
-      setCookie(res, UPSTREAM_COOKIE, sealUpstreamRequest(requestKey, request), {
-        path: COOKIE_PATH,
-        maxAgeSeconds: UPSTREAM_REQUEST_TTL_SECONDS,
-        secure,
-      });
-      return url;
-    } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
-      log.warn({ issuer: upstream.issuer, reason: reasonOf(error) }, 'upstream provider unavailable');
-      problem(res, 502, `${upstream.name} cannot be reached right now. Try again shortly.`, back);
-      return null;
-    }
-  }
-
-  /** GET /login/upstream: off to the upstream provider (a link, not a form: the pages' CSP allows form posts to this origin only). */
-  async function start(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = await begin(res, 'sign-in', 'login');
-    if (url) audit.record({ type: 'sign_in.started', details: { method: 'AUTHORIZATION_CODE' }, request: req });
-    if (url) seeOther(res, url);
-  }
-
-  /**
-   * GET /login/upstream/callback: the upstream provider sends the browser back. Single use (the sealed request
-   * is cleared first), checked against this browser's request (state), the code redeemed with its PKCE verifier
-   * and the ID token verified (nonce, issuer, audience, signature). Every callback counts against its source.
-   */
-  async function callback(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const sealed = readCookie(req, UPSTREAM_COOKIE);
-    clearCookie(res, UPSTREAM_COOKIE, { path: COOKIE_PATH, secure });
-    const attempt = await gate.attempt(req, res, limits, (status, message, headers) => problem(res, status, message, 'login', headers));
-    if (!attempt) return;
-    const { ip } = attempt;
-    const pending = openUpstreamRequest(requestKey, sealed);
-    if (!pending) {
-      await attempt.failed();
-      return problem(
-        res,
-        400,
-        `No sign-in with ${upstream.name} is in progress in this browser, or it has expired or been used. Start again.`,
-        'login',
-      );
-    }
-    const back = pending.purpose === 'link' ? 'account' : 'login';
-    const rawUrl = req.url ?? '';
-    const query = rawUrl.includes('?') ? rawUrl.slice(rawUrl.indexOf('?')) : '';
-    let identity: Awaited<ReturnType<typeof party.finish>>;
-    try {
-      identity = await party.finish(query, pending);
-    } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
-      log.warn({ ip, code: error.code, upstreamError: error.upstreamError, reason: reasonOf(error) }, 'upstream sign-in refused');
-      if (error.code === 'UPSTREAM_UNAVAILABLE')
-        return problem(res, 502, `${upstream.name} cannot be reached right now. Try again shortly.`, back);
-      await attempt.failed();
-      if (error.code === 'UPSTREAM_DENIED') return problem(res, 401, `The sign-in at ${upstream.name} was cancelled or refused.`, back);
-      return problem(
-        res,
-        400,
-        `The answer from ${upstream.name} does not belong to a sign-in started in this browser, or it was used already. Start again.`,
-        back,
-      );
-    }
-    if (pending.purpose === 'link') return finishLink(req, res, attempt, pending.userId!, identity);
-
-    const userId = await findLinkedUser(db, identity.issuer, identity.subject);
-    if (!userId) {
-      // Never by e-mail: an account with the address the upstream provider reports is not this identity's.
-      await attempt.failed();
-      return problem(
-        res,
-        401,
-        `This ${upstream.name} account is not linked to an account here. Sign in another way, then link it from your account page.`,
-        'login',
-      );
-    }
-    await attempt.succeeded();
-    seeOther(res, await flow.proveFactor(req, res, userId, 'AUTHORIZATION_CODE'));
-  }
-
-  /** The callback of a link: the account that asked must still be the one signed in here. */
-  async function finishLink(
-    req: IncomingMessage,
-    res: ServerResponse,
-    attempt: Attempt,
-    userId: string,
-    identity: { issuer: string; subject: string },
-  ): Promise<void> {
-    const account = await options.account.signedIn(req, res);
-    if (
-      !account ||
-      account.userId !== userId ||
-      !(await flow.sessionMeets(account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))
-    ) {
-      await attempt.failed();
-      return problem(
-        res,
-        401,
-        'The account that asked for this link is no longer signed in in this browser. Sign in and try again.',
-        'account',
-      );
-    }
-    try {
-      await linkFederatedIdentity(db, { issuer: identity.issuer, subject: identity.subject, userId });
-    } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
-      await attempt.failed();
-      if (error.code === 'UPSTREAM_LINKED_ELSEWHERE')
-        return problem(res, 409, `This ${upstream.name} account is already linked to another account. Unlink it there first.`, 'account');
-      return problem(res, 400, `The identity ${upstream.name} sent cannot be linked.`, 'account');
-    }
-    await attempt.succeeded();
-    seeOther(res, '/account?done=upstream-linked');
-  }
-
-  /**
-   * POST /account/upstream/link: a credential change (same origin, a recent sign-in). Answers with a page that
-   * continues to the upstream provider: the pages' CSP (form-action 'self') would stop a form's redirect there.
-   */
-  async function linkForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await options.account.credentialForm(req, res);
-    if (!form) return;
-    const url = await begin(res, 'link', 'account', form.account.userId);
-    if (!url) return;
-    sendHtml(
-      res,
-      200,
-      page(
-        `Link ${upstream.name}`,
-        `<p>Sign in at ${name} with the account to link to <strong>${escapeHtml(form.account.email)}</strong>.</p>
-<p><a id="continue" href="${escapeHtml(url)}">Continue to ${name}</a></p>`,
-        `location.replace(document.getElementById('continue').href);`,
-      ),
-    );
-  }
-
-  /** POST /account/upstream/unlink: a credential change; `issuer` and `subject` name one of the account's links. */
-  async function unlinkForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = await options.account.credentialForm(req, res);
-    if (!form) return;
-    const identity = { issuer: form.fields['issuer'] ?? '', subject: form.fields['subject'] ?? '', userId: form.account.userId };
-    if (!(await unlinkFederatedIdentity(db, identity)))
-      return problem(res, 404, `No such ${upstream.name} account is linked to yours.`, 'account');
-    seeOther(res, '/account?done=upstream-unlinked');
-  }
-
-  /** The account page's section: the linked upstream identities, unlink, and link another. */
-  async function accountSection(userId: string): Promise<string> {
-    const linked = await listFederatedIdentities(db, userId);
-    const items = linked
-      .map(
-        (
-          identity,
-        ) => `<li><strong>${escapeHtml(identity.subject)}</strong> at ${escapeHtml(identity.issuer)} <small>linked ${when(identity.createdAt)}</small>
-<form method="post" action="/account/upstream/unlink"><input type="hidden" name="issuer" value="${escapeHtml(identity.issuer)}"><input type="hidden" name="subject" value="${escapeHtml(identity.subject)}"><button type="submit">Unlink</button></form></li>`,
-      )
-      .join('\n');
-    return `<h2>${name}</h2>
-${linked.length ? `<ul id="linked-identities">${items}</ul>` : `<p>No ${name} account is linked: it cannot sign you in yet.</p>`}
-<form method="post" action="/account/upstream/link"><button type="submit">Link a ${name} account</button></form>`;
-  }
-
-  const handlers = {
-    '/login/upstream': start,
-    [UPSTREAM_CALLBACK_PATH]: callback,
-    '/account/upstream/link': linkForm,
-    '/account/upstream/unlink': unlinkForm,
+  const handlers: Record<(typeof UPSTREAM_ROUTES)[number][0], Route['handler']> = {
+    '/login/upstream': (req, res) => start(deps, req, res),
+    [UPSTREAM_CALLBACK_PATH]: (req, res) => callback(deps, req, res),
+    '/account/upstream/link': (req, res) => linkForm(deps, req, res),
+    '/account/upstream/unlink': (req, res) => unlinkForm(deps, req, res),
   };
   const routes = UPSTREAM_ROUTES.map(([path, method]): Route => ({ path, methods: [method], handler: handlers[path] }));
-  return { routes, accountSection };
+  return { routes, accountSection: (userId: string) => accountSection(deps, userId) };
 }
