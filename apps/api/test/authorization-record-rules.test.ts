@@ -120,6 +120,13 @@ describe('record, field and environment rules', () => {
     const notes = await gql('bob', `query ($id: ID!) { document(id: $id) { title internalNotes } }`, { id: idOf(QUARTERLY) });
     expect(notes.json.data).toEqual({ document: { title: QUARTERLY, internalNotes: null } });
     expect(notes.json.errors).toMatchObject([{ path: ['document', 'internalNotes'], extensions: { code: 'FORBIDDEN' } }]);
+    // REST applies the same field rule (the schema's @can): the VIEWER's body leaves the field out, the EDITOR's has it.
+    const viewerBody = await rest('bob', 'GET', `/api/documents/${idOf(QUARTERLY)}`);
+    expect(viewerBody.status).toBe(200);
+    expect(viewerBody.json).toMatchObject({ title: QUARTERLY });
+    expect(viewerBody.json).not.toHaveProperty('internalNotes');
+    const editorBody = await rest('erin', 'GET', `/api/documents/${idOf(QUARTERLY)}`);
+    expect(editorBody.json).toHaveProperty('internalNotes');
   });
 
   it('Authorization 4: no user -> 401, a known user without permission -> 403 (same operation, same record, both surfaces)', async () => {
