@@ -65,11 +65,10 @@ export interface LoginRoutesOptions {
 }
 
 /**
- * The authorization server's HTTP surface, as routes for the application to mount: the sign-in page, one-time
- * tokens, passkeys, the factor pages, X.509 client certificates, the upstream provider, the account page and
- * the provider's interaction page. `sessionNeedsLogin` is the provider's question about an existing session.
+ * What every module of the pages shares (the sign-in flow, the audited limits, how sign-in pages are sent), and
+ * the audited limits of each sign-in method.
  */
-export function createLoginRoutes(options: LoginRoutesOptions) {
+function createLoginContext(options: LoginRoutesOptions): { context: LoginContext; limits: (method: Factor) => SignInLimits } {
   const { publicUrl, db, provider, log, audit } = options;
   const secure = publicUrl.startsWith('https:');
   const flow = createSignInFlow({ db, provider, policy: options.policy, secure, audit, clientAddress: options.clientAddress });
@@ -100,6 +99,18 @@ export function createLoginRoutes(options: LoginRoutesOptions) {
       sendHtml(res, 200, body, { 'content-security-policy': pagePolicy(await flow.returnTargetsOf(interaction)) });
     },
   };
+  return { context, limits };
+}
+
+/**
+ * The authorization server's HTTP surface, as routes for the application to mount: the sign-in page, one-time
+ * tokens, passkeys, the factor pages, X.509 client certificates, the upstream provider, the account page and
+ * the provider's interaction page. `sessionNeedsLogin` is the provider's question about an existing session.
+ */
+export function createLoginRoutes(options: LoginRoutesOptions) {
+  const { db, provider } = options;
+  const { context, limits } = createLoginContext(options);
+  const { flow } = context;
   // TOTP secrets are sealed with a key derived from the server secret: every instance that shares it agrees.
   const totpKey = deriveTotpKey(options.keySecret);
   const issuer = options.relyingParty?.name;
