@@ -106,8 +106,28 @@ function firstOf(query: URLSearchParams): number | undefined {
   return Number(raw);
 }
 
+/** What every document route is built from: the domain request of an HTTP request, its guards, its answers. */
+interface DocumentRouteKit {
+  services: DomainServices;
+  database: RequestDatabase;
+  requestFor(http: RestRequest<Principal>, handler: string): Promise<DomainRequest>;
+  requires<Args extends unknown[]>(
+    handler: string,
+    ability: Ability<Subject, Args>,
+    ...args: Args
+  ): (http: RestRequest<Principal>) => Promise<AuthorizationDenied | null>;
+  role(handler: string, required: Role): (http: RestRequest<Principal>) => Promise<AuthorizationDenied | null>;
+  view(request: DomainRequest, document: ListedDocumentRow, organization?: OrganizationRow): Promise<Record<string, unknown>>;
+  changed(request: DomainRequest, result: DocumentResult, status?: number): Promise<RestResponse>;
+}
+
 /** `/api/documents`: the same services, abilities and NOT_FOUND hiding as the GraphQL fields. */
-export function documentRoutes({ services, database, fieldRules }: DocumentRoutesDeps): RestRoute<Principal>[] {
+export function documentRoutes(deps: DocumentRoutesDeps): RestRoute<Principal>[] {
+  const kit = documentRouteKit(deps);
+  return [...readRoutes(kit), ...writeRoutes(kit)];
+}
+
+function documentRouteKit({ services, database, fieldRules }: DocumentRoutesDeps): DocumentRouteKit {
   /** The domain request (subject and loaders once per HTTP request), with how the caller signed in for step-ups. */
   const requestFor = (http: RestRequest<Principal>, handler: string): Promise<DomainRequest> =>
     openDomainRequest(services, http, {
@@ -129,8 +149,15 @@ export function documentRoutes({ services, database, fieldRules }: DocumentRoute
       }
     };
   const role = (handler: string, required: Role) => requires(handler, AccountPolicy.holdsRole, required);
+  const viewOf = (request: DomainRequest, document: ListedDocumentRow, organization?: OrganizationRow) =>
+    view(fieldRules, request, document, organization);
   const changed = async (request: DomainRequest, result: DocumentResult, status = 200): Promise<RestResponse> =>
-    result.document ? { status, body: await view(fieldRules, request, result.document) } : conflict(result.userErrors);
+    result.document ? { status, body: await viewOf(request, result.document) } : conflict(result.userErrors);
+  return { services, database, requestFor, requires, role, view: viewOf, changed };
+}
+
+/** The reads: a page of documents, and one document. */
+function readRoutes({ services, database, requestFor, view }: DocumentRouteKit): RestRoute<Principal>[] {
   return [
     {
       method: 'GET',
@@ -152,7 +179,7 @@ export function documentRoutes({ services, database, fieldRules }: DocumentRoute
         readCallerWithDocumentPage(services, http, { db: databaseOf(http, database), userId: http.caller?.subject ?? null }, input, fields);
         const request = await requestFor(http, 'GET /api/documents');
         const page = await listDocuments(request, input, fields);
-        const data = await Promise.all(page.edges.map(({ node }) => view(fieldRules, request, node)));
+        const data = await Promise.all(page.edges.map(({ node }) => view(request, node)));
         return { status: 200, body: { data, pageInfo: { hasNextPage: page.pageInfo.hasNextPage, endCursor: page.pageInfo.endCursor } } };
       },
     },
@@ -162,9 +189,15 @@ export function documentRoutes({ services, database, fieldRules }: DocumentRoute
       async handler(http) {
         const request = await requestFor(http, 'GET /api/documents/:id');
         const { document, organization } = await getDocument(request, http.params['id']!);
-        return { status: 200, body: await view(fieldRules, request, document, organization) };
+        return { status: 200, body: await view(request, document, organization) };
       },
     },
+  ];
+}
+
+/** The writes, each guarded by the route-level marks of its GraphQL mutation. */
+function writeRoutes({ requestFor, requires, role, view, changed }: DocumentRouteKit): RestRoute<Principal>[] {
+  return [
     {
       method: 'POST',
       path: '/api/documents',
@@ -177,7 +210,7 @@ export function documentRoutes({ services, database, fieldRules }: DocumentRoute
         if (!result.document) return conflict(result.userErrors);
         return {
           status: 201,
-          body: await view(fieldRules, request, result.document),
+          body: await view(request, result.document),
           headers: { location: `/api/documents/${result.document.id}` },
         };
       },

@@ -10,6 +10,7 @@ import {
   type ClientMetadata,
   type DeliveryHandler,
   type KeyMaterial,
+  type Provider,
   createSessionEnding,
   createSignedOutListing,
   type AuthorizationServerOptions as ProviderOptions,
@@ -84,8 +85,7 @@ export function createConfiguredProvider(
  * (DATABASE_TIMEOUT from its start), found through AsyncLocalStorage (the provider runs on one already).
  */
 export async function createAuthorizationServerRoutes(options: AuthorizationServerOptions) {
-  const { config, logger, database, keys, clientAddresses } = options;
-  const signingJwk = keys.signing.key.export({ format: 'jwk' });
+  const { config, logger, database, keys } = options;
   // The login routes below answer `sessionNeedsLogin`: they need the provider, the provider asks them about sessions.
   // RP-initiated logout lists the session as ended, as ending it from the account page does.
   const listSignedOut = createSignedOutListing({
@@ -100,7 +100,24 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     onSignedOut: (session, request) =>
       listSignedOut(database.db, session, { reason: 'signed out by its user at an application', actor: session.accountId, request }),
   });
-  // A database outage met inside the provider is SERVICE_UNAVAILABLE (503 with Retry-After), not its server_error.
+  answerOutagesInProvider(provider);
+  // Each session's last use and client (the session list), from the provider's own events.
+  watchSessionUse(provider, database.background, (error) => logger.warn({ err: error }, 'recording a session use failed'));
+  // Ending sessions (GraphQL, the account page): the provider sends the back-channel logouts.
+  const endSessions = createSessionEnding({
+    accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
+    clockSkewSeconds: config.tokens.clockSkewSeconds,
+    endedSessions: options.endedSessions,
+    provider,
+    onBackchannelError: (error, { clientId }) => logger.warn({ err: error, clientId }, 'back-channel logout failed'),
+    audit: options.audit,
+  });
+  const login = createLoginRoutes(loginRoutesOptions(options, provider, endSessions));
+  return { routes: mountedRoutes(options, provider.callback(), login.routes), provider, endSessions };
+}
+
+/** A database outage met inside the provider is SERVICE_UNAVAILABLE (503 with Retry-After), not its server_error. */
+function answerOutagesInProvider(provider: Provider): void {
   const unavailableInProvider = new WeakSet<object>();
   provider.on('server_error', (ctx: object, error: unknown) => {
     if (isDatabaseUnavailable(error)) unavailableInProvider.add(ctx);
@@ -112,32 +129,28 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
     ctx.body = { statusCode: 503, message: SIGN_IN_UNAVAILABLE, error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' };
   });
-  // Each session's last use and client (the session list), from the provider's own events.
-  watchSessionUse(provider, database.background, (error) => logger.warn({ err: error }, 'recording a session use failed'));
-  const oidc = provider.callback();
-  // Ending sessions (GraphQL, the account page): the provider sends the back-channel logouts.
-  const endSessions = createSessionEnding({
-    accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
-    clockSkewSeconds: config.tokens.clockSkewSeconds,
-    endedSessions: options.endedSessions,
-    provider,
-    onBackchannelError: (error, { clientId }) => logger.warn({ err: error, clientId }, 'back-channel logout failed'),
-    audit: options.audit,
-  });
+}
 
-  const login = createLoginRoutes({
+/** The login pages' and routes' settings, from the configuration and the services start-up made. */
+function loginRoutesOptions(
+  options: AuthorizationServerOptions,
+  provider: Provider,
+  endSessions: Parameters<typeof createLoginRoutes>[0]['endSessions'],
+): Parameters<typeof createLoginRoutes>[0] {
+  const { config } = options;
+  return {
     publicUrl: config.http.publicUrl,
-    db: database.db,
+    db: options.database.db,
     provider,
     firstPartyClientIds: config.auth.firstPartyClientIds,
     policy: config.auth.signInPolicy,
     delivery: options.delivery,
     limits: options.limitsFor,
-    log: logger,
-    clientAddress: clientAddresses.addressOf,
+    log: options.logger,
+    clientAddress: options.clientAddresses.addressOf,
     verifier: options.verifier,
     endSessions,
-    keySecret: String(signingJwk.d),
+    keySecret: String(options.keys.signing.key.export({ format: 'jwk' }).d),
     selfSignup: config.auth.selfSignup,
     bindLinksToBrowser: config.auth.bindLinksToBrowser,
     relyingParty: config.auth.relyingParty,
@@ -145,8 +158,19 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     upstream: config.auth.upstream,
     clientCertificates: config.auth.clientCertificates,
     audit: options.audit,
-  });
+  };
+}
 
+/**
+ * The authorization server's routes as mounted: the discovery document, the provider's endpoints and the login
+ * routes, each with the provider's view of forwarded headers and one database deadline, failures answered.
+ */
+function mountedRoutes(
+  options: AuthorizationServerOptions,
+  oidc: ReturnType<Provider['callback']>,
+  loginRoutes: readonly Route[],
+): Route[] {
+  const { logger, database, clientAddresses } = options;
   /**
    * What escapes a login route: a data store that is down or too slow is SERVICE_UNAVAILABLE (503 with
    * Retry-After); anything else is a masked 500 and an error log line.
@@ -181,7 +205,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     void withDatabaseDeadline(database.deadlineFromNow(), () => oidc(req, res));
   }
 
-  const routes: Route[] = [
+  return [
     {
       path: '/.well-known/openid-configuration',
       methods: 'any',
@@ -191,9 +215,8 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
       },
     },
     { path: '/oidc/*', methods: 'any', handler: providerEndpoint, templateOf: providerTemplateOf },
-    ...login.routes.map(mounted),
+    ...loginRoutes.map(mounted),
   ];
-  return { routes, provider, endSessions };
 }
 
 /** The provider's paths as metrics labels: its fixed endpoints as they are, the rest by family. */
