@@ -4,7 +4,7 @@
 
 /** apps/api, top to bottom: a module may import its own layer and the layers below it, never one above. */
 const API_LAYERS = [
-  ['entry points', '^apps/api/src/(main|service|cli)\\.ts$|^apps/api/src/commands/'],
+  ['entry points', '^apps/api/src/(main|service|service-listeners|cli)\\.ts$|^apps/api/src/commands/'],
   ['server', '^apps/api/src/(server|observability)/'],
   ['graphql, rest, demo', '^apps/api/src/(graphql|rest|demo|generated)/'],
   ['events', '^apps/api/src/events/'],

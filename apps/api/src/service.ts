@@ -1,7 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
 import {
   createDatabase,
   isEmpty,
@@ -13,7 +11,7 @@ import {
 } from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { Config } from './config/load.js';
-import { databaseFault, dataDirFault, listenFault } from './config/start-up-errors.js';
+import { databaseFault, dataDirFault } from './config/start-up-errors.js';
 import { join } from 'node:path';
 import {
   createDevOutbox,
@@ -32,14 +30,11 @@ import { startOutboxReader, type OutboxReader } from './events/outbox-reader.js'
 import { createSubscriptionHub, type SubscriptionHub } from './events/subscription-hub.js';
 import { createWakeChannel } from './events/wake.js';
 import { createHttpApp, type HttpApp } from './server/app.js';
+import { startListeners, stopListening, type Listening } from './service-listeners.js';
 import { stopAccepting } from './server/stop-accepting.js';
-import { refuseConnect } from './server/refuse-connect.js';
-import { listen } from './server/listen.js';
-import { createTlsListener, listenTls } from './server/tls-listener.js';
 import { loadKeyMaterial } from '@latchkey/auth/tokens';
 import { createLogger } from './logger.js';
-import { createServiceMetrics } from './observability/metrics.js';
-import { createMetricsHandler } from './observability/metrics-listener.js';
+import { createServiceMetrics, type MetricSources, type ServiceMetrics } from './observability/metrics.js';
 import { startTracing } from './observability/tracing.js';
 import { startAuditService } from './observability/audit.js';
 import type { AuditWriter } from '@latchkey/auth';
@@ -75,28 +70,6 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-const CLIENT_ERRORS: Record<string, [number, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request headers are too large.'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive.'],
-};
-
-/**
- * Requests node:http cannot parse never reach the app; answer them in the same JSON shape as every
- * other error (node's default is an empty 400/431), then close the connection.
- */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const [status, reason, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', 'The request could not be parsed.'];
-  const body = JSON.stringify({ statusCode: status, message, error: reason });
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
-}
-
 /**
  * Where one-time tokens go: SMTP when SMTP_URL is set, else the signed webhook when DELIVERY_WEBHOOK_URL is,
  * else the development outbox (refused in production).
@@ -123,14 +96,9 @@ export interface StartServiceOptions {
   endedSessionsClock?: () => number;
 }
 
-/** Opens the database, applies migrations, loads keys, and listens. Used by `main` and by the tests alike. */
-export async function startService(
-  config: Config,
-  logger: Logger = createLogger(config.logLevel, { env: config.env }),
-  options: StartServiceOptions = {},
-): Promise<RunningService> {
-  // Keys first: a bad key is a configuration error and must not wait for (or hide behind) the database.
-  const keys = await loadKeyMaterial({
+/** Keys first: a bad key is a configuration error and must not wait for (or hide behind) the database. */
+function loadKeys(config: Config) {
+  return loadKeyMaterial({
     signingKey: config.keys.signingKey,
     verifyKeys: config.keys.verifyKeys,
     dataDir: config.dataDir,
@@ -138,99 +106,207 @@ export async function startService(
   }).catch((error: unknown) => {
     throw dataDirFault(error, config.dataDir);
   });
-  // A fault of the database's environment (missing, unreachable, in use, a bad URL) is named with its fix.
-  const where = { url: config.database.url, dataDir: config.dataDir };
+}
+
+/** A fault of the database's environment (missing, unreachable, in use, a bad URL) is named with its fix. */
+const whereIs = (config: Config) => ({ url: config.database.url, dataDir: config.dataDir });
+
+function openDatabase(config: Config, logger: Logger): Promise<DatabaseHandle> {
   logger.info(
     { database: config.database.url ? 'postgres' : 'pglite' },
     config.database.url ? 'opening PostgreSQL (DATABASE_URL)' : `opening the embedded database in ${join(config.dataDir, 'pglite')}`,
   );
-  const database = await createDatabase({
+  return createDatabase({
     url: config.database.url,
     dataDir: config.dataDir,
     poolSize: config.database.poolSize,
     timeoutMs: config.database.timeoutMs,
   }).catch((error: unknown) => {
-    throw databaseFault(error, where);
+    throw databaseFault(error, whereIs(config));
   });
+}
+
+async function prepareDatabase(config: Config, database: DatabaseHandle, logger: Logger): Promise<void> {
+  await runMigrations(database).catch((error: unknown) => {
+    throw databaseFault(error, whereIs(config));
+  });
+  // `pnpm start` on a fresh development database comes up with the demo data (docs/endpoints.md).
+  if (config.env === 'development' && (await isEmpty(database))) {
+    const seeded = await seedDemoData(database);
+    logger.info({ ...seeded }, 'seeded demo data into the empty development database');
+  }
+}
+
+/** Shared counters whenever instances can share them (several instances must share their counters): Redis, else PostgreSQL, else memory. */
+function startSignInLimits(config: Config, database: DatabaseHandle) {
+  return createSignInLimits({
+    store: config.redisUrl
+      ? { kind: 'redis', url: config.redisUrl, timeoutMs: config.database.timeoutMs }
+      : config.database.url
+        ? { kind: 'postgres', url: config.database.url, timeoutMs: config.database.timeoutMs, available: () => database.health.available }
+        : { kind: 'memory' },
+  });
+}
+
+/** Expired one-time tokens and provider artifacts are invisible at once; this only reclaims the rows. Returns the release. */
+function startPurgingExpiredRecords(database: DatabaseHandle, logger: Logger): () => Promise<void> {
+  const purge = setInterval(() => {
+    void Promise.all([
+      purgeExpiredOneTimeTokens(database.db),
+      purgeExpiredOidcModels(database.db),
+      purgeExpiredSignInProgress(database.db),
+      purgeExpiredSessionFactors(database.db),
+      purgeSessionRecords(database.db),
+      purgeDpopProofUses(database.db),
+    ]).catch((error: unknown) => logger.warn({ err: error }, 'purging expired login records failed'));
+  }, 10 * 60_000);
+  purge.unref();
+  return async () => clearInterval(purge);
+}
+
+/** What the gauges read at each scrape; set once what they count exists. */
+type GaugeSources = Pick<MetricSources, 'openSubscriptions' | 'webSocketConnections'>;
+
+/** Metrics (METRICS_PORT): gauges read their sources at each scrape. */
+function serviceMetricsFor(config: Config, database: DatabaseHandle, sources: GaugeSources): ServiceMetrics | undefined {
+  return config.observability.metricsPort === undefined
+    ? undefined
+    : createServiceMetrics({
+        database: database.kind,
+        poolStats: () => database.poolStats(),
+        openSubscriptions: () => sources.openSubscriptions(),
+        webSocketConnections: () => sources.webSocketConnections(),
+      });
+}
+
+/**
+ * Subscriptions: every change writes its event to the outbox table in its own transaction; each instance
+ * reads the table (woken by NOTIFY or Redis, or by its poll) and delivers to its own subscribers.
+ */
+async function startEvents(
+  config: Config,
+  database: DatabaseHandle,
+  logger: Logger,
+  metrics: ServiceMetrics | undefined,
+  resources: (() => Promise<void>)[],
+) {
+  const wake = await createWakeChannel(config, database, logger, { listen: true });
+  resources.push(() => wake.close());
+  const outbox = await startOutboxReader({
+    database,
+    wake,
+    retentionSeconds: config.subscriptions.eventRetentionSeconds,
+    logger,
+    onDelivered: metrics?.eventDelivered,
+  });
+  resources.push(() => outbox.close());
+  const events = createEventRecorder(wake, outbox.wake);
+  const subscriptions = createSubscriptionHub({
+    source: outbox,
+    maxPerUser: config.subscriptions.perUser,
+    maxQueuedEvents: config.subscriptions.queueSize,
+  });
+  resources.push(() => subscriptions.close());
+  return { outbox, events, subscriptions };
+}
+
+/** Sessions ended on any instance, read every second: a token issued under one is refused. */
+async function startEndedSessions(database: DatabaseHandle, logger: Logger, clock: StartServiceOptions['endedSessionsClock']) {
+  const endedSessions = createEndedSessions({
+    db: database.background,
+    now: clock,
+    onRefreshFailed: (error) =>
+      logger.warn({ err: error }, 'reading the ended sessions failed: tokens bound to a session are refused until it succeeds'),
+  });
+  await endedSessions.start();
+  return endedSessions;
+}
+
+/** `close` (at once: tests) and `shutdown` (graceful, within its deadline); whichever is called first is the one that runs. */
+function wireShutdown(
+  app: HttpApp,
+  subscriptions: SubscriptionHub,
+  { server, tlsServer, metricsServer }: Listening,
+  releaseAll: () => Promise<void>,
+) {
+  const listeners = tlsServer ? [server, tlsServer] : [server];
+  let closing: Promise<unknown> | undefined;
+  const close = async () => {
+    await (closing ??= (async () => {
+      // Open streams first (subscriptions end, sockets close), so the listeners have nothing long-lived to wait for.
+      await subscriptions.close();
+      await app.closeWebSockets();
+      await Promise.all([...listeners, ...(metricsServer ? [metricsServer] : [])].map(stopListening));
+      await releaseAll();
+    })());
+  };
+  const shutdown = ({ delayMs, timeoutMs }: { delayMs: number; timeoutMs: number }) =>
+    (closing ??= (async () => {
+      const startedAt = performance.now();
+      const at = (ms: number) => Math.max(0, startedAt + ms - performance.now());
+      app.drain();
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const drained = Promise.all(listeners.map(stopAccepting));
+      await subscriptions.close();
+      await app.closeWebSockets();
+      // As the deadline nears: idle connections first, then whatever is left (and sockets deaf to 1001).
+      let cut = false;
+      const nearing = setTimeout(
+        () => {
+          for (const listener of listeners) listener.closeIdleConnections();
+        },
+        at(timeoutMs - Math.min(2000, timeoutMs / 4)),
+      );
+      const last = setTimeout(
+        () => {
+          cut = true;
+          app.terminateWebSockets();
+          for (const listener of listeners) listener.closeAllConnections();
+        },
+        at(timeoutMs - Math.min(1000, timeoutMs / 8)),
+      );
+      await drained;
+      clearTimeout(nearing);
+      clearTimeout(last);
+      // The metrics listener answered scrapes (and /readyz 503) throughout; it goes last.
+      if (metricsServer) await stopListening(metricsServer);
+      // What is left of the budget bounds the release (a pool that lost its server may not end by itself).
+      // (main's backstop exits at the deadline itself: leave it a moment to exit cleanly first.)
+      const released = await Promise.race([
+        releaseAll().then(() => true),
+        new Promise<false>((resolve) => setTimeout(resolve, at(timeoutMs - 250), false)),
+      ]);
+      return !cut && released;
+    })()) as Promise<boolean>;
+  return { close, shutdown };
+}
+
+/** Opens the database, applies migrations, loads keys, and listens. Used by `main` and by the tests alike. */
+export async function startService(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel, { env: config.env }),
+  options: StartServiceOptions = {},
+): Promise<RunningService> {
+  const keys = await loadKeys(config);
+  const database = await openDatabase(config, logger);
   /** what else holds connections, released before the database on close */
   const resources: (() => Promise<void>)[] = [];
   try {
-    await runMigrations(database).catch((error: unknown) => {
-      throw databaseFault(error, where);
-    });
-    // `pnpm start` on a fresh development database comes up with the demo data (docs/endpoints.md).
-    if (config.env === 'development' && (await isEmpty(database))) {
-      const seeded = await seedDemoData(database);
-      logger.info({ ...seeded }, 'seeded demo data into the empty development database');
-    }
-    // Shared counters whenever instances can share them (several instances must share their counters): Redis, else PostgreSQL, else memory.
-    const limits = await createSignInLimits({
-      store: config.redisUrl
-        ? { kind: 'redis', url: config.redisUrl, timeoutMs: config.database.timeoutMs }
-        : config.database.url
-          ? { kind: 'postgres', url: config.database.url, timeoutMs: config.database.timeoutMs, available: () => database.health.available }
-          : { kind: 'memory' },
-    });
+    await prepareDatabase(config, database, logger);
+    const limits = await startSignInLimits(config, database);
     resources.push(() => limits.close());
-    // Expired one-time tokens and provider artifacts are invisible at once; this only reclaims the rows.
-    const purge = setInterval(() => {
-      void Promise.all([
-        purgeExpiredOneTimeTokens(database.db),
-        purgeExpiredOidcModels(database.db),
-        purgeExpiredSignInProgress(database.db),
-        purgeExpiredSessionFactors(database.db),
-        purgeSessionRecords(database.db),
-        purgeDpopProofUses(database.db),
-      ]).catch((error: unknown) => logger.warn({ err: error }, 'purging expired login records failed'));
-    }, 10 * 60_000);
-    purge.unref();
-    resources.push(async () => clearInterval(purge));
-    // Metrics (METRICS_PORT): gauges read their sources at each scrape.
-    let webSocketConnections = () => 0;
-    let openSubscriptions = () => 0;
-    const metrics =
-      config.observability.metricsPort === undefined
-        ? undefined
-        : createServiceMetrics({
-            database: database.kind,
-            poolStats: () => database.poolStats(),
-            openSubscriptions: () => openSubscriptions(),
-            webSocketConnections: () => webSocketConnections(),
-          });
+    resources.push(startPurgingExpiredRecords(database, logger));
+    const gauges: GaugeSources = { openSubscriptions: () => 0, webSocketConnections: () => 0 };
+    const metrics = serviceMetricsFor(config, database, gauges);
     // The audit trail: its writer is closed (what is queued written, a last checkpoint logged) before the database.
     const audit = startAuditService({ database, keys, retentionSeconds: config.audit.retentionSeconds, logger, metrics });
     resources.push(() => audit.close());
-    // Subscriptions: every change writes its event to the outbox table in its own transaction; each instance
-    // reads the table (woken by NOTIFY or Redis, or by its poll) and delivers to its own subscribers.
-    const wake = await createWakeChannel(config, database, logger, { listen: true });
-    resources.push(() => wake.close());
-    const outbox = await startOutboxReader({
-      database,
-      wake,
-      retentionSeconds: config.subscriptions.eventRetentionSeconds,
-      logger,
-      onDelivered: metrics?.eventDelivered,
-    });
-    resources.push(() => outbox.close());
-    const events = createEventRecorder(wake, outbox.wake);
-    const subscriptions = createSubscriptionHub({
-      source: outbox,
-      maxPerUser: config.subscriptions.perUser,
-      maxQueuedEvents: config.subscriptions.queueSize,
-    });
-    resources.push(() => subscriptions.close());
-    openSubscriptions = () => subscriptions.size();
+    const { outbox, events, subscriptions } = await startEvents(config, database, logger, metrics, resources);
+    gauges.openSubscriptions = () => subscriptions.size();
     // Traces (OTEL_EXPORTER_OTLP_ENDPOINT): flushed after everything else has closed.
     const tracing = config.observability.tracing ? await startTracing(config.observability.tracing, logger) : undefined;
     if (tracing) resources.unshift(() => tracing.shutdown());
-    // Sessions ended on any instance, read every second: a token issued under one is refused.
-    const endedSessions = createEndedSessions({
-      db: database.background,
-      now: options.endedSessionsClock,
-      onRefreshFailed: (error) =>
-        logger.warn({ err: error }, 'reading the ended sessions failed: tokens bound to a session are refused until it succeeds'),
-    });
-    await endedSessions.start();
+    const endedSessions = await startEndedSessions(database, logger, options.endedSessionsClock);
     resources.push(async () => endedSessions.stop());
     const app = await createHttpApp({
       config,
@@ -246,122 +322,17 @@ export async function startService(
       tracing: tracing?.plugin,
       endedSessions,
     });
-    webSocketConnections = app.webSocketClients;
-    const timeouts = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 };
-    const server = createServer(timeouts, app.handle);
-    server.on('clientError', answerClientError);
-    server.on('connect', refuseConnect);
-    server.on('upgrade', app.upgrade);
-    await new Promise<void>((resolve, reject) => {
-      const refused = (error: unknown) => reject(listenFault(error, { setting: 'PORT', host: config.http.host, port: config.http.port }));
-      server.once('error', refused);
-      server.listen(config.http.port, config.http.host, () => {
-        server.off('error', refused);
-        resolve();
-      });
-    });
-    const { port } = server.address() as AddressInfo;
-    const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
-    const url = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
-    const stopListening = (listener: Server | HttpsServer) =>
-      new Promise<void>((resolve) => {
-        listener.close(() => resolve());
-        listener.closeIdleConnections();
-        setTimeout(() => listener.closeAllConnections(), 5_000).unref();
-      });
-    // The optional HTTPS listener (TLS_PORT): the same application, client certificates on /login/x509.
-    let tlsServer: HttpsServer | undefined;
-    let tlsUrl: string | undefined;
-    if (config.http.tls) {
-      tlsServer = createTlsListener({ tls: config.http.tls, handle: app.handle, onClientError: answerClientError, timeouts });
-      tlsServer.on('upgrade', app.upgrade);
-      try {
-        tlsUrl = await listenTls(tlsServer, config.http.tls.port, config.http.host);
-      } catch (error) {
-        await stopListening(server);
-        throw listenFault(error, { setting: 'TLS_PORT', host: config.http.host, port: config.http.tls.port });
-      }
-      logger.info({ url: tlsUrl, clientCertificates: config.http.tls.clientCa !== undefined }, `HTTPS listener on ${tlsUrl}`);
-    }
-    // The metrics listener (METRICS_PORT, on HOST): /metrics, /healthz and /readyz, nothing of the application.
-    let metricsServer: Server | undefined;
-    let metricsUrl: string | undefined;
-    if (metrics) {
-      const handle = createMetricsHandler({
-        registry: metrics.registry,
-        probes: app.probes,
-        onError: (error) => logger.error({ err: error }, 'collecting metrics failed'),
-      });
-      metricsServer = createServer(timeouts, handle);
-      metricsServer.on('clientError', answerClientError);
-      try {
-        metricsUrl = await listen(metricsServer, config.observability.metricsPort!, config.http.host, 'http');
-      } catch (error) {
-        await Promise.all([stopListening(server), ...(tlsServer ? [stopListening(tlsServer)] : [])]);
-        throw listenFault(error, { setting: 'METRICS_PORT', host: config.http.host, port: config.observability.metricsPort! });
-      }
-      logger.info({ url: metricsUrl }, `metrics listener on ${metricsUrl}/metrics`);
-    }
-    const listeners = tlsServer ? [server, tlsServer] : [server];
+    gauges.webSocketConnections = app.webSocketClients;
+    const listening = await startListeners(config, app, metrics, logger);
     const releaseAll = async () => {
       app.stopAuditingDenials();
       await app.yoga.dispose();
       for (const release of resources.reverse()) await release();
       await database.close();
     };
-    let closing: Promise<unknown> | undefined;
-    const close = async () => {
-      await (closing ??= (async () => {
-        // Open streams first (subscriptions end, sockets close), so the listeners have nothing long-lived to wait for.
-        await subscriptions.close();
-        await app.closeWebSockets();
-        await Promise.all([...listeners, ...(metricsServer ? [metricsServer] : [])].map(stopListening));
-        await releaseAll();
-      })());
-    };
-    const shutdown = ({ delayMs, timeoutMs }: { delayMs: number; timeoutMs: number }) =>
-      (closing ??= (async () => {
-        const startedAt = performance.now();
-        const at = (ms: number) => Math.max(0, startedAt + ms - performance.now());
-        app.drain();
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-        const drained = Promise.all(listeners.map(stopAccepting));
-        await subscriptions.close();
-        await app.closeWebSockets();
-        // As the deadline nears: idle connections first, then whatever is left (and sockets deaf to 1001).
-        let cut = false;
-        const nearing = setTimeout(
-          () => {
-            for (const listener of listeners) listener.closeIdleConnections();
-          },
-          at(timeoutMs - Math.min(2000, timeoutMs / 4)),
-        );
-        const last = setTimeout(
-          () => {
-            cut = true;
-            app.terminateWebSockets();
-            for (const listener of listeners) listener.closeAllConnections();
-          },
-          at(timeoutMs - Math.min(1000, timeoutMs / 8)),
-        );
-        await drained;
-        clearTimeout(nearing);
-        clearTimeout(last);
-        // The metrics listener answered scrapes (and /readyz 503) throughout; it goes last.
-        if (metricsServer) await stopListening(metricsServer);
-        // What is left of the budget bounds the release (a pool that lost its server may not end by itself).
-        // (main's backstop exits at the deadline itself: leave it a moment to exit cleanly first.)
-        const released = await Promise.race([
-          releaseAll().then(() => true),
-          new Promise<false>((resolve) => setTimeout(resolve, at(timeoutMs - 250), false)),
-        ]);
-        return !cut && released;
-      })()) as Promise<boolean>;
+    const { close, shutdown } = wireShutdown(app, subscriptions, listening, releaseAll);
     return {
-      url,
-      server,
-      ...(tlsServer ? { tlsUrl, tlsServer } : {}),
-      ...(metricsServer ? { metricsUrl, metricsServer } : {}),
+      ...listening,
       app,
       subscriptions,
       outbox,

@@ -17,43 +17,11 @@ export { ConfigError } from './error.js';
 export type { Config, ConfigSources } from './types.js';
 
 export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources): Config {
-  // Empty strings mean "unset": docker-compose and shells often export VAR= .
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = envSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
-  }
-  const e = parsed.data;
+  const e = parseEnv(env);
   const production = e.NODE_ENV === 'production';
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
-
-  let signingKey = e.SIGNING_KEY;
-  if (!signingKey && e.SIGNING_KEY_FILE) {
-    if (!readFile) throw new ConfigError('SIGNING_KEY_FILE is set but files cannot be read here');
-    try {
-      signingKey = readFile(e.SIGNING_KEY_FILE);
-    } catch {
-      throw new ConfigError(`SIGNING_KEY_FILE: cannot read ${e.SIGNING_KEY_FILE}`);
-    }
-  }
-  if (production && !signingKey) {
-    throw new ConfigError(
-      'SIGNING_KEY (or SIGNING_KEY_FILE) is required when NODE_ENV=production: a private JWK or PKCS#8 PEM ' +
-        '(create one with `pnpm latchkey keygen`). Development keys are never generated in production.',
-    );
-  }
-
-  const corsOrigins = new Set<string>();
-  const rawOrigins = e.CORS_ORIGINS ?? (production ? '' : new URL(publicUrl).origin);
-  for (const item of rawOrigins
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const result = originSchema.safeParse(item);
-    if (!result.success) throw new ConfigError(`invalid configuration:\n  CORS_ORIGINS: ${result.error.issues[0]?.message}`);
-    corsOrigins.add(result.data);
-  }
+  const signingKey = signingKeyConfig(e, readFile, production);
+  const corsOrigins = corsOriginsConfig(e.CORS_ORIGINS, production, publicUrl);
 
   const relyingParty = relyingPartyConfig(e.RP_ID, e.RP_NAME, e.WEBAUTHN_ORIGINS, publicUrl);
   const { tls, clientCertificates } = tlsConfig(e, readFile);
@@ -83,27 +51,9 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       cacheSize: e.TOKEN_CACHE_SIZE,
       dpopProofMaxAgeSeconds: e.DPOP_PROOF_MAX_AGE,
     },
-    limits: {
-      maxBodyBytes: e.MAX_BODY_BYTES,
-      maxUrlBytes: e.MAX_URL_BYTES,
-      maxBatch: e.MAX_BATCH,
-      maxDepth: e.MAX_DEPTH,
-      maxAliases: e.MAX_ALIASES,
-      maxTokens: e.MAX_TOKENS,
-      maxDirectives: e.MAX_DIRECTIVES,
-      maxCost: e.MAX_COST,
-      defaultListSize: e.DEFAULT_LIST_SIZE,
-    },
+    limits: limitsConfig(e),
     graphiql: e.GRAPHIQL ?? !production,
-    persisted: {
-      mode: e.PERSISTED_MODE,
-      allowlist: e.PERSISTED_ALLOWLIST_FILE
-        ? { file: e.PERSISTED_ALLOWLIST_FILE, text: readConfigFile('PERSISTED_ALLOWLIST_FILE', e.PERSISTED_ALLOWLIST_FILE, readFile) }
-        : undefined,
-      cacheSize: e.PERSISTED_CACHE_SIZE,
-      maxRegistrations: e.PERSISTED_MAX_REGISTRATIONS,
-      registrationsPerMinute: e.PERSISTED_REGISTRATIONS_PER_MINUTE,
-    },
+    persisted: persistedConfig(e, readFile),
     publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
     observability: observabilityConfig(e),
     audit: { retentionSeconds: e.AUDIT_RETENTION },
@@ -129,6 +79,79 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       clientCertificates,
       ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl),
     },
+  };
+}
+
+/** The variables, validated against their schema (every problem at once). */
+function parseEnv(env: ConfigSources['env']): Env {
+  // Empty strings mean "unset": docker-compose and shells often export VAR= .
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** SIGNING_KEY, or the file SIGNING_KEY_FILE names; required in production. */
+function signingKeyConfig(e: Env, readFile: ConfigSources['readFile'], production: boolean): string | undefined {
+  let signingKey = e.SIGNING_KEY;
+  if (!signingKey && e.SIGNING_KEY_FILE) {
+    if (!readFile) throw new ConfigError('SIGNING_KEY_FILE is set but files cannot be read here');
+    try {
+      signingKey = readFile(e.SIGNING_KEY_FILE);
+    } catch {
+      throw new ConfigError(`SIGNING_KEY_FILE: cannot read ${e.SIGNING_KEY_FILE}`);
+    }
+  }
+  if (production && !signingKey) {
+    throw new ConfigError(
+      'SIGNING_KEY (or SIGNING_KEY_FILE) is required when NODE_ENV=production: a private JWK or PKCS#8 PEM ' +
+        '(create one with `pnpm latchkey keygen`). Development keys are never generated in production.',
+    );
+  }
+  return signingKey;
+}
+
+/** CORS_ORIGINS, a comma-separated list; outside production it defaults to the public URL's origin. */
+function corsOriginsConfig(configured: string | undefined, production: boolean, publicUrl: string): Set<string> {
+  const corsOrigins = new Set<string>();
+  const rawOrigins = configured ?? (production ? '' : new URL(publicUrl).origin);
+  for (const item of rawOrigins
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const result = originSchema.safeParse(item);
+    if (!result.success) throw new ConfigError(`invalid configuration:\n  CORS_ORIGINS: ${result.error.issues[0]?.message}`);
+    corsOrigins.add(result.data);
+  }
+  return corsOrigins;
+}
+
+function limitsConfig(e: Env): Config['limits'] {
+  return {
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    maxUrlBytes: e.MAX_URL_BYTES,
+    maxBatch: e.MAX_BATCH,
+    maxDepth: e.MAX_DEPTH,
+    maxAliases: e.MAX_ALIASES,
+    maxTokens: e.MAX_TOKENS,
+    maxDirectives: e.MAX_DIRECTIVES,
+    maxCost: e.MAX_COST,
+    defaultListSize: e.DEFAULT_LIST_SIZE,
+  };
+}
+
+function persistedConfig(e: Env, readFile: ConfigSources['readFile']): Config['persisted'] {
+  return {
+    mode: e.PERSISTED_MODE,
+    allowlist: e.PERSISTED_ALLOWLIST_FILE
+      ? { file: e.PERSISTED_ALLOWLIST_FILE, text: readConfigFile('PERSISTED_ALLOWLIST_FILE', e.PERSISTED_ALLOWLIST_FILE, readFile) }
+      : undefined,
+    cacheSize: e.PERSISTED_CACHE_SIZE,
+    maxRegistrations: e.PERSISTED_MAX_REGISTRATIONS,
+    registrationsPerMinute: e.PERSISTED_REGISTRATIONS_PER_MINUTE,
   };
 }
 

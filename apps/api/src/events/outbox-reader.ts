@@ -1,4 +1,10 @@
-import { nextDocumentEventSeq, purgeDocumentEvents, readDocumentEventBatch, type DatabaseHandle } from '@latchkey/db';
+import {
+  nextDocumentEventSeq,
+  purgeDocumentEvents,
+  readDocumentEventBatch,
+  type DatabaseHandle,
+  type DocumentEventBatchRow,
+} from '@latchkey/db';
 import type { Logger } from 'pino';
 import { parseDocumentEvent, type DocumentEvent, type EventSource } from './types.js';
 
@@ -42,6 +48,102 @@ interface Gap {
 const FIRST_RETRY_MS = 20;
 const MAX_RETRY_MS = 1000;
 
+type BatchOutcome = 'caught-up' | 'more' | 'waiting';
+
+/** Where reading stands: the next sequence number to deliver, and the gap below it being waited for. */
+interface ReadPosition {
+  next: number;
+  gap: Gap | undefined;
+}
+
+interface Listener {
+  event: (event: DocumentEvent) => void;
+  interrupted: () => void;
+}
+
+/** What taking one batch needs from its reader: where the events (and the news of lost ones) go. */
+interface BatchHandlers {
+  logger: Logger;
+  batchSize: number;
+  listeners: Set<Listener>;
+  onDelivered: OutboxReaderOptions['onDelivered'];
+}
+
+/**
+ * One batch's rows, just read: events delivered in sequence order, gaps bridged or waited for, and the position
+ * moved past what was taken.
+ */
+function takeBatch(rows: DocumentEventBatchRow[], position: ReadPosition, handlers: BatchHandlers): BatchOutcome {
+  const readAt = Date.now();
+  const head = rows[0]!;
+  const xmin = BigInt(head.xmin);
+  const purged = Number(head.purged);
+  if (purged >= position.next) {
+    handlers.logger.warn(
+      { from: position.next, through: purged },
+      'event outbox: events were purged before this instance read them; its subscriptions are interrupted',
+    );
+    position.next = purged + 1;
+    position.gap = undefined;
+    for (const listener of [...handlers.listeners]) listener.interrupted();
+  }
+  const dbNow = Number(head.now_ms);
+  let waiting = false;
+  for (const row of rows) {
+    if (row.seq === null) break;
+    const seq = Number(row.seq);
+    if (seq < position.next) continue;
+    while (seq > position.next) {
+      // The numbers missing below `seq` were drawn before it, by transactions that had their ids by then.
+      if (!position.gap || position.gap.below <= position.next) position.gap = { below: seq, xmax: BigInt(head.xmax) };
+      if (xmin < position.gap.xmax) {
+        waiting = true;
+        break;
+      }
+      // Every transaction that could have held these numbers has ended, and they are not here: rolled back.
+      position.next = Math.min(seq, position.gap.below);
+    }
+    if (waiting) break;
+    position.next = seq + 1;
+    const event = parseDocumentEvent(row.event!);
+    if (!event) {
+      handlers.logger.warn({ seq }, 'event outbox: ignored a malformed row');
+      continue;
+    }
+    const lagMs = dbNow - Number(row.created_ms) + (Date.now() - readAt);
+    for (const listener of [...handlers.listeners]) listener.event(event);
+    handlers.onDelivered?.(lagMs);
+  }
+  if (position.gap && position.gap.below <= position.next) position.gap = undefined;
+  if (waiting) return 'waiting';
+  return rows.length === handlers.batchSize && rows[0]!.seq !== null ? 'more' : 'caught-up';
+}
+
+/** Purges old outbox rows every `purgeIntervalMs`; the timer does not hold the process open. */
+function startPurging(
+  db: DatabaseHandle['background'],
+  { retentionSeconds, purgeIntervalMs }: Pick<OutboxReaderOptions, 'retentionSeconds' | 'purgeIntervalMs'>,
+  logger: Logger,
+): NodeJS.Timeout {
+  const retentionMs = retentionSeconds * 1000;
+  const intervalMs = purgeIntervalMs ?? Math.min(60_000, Math.max(250, retentionMs / 4));
+  // The oldest rows up to the first one still within the retention, and the watermark raised, in one statement.
+  const purge = () => purgeDocumentEvents(db, retentionSeconds);
+  let purgeFailing = false;
+  const purgeTimer = setInterval(() => {
+    // A missed purge is done by the next one; one log line per streak of failures.
+    purge().then(
+      () => (purgeFailing = false),
+      (error: unknown) => {
+        if (!purgeFailing) logger.warn({ err: error }, 'event outbox: purging old events failed; trying again later');
+        purgeFailing = true;
+      },
+    );
+  }, intervalMs);
+  purgeTimer.unref();
+  return purgeTimer;
+}
+
 /**
  * This instance's reader of the event outbox: it starts after the newest row (no replay) and hands every
  * committed event to its listeners once, in sequence order, reading after the last sequence number it delivered
@@ -59,15 +161,12 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
   const { database, logger } = options;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const batchSize = options.batchSize ?? 500;
-  const retentionMs = options.retentionSeconds * 1000;
-  const purgeIntervalMs = options.purgeIntervalMs ?? Math.min(60_000, Math.max(250, retentionMs / 4));
-  const listeners = new Set<{ event: (event: DocumentEvent) => void; interrupted: () => void }>();
+  const listeners = new Set<Listener>();
   // Work of the process, not of a request (even when a request's commit woke it): each statement its own
   // deadline, none counted as a request's statement.
   const db = database.background;
 
-  let next = await nextDocumentEventSeq(db);
-  let gap: Gap | undefined;
+  const position: ReadPosition = { next: await nextDocumentEventSeq(db), gap: undefined };
   let gapRetryMs = FIRST_RETRY_MS;
   let failureRetryMs = FIRST_RETRY_MS;
   let failing = false;
@@ -77,55 +176,12 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
   let timer: NodeJS.Timeout | undefined;
   let reads = 0;
 
-  function deliver(event: DocumentEvent, lagMs: number): void {
-    for (const listener of [...listeners]) listener.event(event);
-    options.onDelivered?.(lagMs);
-  }
+  const batch: BatchHandlers = { logger, batchSize, listeners, onDelivered: options.onDelivered };
 
   /** One statement, so the rows, the watermark and the snapshot's xmin/xmax are of one snapshot. */
-  async function readBatch(): Promise<'caught-up' | 'more' | 'waiting'> {
-    const rows = await readDocumentEventBatch(db, next, batchSize).finally(() => reads++);
-    const readAt = Date.now();
-    const head = rows[0]!;
-    const xmin = BigInt(head.xmin);
-    const purged = Number(head.purged);
-    if (purged >= next) {
-      logger.warn(
-        { from: next, through: purged },
-        'event outbox: events were purged before this instance read them; its subscriptions are interrupted',
-      );
-      next = purged + 1;
-      gap = undefined;
-      for (const listener of [...listeners]) listener.interrupted();
-    }
-    const dbNow = Number(head.now_ms);
-    let waiting = false;
-    for (const row of rows) {
-      if (row.seq === null) break;
-      const seq = Number(row.seq);
-      if (seq < next) continue;
-      while (seq > next) {
-        // The numbers missing below `seq` were drawn before it, by transactions that had their ids by then.
-        if (!gap || gap.below <= next) gap = { below: seq, xmax: BigInt(head.xmax) };
-        if (xmin < gap.xmax) {
-          waiting = true;
-          break;
-        }
-        // Every transaction that could have held these numbers has ended, and they are not here: rolled back.
-        next = Math.min(seq, gap.below);
-      }
-      if (waiting) break;
-      next = seq + 1;
-      const event = parseDocumentEvent(row.event!);
-      if (!event) {
-        logger.warn({ seq }, 'event outbox: ignored a malformed row');
-        continue;
-      }
-      deliver(event, dbNow - Number(row.created_ms) + (Date.now() - readAt));
-    }
-    if (gap && gap.below <= next) gap = undefined;
-    if (waiting) return 'waiting';
-    return rows.length === batchSize && rows[0]!.seq !== null ? 'more' : 'caught-up';
+  async function readBatch(): Promise<BatchOutcome> {
+    const rows = await readDocumentEventBatch(db, position.next, batchSize).finally(() => reads++);
+    return takeBatch(rows, position, batch);
   }
 
   async function readUntilCaughtUp(): Promise<void> {
@@ -136,7 +192,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
         const outcome = await readBatch();
         if (failing) {
           failing = false;
-          logger.info({ position: next }, 'event outbox: reading again');
+          logger.info({ position: position.next }, 'event outbox: reading again');
         }
         failureRetryMs = FIRST_RETRY_MS;
         if (outcome === 'waiting') {
@@ -151,7 +207,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
     } catch (error) {
       if (!failing) {
         failing = true;
-        logger.warn({ err: error, position: next }, 'event outbox: reading failed; retrying until the database answers');
+        logger.warn({ err: error, position: position.next }, 'event outbox: reading failed; retrying until the database answers');
       }
       // Wake-ups during an outage do not shorten the back-off.
       again = false;
@@ -175,20 +231,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
     });
   }
 
-  // The oldest rows up to the first one still within the retention, and the watermark raised, in one statement.
-  const purge = () => purgeDocumentEvents(db, options.retentionSeconds);
-  let purgeFailing = false;
-  const purgeTimer = setInterval(() => {
-    // A missed purge is done by the next one; one log line per streak of failures.
-    purge().then(
-      () => (purgeFailing = false),
-      (error: unknown) => {
-        if (!purgeFailing) logger.warn({ err: error }, 'event outbox: purging old events failed; trying again later');
-        purgeFailing = true;
-      },
-    );
-  }, purgeIntervalMs);
-  purgeTimer.unref();
+  const purgeTimer = startPurging(db, options, logger);
 
   const stopWaking = options.wake.onWake(read);
   timer = setTimeout(read, pollIntervalMs).unref();
@@ -200,7 +243,7 @@ export async function startOutboxReader(options: OutboxReaderOptions): Promise<O
       return () => void listeners.delete(listener);
     },
     wake: read,
-    position: () => next,
+    position: () => position.next,
     reads: () => reads,
     async close() {
       closed = true;

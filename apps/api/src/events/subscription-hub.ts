@@ -35,6 +35,69 @@ export interface Subscriber {
   close(): void;
 }
 
+/** What the subscriber queues of one hub share: the queue bound, and the registries a queue leaves when it ends. */
+interface HubRegistry {
+  readonly maxQueued: number;
+  readonly byOrganization: Map<string, Set<SubscriberQueue>>;
+  readonly perUser: Map<string, number>;
+}
+
+class SubscriberQueue implements Subscriber {
+  private readonly items: Delivery[] = [];
+  private waiting: ((value: Delivery | { end: EndReason }) => void) | undefined;
+  private ended: EndReason | undefined;
+
+  constructor(
+    private readonly registry: HubRegistry,
+    readonly userId: string,
+    readonly organizationId: string,
+    readonly accepts: (event: DocumentEvent) => boolean,
+  ) {}
+
+  push(delivery: Delivery): void {
+    if (this.ended || !this.accepts(delivery.event)) return;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve(delivery);
+    } else if (this.items.length >= this.registry.maxQueued) {
+      this.end('overflow');
+    } else {
+      this.items.push(delivery);
+    }
+  }
+
+  next(): Promise<Delivery | { end: EndReason }> {
+    const item = this.items.shift();
+    if (item) return Promise.resolve(item);
+    if (this.ended) return Promise.resolve({ end: this.ended });
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  end(reason: EndReason): void {
+    if (this.ended) return;
+    this.ended = reason;
+    this.items.length = 0;
+    this.detach();
+    const resolve = this.waiting;
+    this.waiting = undefined;
+    resolve?.({ end: reason });
+  }
+
+  close(): void {
+    this.end('closed');
+  }
+
+  private detach(): void {
+    const { byOrganization, perUser } = this.registry;
+    const set = byOrganization.get(this.organizationId);
+    if (set?.delete(this) && set.size === 0) byOrganization.delete(this.organizationId);
+    const count = (perUser.get(this.userId) ?? 1) - 1;
+    if (count <= 0) perUser.delete(this.userId);
+    else perUser.set(this.userId, count);
+  }
+}
+
 /**
  * Subscriptions on this instance: events from the source (every instance's) are handed to the subscribers of
  * the event's organization, each through a bounded queue, so a subscriber that does not keep up is dropped
@@ -42,65 +105,11 @@ export interface Subscriber {
  * sure it missed nothing). Counts subscriptions per user.
  */
 export function createSubscriptionHub(options: SubscriptionHubOptions) {
-  const maxQueued = options.maxQueuedEvents ?? 64;
   const maxPerUser = options.maxPerUser ?? 20;
-  const byOrganization = new Map<string, Set<Queue>>();
+  const byOrganization = new Map<string, Set<SubscriberQueue>>();
   const perUser = new Map<string, number>();
+  const registry: HubRegistry = { maxQueued: options.maxQueuedEvents ?? 64, byOrganization, perUser };
   let closed = false;
-
-  class Queue implements Subscriber {
-    private readonly items: Delivery[] = [];
-    private waiting: ((value: Delivery | { end: EndReason }) => void) | undefined;
-    private ended: EndReason | undefined;
-
-    constructor(
-      readonly userId: string,
-      readonly organizationId: string,
-      readonly accepts: (event: DocumentEvent) => boolean,
-    ) {}
-
-    push(delivery: Delivery): void {
-      if (this.ended || !this.accepts(delivery.event)) return;
-      if (this.waiting) {
-        const resolve = this.waiting;
-        this.waiting = undefined;
-        resolve(delivery);
-      } else if (this.items.length >= maxQueued) {
-        this.end('overflow');
-      } else {
-        this.items.push(delivery);
-      }
-    }
-
-    next(): Promise<Delivery | { end: EndReason }> {
-      const item = this.items.shift();
-      if (item) return Promise.resolve(item);
-      if (this.ended) return Promise.resolve({ end: this.ended });
-      return new Promise((resolve) => (this.waiting = resolve));
-    }
-
-    end(reason: EndReason): void {
-      if (this.ended) return;
-      this.ended = reason;
-      this.items.length = 0;
-      this.detach();
-      const resolve = this.waiting;
-      this.waiting = undefined;
-      resolve?.({ end: reason });
-    }
-
-    close(): void {
-      this.end('closed');
-    }
-
-    private detach(): void {
-      const set = byOrganization.get(this.organizationId);
-      if (set?.delete(this) && set.size === 0) byOrganization.delete(this.organizationId);
-      const count = (perUser.get(this.userId) ?? 1) - 1;
-      if (count <= 0) perUser.delete(this.userId);
-      else perUser.set(this.userId, count);
-    }
-  }
 
   const endAll = (reason: EndReason) => {
     for (const set of [...byOrganization.values()]) for (const queue of [...set]) queue.end(reason);
@@ -125,7 +134,7 @@ export function createSubscriptionHub(options: SubscriptionHubOptions) {
       const count = perUser.get(userId) ?? 0;
       if (count >= maxPerUser) return undefined;
       perUser.set(userId, count + 1);
-      const queue = new Queue(userId, organizationId, accepts);
+      const queue = new SubscriberQueue(registry, userId, organizationId, accepts);
       let set = byOrganization.get(organizationId);
       if (!set) byOrganization.set(organizationId, (set = new Set()));
       set.add(queue);

@@ -126,6 +126,47 @@ function match(segments: string[], parts: string[]): Record<string, string> | nu
   return params;
 }
 
+/** Writes a handler's (or the router's own) response. */
+function send(res: ServerResponse, response: RestResponse): void {
+  if (response.status === 204 || response.body === undefined) {
+    res.writeHead(response.status, {
+      'cache-control': (res.getHeader('cache-control') as string | undefined) ?? 'no-store',
+      ...response.headers,
+    });
+    res.end();
+    return;
+  }
+  sendJson(res, response.status, response.body, response.headers);
+}
+
+/** The JSON body of a POST, PUT or PATCH, or the response refusing it. */
+async function readJsonBody(req: IncomingMessage, maxBodyBytes: number): Promise<{ value: unknown } | { refused: RestResponse }> {
+  const length = req.headers['content-length'];
+  if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined)) return { value: undefined };
+  // CSRF (spec Cross-site 2): only JSON, which a cross-site form cannot send without a preflight.
+  if (!acceptableContentType(req.headers['content-type'])) return refuse(415, 'Request bodies must be application/json (UTF-8).');
+  if (length !== undefined && Number(length) > maxBodyBytes) {
+    return refuse(413, `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
+  }
+  let raw: Buffer;
+  try {
+    raw = await readBody(req, maxBodyBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError)
+      return refuse(413, `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
+    return refuse(400, 'The request body could not be read.');
+  }
+  try {
+    return { value: JSON.parse(raw.toString('utf8')) as unknown };
+  } catch {
+    return refuse(400, 'The request body is not valid JSON.');
+  }
+}
+
+const refuse = (status: number, message: string, headers?: Record<string, string>) => ({
+  refused: restError(status, message, {}, headers),
+});
+
 /**
  * A small REST router: route metadata checked before the handler, JSON bodies, and conversion at the edge:
  * a denial leaving a handler becomes 401/403, a step-up 401 with its challenge, a hidden or missing record
@@ -135,45 +176,6 @@ function match(segments: string[], parts: string[]): Record<string, string> | nu
 export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
   const routes: CompiledRoute<Caller>[] = options.routes.map((route) => ({ route, segments: route.path.split('/').filter(Boolean) }));
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-
-  function send(res: ServerResponse, response: RestResponse): void {
-    if (response.status === 204 || response.body === undefined) {
-      res.writeHead(response.status, {
-        'cache-control': (res.getHeader('cache-control') as string | undefined) ?? 'no-store',
-        ...response.headers,
-      });
-      res.end();
-      return;
-    }
-    sendJson(res, response.status, response.body, response.headers);
-  }
-
-  async function body(req: IncomingMessage): Promise<{ value: unknown } | { refused: RestResponse }> {
-    const length = req.headers['content-length'];
-    if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined)) return { value: undefined };
-    // CSRF (spec Cross-site 2): only JSON, which a cross-site form cannot send without a preflight.
-    if (!acceptableContentType(req.headers['content-type'])) return refuse(415, 'Request bodies must be application/json (UTF-8).');
-    if (length !== undefined && Number(length) > maxBodyBytes) {
-      return refuse(413, `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
-    }
-    let raw: Buffer;
-    try {
-      raw = await readBody(req, maxBodyBytes);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError)
-        return refuse(413, `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
-      return refuse(400, 'The request body could not be read.');
-    }
-    try {
-      return { value: JSON.parse(raw.toString('utf8')) as unknown };
-    } catch {
-      return refuse(400, 'The request body is not valid JSON.');
-    }
-  }
-
-  const refuse = (status: number, message: string, headers?: Record<string, string>) => ({
-    refused: restError(status, message, {}, headers),
-  });
 
   async function run(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const parts = path.split('/').filter(Boolean);
@@ -207,7 +209,7 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
     if (stepUp && !meetsStepUp(request.caller as AuthenticationEvidence | null, stepUp))
       return send(res, stepUpChallenge(new StepUpRequired(stepUp)));
     if (WITH_BODY.has(req.method!)) {
-      const parsed = await body(req);
+      const parsed = await readJsonBody(req, maxBodyBytes);
       if ('refused' in parsed) return send(res, parsed.refused);
       request.body = parsed.value;
     }

@@ -4,7 +4,6 @@ import type { Duplex } from 'node:stream';
 import {
   createAccessTokenVerifier,
   createAuditTrail,
-  createCallerResolution,
   createDpopProofCheck,
   type EndedSessions,
   type AuditWriter,
@@ -13,24 +12,20 @@ import {
   type SignInLimits,
   type Principal,
 } from '@latchkey/auth';
-import { createRouteRules } from '@latchkey/policy';
+import type { AccessTokenVerifier } from '@latchkey/auth/tokens';
 import { recordDpopProofUse, type DatabaseHandle } from '@latchkey/db';
 import { createClientAddresses, createRouteTable, sendHttpError } from '@latchkey/http';
-import { createPersistedRequestResolver, ManifestError } from '@latchkey/persisted';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { ConfigError, type Config } from '../config/load.js';
+import type { Config } from '../config/load.js';
 import { createDemoClient } from '../demo/page.js';
 import { createLoaderFactory } from '../domain/loaders.js';
-import { createSubjectLoader } from '../domain/subject.js';
+import { createSubjectLoader, type Subject } from '../domain/subject.js';
+import { fieldRulesOfType } from '../graphql/schema.js';
+import type { FieldRule } from '@latchkey/policy';
 import type { DocumentEventRecorder } from '../domain/document-events.js';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
-import { graphiQLPage } from '../graphql/graphiql-page.js';
-import { createPersistedOperations, importAllowlist, registerDemoOperations } from '../graphql/persisted.js';
-import { buildSchema, fieldRulesOfType } from '../graphql/schema.js';
-import { authorizationOfOperation, proofOfOperation, type GraphQLContext } from '../graphql/context.js';
-import { createGraphQLHandler } from '../graphql/yoga.js';
-import { useOperationMetrics } from '../observability/use-operation-metrics.js';
+import type { AppServices } from '../graphql/context.js';
 import { countSignInLimits } from '../observability/counted-sign-in-limits.js';
 import { auditDenials } from '../observability/audit-denials.js';
 import type { ServiceMetrics, SignInMethod } from '../observability/metrics.js';
@@ -40,7 +35,8 @@ import { createRestRouter } from '../rest/router.js';
 import { createAuthorizationServerRoutes } from './authorization-server.js';
 import { createCors } from './cors.js';
 import { createGraphQLRoute } from './graphql-route.js';
-import { createGraphQLWebSocket } from './graphql-ws.js';
+import { createGraphQLTransports } from './graphql-transports.js';
+import type { createGraphQLWebSocket } from './graphql-ws.js';
 import { createProbes } from './probes.js';
 import { createRequestObserver, pathOf } from './request-observer.js';
 import { routeTable } from './routes.js';
@@ -70,6 +66,147 @@ export interface HttpAppDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The services GraphQL resolvers and REST handlers reach. */
+function appServices({
+  config,
+  database,
+  audit,
+  subjects,
+  events,
+  subscriptions,
+  sessions,
+}: Pick<AppServices, 'database' | 'audit' | 'subjects' | 'events' | 'subscriptions' | 'sessions'> & { config: Config }): AppServices {
+  return {
+    database,
+    service: config.service,
+    audit,
+    subjects,
+    loaders: createLoaderFactory(),
+    events,
+    subscriptions,
+    sessions,
+  };
+}
+
+/** The verifier of every access token this instance is shown (HTTP, WebSocket, the REST routes). */
+function createVerifier(config: Config, database: DatabaseHandle, keys: KeyMaterial, endedSessions: EndedSessions): AccessTokenVerifier {
+  return createAccessTokenVerifier({
+    jwks: keys.jwks,
+    algorithms: keys.algorithms,
+    issuer: config.tokens.issuer,
+    audience: config.tokens.audience,
+    clockSkewSeconds: config.tokens.clockSkewSeconds,
+    cacheSize: config.tokens.cacheSize,
+    endedSessions,
+    // DPoP-bound tokens (RFC 9449): each proof once across instances, through the database.
+    checkProof: createDpopProofCheck({
+      publicUrl: config.http.publicUrl,
+      maxAgeSeconds: config.tokens.dpopProofMaxAgeSeconds,
+      clockSkewSeconds: config.tokens.clockSkewSeconds,
+      firstUse: (key, until) => recordDpopProofUse(database.db, key, until),
+    }),
+  });
+}
+
+interface RestApiDeps {
+  config: Config;
+  /** the field rules the schema declares on `Document`, applied to REST's bodies */
+  fieldRules: readonly FieldRule<Subject>[];
+  app: AppServices;
+  database: DatabaseHandle;
+  verifier: AccessTokenVerifier;
+  logger: Logger;
+  requestIdOf: (req: IncomingMessage) => string | undefined;
+  cors: ReturnType<typeof createCors>;
+}
+
+/** The REST routes under `/api` (documents), and the route templates they declare. */
+function createRestApi({ config, fieldRules, app, database, verifier, logger, requestIdOf, cors }: RestApiDeps) {
+  const rest = createRestRouter<Principal>({
+    routes: documentRoutes({ services: app, database, fieldRules }),
+    middleware: [authenticate(verifier)],
+    maxBodyBytes: config.limits.maxBodyBytes,
+    onUnexpected: (error, req) => logger.error({ reqId: requestIdOf(req), err: error }, 'rest handler failed'),
+  });
+  const { maxUrlBytes } = config.limits;
+
+  /** `/api/...`: CORS, never stored by a shared cache (spec Authorization 14), then the REST router. */
+  function api(req: IncomingMessage, res: ServerResponse, path: string): void {
+    if (req.method === 'OPTIONS') return cors.preflight(req, res);
+    cors.apply(req, res);
+    // Record-level answers depend on the caller.
+    res.setHeader('cache-control', req.headers.authorization ? 'private, no-store' : 'no-store');
+    res.setHeader('vary', 'Origin, Authorization');
+    if (req.url!.length > maxUrlBytes) return sendHttpError(res, 414, 'URI Too Long');
+    const query = req.url!.indexOf('?');
+    void rest(req, res, path, new URLSearchParams(query < 0 ? '' : req.url!.slice(query + 1)));
+  }
+
+  return { api, templateOf: rest.templateOf };
+}
+
+/** The demo client's page (OIDC_DEMO_CLIENT); undefined when there is none. */
+function demoClientOf(config: Config) {
+  return config.auth.demoClientId
+    ? createDemoClient({
+        publicUrl: config.http.publicUrl,
+        clientId: config.auth.demoClientId,
+        persisted: ({ apq: 'apq', allowlist: 'trusted', off: 'off' } as const)[config.persisted.mode],
+      })
+    : undefined;
+}
+
+const isPage = (path: string) => path === '/' || path === '/account' || path === '/login' || path.startsWith('/login/');
+
+/** Set once shutdown begins: readiness fails at once and every response closes its connection. */
+interface Lifecycle {
+  draining: boolean;
+}
+
+/** Every request's way in (its id, the headers every response carries, then the route table), and HTTP upgrades. */
+function createFrontDoor(
+  config: Config,
+  observer: ReturnType<typeof createRequestObserver>,
+  table: ReturnType<typeof createRouteTable>,
+  webSocket: ReturnType<typeof createGraphQLWebSocket>,
+  lifecycle: Lifecycle,
+) {
+  // In development a page opened at another host than PUBLIC_URL's (127.0.0.1 for localhost, say) moves there
+  // first: cookies, passkeys (the relying party) and the links in messages all belong to PUBLIC_URL, so a sign-in
+  // started elsewhere would end on the wrong host.
+  const redirectPagesToPublicUrl = config.env === 'development';
+  const publicHost = new URL(config.http.publicUrl).host;
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const path = pathOf(req.url ?? '/');
+    observer.begin(req, res, requestId, path);
+    res.setHeader('x-request-id', requestId);
+    res.setHeader('x-content-type-options', 'nosniff');
+    // Shutting down: the client's next request goes to another instance (node closes after this response).
+    if (lifecycle.draining) res.setHeader('connection', 'close');
+    if (redirectPagesToPublicUrl && isPage(path) && req.headers.host !== publicHost && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(307, { location: `${config.http.publicUrl}${req.url ?? '/'}`, 'content-length': 0 });
+      res.end();
+      return;
+    }
+    void table.dispatch(req, res, path);
+  }
+
+  /** HTTP upgrades: `/graphql` speaks graphql-ws; anything else is refused. */
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    if (pathOf(req.url ?? '/') !== '/graphql') {
+      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    webSocket.handleUpgrade(req, socket, head);
+  }
+
+  return { handle, upgrade };
+}
+
 /**
  * The composition root of the HTTP front: it builds the GraphQL handler, the REST router, the authorization
  * server and the probes from Config, and answers each request through one declarative route table.
@@ -93,22 +230,7 @@ export async function createHttpApp({
   const countedLimits = metrics ? countSignInLimits(uncountedLimits, metrics) : undefined;
   const signInLimits = countedLimits?.limits ?? uncountedLimits;
   const limitsFor = (method: SignInMethod) => countedLimits?.forMethod(method) ?? uncountedLimits;
-  const verifier = createAccessTokenVerifier({
-    jwks: keys.jwks,
-    algorithms: keys.algorithms,
-    issuer: config.tokens.issuer,
-    audience: config.tokens.audience,
-    clockSkewSeconds: config.tokens.clockSkewSeconds,
-    cacheSize: config.tokens.cacheSize,
-    endedSessions,
-    // DPoP-bound tokens (RFC 9449): each proof once across instances, through the database.
-    checkProof: createDpopProofCheck({
-      publicUrl: config.http.publicUrl,
-      maxAgeSeconds: config.tokens.dpopProofMaxAgeSeconds,
-      clockSkewSeconds: config.tokens.clockSkewSeconds,
-      firstUse: (key, until) => recordDpopProofUse(database.db, key, until),
-    }),
-  });
+  const verifier = createVerifier(config, database, keys, endedSessions);
   // Who sent a request (TRUST_PROXY): the one source of the client address for limits, logs and the provider.
   const clientAddresses = createClientAddresses(config.http.trustProxy);
   const clientAddress = clientAddresses.addressOf;
@@ -133,155 +255,45 @@ export async function createHttpApp({
   });
 
   const sessions = { ended: endedSessions, end: authorization.endSessions };
-  const app = {
-    database,
-    service: config.service,
-    audit,
-    subjects,
-    loaders: createLoaderFactory(),
-    events,
-    subscriptions,
-    sessions,
-  };
-  const schema = buildSchema();
-  const persisted = createPersistedOperations(config, database.db, signInLimits, logger);
-  if (config.persisted.allowlist) {
-    // Deploy-time allowlist (PERSISTED_ALLOWLIST_FILE): a manifest that does not fit this schema stops start-up.
-    const { file, text } = config.persisted.allowlist;
-    try {
-      const imported = await importAllowlist(persisted.store, schema, text, limits);
-      logger.info({ file, ...imported }, 'persisted-documents allowlist imported');
-    } catch (error) {
-      if (error instanceof ManifestError)
-        throw new ConfigError(`invalid configuration:\n  PERSISTED_ALLOWLIST_FILE ${file}: ${error.message}`);
-      throw error;
-    }
-  }
-  // The demo page's operations go by hash first: registered now, its first visit finds them (no 404s in the console).
-  if (config.env === 'development' && config.auth.demoClientId && config.persisted.mode === 'apq') {
-    logger.debug({ operations: await registerDemoOperations(persisted.store) }, "registered the demo page's operations");
-  }
-  const graphiql = config.graphiql ? graphiQLPage : undefined;
-  // Who calls and what a guest may see: one resolution and one set of route rules for HTTP and WebSocket alike.
-  const callers = createCallerResolution<GraphQLContext>({
-    verifier,
-    authorizationOf: authorizationOfOperation,
-    proofOf: proofOfOperation,
-  });
-  const routeRules = createRouteRules();
-  const yoga = createGraphQLHandler({
+  const app = appServices({ config, database, audit, subjects, events, subscriptions, sessions });
+  const { schema, yoga, webSocket, graphiql } = await createGraphQLTransports({
     config,
     logger,
+    database,
+    signInLimits,
     verifier,
-    callers,
-    routeRules,
     app,
-    requestIdOf: (req) => requestIdOf(req) ?? '',
-    schema,
-    health: database.health,
-    persisted,
     clientAddress,
-    operationMetrics: metrics && useOperationMetrics({ count: metrics.graphqlOperation }),
-    countError: metrics?.graphqlError,
+    requestIdOf,
+    metrics,
     tracing,
-    graphiql,
-  });
-  // GraphQL over WebSocket (graphql-ws) on /graphql: the same rules, applied on a path Yoga's HTTP plugins never see.
-  const webSocket = createGraphQLWebSocket({
-    yoga,
-    verifier,
-    callers,
-    routeRules,
-    logger,
-    persisted: createPersistedRequestResolver(config.persisted.mode, persisted.store),
-    allowRegistration: persisted.allowRegistration,
-    clientAddress,
-    allowedOrigins: new Set([new URL(config.http.publicUrl).origin, ...config.http.corsOrigins]),
-    introspection: config.introspection,
-    maxMessageBytes: config.subscriptions.wsMaxMessageBytes,
-    maxOperationsPerConnection: config.subscriptions.perConnection,
-  });
-  const rest = createRestRouter<Principal>({
-    routes: documentRoutes({ services: app, database, fieldRules: fieldRulesOfType(schema, 'Document') }),
-    middleware: [authenticate(verifier)],
-    maxBodyBytes: limits.maxBodyBytes,
-    onUnexpected: (error, req) => logger.error({ reqId: requestIdOf(req), err: error }, 'rest handler failed'),
   });
   const cors = createCors({ origins: config.http.corsOrigins });
+  const fieldRules = fieldRulesOfType(schema, 'Document');
+  const rest = createRestApi({ config, fieldRules, app, database, verifier, logger, requestIdOf, cors });
 
-  /** `/api/...`: CORS, never stored by a shared cache (spec Authorization 14), then the REST router. */
-  function api(req: IncomingMessage, res: ServerResponse, path: string): void {
-    if (req.method === 'OPTIONS') return cors.preflight(req, res);
-    cors.apply(req, res);
-    // Record-level answers depend on the caller.
-    res.setHeader('cache-control', req.headers.authorization ? 'private, no-store' : 'no-store');
-    res.setHeader('vary', 'Origin, Authorization');
-    if (req.url!.length > limits.maxUrlBytes) return sendHttpError(res, 414, 'URI Too Long');
-    const query = req.url!.indexOf('?');
-    void rest(req, res, path, new URLSearchParams(query < 0 ? '' : req.url!.slice(query + 1)));
-  }
-
-  /** Set once shutdown begins: readiness fails at once and every response closes its connection. */
-  let draining = false;
-  const probes = createProbes(database, () => draining);
+  const lifecycle: Lifecycle = { draining: false };
+  const probes = createProbes(database, () => lifecycle.draining);
   const table = createRouteTable(
     routeTable({
       graphql: createGraphQLRoute({ yoga, cors, limits, graphiql, logger, requestIdOf }),
-      api,
+      api: rest.api,
       apiTemplateOf: rest.templateOf,
       authorization: authorization.routes,
       probes,
       jwksBody: JSON.stringify(keys.jwks),
-      demo: config.auth.demoClientId
-        ? createDemoClient({
-            publicUrl: config.http.publicUrl,
-            clientId: config.auth.demoClientId,
-            persisted: ({ apq: 'apq', allowlist: 'trusted', off: 'off' } as const)[config.persisted.mode],
-          })
-        : undefined,
+      demo: demoClientOf(config),
     }),
   );
   observer.labelWith(table.templateOf);
 
-  // In development a page opened at another host than PUBLIC_URL's (127.0.0.1 for localhost, say) moves there
-  // first: cookies, passkeys (the relying party) and the links in messages all belong to PUBLIC_URL, so a sign-in
-  // started elsewhere would end on the wrong host.
-  const redirectPagesToPublicUrl = config.env === 'development';
-  const publicHost = new URL(config.http.publicUrl).host;
-  const isPage = (path: string) => path === '/' || path === '/account' || path === '/login' || path.startsWith('/login/');
-
-  function handle(req: IncomingMessage, res: ServerResponse): void {
-    const incoming = req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    const path = pathOf(req.url ?? '/');
-    observer.begin(req, res, requestId, path);
-    res.setHeader('x-request-id', requestId);
-    res.setHeader('x-content-type-options', 'nosniff');
-    // Shutting down: the client's next request goes to another instance (node closes after this response).
-    if (draining) res.setHeader('connection', 'close');
-    if (redirectPagesToPublicUrl && isPage(path) && req.headers.host !== publicHost && (req.method === 'GET' || req.method === 'HEAD')) {
-      res.writeHead(307, { location: `${config.http.publicUrl}${req.url ?? '/'}`, 'content-length': 0 });
-      res.end();
-      return;
-    }
-    void table.dispatch(req, res, path);
-  }
-
-  /** HTTP upgrades: `/graphql` speaks graphql-ws; anything else is refused. */
-  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    socket.on('error', () => socket.destroy());
-    if (pathOf(req.url ?? '/') !== '/graphql') {
-      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      return;
-    }
-    webSocket.handleUpgrade(req, socket, head);
-  }
+  const { handle, upgrade } = createFrontDoor(config, observer, table, webSocket, lifecycle);
 
   return {
     handle,
     upgrade,
     /** shutdown began: /readyz answers 503 on every listener, responses carry `Connection: close` */
-    drain: () => void (draining = true),
+    drain: () => void (lifecycle.draining = true),
     probes,
     closeWebSockets: webSocket.close,
     terminateWebSockets: webSocket.terminate,
