@@ -79,7 +79,7 @@ describe(`database handle (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
     await view.insert(users).values({ email: 'view@example.com' });
     const [selected] = await view.select().from(users).where(eq(users.email, 'view@example.com'));
     expect(selected?.email).toBe('view@example.com');
-    // The relational builders are made on first use for a request view: they must still work.
+    // A request view answers relational queries as the handle's own db does.
     const found = await view.query.users.findFirst({ where: eq(users.email, 'view@example.com') });
     expect(found).toEqual(selected);
     expect(await view.transaction(async (tx) => tx.query.users.findFirst({ where: eq(users.email, 'view@example.com') }))).toEqual(

@@ -133,23 +133,9 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   const relational = { schema: db._.schema!, fullSchema: db._.fullSchema as typeof schema, tableNamesMap: db._.tableNamesMap };
   const dialect = new PgDialect();
   let closing: Promise<void> | undefined;
-  /**
-   * A request's view, made once per request. drizzle's constructor builds a relational query builder for every
-   * table (`db.query`); the request paths never use them, so a view builds them only if `query` is read.
-   */
-  const requestView = (session: ConstructorParameters<typeof PostgresJsDatabase>[1]): Database => {
-    const view = new PostgresJsDatabase(dialect, session, undefined) as unknown as Database;
-    Object.assign(view._, { schema: relational.schema, fullSchema: relational.fullSchema, tableNamesMap: relational.tableNamesMap });
-    Object.defineProperty(view, 'query', {
-      configurable: true,
-      get: () => {
-        const { query } = new PostgresJsDatabase(dialect, session, relational) as unknown as Database;
-        Object.defineProperty(view, 'query', { value: query });
-        return query;
-      },
-    });
-    return view;
-  };
+  /** A request's view, made once per request. */
+  const requestView = (session: ConstructorParameters<typeof PostgresJsDatabase>[1]): Database =>
+    new PostgresJsDatabase(dialect, session, relational) as unknown as Database;
 
   const handle: DatabaseHandle = {
     db,
