@@ -48,10 +48,13 @@ export const stopListening = (listener: Server | HttpsServer) =>
 
 /** The listeners a started service has, with the base URL each listens on. */
 export interface Listening {
+  /** base URL actually listened on, e.g. http://127.0.0.1:4000 */
   url: string;
   server: Server;
+  /** the HTTPS listener's base URL and server, when TLS_PORT is set */
   tlsUrl?: string;
   tlsServer?: HttpsServer;
+  /** the metrics listener's base URL and server, when METRICS_PORT is set */
   metricsUrl?: string;
   metricsServer?: Server;
 }

@@ -1,5 +1,3 @@
-import type { Server } from 'node:http';
-import type { Server as HttpsServer } from 'node:https';
 import {
   createDatabase,
   isEmpty,
@@ -39,16 +37,8 @@ import { startTracing } from './observability/tracing.js';
 import { startAuditService } from './observability/audit.js';
 import type { AuditWriter } from '@latchkey/auth';
 
-export interface RunningService {
-  /** base URL actually listened on, e.g. http://127.0.0.1:4000 */
-  url: string;
-  server: Server;
-  /** the HTTPS listener's base URL and server, when TLS_PORT is set */
-  tlsUrl?: string;
-  tlsServer?: HttpsServer;
-  /** the metrics listener's base URL and server, when METRICS_PORT is set */
-  metricsUrl?: string;
-  metricsServer?: Server;
+/** A started service: its listeners (the base URL each listens on), and what tests and shutdown reach. */
+export interface RunningService extends Listening {
   app: HttpApp;
   /** this instance's subscriptions */
   subscriptions: SubscriptionHub;

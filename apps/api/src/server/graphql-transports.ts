@@ -62,18 +62,8 @@ interface GraphQLTransportDeps {
 }
 
 /** The schema and its persisted operations, and the GraphQL handler over HTTP and over WebSocket (GraphiQL's page too). */
-export async function createGraphQLTransports({
-  config,
-  logger,
-  database,
-  signInLimits,
-  verifier,
-  app,
-  clientAddress,
-  requestIdOf,
-  metrics,
-  tracing,
-}: GraphQLTransportDeps) {
+export async function createGraphQLTransports(deps: GraphQLTransportDeps) {
+  const { config, logger, database, signInLimits, verifier, app, clientAddress, requestIdOf, metrics, tracing } = deps;
   const schema = buildSchema();
   const persisted = await preparePersistedOperations(config, database, signInLimits, logger, schema);
   const graphiql = config.graphiql ? graphiQLPage : undefined;
