@@ -26,15 +26,19 @@ beforeAll(async () => {
   service = await startTestService();
   await reseed(service.database);
   demo = await demoOf(service);
-  // 40 more acme documents, owned by three different people, so a page of 20 has many owners to batch.
+  // 40 more acme documents, owned by three different people, so a page of 20 has many owners to batch. They are
+  // newer than the demo's, each a millisecond newer than the one before: in one insert they would share one
+  // created_at, and the newest ten (the dashboard's recent list) would be a draw by id.
   const [acmeDocument] = await service.database.db.select().from(documents).limit(1);
   const owners = [demo.userId.alice, demo.userId.erin, demo.userId.bob];
+  const start = acmeDocument!.createdAt.getTime() + 1;
   await service.database.db.insert(documents).values(
     Array.from({ length: 40 }, (_, i) => ({
       organizationId: acmeDocument!.organizationId,
       ownerId: owners[i % owners.length]!,
       title: `Bulk ${i}`,
       status: 'PUBLISHED' as const,
+      createdAt: new Date(start + i),
     })),
   );
 });
