@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { ISSUED_AMR_VALUES } from '@latchkey/auth/configuration';
+import { issuedAmrValues } from '@latchkey/auth/configuration';
 import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './config/load.js';
 import { COMMANDS, didYouMean, helpFor, optionsOf, USAGE, UsageError } from './commands/usage.js';
 import { generateSigningJwk, KeyMaterialError, loadKeyMaterial, mintAccessToken } from '@latchkey/auth/tokens';
@@ -17,13 +17,14 @@ import { readVersion } from './version.js';
 setFlagsFromString('--liftoff-only');
 
 /** `--amr otp,swk`: only values the server issues, each once; an empty one is refused too (every sign-in has a method). */
-function amrValues(list: string): string[] {
+function amrValues(list: string, config: Config): string[] {
+  const issued = issuedAmrValues(config.auth.factors);
   const values = list.split(',').map((value) => value.trim());
-  const wrong = values.find((value) => !ISSUED_AMR_VALUES.includes(value));
+  const wrong = values.find((value) => !issued.includes(value));
   if (wrong !== undefined)
-    throw new UsageError(`token: --amr ${JSON.stringify(wrong)} is not a method this server issues (${ISSUED_AMR_VALUES.join(', ')})`);
+    throw new UsageError(`token: --amr ${JSON.stringify(wrong)} is not a method this server issues (${issued.join(', ')})`);
   const twice = values.find((value, index) => values.indexOf(value) !== index);
-  if (twice !== undefined) throw new UsageError(`token: --amr names ${twice} twice (each of ${ISSUED_AMR_VALUES.join(', ')} at most once)`);
+  if (twice !== undefined) throw new UsageError(`token: --amr names ${twice} twice (each of ${issued.join(', ')} at most once)`);
   return values;
 }
 
@@ -41,7 +42,7 @@ async function token(config: Config, args: string[]): Promise<void> {
     strict: true,
   });
   if (!values.sub === !values.email) throw new UsageError('token: give exactly one of --sub or --email');
-  const amr = values.amr === undefined ? ['otp'] : amrValues(values.amr);
+  const amr = values.amr === undefined ? ['otp'] : amrValues(values.amr, config);
   let subject = values.sub;
   if (values.email) {
     const { userIdByEmail } = await import('./commands/database-commands.js');

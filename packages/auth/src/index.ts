@@ -62,16 +62,14 @@ export type { ProviderSessionState, ProviderSignIn } from './oidc/provider-sessi
 export {
   acrOf,
   acrSatisfies,
-  AMR_OF,
   amrOf,
   appliesTo,
-  ISSUED_AMR_VALUES,
   DEFAULT_ACR_LEVELS,
   evaluateRules,
   FACTOR_RULE_ERRORS,
-  FACTORS,
   FactorRuleError,
-  SUPPRESSIBLE_FACTORS,
+  issuedAmrValues,
+  secondStepsOf,
   validateRules,
 } from './factors/index.js';
 export type {
@@ -79,6 +77,7 @@ export type {
   AcrLevel,
   Factor,
   FactorGrant,
+  FactorIdentity,
   FactorRuleErrorCode,
   FactorRequirement,
   FactorRule,
@@ -89,7 +88,6 @@ export type {
 // Sign-in in progress, session factors and the sign-in policy
 export {
   accountFactsOf,
-  DEFAULT_SIGN_IN_POLICY,
   judgeSignIn,
   PROGRESS_TTL_SECONDS,
   purgeExpiredSessionFactors,
@@ -249,7 +247,25 @@ export { createLoginRoutes } from './web/routes.js';
 export type { LoginRoutesOptions } from './web/routes.js';
 export type { LoginLog } from './web/context.js';
 export { page as htmlPage } from './web/html.js';
-export type { UpstreamConfig } from './web/upstream.js';
+export type { UpstreamConfig } from './upstream/index.js';
+
+// Sign-in factors: the registry, and what a factor module declares
+export { SIGN_IN_FACTORS } from './factor-registry.js';
+export { passkeyFactor } from './passkeys/factor.js';
+export type {
+  AccountPageHelpers,
+  CreateFactorWeb,
+  FactorSettings,
+  FactorStep,
+  FactorWeb,
+  FactorWebDeps,
+  FactorWebSettings,
+  PagePart,
+  SignedInAccount,
+  SignInFactor,
+} from './web/factor-module.js';
+export { codeEndpoint, codeField, continueAfter, REMEMBER_BROWSER, refuseStep } from './web/factor-steps.js';
+export type { CodeStep, FieldReading } from './web/factor-steps.js';
 export type { ClientCertificateUsers } from './x509/certificate-subjects.js';
 
 // The audit trail: security events, chained by HMAC, checkpoints, verification, retention

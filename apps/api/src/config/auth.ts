@@ -1,35 +1,21 @@
-import type { Factor, SignInPolicy } from '@latchkey/auth/configuration';
+import type { FactorSettings, SignInFactor, SignInPolicy } from '@latchkey/auth/configuration';
 import { loadSignInPolicy, SignInPolicyError } from './sign-in-policy.js';
 import { type Env, originSchema } from './env.js';
 import { ConfigError } from './error.js';
 import type { Config, ConfigSources } from './types.js';
 
 /**
- * The factors this server verifies today: one-time tokens, TOTP and recovery codes always, passkeys when a
- * relying party is configured, client certificates when the TLS listener verifies them and maps them to
- * accounts (TLS_PORT, TLS_CLIENT_CA_FILE, X509_USERS_FILE), an upstream OpenID provider when one is configured
- * (UPSTREAM_ISSUER), passwords unless PASSWORDS is off.
+ * The sign-in policy: AUTH_POLICY_FILE's rules and acr levels, checked against the factors this server knows and
+ * those the settings switch on (each factor's `offeredWhen`: passkeys with a relying party, client certificates
+ * when the TLS listener maps them to accounts, an upstream provider when one is configured, passwords unless
+ * PASSWORDS is off, the others always).
  */
-interface OfferedFactors {
-  passkeys: boolean;
-  clientCertificates: boolean;
-  upstream: boolean;
-  passwords: boolean;
-}
-
-function contributedFactors({ passkeys, clientCertificates, upstream, passwords }: OfferedFactors): Set<Factor> {
-  return new Set<Factor>([
-    'OTT',
-    'TOTP',
-    'RECOVERY_CODE',
-    ...(passwords ? (['PASSWORD'] as const) : []),
-    ...(passkeys ? (['WEBAUTHN'] as const) : []),
-    ...(clientCertificates ? (['X509'] as const) : []),
-    ...(upstream ? (['AUTHORIZATION_CODE'] as const) : []),
-  ]);
-}
-
-export function signInPolicyConfig(file: string | undefined, readFile: ConfigSources['readFile'], offered: OfferedFactors): SignInPolicy {
+export function signInPolicyConfig(
+  file: string | undefined,
+  readFile: ConfigSources['readFile'],
+  factors: readonly SignInFactor[],
+  settings: FactorSettings,
+): SignInPolicy {
   let text: string | undefined;
   if (file) {
     if (!readFile) throw new ConfigError('AUTH_POLICY_FILE is set but files cannot be read here');
@@ -40,7 +26,8 @@ export function signInPolicyConfig(file: string | undefined, readFile: ConfigSou
     }
   }
   try {
-    return loadSignInPolicy(text, contributedFactors(offered));
+    const contributed = new Set(factors.filter((factor) => factor.offeredWhen(settings)).map((factor) => factor.authority));
+    return loadSignInPolicy(text, { factors, contributed });
   } catch (error) {
     if (error instanceof SignInPolicyError) throw new ConfigError(`invalid configuration:\n  ${error.message}`);
     throw error;

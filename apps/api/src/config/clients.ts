@@ -61,6 +61,7 @@ export function authConfig(
 ): Omit<
   Config['auth'],
   | 'smtpUrl'
+  | 'factors'
   | 'mailFrom'
   | 'webhook'
   | 'selfSignup'

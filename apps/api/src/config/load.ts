@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { authConfig, parseClients } from './clients.js';
+import { SIGN_IN_FACTORS } from '@latchkey/auth/configuration';
 import { relyingPartyConfig, signInPolicyConfig, upstreamConfig, webhookConfig } from './auth.js';
 import { type Env, envSchema, originSchema } from './env.js';
 import { ConfigError } from './error.js';
@@ -16,7 +17,7 @@ export { parseDurationSeconds } from './env.js';
 export { ConfigError } from './error.js';
 export type { Config, ConfigSources } from './types.js';
 
-export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources): Config {
+export function loadConfig({ env, readFile, version = '0.0.0', factors = SIGN_IN_FACTORS }: ConfigSources): Config {
   const e = parseEnv(env);
   const production = e.NODE_ENV === 'production';
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
@@ -26,7 +27,7 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
   const relyingParty = relyingPartyConfig(e.RP_ID, e.RP_NAME, e.WEBAUTHN_ORIGINS, publicUrl);
   const { tls, clientCertificates } = tlsConfig(e, readFile);
   const upstream = upstreamConfig(e);
-  const signInPolicy = signInPolicyConfig(e.AUTH_POLICY_FILE, readFile, {
+  const signInPolicy = signInPolicyConfig(e.AUTH_POLICY_FILE, readFile, factors, {
     passkeys: relyingParty !== undefined,
     clientCertificates: clientCertificates !== undefined,
     upstream: upstream !== undefined,
@@ -75,6 +76,7 @@ export function loadConfig({ env, readFile, version = '0.0.0' }: ConfigSources):
       passwords: e.PASSWORDS,
       relyingParty,
       signInPolicy,
+      factors,
       upstream,
       clientCertificates,
       ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl),

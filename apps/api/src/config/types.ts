@@ -1,4 +1,4 @@
-import type { ClientCertificateUsers, SignInPolicy } from '@latchkey/auth/configuration';
+import type { ClientCertificateUsers, SignInFactor, SignInPolicy } from '@latchkey/auth/configuration';
 import type { TrustProxy } from '@latchkey/http';
 
 export interface Config {
@@ -101,6 +101,8 @@ export interface Config {
     privateNetworkFetch: boolean;
     /** multi-factor rules and acr levels (AUTH_POLICY_FILE; default: no rules, the default levels) */
     signInPolicy: SignInPolicy;
+    /** the sign-in factors this server knows (each offered when its settings say so: `signInPolicy.contributed`) */
+    factors: readonly SignInFactor[];
     /** the upstream OpenID provider (UPSTREAM_ISSUER, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET, UPSTREAM_NAME) */
     upstream: { issuer: string; clientId: string; clientSecret: string; name: string } | undefined;
     /** who client certificates sign in (X509_USERS_FILE); set only with the TLS listener and TLS_CLIENT_CA_FILE */
@@ -126,6 +128,8 @@ export interface OidcClient {
 
 export interface ConfigSources {
   env: Record<string, string | undefined>;
+  /** the sign-in factors this server knows. @default SIGN_IN_FACTORS (the registry of @latchkey/auth) */
+  factors?: readonly SignInFactor[];
   /** reads SIGNING_KEY_FILE; injected so tests need no files */
   readFile?: (file: string) => string;
   version?: string;

@@ -112,7 +112,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     onBackchannelError: (error, { clientId }) => logger.warn({ err: error, clientId }, 'back-channel logout failed'),
     audit: options.audit,
   });
-  const login = createLoginRoutes(loginRoutesOptions(options, provider, endSessions));
+  const login = await createLoginRoutes(loginRoutesOptions(options, provider, endSessions));
   return { routes: mountedRoutes(options, provider.callback(), login.routes), provider, endSessions };
 }
 
@@ -143,6 +143,7 @@ function loginRoutesOptions(
     db: options.database.db,
     provider,
     firstPartyClientIds: config.auth.firstPartyClientIds,
+    factors: config.auth.factors,
     policy: config.auth.signInPolicy,
     delivery: options.delivery,
     limits: options.limitsFor,

@@ -3,7 +3,7 @@ import { createOwnDatabase, seedPgliteDataDir, testTempDir } from '@latchkey/db/
 import { freePort } from './browser-session.js';
 import { Writable } from 'node:stream';
 import type { JWK } from 'jose';
-import { loadConfig, type Config } from '../../src/config/load.js';
+import { loadConfig, type Config, type ConfigSources } from '../../src/config/load.js';
 import { generateSigningJwk, parseSigningKey, type SigningKey, mintAccessToken, type MintAccessTokenInput } from '@latchkey/auth/tokens';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
@@ -36,6 +36,8 @@ export interface TestServiceOptions {
   outages?: boolean;
   /** the ended-sessions list's clock (startService's `endedSessionsClock`) @default Date.now */
   endedSessionsClock?: () => number;
+  /** the sign-in factors the service knows (loadConfig's `factors`) @default the registry's */
+  factors?: ConfigSources['factors'];
 }
 
 /**
@@ -82,6 +84,7 @@ export async function startTestService(
     },
     readFile: (file) => readFileSync(file, 'utf8'),
     version: '0.1.0-test',
+    factors: options.factors,
   });
   const logs: Record<string, unknown>[] = [];
   let text = '';
@@ -192,8 +195,11 @@ async function readResponse(response: Response) {
  * A test service whose PUBLIC_URL is the address it listens on, named `localhost` (cookies, redirects and
  * the WebAuthn RP ID need a host name; the server itself listens on 127.0.0.1). Returns it and that base URL.
  */
-export async function startLocalhostService(env: Record<string, string | undefined> = {}): Promise<{ service: TestService; base: string }> {
+export async function startLocalhostService(
+  env: Record<string, string | undefined> = {},
+  options: TestServiceOptions = {},
+): Promise<{ service: TestService; base: string }> {
   const port = await freePort();
   const base = `http://localhost:${port}`;
-  return { service: await startTestService({ PORT: String(port), PUBLIC_URL: base, ...env }), base };
+  return { service: await startTestService({ PORT: String(port), PUBLIC_URL: base, ...env }, options), base };
 }

@@ -1,5 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { acrOf, acrSatisfies, amrOf, evaluateRules, FactorRuleError, validateRules, type AccountFacts, type FactorRule } from './index.js';
+import { SIGN_IN_FACTORS } from '../factor-registry.js';
+import {
+  acrOf,
+  acrSatisfies,
+  amrOf as amrOfFactors,
+  evaluateRules,
+  FactorRuleError,
+  secondStepsOf,
+  validateRules as validateRulesAmong,
+  type AccountFacts,
+  type FactorGrant,
+  type FactorRule,
+} from './index.js';
+
+/** The amr of grants, and rules validated, among the factors this server registers. */
+const amrOf = (grants: readonly FactorGrant[]) => amrOfFactors(grants, SIGN_IN_FACTORS);
+const registered = new Set(SIGN_IN_FACTORS.map((factor) => factor.authority));
+const validateRules = (rules: readonly FactorRule[], contributed: ReadonlySet<string>) =>
+  validateRulesAmong(rules, contributed, registered);
+/** What a remembered browser spares: the registered factors' second steps. */
+const remembered = { spares: secondStepsOf(SIGN_IN_FACTORS) };
 
 const admin: AccountFacts = { email: 'carol@globex.test', roles: ['ADMIN'], superAdmin: false };
 const viewer: AccountFacts = { email: 'bob@acme.test', roles: ['VIEWER'], superAdmin: false };
@@ -149,19 +169,19 @@ describe('a remembered browser (spec Multi-factor rules 5)', () => {
 
   it('spares the second step of an alternative whose first factor is held, never the first factor itself', () => {
     const ott = [{ factor: 'OTT' as const, issuedAt: now }];
-    expect(evaluateRules([adminsRule], admin, ott, now, { rememberedDevice: true })).toEqual({ met: true });
-    expect(evaluateRules([adminsRule], admin, ott, now, { rememberedDevice: false })).toMatchObject({ met: false });
+    expect(evaluateRules([adminsRule], admin, ott, now, remembered)).toEqual({ met: true });
+    expect(evaluateRules([adminsRule], admin, ott, now, {})).toMatchObject({ met: false });
     // Nothing held at all: the device stands in for nothing.
-    expect(evaluateRules([adminsRule], admin, [], now, { rememberedDevice: true })).toMatchObject({ met: false });
+    expect(evaluateRules([adminsRule], admin, [], now, remembered)).toMatchObject({ met: false });
     // A rule of first factors only (a passkey) is not spared by it.
     const passkeyOnly: FactorRule = { name: 'passkey', appliesTo: { everyone: true }, anyOf: [[{ factor: 'WEBAUTHN' }]] };
-    expect(evaluateRules([passkeyOnly], admin, ott, now, { rememberedDevice: true })).toMatchObject({
+    expect(evaluateRules([passkeyOnly], admin, ott, now, remembered)).toMatchObject({
       met: false,
       stillNeeded: [['WEBAUTHN']],
     });
     // OTT + password held as password alone: the link is still needed.
     const ottPassword: FactorRule = { name: 'op', appliesTo: { everyone: true }, anyOf: [[{ factor: 'OTT' }, { factor: 'PASSWORD' }]] };
-    expect(evaluateRules([ottPassword], admin, [{ factor: 'PASSWORD', issuedAt: now }], now, { rememberedDevice: true })).toMatchObject({
+    expect(evaluateRules([ottPassword], admin, [{ factor: 'PASSWORD', issuedAt: now }], now, remembered)).toMatchObject({
       met: false,
       stillNeeded: [['OTT']],
     });

@@ -1,5 +1,5 @@
 import { definedErrors } from '@latchkey/errors';
-import { FACTORS, type AccountFacts, type Factor, type FactorGrant, type FactorRequirement, type FactorRule } from './types.js';
+import type { AccountFacts, Factor, FactorGrant, FactorIdentity, FactorRequirement, FactorRule } from './types.js';
 
 /** The outcome of the rules for one account: met, or the alternatives with what each still needs. */
 export type RuleOutcome = { met: true } | { met: false; rule: string; stillNeeded: Factor[][] };
@@ -18,7 +18,8 @@ export function appliesTo(rule: FactorRule, account: AccountFacts): boolean {
  * The factors a remembered browser may stand in for (spec Multi-factor rules 5): second steps only. It never
  * stands in for the factor that identifies the person (a link, a passkey, a certificate, an upstream sign-in).
  */
-export const SUPPRESSIBLE_FACTORS: ReadonlySet<Factor> = new Set<Factor>(['TOTP', 'RECOVERY_CODE', 'PASSWORD']);
+export const secondStepsOf = (factors: readonly FactorIdentity[]): ReadonlySet<Factor> =>
+  new Set(factors.filter((factor) => factor.secondStep === true).map((factor) => factor.authority));
 
 /** Whether a requirement is met by the grants at `now` (a factor past its validity no longer counts). */
 function holds(requirement: FactorRequirement, grants: readonly FactorGrant[], now: number): boolean {
@@ -31,22 +32,23 @@ function holds(requirement: FactorRequirement, grants: readonly FactorGrant[], n
 /**
  * Checks every rule that applies to the account (spec Multi-factor rules 1-3). All applicable rules must be
  * met; for the first that is not, says what each of its alternatives still needs, fewest first. On a
- * remembered browser, an alternative of which at least one factor is held no longer needs its second steps
- * (SUPPRESSIBLE_FACTORS); nothing else changes.
+ * remembered browser, an alternative of which at least one factor is held no longer needs the factors it
+ * `spares` (its second steps, secondStepsOf); nothing else changes.
  */
 export function evaluateRules(
   rules: readonly FactorRule[],
   account: AccountFacts,
   grants: readonly FactorGrant[],
   now = Math.floor(Date.now() / 1000),
-  options: { rememberedDevice?: boolean } = {},
+  options: { spares?: ReadonlySet<Factor> } = {},
 ): RuleOutcome {
   for (const rule of rules) {
     if (!appliesTo(rule, account)) continue;
     const missing = rule.anyOf.map((alternative) => {
       const lacking = alternative.filter((requirement) => !holds(requirement, grants, now)).map((requirement) => requirement.factor);
       const anyHeld = lacking.length < alternative.length;
-      return options.rememberedDevice && anyHeld ? lacking.filter((factor) => !SUPPRESSIBLE_FACTORS.has(factor)) : lacking;
+      const spared = options.spares;
+      return spared && anyHeld ? lacking.filter((factor) => !spared.has(factor)) : lacking;
     });
     if (missing.some((factors) => factors.length === 0)) continue;
     return { met: false, rule: rule.name, stillNeeded: [...missing].sort((a, b) => a.length - b.length) };
@@ -80,9 +82,9 @@ export class FactorRuleError extends definedErrors('FactorRuleError', FACTOR_RUL
 /**
  * Refuses, at start-up, rules that would look enforced while enforcing nothing: a factor nothing contributes
  * on this deployment (X.509 listener off, no upstream provider), unknown factors, empty alternatives,
- * audiences that name nobody, nonsensical durations.
+ * audiences that name nobody, nonsensical durations. `known` are the factors registered at all.
  */
-export function validateRules(rules: readonly FactorRule[], contributed: ReadonlySet<Factor>): void {
+export function validateRules(rules: readonly FactorRule[], contributed: ReadonlySet<Factor>, known: ReadonlySet<Factor>): void {
   const names = new Set<string>();
   for (const rule of rules) {
     if (typeof rule.name !== 'string' || !rule.name) throw new FactorRuleError('FACTOR_RULE_UNNAMED');
@@ -98,7 +100,7 @@ export function validateRules(rules: readonly FactorRule[], contributed: Readonl
       if (!Array.isArray(alternative) || alternative.length === 0) throw new FactorRuleError('FACTOR_RULE_EMPTY_ALTERNATIVE', named);
       for (const requirement of alternative) {
         const factor = { ...named, factor: String(requirement.factor) };
-        if (!(FACTORS as readonly string[]).includes(requirement.factor)) throw new FactorRuleError('FACTOR_RULE_UNKNOWN_FACTOR', factor);
+        if (!known.has(requirement.factor)) throw new FactorRuleError('FACTOR_RULE_UNKNOWN_FACTOR', factor);
         if (!contributed.has(requirement.factor)) throw new FactorRuleError('FACTOR_RULE_FACTOR_NOT_CONTRIBUTED', factor);
         const age = requirement.maxAgeSeconds;
         if (age !== undefined && (!Number.isInteger(age) || age < 1)) throw new FactorRuleError('FACTOR_RULE_INVALID_MAX_AGE', factor);

@@ -1,9 +1,22 @@
 /**
- * The factor authorities a completed authentication step contributes (spec Resources "Factor authorities"),
- * plus two of our own beyond the spec: TOTP and RECOVERY_CODE.
+ * A factor authority: what a completed authentication step contributes (spec Resources "Factor authorities"), as
+ * rules, acr levels and security events spell it. Which authorities exist is the factor registry's to say.
  */
-export const FACTORS = ['PASSWORD', 'OTT', 'WEBAUTHN', 'X509', 'AUTHORIZATION_CODE', 'TOTP', 'RECOVERY_CODE'] as const;
-export type Factor = (typeof FACTORS)[number];
+export type Factor = string;
+
+/** What the sign-in's judgement and its pages know of a factor: its authority, how it is reported and named. */
+export interface FactorIdentity {
+  authority: Factor;
+  /** its RFC 8176 method, reported in `amr` */
+  amr: string;
+  /** how the pages name it, to finish "signed in with ...": "a passkey" */
+  label: string;
+  /**
+   * a later step of a sign-in, which a remembered browser may spare (spec Multi-factor rules 5); never the factor
+   * that identifies the person. @default false
+   */
+  secondStep?: boolean;
+}
 
 /** A factor as it sits on the authenticated principal: which one, and when it was proven (epoch seconds). */
 export interface FactorGrant {

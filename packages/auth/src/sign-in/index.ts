@@ -10,5 +10,5 @@ export {
 } from './progress.js';
 export type { SignInProgress } from './progress.js';
 export { purgeExpiredSessionFactors, readSessionFactors, saveSessionFactors } from './session-factors.js';
-export { DEFAULT_SIGN_IN_POLICY, judgeSignIn } from './requirement.js';
+export { judgeSignIn } from './requirement.js';
 export type { SignInPolicy, SignInStanding } from './requirement.js';

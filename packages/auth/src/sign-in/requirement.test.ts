@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { SIGN_IN_FACTORS } from '../factor-registry.js';
 import { DEFAULT_ACR_LEVELS } from '../factors/acr.js';
 import type { AccountFacts, Factor } from '../factors/types.js';
 import { judgeSignIn, type SignInPolicy } from './requirement.js';
 
 const member: AccountFacts = { email: 'bob@acme.test', roles: ['VIEWER'], superAdmin: false };
-const policy = (contributed: Factor[]): SignInPolicy => ({ rules: [], acrLevels: DEFAULT_ACR_LEVELS, contributed: new Set(contributed) });
+const policy = (contributed: Factor[]): SignInPolicy => ({
+  rules: [],
+  acrLevels: DEFAULT_ACR_LEVELS,
+  contributed: new Set(contributed),
+  factors: SIGN_IN_FACTORS,
+});
 const ott = [{ factor: 'OTT' as const, issuedAt: 1_000 }];
 
 describe('a requested acr (RFC 9470 step-up, acr_values) that the sign-in does not reach yet', () => {

@@ -1,7 +1,7 @@
-import { acrOf, DEFAULT_ACR_LEVELS } from '../factors/acr.js';
+import { acrOf } from '../factors/acr.js';
 import { amrOf } from '../factors/amr.js';
-import { evaluateRules } from '../factors/rules.js';
-import type { AccountFacts, AcrLevel, Factor, FactorGrant, FactorRule } from '../factors/types.js';
+import { evaluateRules, secondStepsOf } from '../factors/rules.js';
+import type { AccountFacts, AcrLevel, Factor, FactorGrant, FactorIdentity, FactorRule } from '../factors/types.js';
 
 /** The sign-in policy of a deployment: its multi-factor rules and its assurance levels (weakest first). */
 export interface SignInPolicy {
@@ -9,13 +9,9 @@ export interface SignInPolicy {
   acrLevels: readonly AcrLevel[];
   /** the factors this deployment verifies: a way to a level through any other factor is not offered */
   contributed: ReadonlySet<Factor>;
+  /** every factor registered (the factor registry, as configured): how each is reported and named */
+  factors: readonly FactorIdentity[];
 }
-
-export const DEFAULT_SIGN_IN_POLICY: SignInPolicy = {
-  rules: [],
-  acrLevels: DEFAULT_ACR_LEVELS,
-  contributed: new Set(['OTT', 'WEBAUTHN', 'TOTP', 'RECOVERY_CODE']),
-};
 
 /** Where a sign-in stands: complete (with what it reports to clients), or what is still needed. */
 export type SignInStanding =
@@ -36,7 +32,8 @@ export function judgeSignIn(
   const now = request.now ?? Math.floor(Date.now() / 1000);
   // A remembered browser may spare second steps of the rules; it adds nothing to amr or acr and never counts
   // towards a requested acr (a step-up always asks for the factors themselves).
-  const rules = evaluateRules(policy.rules, account, factors, now, { rememberedDevice: request.rememberedDevice === true });
+  const spares = request.rememberedDevice === true ? secondStepsOf(policy.factors) : undefined;
+  const rules = evaluateRules(policy.rules, account, factors, now, { spares });
   if (!rules.met) return { complete: false, reason: 'rule', stillNeeded: rules.stillNeeded };
   const acr = acrOf(factors, policy.acrLevels);
   const requested = (request.acrValues ?? []).filter((value) => policy.acrLevels.some((level) => level.value === value));
@@ -53,7 +50,7 @@ export function judgeSignIn(
       return { complete: false, reason: 'acr', stillNeeded: minimalAlternatives(stillNeeded) };
     }
   }
-  return { complete: true, amr: amrOf(factors), acr };
+  return { complete: true, amr: amrOf(factors, policy.factors), acr };
 }
 
 /**

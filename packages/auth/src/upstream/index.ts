@@ -12,3 +12,4 @@ export { deriveUpstreamRequestKey, openUpstreamRequest, sealUpstreamRequest, UPS
 export type { PendingUpstreamRequest, UpstreamPurpose } from './pending-request.js';
 export { createUpstreamRelyingParty, isAcceptableIssuer, isLoopbackHttpIssuer } from './relying-party.js';
 export type { UpstreamIdentity, UpstreamProviderOptions, UpstreamRelyingParty } from './relying-party.js';
+export type { UpstreamConfig } from './types.js';

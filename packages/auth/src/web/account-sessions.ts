@@ -3,7 +3,7 @@ import { seeOther, type Route } from '@latchkey/http';
 import { isSessionId, listSessions, type EndSessions, type SessionView } from '../sessions/index.js';
 import type { LoginContext } from './context.js';
 import { sameOriginForm } from './form.js';
-import { escapeHtml } from './html.js';
+import { escapeHtml, when } from './html.js';
 
 /** What the sessions section needs from the account page: who is signed in here, and how it answers a problem. */
 export interface AccountSessionsDeps {
@@ -13,8 +13,6 @@ export interface AccountSessionsDeps {
 }
 
 const ENDED_HERE = { reason: 'ended by its user on the account page' };
-
-const when = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 function sessionItem(session: SessionView, current: boolean): string {
   const where = [session.userAgent ?? 'An unknown browser', session.address ? `from ${session.address}` : ''].filter(Boolean).join(' ');

@@ -5,64 +5,31 @@ import type Provider from 'oidc-provider';
 import { readProviderSession } from '../oidc/provider-session.js';
 import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp } from '../principal/step-up.js';
 import type { EndSessions } from '../sessions/index.js';
-import { accountForms } from './account-forms.js';
-import {
-  ADD_PASSKEY_SCRIPT,
-  passkeySection,
-  passwordSection,
-  recoveryCodeSection,
-  rememberedBrowsersSection,
-  totpSection,
-  when,
-} from './account-sections.js';
-import { createAccountSessions } from './account-sessions.js';
 import { readSessionFactors } from '../sign-in/index.js';
+import { createAccountSessions } from './account-sessions.js';
 import { FORM_BODY_BYTES, type LoginContext } from './context.js';
 import { readCookie } from './cookies.js';
+import type { AccountPageHelpers, SignedInAccount } from './factor-module.js';
 import { describeFactors } from './factor-names.js';
-import type { Factor } from '../factors/index.js';
+import type { RegisteredWeb } from './factor-pages.js';
+import { scriptsOf } from './factor-pages.js';
 import { sameOriginForm } from './form.js';
-import { escapeHtml, page } from './html.js';
+import { escapeHtml, page, when } from './html.js';
+import { forgetBrowserForm, rememberedBrowsersSection } from './remembered-browsers.js';
 import { DEVICE_COOKIE, FACTORS_PAGE } from './sign-in-flow.js';
 import { signInHistorySection } from './sign-in-history.js';
 
 export interface AccountRoutesOptions {
   provider: Provider;
-  /** whether passkeys are configured (RP ID): without them the page says so instead of offering one */
-  passkeysEnabled: boolean;
-  /** whether accounts may have a password (PASSWORDS). @default false */
-  passwords?: boolean;
-  /** the key TOTP secrets are sealed with */
-  totpKey: Uint8Array;
-  /** the name authenticator apps show for this service. @default 'Latchkey' */
-  issuer?: string;
-  /** the upstream OpenID provider's section (its linked identities), when one is configured */
-  upstreamSection?: (userId: string) => Promise<string>;
   /** ends sessions (the sessions section lists them and ends others); undefined: no sessions section */
   endSessions?: EndSessions;
+  /** the factors' pages, whose account sections and texts the page shows (read when the page is drawn) */
+  webs: readonly RegisteredWeb[];
 }
 
-/** The account a provider session belongs to, when it may still use it. */
-export interface SignedInAccount {
-  userId: string;
-  sessionUid: string;
-  email: string;
-  amr: string[];
-  authTime: number;
-}
-
-/** What a finished action says on the page: fixed texts, chosen by a key (nothing from the URL is echoed). */
+/** What the account page says of what it does itself once done: fixed texts, chosen by a key (nothing from the URL is echoed). */
 const DONE: Record<string, string> = {
-  'totp-added': 'The authenticator app is set up. It is asked for where your account needs a second step.',
-  'totp-removed': 'The authenticator app was removed.',
   'device-forgotten': 'The browser is no longer remembered: it asks for every step again.',
-  'password-set': 'The password is set. It is asked for where your account needs a second step.',
-  'password-removed': 'The password was removed.',
-  'upstream-linked': 'The upstream account is linked: it signs you in here from now on.',
-  'upstream-unlinked': 'The upstream account was unlinked. It no longer signs you in.',
-  added: 'The passkey was added.',
-  renamed: 'The passkey was renamed.',
-  removed: 'The passkey was removed. It no longer signs you in.',
   'session-ended': 'The session was ended: that browser is signed out and its applications lose access within seconds.',
   'sessions-ended': 'Every other session was ended: only this browser is still signed in.',
 };
@@ -75,9 +42,16 @@ interface AccountPageDeps {
   sessions: ReturnType<typeof createAccountSessions> | undefined;
 }
 
+/** The text of `/account?done=<key>`: the page's own, or a factor's. */
+function doneText({ webs }: AccountRoutesOptions, key: string): string | undefined {
+  if (Object.hasOwn(DONE, key)) return DONE[key];
+  for (const { web } of webs) if (web.accountDone && Object.hasOwn(web.accountDone, key)) return web.accountDone[key];
+  return undefined;
+}
+
 /** The account page: who is signed in and how, then a section per way of signing in, sessions, history, sign-out. */
 async function accountPage(
-  { context: { origin, db, flow }, options, signedIn, sessions }: AccountPageDeps,
+  { context: { origin, db, flow, factors }, options, signedIn, sessions }: AccountPageDeps,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -89,12 +63,10 @@ async function accountPage(
     await flow.continueFromSession(req, res);
     return seeOther(res, FACTORS_PAGE);
   }
-  const done = DONE[new URL(req.url ?? '/', origin).searchParams.get('done') ?? ''];
-  const how = describeFactors((await readSessionFactors(db, account.sessionUid, account.userId)) ?? []) || 'an earlier sign-in';
-  const passkeys = await passkeySection(db, options.passkeysEnabled, account.userId);
-  const totp = await totpSection(db, account.userId);
-  const recoveryCodes = await recoveryCodeSection(db, account.userId);
-  const password = await passwordSection(db, options.passwords, account);
+  const done = doneText(options, new URL(req.url ?? '/', origin).searchParams.get('done') ?? '');
+  const how = describeFactors(factors, (await readSessionFactors(db, account.sessionUid, account.userId)) ?? []) || 'an earlier sign-in';
+  const sections = [];
+  for (const { web } of options.webs) if (web.accountSection) sections.push(await web.accountSection(account));
   const sessionsSection = sessions ? await sessions.section(account) : '';
   const devices = await rememberedBrowsersSection(db, account.userId, readCookie(req, DEVICE_COOKIE));
   sendHtml(
@@ -104,21 +76,16 @@ async function accountPage(
       'Your account',
       `${done ? `<p role="status">${escapeHtml(done)}</p>` : ''}
 <p>Signed in as <strong>${escapeHtml(account.email)}</strong> with ${escapeHtml(how)} at ${when(account.authTime * 1000)}.</p>
-${passkeys}
-${totp}
-${recoveryCodes}
-${password}
+${sections.map((section) => section.html).join('\n')}
 ${sessionsSection}
 ${devices}
-${await signInHistorySection(db, account.userId)}
-${options.upstreamSection ? await options.upstreamSection(account.userId) : ''}
+${await signInHistorySection(db, factors, account.userId)}
 <h2>Sign out</h2>
 <p><a href="/oidc/session/end">Sign out of Latchkey in this browser</a></p>`,
-      options.passkeysEnabled ? ADD_PASSKEY_SCRIPT : '',
+      scriptsOf(sections),
     ),
   );
 }
-
 /**
  * The provider's account page: who is signed in in this browser and how, their passkeys (add, rename,
  * remove) and sign-out. It runs on the provider's own session; a browser without one is sent to sign in.
@@ -128,7 +95,7 @@ export function createAccountRoutes(context: LoginContext, options: AccountRoute
   const { provider } = options;
 
   /** A credential added to or removed from the signed-in account, by that account. */
-  const factorChanged = (req: IncomingMessage, userId: string, type: 'factor.added' | 'factor.removed', factor: Factor) =>
+  const factorChanged: AccountPageHelpers['factorChanged'] = (req, userId, type, factor) =>
     audit.record({ type, details: { factor }, actor: userId, subject: userId, request: req });
 
   /** The account signed in to the provider in this browser; null for none or a suspended one. */
@@ -178,19 +145,11 @@ export function createAccountRoutes(context: LoginContext, options: AccountRoute
   }
 
   const pageDeps: AccountPageDeps = { context, options, signedIn, sessions };
-  const forms = accountForms({
-    db,
-    totpKey: options.totpKey,
-    issuer: options.issuer,
-    passwords: options.passwords,
-    credentialForm,
-    problem,
-    factorChanged,
-  });
+  const helpers: AccountPageHelpers = { signedIn, credentialForm, problem, factorChanged };
   const routes: Route[] = [
     { path: '/account', methods: ['GET', 'HEAD'], handler: (req, res) => accountPage(pageDeps, req, res) },
-    ...Object.entries(forms).map(([path, handler]): Route => ({ path, methods: ['POST'], handler })),
+    forgetBrowserForm(db, helpers),
     ...(sessions?.routes ?? []),
   ];
-  return { routes, signedIn, credentialForm };
+  return { routes, helpers };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Database } from '@latchkey/db';
 import type { AuditTrail } from '../audit/index.js';
+import type { FactorIdentity } from '../factors/index.js';
 import type { AuditedGate } from './audited-gate.js';
 import type { SignInFlow } from './sign-in-flow.js';
 
@@ -20,6 +21,8 @@ export interface LoginContext {
   /** cookies are Secure when PUBLIC_URL is https */
   secure: boolean;
   db: Database;
+  /** every registered factor: how the pages name each */
+  factors: readonly FactorIdentity[];
   /** the sign-in across factors: where a proven factor leads */
   flow: SignInFlow;
   log: LoginLog;

@@ -23,3 +23,6 @@ ${script ? `<script>${script}</script>` : ''}
 </html>
 `;
 }
+
+/** A moment as the pages show it: to the minute, in UTC. */
+export const when = (date: Date | number) => `${new Date(date).toISOString().slice(0, 16).replace('T', ' ')} UTC`;

@@ -1,42 +1,30 @@
 import type { IncomingMessage } from 'node:http';
-import { RETRY_AFTER_SECONDS, type Database } from '@latchkey/db';
+import { RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { createLimitGate, pagePolicy, sendHtml, type Route } from '@latchkey/http';
 import { parseCookie } from 'cookie';
-import type Provider from 'oidc-provider';
-import type { DeliveryHandler } from '../delivery/index.js';
+import type { AuditTrail } from '../audit/index.js';
 import type { Factor } from '../factors/index.js';
 import type { SessionStandingQuery } from '../oidc/provider.js';
-import type { PasskeyRelyingParty } from '../passkeys/index.js';
-import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import type { SignInLimits } from '../rate-limit/index.js';
-import type { SignInPolicy } from '../sign-in/index.js';
 import type { EndSessions } from '../sessions/index.js';
-import { deriveTotpKey } from '../totp/index.js';
-import type { ClientCertificateUsers } from '../x509/certificate-subjects.js';
-import type { AuditTrail } from '../audit/index.js';
+import type { SignInPolicy } from '../sign-in/index.js';
 import { createAccountRoutes } from './account.js';
 import { createAuditedGate } from './audited-gate.js';
-import { createClientCertificateSignIn } from './client-certificate.js';
 import type { LoginContext, LoginLog } from './context.js';
-import { createFactorPages } from './factor-pages.js';
-import { createOneTimeTokenRoutes } from './one-time-token.js';
-import { createPasskeyRoutes } from './passkeys.js';
-import { createSecondFactors } from './second-factors.js';
+import type { FactorWebSettings, SignInFactor } from './factor-module.js';
+import { createFactorsPage, type RegisteredWeb } from './factor-pages.js';
+import { createInteractionRoutes } from './interaction.js';
 import { createSignInFlow, DEVICE_COOKIE } from './sign-in-flow.js';
-import { createUpstreamRoutes, type UpstreamConfig, upstreamRoutesOff } from './upstream.js';
+import { signInPage } from './sign-in-page.js';
 
-export interface LoginRoutesOptions {
+export interface LoginRoutesOptions extends FactorWebSettings {
   /** PUBLIC_URL, without a trailing slash */
   publicUrl: string;
-  db: Database;
-  /** the OpenID provider whose sessions and interactions the pages complete */
-  provider: Provider;
-  /** clients whose consent is implicit (first-party): a consent prompt (`prompt=consent`) is granted at once */
-  firstPartyClientIds: readonly string[];
+  db: LoginContext['db'];
+  /** the sign-in factors this server knows (the factor registry, as configured), in the order the pages list them */
+  factors: readonly SignInFactor[];
   /** the multi-factor rules and acr levels (AUTH_POLICY_FILE) */
   policy: SignInPolicy;
-  /** where one-time tokens are delivered */
-  delivery: DeliveryHandler;
   /** the login limits of each sign-in method (one budget; the caller may count them by method) */
   limits: (method: Factor) => SignInLimits;
   log: LoginLog;
@@ -44,22 +32,6 @@ export interface LoginRoutesOptions {
   clientAddress: (req: IncomingMessage) => string;
   /** ends sessions: the account page lists this account's sessions and ends others; undefined: no such section */
   endSessions?: EndSessions;
-  /** verifies access tokens: an API client may add a passkey with one */
-  verifier: AccessTokenVerifier;
-  /** the server secret that sealing keys are derived from (TOTP secrets, pending upstream requests): every instance sharing it agrees */
-  keySecret: string;
-  /** unknown addresses that ask for a link get an account (SELF_SIGNUP) */
-  selfSignup: boolean;
-  /** a sign-in link signs in only the browser that asked for it (BIND_LINKS_TO_BROWSER). @default false */
-  bindLinksToBrowser?: boolean;
-  /** passkeys (RP_ID); undefined: switched off */
-  relyingParty: PasskeyRelyingParty | undefined;
-  /** whether accounts may have a password (PASSWORDS) */
-  passwords: boolean;
-  /** the upstream OpenID provider (UPSTREAM_ISSUER); undefined: none */
-  upstream: UpstreamConfig | undefined;
-  /** who a client certificate signs in (X509_USERS_FILE); undefined: `/login/x509` does not exist */
-  clientCertificates: ClientCertificateUsers | undefined;
   /** the security events of sign-in (started, succeeded, failed, lockout, step-up, factors added and removed) */
   audit: AuditTrail;
 }
@@ -87,6 +59,7 @@ function createLoginContext(options: LoginRoutesOptions): { context: LoginContex
     origin: new URL(publicUrl).origin,
     secure,
     db,
+    factors: options.factors,
     flow,
     log,
     gate,
@@ -103,62 +76,33 @@ function createLoginContext(options: LoginRoutesOptions): { context: LoginContex
 }
 
 /**
- * The authorization server's HTTP surface, as routes for the application to mount: the sign-in page, one-time
- * tokens, passkeys, the factor pages, X.509 client certificates, the upstream provider, the account page and
- * the provider's interaction page. `sessionNeedsLogin` is the provider's question about an existing session.
+ * The authorization server's HTTP surface, as routes for the application to mount: the provider's sign-in and
+ * interaction pages, the factors page, the account page, and each factor's own routes (its pages loaded here).
+ * `sessionNeedsLogin` is the provider's question about an existing session.
  */
-export function createLoginRoutes(options: LoginRoutesOptions) {
-  const { db, provider } = options;
+export async function createLoginRoutes(options: LoginRoutesOptions) {
+  const { provider } = options;
   const { context, limits } = createLoginContext(options);
   const { flow } = context;
-  // TOTP secrets are sealed with a key derived from the server secret: every instance that shares it agrees.
-  const totpKey = deriveTotpKey(options.keySecret);
-  const issuer = options.relyingParty?.name;
-  const upstreamName = options.upstream?.name;
-
-  const account = createAccountRoutes(context, {
-    provider,
-    totpKey,
-    issuer,
-    passkeysEnabled: options.relyingParty !== undefined,
-    passwords: options.passwords,
-    upstreamSection: options.upstream ? (userId) => upstream!.accountSection(userId) : undefined,
-    endSessions: options.endSessions,
-  });
-  // Sign-in through an upstream OpenID provider; its identities are linked on the account page.
-  const upstream = options.upstream
-    ? createUpstreamRoutes(context, {
-        limits: limits('AUTHORIZATION_CODE'),
-        upstream: options.upstream,
-        keySecret: options.keySecret,
-        account,
-      })
-    : undefined;
+  // The pages list every factor's parts; the account page lends its helpers to the factors' account forms.
+  const webs: RegisteredWeb[] = [];
+  const account = createAccountRoutes(context, { provider, endSessions: options.endSessions, webs });
+  const drawSignInPage = (hint: string) => signInPage(webs, hint);
+  for (const factor of options.factors) {
+    const createWeb = await factor.web();
+    const web = createWeb({
+      context,
+      settings: options,
+      limits: limits(factor.authority),
+      signInPage: drawSignInPage,
+      account: account.helpers,
+    });
+    webs.push({ authority: factor.authority, web });
+  }
   const routes: Route[] = [
-    ...createOneTimeTokenRoutes(context, {
-      provider,
-      delivery: options.delivery,
-      limits: limits('OTT'),
-      selfSignup: options.selfSignup,
-      upstreamName,
-      bindLinksToBrowser: options.bindLinksToBrowser,
-      firstPartyClientIds: options.firstPartyClientIds,
-    }),
-    ...createPasskeyRoutes(context, {
-      relyingParty: options.relyingParty,
-      limits: limits('WEBAUTHN'),
-      verifier: options.verifier,
-      provider,
-    }),
-    ...createFactorPages(context, {
-      secondFactors: createSecondFactors(db, totpKey, issuer ?? 'Latchkey', options.passwords),
-      limits,
-      passkeys: options.relyingParty !== undefined,
-      upstreamName,
-    }),
-    // `/login/x509`: answered on the TLS listener (TLS_PORT with client certificates) only.
-    createClientCertificateSignIn(context, { limits: limits('X509'), users: options.clientCertificates }),
-    ...(upstream?.routes ?? upstreamRoutesOff()),
+    ...createInteractionRoutes({ context, provider, firstParty: new Set(options.firstPartyClientIds), signInPage: drawSignInPage }),
+    createFactorsPage(context, webs),
+    ...webs.flatMap(({ web }) => web.routes),
     ...account.routes,
   ];
 

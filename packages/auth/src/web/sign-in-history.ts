@@ -1,7 +1,7 @@
 import { listAuditEventsOf, type Database } from '@latchkey/db';
 import { SIGN_IN_EVENT_TYPES } from '../audit/index.js';
-import type { Factor } from '../factors/index.js';
-import { FACTOR_NAMES } from './factor-names.js';
+import type { FactorIdentity } from '../factors/index.js';
+import { labelOf } from './factor-names.js';
 import { escapeHtml } from './html.js';
 
 /** How many of their own sign-in events the account page shows. */
@@ -18,11 +18,11 @@ const OUTCOMES: Record<(typeof SIGN_IN_EVENT_TYPES)[number], string> = {
  * The account page's "Recent sign-ins": the account's own latest sign-in events from the audit trail (time,
  * method, outcome, address, browser). Events still in the writer's queue appear a moment later.
  */
-export async function signInHistorySection(db: Database, userId: string): Promise<string> {
+export async function signInHistorySection(db: Database, factors: readonly FactorIdentity[], userId: string): Promise<string> {
   const events = await listAuditEventsOf(db, userId, SIGN_IN_EVENT_TYPES, SIGN_IN_HISTORY_LENGTH);
   if (events.length === 0) return '<h2>Recent sign-ins</h2><p id="sign-in-history">No sign-ins recorded yet.</p>';
   const rows = events.map((event) => {
-    const method = FACTOR_NAMES[(event.details as { method?: Factor }).method ?? 'OTT'] ?? 'unknown';
+    const method = labelOf(factors, String((event.details as { method?: unknown }).method));
     const outcome = OUTCOMES[event.type as keyof typeof OUTCOMES] ?? event.type;
     const time = `${event.time.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
     return `<tr><td>${time}</td><td>${escapeHtml(method)}</td><td>${escapeHtml(outcome)}</td><td>${escapeHtml(event.address ?? '')}</td><td>${escapeHtml(event.userAgent ?? '')}</td></tr>`;

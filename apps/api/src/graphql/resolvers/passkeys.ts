@@ -1,4 +1,4 @@
-import { isPasskeyId, listPasskeys, MAX_LABEL_LENGTH, PasskeyError, removePasskey, renamePasskey } from '@latchkey/auth';
+import { isPasskeyId, listPasskeys, MAX_LABEL_LENGTH, PasskeyError, passkeyFactor, removePasskey, renamePasskey } from '@latchkey/auth';
 import { authorize } from '@latchkey/policy';
 import { InvalidInputError, NotFoundError } from '../../domain/errors.js';
 import { AccountPolicy } from '../../domain/policies.js';
@@ -43,7 +43,7 @@ export const passkeyResolvers = {
     removePasskey: async (_source, { id }, context) => {
       const owner = await ownAccount(context, 'Mutation.removePasskey');
       if (!(await removePasskey(dbOf(context), owner, passkeyId(id)))) throw new NotFoundError();
-      const details = { factor: 'WEBAUTHN' } as const;
+      const details = { factor: passkeyFactor.authority };
       context.app.audit.record({ type: 'factor.removed', details, actor: owner, subject: owner, requestId: context.requestId });
       return { removedPasskeyId: id, userErrors: [] };
     },

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { seeOther, sendHtml, sendHttpError, type Attempt, type Route } from '@latchkey/http';
-import type { SignInLimits } from '../rate-limit/index.js';
 import {
   createUpstreamRelyingParty,
   deriveUpstreamRequestKey,
@@ -15,12 +14,13 @@ import {
   type UpstreamIdentity,
   type UpstreamPurpose,
   type UpstreamRelyingParty,
-} from '../upstream/index.js';
-import type { SignedInAccount } from './account.js';
-import type { LoginContext } from './context.js';
-import { clearCookie, readCookie, setCookie } from './cookies.js';
-import { escapeHtml, page } from './html.js';
-import { DEVICE_COOKIE } from './sign-in-flow.js';
+  type UpstreamConfig,
+} from './index.js';
+import type { LoginContext } from '../web/context.js';
+import { clearCookie, readCookie, setCookie } from '../web/cookies.js';
+import type { AccountPageHelpers, FactorWeb, FactorWebDeps, PagePart } from '../web/factor-module.js';
+import { escapeHtml, page, when } from '../web/html.js';
+import { DEVICE_COOKIE } from '../web/sign-in-flow.js';
 
 /**
  * The authorization request this browser sent to the upstream provider (state, nonce, PKCE verifier, purpose),
@@ -31,28 +31,12 @@ export const UPSTREAM_COOKIE = 'lk_upstream';
 const COOKIE_PATH = '/login/upstream';
 export const UPSTREAM_CALLBACK_PATH = '/login/upstream/callback';
 
-export interface UpstreamConfig {
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  /** what the sign-in button calls the provider */
-  name: string;
-}
-
-export interface UpstreamRoutesOptions {
+interface UpstreamRoutesOptions {
   /** the same source counters as the one-time token (every callback is an attempt, every refusal a failure) */
-  limits: SignInLimits;
+  limits: FactorWebDeps['limits'];
   upstream: UpstreamConfig;
-  /** the server secret the key sealing pending requests is derived from (every instance sharing it agrees) */
-  keySecret: string;
   /** the account page's: who is signed in, and its credential-changing forms (same origin, recent sign-in) */
-  account: {
-    signedIn(req: IncomingMessage, res: ServerResponse): Promise<SignedInAccount | null>;
-    credentialForm(
-      req: IncomingMessage,
-      res: ServerResponse,
-    ): Promise<{ account: SignedInAccount; fields: Record<string, string> } | undefined>;
-  };
+  account: AccountPageHelpers;
 }
 
 /** The upstream routes: path, method. */
@@ -64,7 +48,7 @@ const UPSTREAM_ROUTES = [
 ] as const;
 
 /** Without an upstream provider, its routes answer 404 saying so, whatever the method. */
-export function upstreamRoutesOff(): Route[] {
+function upstreamRoutesOff(): Route[] {
   const off: Route['handler'] = (_req, res) =>
     sendHttpError(res, 404, 'No upstream OpenID provider is configured on this server (set UPSTREAM_ISSUER).');
   return UPSTREAM_ROUTES.map(([path]) => ({ path, methods: 'any', handler: off }));
@@ -80,8 +64,6 @@ function reasonOf(error: UpstreamError): string {
   const code = (cause as { code?: unknown }).code;
   return `${cause.name}${typeof code === 'string' ? ` ${code}` : ''}: ${cause.message}`;
 }
-
-const when = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /** What the upstream routes share: the login context, their options, and what is derived from them once. */
 interface UpstreamDeps {
@@ -283,7 +265,7 @@ async function unlinkForm(deps: UpstreamDeps, req: IncomingMessage, res: ServerR
 }
 
 /** The account page's section: the linked upstream identities, unlink, and link another. */
-async function accountSection({ context, name }: UpstreamDeps, userId: string): Promise<string> {
+async function accountSection({ context, name }: UpstreamDeps, userId: string): Promise<PagePart> {
   const linked = await listFederatedIdentities(context.db, userId);
   const items = linked
     .map(
@@ -293,25 +275,44 @@ async function accountSection({ context, name }: UpstreamDeps, userId: string): 
 <form method="post" action="/account/upstream/unlink"><input type="hidden" name="issuer" value="${escapeHtml(identity.issuer)}"><input type="hidden" name="subject" value="${escapeHtml(identity.subject)}"><button type="submit">Unlink</button></form></li>`,
     )
     .join('\n');
-  return `<h2>${name}</h2>
+  return {
+    html: `<h2>${name}</h2>
 ${linked.length ? `<ul id="linked-identities">${items}</ul>` : `<p>No ${name} account is linked: it cannot sign you in yet.</p>`}
-<form method="post" action="/account/upstream/link"><button type="submit">Link a ${name} account</button></form>`;
+<form method="post" action="/account/upstream/link"><button type="submit">Link a ${name} account</button></form>`,
+  };
 }
+
+/**
+ * "Sign in with <provider>": a link, not a form (the pages' CSP lets forms post to this origin only, and the
+ * sign-in goes on at the upstream provider).
+ */
+const signInLink = (name: string): PagePart => ({
+  html: `<p><a id="upstream" href="/login/upstream">Sign in with ${escapeHtml(name)}</a></p>`,
+});
+
+/** What the account page says once a link or an unlink is done. */
+const ACCOUNT_DONE = {
+  'upstream-linked': 'The upstream account is linked: it signs you in here from now on.',
+  'upstream-unlinked': 'The upstream account was unlinked. It no longer signs you in.',
+};
 
 /**
  * Signing in through an upstream OpenID provider (factor AUTHORIZATION_CODE, amr `fed`) and linking its
  * identities to accounts. Accounts are found by the verified ID token's (iss, sub) only, never by e-mail: an
- * identity nobody linked signs nobody in and creates nothing. Linking starts on the account page.
+ * identity nobody linked signs nobody in and creates nothing. Linking starts on the account page. Without an
+ * upstream provider (UPSTREAM_ISSUER), its routes answer 404 and no page offers it.
  */
-export function createUpstreamRoutes(context: LoginContext, options: UpstreamRoutesOptions) {
-  const { upstream } = options;
-  const requestKey = deriveUpstreamRequestKey(options.keySecret);
+export function createUpstreamWeb({ context, settings, limits, account }: FactorWebDeps): FactorWeb {
+  const { upstream } = settings;
+  if (!upstream) return { routes: upstreamRoutesOff() };
+  const options: UpstreamRoutesOptions = { limits, upstream, account };
   const party = createUpstreamRelyingParty({
     issuer: upstream.issuer,
     clientId: upstream.clientId,
     clientSecret: upstream.clientSecret,
     redirectUri: `${context.publicUrl}${UPSTREAM_CALLBACK_PATH}`,
   });
+  const requestKey = deriveUpstreamRequestKey(settings.keySecret);
   const deps: UpstreamDeps = { context, options, requestKey, party, name: escapeHtml(upstream.name) };
 
   const handlers: Record<(typeof UPSTREAM_ROUTES)[number][0], Route['handler']> = {
@@ -320,6 +321,11 @@ export function createUpstreamRoutes(context: LoginContext, options: UpstreamRou
     '/account/upstream/link': (req, res) => linkForm(deps, req, res),
     '/account/upstream/unlink': (req, res) => unlinkForm(deps, req, res),
   };
-  const routes = UPSTREAM_ROUTES.map(([path, method]): Route => ({ path, methods: [method], handler: handlers[path] }));
-  return { routes, accountSection: (userId: string) => accountSection(deps, userId) };
+  return {
+    routes: UPSTREAM_ROUTES.map(([path, method]): Route => ({ path, methods: [method], handler: handlers[path] })),
+    signInEntry: () => signInLink(upstream.name),
+    factorsPageSection: () => signInLink(upstream.name),
+    accountSection: (signedIn) => accountSection(deps, signedIn.userId),
+    accountDone: ACCOUNT_DONE,
+  };
 }

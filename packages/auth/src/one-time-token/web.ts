@@ -1,10 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { addUserIfAbsent } from '@latchkey/db';
-import { refuse as refuseWith, seeOther, sendHtml as html, sendJson, type Route, type TooMany } from '@latchkey/http';
-import type Provider from 'oidc-provider';
+import { refuse as refuseWith, seeOther, sendJson, type TooMany } from '@latchkey/http';
 import type { DeliveryHandler } from '../delivery/index.js';
 import { findUserIdByEmail } from '../oidc/account.js';
-import { FACTORS_REQUIRED } from '../oidc/provider.js';
 import {
   consumeOneTimeToken,
   consumeOneTimeTokenInBrowser,
@@ -15,20 +13,15 @@ import {
   ONE_TIME_TOKEN_ERRORS,
   revokeShortCodes,
   type GenerateRequest,
-} from '../one-time-token/index.js';
+} from './index.js';
 import type { SignInLimits } from '../rate-limit/index.js';
+import type { LoginContext } from '../web/context.js';
+import type { FactorWeb, FactorWebDeps, PagePart } from '../web/factor-module.js';
+import { sameOriginForm } from '../web/form.js';
+import { escapeHtml, page } from '../web/html.js';
 import { bindBrowser, codeBindingOf } from './code-binding.js';
-import type { LoginContext } from './context.js';
-import { PENDING_COOKIE, clearCookie, setCookie } from './cookies.js';
-import { sameOriginForm } from './form.js';
-import { escapeHtml, page } from './html.js';
-import { signInPage } from './sign-in-page.js';
-import { FACTORS_PAGE, PROGRESS_COOKIE } from './sign-in-flow.js';
 
-export interface OneTimeTokenRoutesOptions {
-  provider: Provider;
-  /** clients whose consent is implicit: their consent prompt (`prompt=consent`, as `offline_access` needs) is granted */
-  firstPartyClientIds: readonly string[];
+interface OneTimeTokenRoutesOptions {
   delivery: DeliveryHandler;
   /** rate limits and lockout of generation and consumption (spec One-time token login 4) */
   limits: SignInLimits;
@@ -39,8 +32,6 @@ export interface OneTimeTokenRoutesOptions {
   onGenerateRequest?: (request: GenerateRequest, req: IncomingMessage) => GenerateRequest;
   /** unknown addresses that ask for a link get an account (e-mail unverified). @default false */
   selfSignup?: boolean;
-  /** the upstream OpenID provider's name, when one is configured: the sign-in page offers it */
-  upstreamName?: string;
   /**
    * A link signs in only the browser that asked for it (BIND_LINKS_TO_BROWSER, OWASP ASVS 6.6.2); opened elsewhere it
    * signs nothing in and stays unused, and the page says to type the message's code in the browser that asked.
@@ -67,14 +58,11 @@ const refusalPage = (message: string) =>
 const refuse = (req: IncomingMessage, res: ServerResponse, status: number, message: string, headers?: Record<string, string>) =>
   refuseWith(req, res, status, message, refusalPage, headers);
 
-/** What the one-time token routes share: the login context, their options, and the first-party clients' set. */
+/** What the one-time token routes share: the login context and their options. */
 interface OneTimeTokenDeps {
   context: LoginContext;
   options: OneTimeTokenRoutesOptions;
-  firstParty: ReadonlySet<string>;
 }
-
-type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 /** Self sign-up: the account exists from now on, its e-mail unverified; a suspended one stays suspended. */
 async function signUp(db: LoginContext['db'], email: string): Promise<string | null> {
@@ -210,103 +198,54 @@ async function consume(deps: OneTimeTokenDeps, req: IncomingMessage, res: Server
   seeOther(res, await flow.proveFactor(req, res, userId, 'OTT'));
 }
 
-/**
- * The provider's login prompt: finish it with this browser's complete sign-in, continue a session that needs
- * more (a factor past its validity, or a step-up to the requested `acr_values`) on the factor page, or show
- * the sign-in form.
- */
-async function interaction(deps: OneTimeTokenDeps, req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
-  const { secure, flow, sendInteractionPage } = deps.context;
-  const { provider } = deps.options;
-  let details: InteractionDetails;
-  try {
-    details = await provider.interactionDetails(req, res);
-  } catch {
-    clearCookie(res, PENDING_COOKIE, { path: '/', secure });
-    return refuse(req, res, 400, 'This sign-in has expired or belongs to another browser. Start again from the application.');
-  }
-  if (details.uid !== uid) return refuse(req, res, 400, 'This sign-in belongs to another browser.');
-  if (details.prompt.name !== 'login') return consent(deps, req, res, details);
-  const interactionDetails = details;
-  const acrValues = typeof details.params['acr_values'] === 'string' ? details.params['acr_values'].split(' ').filter(Boolean) : [];
-  const login = await flow.completeForInteraction(req, res, { acrValues }, async (accountId) => {
-    // Another person's session in this browser ends as this sign-in begins: the request no longer refers to it.
-    if (interactionDetails.session?.accountId && interactionDetails.session.accountId !== accountId) {
-      interactionDetails.session = undefined;
-      await interactionDetails.save(Math.max(1, interactionDetails.exp - Math.floor(Date.now() / 1000)));
-    }
-  });
-  if (login) {
-    clearCookie(res, PENDING_COOKIE, { path: '/', secure });
-    return provider.interactionFinished(req, res, { login: { ...login, remember: true } }, { mergeWithLastSubmission: false });
-  }
-  setCookie(res, PENDING_COOKIE, uid, { path: '/', maxAgeSeconds: 3600, secure });
-  // Only the session's factors fall short (nothing else asks for a new login): ask for what is missing.
-  const reasons = details.prompt.reasons;
-  if (reasons.length > 0 && reasons.every((reason) => reason === FACTORS_REQUIRED) && (await flow.continueFromSession(req, res))) {
-    return seeOther(res, FACTORS_PAGE);
-  }
-  const hint = typeof details.params['login_hint'] === 'string' ? details.params['login_hint'] : '';
-  return sendInteractionPage(res, details, signInPage(hint, deps.options.upstreamName));
-}
+/** The sign-in page's form: e-mail me a link (and code) for this address. */
+const byEmailForm = (hint: string): PagePart => ({
+  html: `<form id="by-email" method="post" action="/ott/generate">
+<label for="username">E-mail address</label>
+<input id="username" name="username" type="email" autocomplete="username webauthn" required value="${escapeHtml(hint)}">
+<button type="submit">E-mail me a sign-in link</button>
+</form>`,
+  // The "check your e-mail" page offers the typed code for this address (kept in this tab only).
+  script: `document.getElementById('by-email').addEventListener('submit', () => {
+  try { sessionStorage.setItem('latchkey:username', document.getElementById('username').value); } catch {}
+});
+`,
+});
+
+/** On the factors page: a new link for the address signing in, when it has one. */
+const newLinkSection = (email: string | undefined): PagePart | undefined =>
+  email === undefined
+    ? undefined
+    : {
+        html: `<form method="post" action="/ott/generate">
+<input type="hidden" name="username" value="${escapeHtml(email)}">
+<button type="submit">E-mail me a sign-in link</button>
+</form>`,
+      };
 
 /**
- * The consent prompt. A first-party client's consent is implicit: its grant holds every scope already (the
- * provider's `loadExistingGrant`), so a prompt asked for explicitly (`prompt=consent`, which OpenID Connect wants
- * before it grants `offline_access`) is answered with that grant. Third-party consent screens are not offered.
+ * One-time tokens (spec One-time token login; amr `otp`): POST /ott/generate and GET and POST /login/ott,
+ * reachable without authentication (state-changing ones check Origin, Cross-site rules); the sign-in page's
+ * e-mail form, and a new link on the factors page.
  */
-async function consent(
-  { options: { provider }, firstParty }: OneTimeTokenDeps,
-  req: IncomingMessage,
-  res: ServerResponse,
-  details: InteractionDetails,
-) {
-  const clientId = details.params['client_id'];
-  if (details.prompt.name === 'consent' && details.grantId && typeof clientId === 'string' && firstParty.has(clientId)) {
-    return void (await provider.interactionFinished(
-      req,
-      res,
-      { consent: { grantId: details.grantId } },
-      { mergeWithLastSubmission: true },
-    ));
-  }
-  await provider.interactionFinished(
-    req,
-    res,
-    { error: 'access_denied', error_description: 'consent is not available for this client' },
-    { mergeWithLastSubmission: false },
-  );
-}
-
-/** The provider's own sign-in page (no application waiting): signs the browser in to the provider. */
-function standaloneSignIn({ context: { secure }, options }: OneTimeTokenDeps, res: ServerResponse): void {
-  // A sign-in started here completes here, never an authorization request or a sign-in left over in this browser.
-  clearCookie(res, PENDING_COOKIE, { path: '/', secure });
-  clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
-  html(res, 200, signInPage('', options.upstreamName));
-}
-
-/**
- * The login endpoints of the spec (POST /ott/generate, GET and POST /login/ott), the provider's own sign-in page
- * (/login) and its interaction page, as routes. Reachable without authentication; state-changing ones check
- * Origin (Cross-site rules).
- */
-export function createOneTimeTokenRoutes(context: LoginContext, options: OneTimeTokenRoutesOptions) {
-  const deps: OneTimeTokenDeps = { context, options, firstParty: new Set(options.firstPartyClientIds) };
-  const routes: Route[] = [
-    { path: '/ott/generate', methods: ['POST'], handler: (req, res) => generate(deps, req, res) },
-    {
-      path: '/login/ott',
-      methods: ['GET', 'HEAD', 'POST'],
-      handler: (req, res) => (req.method === 'POST' ? consume(deps, req, res) : tokenPage(deps, req, res)),
-    },
-    { path: '/login', methods: ['GET', 'HEAD'], handler: (_req, res) => standaloneSignIn(deps, res) },
-    {
-      path: '/interaction/:uid',
-      methods: ['GET', 'HEAD'],
-      params: { uid: /^[A-Za-z0-9_-]{1,64}$/ },
-      handler: (req, res, { params }) => interaction(deps, req, res, params['uid']!),
-    },
-  ];
-  return routes;
+export function createOneTimeTokenWeb({ context, settings, limits }: FactorWebDeps): FactorWeb {
+  const options: OneTimeTokenRoutesOptions = {
+    delivery: settings.delivery,
+    limits,
+    selfSignup: settings.selfSignup,
+    bindLinksToBrowser: settings.bindLinksToBrowser,
+  };
+  const deps: OneTimeTokenDeps = { context, options };
+  return {
+    routes: [
+      { path: '/ott/generate', methods: ['POST'], handler: (req, res) => generate(deps, req, res) },
+      {
+        path: '/login/ott',
+        methods: ['GET', 'HEAD', 'POST'],
+        handler: (req, res) => (req.method === 'POST' ? consume(deps, req, res) : tokenPage(deps, req, res)),
+      },
+    ],
+    signInEntry: byEmailForm,
+    factorsPageSection: (step) => newLinkSection(step.email),
+  };
 }

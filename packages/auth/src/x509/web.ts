@@ -1,13 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
-import { FormError, readFields, refuse as refuseWith, sendJson, wantsJson, type Route } from '@latchkey/http';
+import { FormError, readFields, refuse as refuseWith, sendJson, wantsJson } from '@latchkey/http';
 import { findUserIdByEmail } from '../oidc/account.js';
 import type { SignInLimits } from '../rate-limit/index.js';
-import { subjectKey, type ClientCertificateUsers } from '../x509/certificate-subjects.js';
-import { FORM_BODY_BYTES, type LoginContext } from './context.js';
-import { escapeHtml, page } from './html.js';
-import { isSameOrigin } from './same-origin.js';
-import { FACTORS_PAGE } from './sign-in-flow.js';
+import { FORM_BODY_BYTES, type LoginContext } from '../web/context.js';
+import type { FactorWeb, FactorWebDeps } from '../web/factor-module.js';
+import { escapeHtml, page } from '../web/html.js';
+import { isSameOrigin } from '../web/same-origin.js';
+import { FACTORS_PAGE } from '../web/sign-in-flow.js';
+import { subjectKey, type ClientCertificateUsers } from './certificate-subjects.js';
 
 /** The attributes of a peer certificate's subject as node reports them (repeated types as arrays). */
 function subjectPairs(certificate: PeerCertificate): [string, string][] {
@@ -18,7 +19,7 @@ function subjectPairs(certificate: PeerCertificate): [string, string][] {
   return pairs;
 }
 
-export interface ClientCertificateSignInOptions {
+interface ClientCertificateSignInOptions {
   limits: SignInLimits;
   /** undefined: no client-certificate listener is configured (the route does not exist) */
   users: ClientCertificateUsers | undefined;
@@ -163,7 +164,8 @@ async function route(deps: ClientCertificateDeps, req: IncomingMessage, res: Ser
  * answers here rather than aborted connections. A certificate counts when it chains to TLS_CLIENT_CA_FILE and
  * X509_USERS_FILE maps it to an active account. Refusals count against the source like wrong one-time tokens.
  */
-export function createClientCertificateSignIn(context: LoginContext, { limits, users }: ClientCertificateSignInOptions): Route {
+export function createClientCertificateWeb({ context, limits, settings }: FactorWebDeps): FactorWeb {
+  const users = settings.clientCertificates;
   const { publicUrl } = context;
   /** A refusal on this listener's page: the message and a way back to PUBLIC_URL's sign-in. */
   const refusalPage = (message: string) =>
@@ -175,5 +177,6 @@ export function createClientCertificateSignIn(context: LoginContext, { limits, u
   const deps: ClientCertificateDeps = { context, limits, users, refuse };
 
   // Its own method check: a 404 (not here) comes first, and its 405 is a page for a browser.
-  return { path: '/login/x509', methods: 'any', handler: (req, res) => route(deps, req, res) };
+  // Not offered on the pages of PUBLIC_URL: a client certificate is asked for by the TLS listener's own page.
+  return { routes: [{ path: '/login/x509', methods: 'any', handler: (req, res) => route(deps, req, res) }] };
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isCodeBindingShaped, MAX_TTL_SECONDS, newCodeBinding } from '../one-time-token/index.js';
+import { MAX_TTL_SECONDS } from './generate.js';
+import { isCodeBindingShaped, newCodeBinding } from './short-code.js';
 import { stringifySetCookie } from 'cookie';
-import { readCookie } from './cookies.js';
+import { readCookie } from '../web/cookies.js';
 
 /**
  * The browser a short code was asked from (secret): 256 random bits, stored server-side only as a hash. A short

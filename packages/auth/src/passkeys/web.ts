@@ -10,21 +10,23 @@ import {
   startPasskeyAuthentication,
   startPasskeyRegistration,
   type PasskeyRelyingParty,
-} from '../passkeys/index.js';
+} from './index.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import type { Principal } from '../principal/principal.js';
 import { proofOfRequest } from '../principal/dpop-proof.js';
 import { principalFrom } from '../principal/principal-from.js';
 import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp, stepUpChallengeHeader, stepUpParameters } from '../principal/step-up.js';
 import type { SignInLimits } from '../rate-limit/index.js';
-import type { LoginContext } from './context.js';
-import { readCookie, setCookie } from './cookies.js';
 import { isRandomTokenShaped, randomToken } from '../secrets/random-token.js';
-import { isSameOrigin } from './same-origin.js';
-import { DEVICE_COOKIE, FACTORS_PAGE } from './sign-in-flow.js';
+import type { LoginContext } from '../web/context.js';
+import { readCookie, setCookie } from '../web/cookies.js';
+import type { FactorWeb, FactorWebDeps, PagePart } from '../web/factor-module.js';
+import { isSameOrigin } from '../web/same-origin.js';
+import { DEVICE_COOKIE, FACTORS_PAGE } from '../web/sign-in-flow.js';
+import { ACCOUNT_DONE, passkeyAccountForms, passkeyAccountSection } from './account-page.js';
 
 /** The browser the ceremony runs in: a random id in an HttpOnly cookie; challenges are bound to it. */
-export const WEBAUTHN_COOKIE = 'lk_webauthn';
+const WEBAUTHN_COOKIE = 'lk_webauthn';
 
 /** The passkey endpoints' paths. */
 const PASSKEY_PATHS = ['/webauthn/register/options', '/webauthn/register', '/webauthn/authenticate/options', '/login/webauthn'] as const;
@@ -32,7 +34,7 @@ const PASSKEY_PATHS = ['/webauthn/register/options', '/webauthn/register', '/web
 /** WebAuthn payloads are nested JSON, larger than a form. */
 const PASSKEY_BODY_BYTES = 16_384;
 
-export interface PasskeyRoutesOptions {
+interface PasskeyRoutesOptions {
   /** undefined: passkeys are not configured (no usable RP ID), and their paths answer 404 saying so */
   relyingParty: PasskeyRelyingParty | undefined;
   limits: SignInLimits;
@@ -211,7 +213,7 @@ async function signIn(deps: PasskeyDeps, req: IncomingMessage, res: ServerRespon
  * /webauthn/authenticate/options, /login/webauthn). Registration needs a signed-in caller; sign-in continues in
  * the browser that proved the passkey, like a one-time token (amr `swk`).
  */
-export function createPasskeyRoutes(context: LoginContext, options: PasskeyRoutesOptions): Route[] {
+function createPasskeyEndpoints(context: LoginContext, options: PasskeyRoutesOptions): Route[] {
   const rp = options.relyingParty;
   if (!rp) {
     const off: Route['handler'] = (_req, res) => sendHttpError(res, 404, 'Passkeys are not configured on this server (set RP_ID).');
@@ -226,4 +228,46 @@ export function createPasskeyRoutes(context: LoginContext, options: PasskeyRoute
     '/login/webauthn': endpoint(origin, (req, res, body) => signIn(deps, req, res, body)),
   };
   return PASSKEY_PATHS.map((path) => ({ path, methods: ['POST'], handler: handlers[path] }));
+}
+
+/** "Sign in with a passkey" and where its failure is announced. */
+const PASSKEY_BUTTON = `<button id="passkey" type="button">Sign in with a passkey</button>
+<p id="passkey-error" class="error" role="alert"></p>`;
+
+/**
+ * "Sign in with a passkey": discoverable credentials, no username needed. Uses the browser's own JSON
+ * helpers for WebAuthn options and credentials, then goes where the sign-in continues.
+ */
+const PASSKEY_SIGN_IN_SCRIPT = `document.getElementById('passkey').addEventListener('click', async () => {
+  const error = document.getElementById('passkey-error');
+  error.textContent = '';
+  try {
+    const post = (path, body) => fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
+    const options = await (await post('/webauthn/authenticate/options', {})).json();
+    const credential = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options) });
+    const answer = await post('/login/webauthn', { response: credential.toJSON() });
+    const result = await answer.json();
+    if (!answer.ok) throw new Error(result.message);
+    location.assign(result.continue);
+  } catch (failure) {
+    error.textContent = failure && failure.message ? failure.message : 'The passkey sign-in did not complete.';
+  }
+});`;
+
+const SIGN_IN_BUTTON: PagePart = { html: PASSKEY_BUTTON, script: PASSKEY_SIGN_IN_SCRIPT };
+
+/**
+ * Passkeys (WebAuthn, amr `swk`): the endpoints, "Sign in with a passkey" on the sign-in page (always: the
+ * browser says when it has none) and on the factors page (when RP_ID is configured), the account page's list.
+ */
+export function createPasskeyWeb({ context, settings, limits, account }: FactorWebDeps): FactorWeb {
+  const { relyingParty, verifier, provider } = settings;
+  const enabled = relyingParty !== undefined;
+  return {
+    routes: [...createPasskeyEndpoints(context, { relyingParty, limits, verifier, provider }), ...passkeyAccountForms(context.db, account)],
+    signInEntry: () => SIGN_IN_BUTTON,
+    factorsPageSection: () => (enabled ? SIGN_IN_BUTTON : undefined),
+    accountSection: (signedIn) => passkeyAccountSection(context.db, enabled, signedIn.userId),
+    accountDone: ACCOUNT_DONE,
+  };
 }
