@@ -13,7 +13,7 @@ import { createEventRecorder } from '../src/events/outbox.js';
 import { createMemoryWake } from '../src/events/wake.js';
 
 /**
- * Issue 13 point 1: bounded requests during database faults. The service reaches the machine's PostgreSQL
+ * Bounded requests during database faults. The service reaches the machine's PostgreSQL
  * through a proxy that can drop (a stopped or restarted database: connections refused or reset) or black-hole
  * (a partition: packets get no answer) every connection, open or new.
  *

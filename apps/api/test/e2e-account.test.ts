@@ -42,7 +42,7 @@ describe.runIf(hasChromium)("end to end in Chromium: the provider's account page
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${base}/account`);
     expect(await page.locator('main').textContent()).toContain('Signed in as alice@acme.test with a sign-in link or code by e-mail');
-    // Issue 17 point 2: her own recent sign-ins, from the audit trail (written in the background: a reload shows it).
+    // Her own recent sign-ins, from the audit trail (written in the background: a reload shows it).
     await expect
       .poll(
         async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from './support/chromium.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
-// Issue 14 point 3: GraphiQL is served from the installed packages, under a content security policy that allows
+// GraphiQL is served from the installed packages, under a content security policy that allows
 // no other origin, and works in a browser that can reach nothing but the server.
 
 describe('GraphiQL from the installed packages (development)', () => {

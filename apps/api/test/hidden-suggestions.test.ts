@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { overWebSocket, wsClient } from './support/subscriptions.js';
 import { getGraphQL, postGraphQL, startTestService, type TestService } from './support/service.js';
 
-// Issue 13 point 6: "Did you mean ...?" lets a tool (clairvoyance and the like) rebuild a schema whose
+// "Did you mean ...?" lets a tool (clairvoyance and the like) rebuild a schema whose
 // introspection is refused. Where introspection is refused (a guest under INTROSPECTION=signed-in, everyone
 // under off), validation and variable-coercion messages carry no suggestion; where it is allowed they still do.
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from './support/browser-session.js';
 
-// Issue 14 point 2: log lines reach stdout within a second in production and at once in development; error
+// Log lines reach stdout within a second in production and at once in development; error
 // and fatal lines at once; nothing is lost on exit, on SIGTERM, or on an uncaught exception.
 //
 // No figure of this machine's speed is asserted. Each line is waited for with no other activity to push it out:

@@ -13,7 +13,7 @@ let base: string;
 const CAROL_PASSWORD = 'carol’s long passphrase 42';
 
 beforeAll(async () => {
-  // Issue 5's "OTT plus password" alternative: admins sign in with a passkey alone, or a link and their password.
+  // The "OTT plus password" alternative: admins sign in with a passkey alone, or a link and their password.
   const file = policyFile({
     rules: [
       {

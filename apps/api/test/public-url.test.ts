@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalhostService, type TestService } from './support/service.js';
 
-// Issue 14 point 4: in development a page opened at another host than PUBLIC_URL's moves to PUBLIC_URL first, so
+// In development a page opened at another host than PUBLIC_URL's moves to PUBLIC_URL first, so
 // a sign-in started at 127.0.0.1 does not end at localhost (cookies, passkeys and links belong to PUBLIC_URL).
 
 describe('development: pages move to PUBLIC_URL', () => {

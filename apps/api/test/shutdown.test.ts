@@ -5,7 +5,7 @@ import { startServiceProcesses, type ServiceProcesses } from './support/processe
 import { overWebSocket, sseClient, wsClient } from './support/subscriptions.js';
 
 /**
- * Issue 13 point 3: graceful shutdown, on real api processes (SIGTERM as a deployment sends it), with clients
+ * Graceful shutdown, on real api processes (SIGTERM as a deployment sends it), with clients
  * that follow HTTP semantics (fetch: keep-alive, honours `Connection: close` and the Keep-Alive timeout).
  *
  * Nothing here is timed: each step waits for the event it needs (writes answered, a readiness answer, a refused

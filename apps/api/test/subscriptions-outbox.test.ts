@@ -23,7 +23,7 @@ import { startServiceProcesses, type ServiceProcesses } from './support/processe
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
 import { overSse, overWebSocket, sleep, sseClient, wsClient, type Received } from './support/subscriptions.js';
 
-// Issue 13 point 2: the outbox table is the only record of an event; NOTIFY (or Redis) only wakes the instances.
+// The outbox table is the only record of an event; NOTIFY (or Redis) only wakes the instances.
 // These tests need two sessions on one database at once, or several processes: PostgreSQL only.
 //
 // How soon an instance is back after an outage is the database layer's business (point 1): the waits below are

@@ -5,7 +5,7 @@ import { demoAuthorization } from './support/oidc.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 import { overWebSocket, wsClient } from './support/subscriptions.js';
 
-// Issue 13 point 4 (trusted proxies), against one real service per TRUST_PROXY setting. 127.0.0.0/8 is all
+// Trusted proxies, against one real service per TRUST_PROXY setting. 127.0.0.0/8 is all
 // loopback: each simulated client or proxy sends from an address of its own, so the service sees different peers.
 // The address the service computed is read back from its request log line (`ip`), found by the answer's request id.
 

@@ -14,7 +14,7 @@ import { findOrganizationBySlug } from './organizations.js';
 // cheap. With `limit $n`, the generic plan assumes a tenth of the matching rows and never does, at volume; written in
 // as a constant, the limit is estimated alike in both, and the generic plan is kept. PGlite's driver prepares nothing.
 describe.runIf(onPostgres('the PostgreSQL-only tests'))(
-  "Issue 16: the request paths' statements keep their prepared plans, and lists across organizations use an index (PostgreSQL only)",
+  "The request paths' statements keep their prepared plans, and lists across organizations use an index (PostgreSQL only)",
   () => {
     let database: DatabaseHandle;
     let close: () => Promise<void>;
