@@ -23,7 +23,7 @@ const server: CodegenConfig['generates'] = {
         Viewer: '@latchkey/auth/tokens#Principal',
         User: '@latchkey/db#UserRow',
         Organization: '@latchkey/db#OrganizationRow',
-        Document: '@latchkey/db#ListedDocumentRow',
+        Document: '@latchkey/db#DocumentRow',
         DocumentAbilities: '../domain/documents.js#ViewerDocumentAbilities',
         Membership: '../domain/memberships.js#MembershipWithOrganization',
         DocumentPayload: '../domain/document-mutations.js#DocumentResult',

@@ -128,41 +128,6 @@ describe('Authorization 15 and field checks without a query per row', () => {
     expect(throughFragments.statements).toHaveLength(1);
     expect(listing(throughFragments.statements)[0]).toMatch(owners);
   });
-
-  it('a page reads bodies only when it selects them: through fragments, and under @skip/@include whatever their condition', async () => {
-    const token = await demo.token('alice');
-    const listing = (statements: string[]) => statements.filter((sql) => /from "documents"/i.test(sql));
-    const ask = (query: string, variables: Record<string, unknown> = {}) =>
-      statementsDuring(() => postGraphQL(service.graphqlUrl, { query, variables }, { token }));
-
-    const without = await ask('{ documents(first: 20) { edges { node { id title viewerCan { update } } } } }');
-    expect(without.result.json.errors).toBeUndefined();
-    expect(without.result.json.data.documents.edges).toHaveLength(20);
-    expect(listing(without.statements)[0]).not.toMatch(/"body"/);
-
-    const throughFragments = await ask(
-      'query { documents(first: 20) { ...Page } } fragment Page on DocumentConnection { edges { node { ... on Document { id body } } } }',
-    );
-    expect(throughFragments.result.json.errors).toBeUndefined();
-    expect(listing(throughFragments.statements)[0]).toMatch(/"body"/);
-    const [first] = throughFragments.result.json.data.documents.edges;
-    const alone = await postGraphQL(service.graphqlUrl, { query: `{ document(id: "${first.node.id}") { body } }` }, { token });
-    expect(first.node.body).toBe(alone.json.data.document.body);
-    expect(throughFragments.result.json.data.documents.edges.every((edge: any) => typeof edge.node.body === 'string')).toBe(true);
-
-    // A field a directive may drop counts as asked: the page reads a little more than needed, never less.
-    const skipped = await ask('query ($skip: Boolean!) { documents(first: 5) { edges { node { id body @skip(if: $skip) } } } }', {
-      skip: true,
-    });
-    expect(skipped.result.json).toEqual({ data: { documents: { edges: expect.any(Array) } } });
-    expect(skipped.result.json.data.documents.edges[0].node).not.toHaveProperty('body');
-    expect(listing(skipped.statements)[0]).toMatch(/"body"/);
-    const included = await ask('query ($with: Boolean!) { documents(first: 5) { edges { node { id body @include(if: $with) } } } }', {
-      with: true,
-    });
-    expect(included.result.json.errors).toBeUndefined();
-    expect(included.result.json.data.documents.edges.every((edge: any) => typeof edge.node.body === 'string')).toBe(true);
-  });
 });
 
 describe("Authentication 3: the caller's own account is read with the caller's attributes, in one statement", () => {

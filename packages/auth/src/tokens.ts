@@ -19,6 +19,8 @@ export {
   createAccessTokenVerifier,
   type AccessTokenVerifier,
   type AccessTokenVerifierOptions,
+  type Caller,
+  type Principal,
   type ProofOf,
   type TokenRejection,
   type VerificationResult,
@@ -34,19 +36,16 @@ export {
   type ProofContext,
 } from './principal/dpop-proof.js';
 export { mintAccessToken, type MintAccessTokenInput } from './principal/mint-access-token.js';
-export type { Caller, Principal } from './principal/principal.js';
-export {
-  createCallerResolution,
-  type CallerResolution,
-  type CallerResolutionOptions,
-} from './principal/resolve-caller.js';
 export {
   authorizationOfConnection,
+  createCallerResolution,
   principalFrom,
   proofOfConnection,
+  type CallerResolution,
+  type CallerResolutionOptions,
   type PresentedCredential,
   type PrincipalResult,
-} from './principal/principal-from.js';
+} from './principal/caller.js';
 export {
   combineStepUp,
   CREDENTIAL_CHANGE_STEP_UP,

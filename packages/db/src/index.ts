@@ -87,7 +87,7 @@ export {
 } from './repositories/documents.js';
 export type { DocumentWithOrganizationRow } from './repositories/documents.js';
 export { listVisibleDocuments, listVisibleDocumentsTogether, listVisibleDocumentsWithCaller } from './repositories/document-lists.js';
-export type { DocumentListQuery, DocumentVisibility, ListedDocument, ListedDocumentRow } from './repositories/document-lists.js';
+export type { DocumentListQuery, DocumentVisibility, ListedDocument } from './repositories/document-lists.js';
 export {
   insertDocumentEvent,
   nextDocumentEventSeq,

@@ -1,3 +1,4 @@
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import {
   defaultFieldResolver,
   getDirectiveValues,
@@ -50,8 +51,6 @@ const signedIn: Ability<unknown, []> = Object.freeze({
 });
 
 const wrapped = new WeakSet<GraphQLSchema>();
-
-const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => typeof (value as { then?: unknown } | null)?.then === 'function';
 
 /** What reads a field's marks into rules: the one reader of `@auth` / `@can` for every edge. */
 export type FieldRuleOptions<User> = RuleDirectiveNames & Pick<DirectiveRulesOptions<User, never>, 'policies' | 'roleAbility'>;
@@ -142,10 +141,10 @@ export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, option
         return resolve(source, args as never, context, info);
       };
       field.resolve = (source, args, context, info) => {
-        const user = options.subject(context);
-        return isPromise(user)
-          ? user.then((settled) => guarded(settled, source, args, context, info))
-          : guarded(user, source, args, context, info);
+        return handleMaybePromise(
+          () => options.subject(context),
+          (user) => guarded(user, source, args, context, info),
+        );
       };
     }
   }

@@ -51,7 +51,7 @@ async function asUser<T>(
         events: createEventRecorder(wake),
         audit: NO_AUDIT,
       };
-      return await run(await openDomainRequest(services, {}, { db: database.db, userId, handler: `cli ${handler}` }));
+      return await run(await openDomainRequest(services, {}, { db: database.db, caller: { subject: userId }, handler: `cli ${handler}` }));
     } finally {
       await wake.close();
     }
@@ -81,7 +81,6 @@ export async function documentsCommand(config: Config, args: string[]): Promise<
         .filter(Boolean),
       first: values.first === undefined ? undefined : Number(values.first),
       after: values.after,
-      withBody: false, // not printed
     }),
   );
   for (const { node } of page.edges) {

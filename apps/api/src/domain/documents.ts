@@ -5,7 +5,6 @@ import {
   type DocumentRow,
   type DocumentStatus,
   type DocumentVisibility,
-  type ListedDocumentRow,
   type OrganizationRow,
 } from '@latchkey/db';
 import { can } from '@latchkey/policy';
@@ -25,7 +24,7 @@ import { isUuid, requireId, requireSlug, requireText } from './validate.js';
 export class ViewerDocumentAbilities {
   constructor(
     private readonly subject: Subject | null,
-    private readonly document: ListedDocumentRow,
+    private readonly document: DocumentRow,
     private readonly organization: OrganizationRow,
   ) {}
   get update(): boolean {
@@ -90,13 +89,10 @@ export interface DocumentListInput {
   after?: string | null | undefined;
   /** the caller will show each document's owner: read the owners in the page's statement (primes the loaders) */
   withOwners?: boolean;
-  /** the caller will show each document's body (the largest column; no policy reads it) @default true */
-  withBody?: boolean;
 }
 
 export interface DocumentPage {
-  /** without bodies when listed with `withBody: false` */
-  edges: { cursor: string; node: ListedDocumentRow }[];
+  edges: { cursor: string; node: DocumentRow }[];
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
 }
 
@@ -124,7 +120,6 @@ function validListInput(input: DocumentListInput, fields: ListFields) {
       after,
       limit: first + 1,
       withOwners: input.withOwners === true,
-      withBody: input.withBody !== false,
     }),
   };
 }
@@ -139,12 +134,13 @@ function validListInput(input: DocumentListInput, fields: ListFields) {
 export function readCallerWithDocumentPage(
   services: DomainServices,
   scope: object,
-  caller: Pick<DomainRequestInput, 'db' | 'userId'>,
+  asking: Pick<DomainRequestInput, 'db' | 'caller'>,
   input: DocumentListInput,
   fields: ListFields = LIST_FIELDS,
 ): void {
-  const { userId, db } = caller;
-  if (userId === null || !isUuid(userId) || services.subjects.started(scope)) return;
+  const { caller, db } = asking;
+  if (caller === null || !isUuid(caller.subject) || services.subjects.started(scope)) return;
+  const userId = caller.subject;
   const loaders = services.loaders(scope, db);
   const guess = loaders.documentList.guessFor(userId);
   if (!guess) return;

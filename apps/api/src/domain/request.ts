@@ -6,8 +6,7 @@ import type { AuditTrail } from '@latchkey/auth';
 import { NotFoundError } from './errors.js';
 import { requestMemo } from './request-memo.js';
 import type { LoaderFactory, RequestLoaders } from './loaders.js';
-import type { Subject } from './subject.js';
-import type { SubjectLoader } from './subject.js';
+import type { RequestCaller, Subject, SubjectLoader } from './subject.js';
 
 /**
  * One request as its transport made it (a REST request, a GraphQL operation, or one event of a subscription): the
@@ -76,10 +75,8 @@ export interface DomainServices {
 export interface DomainRequestInput {
   /** the database as this request sees it (its deadline) */
   db: Database;
-  /** the verified token's subject, or null for a guest */
-  userId: string | null;
+  caller: RequestCaller;
   handler: string;
-  authentication?: AuthenticationEvidence | null;
   requestId?: string;
 }
 
@@ -91,10 +88,10 @@ export interface DomainRequestInput {
 export async function openDomainRequest(services: DomainServices, scope: RequestScope, input: DomainRequestInput): Promise<DomainRequest> {
   return {
     db: input.db,
-    subject: await services.subjects.load(scope, input.userId, input.db),
+    subject: await services.subjects.load(scope, input.caller, input.db),
     loaders: services.loaders(scope, input.db),
     handler: input.handler,
-    authentication: input.authentication,
+    authentication: input.caller,
     events: services.events,
     audit: services.audit,
     ...(input.requestId ? { requestId: input.requestId } : {}),

@@ -1,6 +1,14 @@
 import { findUserWithRoles, type Database, type Role, type UserRow, type UserWithRoles } from '@latchkey/db';
 import { requestMemo } from './request-memo.js';
+import type { AuthenticationEvidence, Principal } from '@latchkey/auth/tokens';
 import { isUuid } from './validate.js';
+
+/**
+ * Who is asking: a verified token's claims (a `Principal`), an operator acting as a user (the CLI: a subject and
+ * no sign-in to judge), or null for a guest. Its `subject` is the token's `sub`; the `Subject` the policies judge
+ * is read from it (`SubjectLoader.load`).
+ */
+export type RequestCaller = (Pick<Principal, 'subject'> & AuthenticationEvidence) | null;
 
 /**
  * The caller as the policies see it: volatile attributes read from the database at decision time
@@ -47,13 +55,16 @@ export const accountReadWith = (subject: Subject): UserRow | undefined => accoun
 
 /** The caller's attributes of each request scope: read once per scope, however many fields and checks ask. */
 export interface SubjectLoader {
-  /** The subject of this request key, read (once) through the request's own view of the database (its deadline). */
-  load(request: object, userId: string | null, db: Database): Promise<Subject | null>;
+  /**
+   * The caller's subject for this request key, read (once) through the request's own view of the database (its
+   * deadline). A guest is null at once.
+   */
+  load(request: object, caller: RequestCaller, db: Database): Promise<Subject | null>;
   /**
    * The subject already read for this request key, without a promise; undefined while it has not been read yet.
    * A guest (no user id) is null at once.
    */
-  now(request: object, userId: string | null): Subject | null | undefined;
+  now(request: object, caller: RequestCaller): Subject | null | undefined;
   /** The request key a subject was read for by this loader (undefined: another loader's, or a shared one). */
   scopeOf(subject: object): object | undefined;
   /** Uses a subject already read (one read shared by the subscribers of an event) for this request key. */
@@ -86,13 +97,13 @@ export function createSubjectLoader(): SubjectLoader {
       return value;
     });
   return {
-    load(request, userId, db) {
-      if (userId === null) return Promise.resolve(null);
+    load(request, caller, db) {
+      if (caller === null) return Promise.resolve(null);
       let subject = byRequest.get(request);
-      if (!subject) byRequest.set(request, (subject = settle(request, loadSubject(db, userId).then(remember(request)))));
+      if (!subject) byRequest.set(request, (subject = settle(request, loadSubject(db, caller.subject).then(remember(request)))));
       return subject;
     },
-    now: (request, userId) => (userId === null ? null : settled.get(request)),
+    now: (request, caller) => (caller === null ? null : settled.get(request)),
     scopeOf: (subject) => scopes.get(subject as Subject),
     prime: (request, subject) => void byRequest.set(request, settle(request, subject)),
     started: (request) => byRequest.has(request),

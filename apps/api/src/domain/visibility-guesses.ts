@@ -51,7 +51,6 @@ export function sameList(read: DocumentListQuery, asked: DocumentListQuery): boo
     read.organizationSlug === asked.organizationSlug &&
     read.limit === asked.limit &&
     (read.withOwners === true) === (asked.withOwners === true) &&
-    (read.withBody !== false) === (asked.withBody !== false) &&
     read.after?.createdAt === asked.after?.createdAt &&
     read.after?.id === asked.after?.id &&
     (read.statuses === null) === (asked.statuses === null) &&

@@ -5,6 +5,7 @@ export const MODEL_SERVED_FIELDS: readonly string[] = [
   "ChangeMemberRolePayload.userErrors",
   "DeleteDocumentPayload.deletedDocumentId",
   "DeleteDocumentPayload.userErrors",
+  "Document.body",
   "Document.createdAt",
   "Document.embargoUntil",
   "Document.id",

@@ -79,14 +79,14 @@ export const dbOf = (context: GraphQLContext): Database => databaseOf(scopeOf(co
 
 /** The caller's volatile attributes, loaded once per request (once per event for subscriptions). */
 export const subjectOf = (context: GraphQLContext): Promise<Subject | null> =>
-  context.app.subjects.load(scopeOf(context), context.caller?.subject ?? null, dbOf(context));
+  context.app.subjects.load(scopeOf(context), context.caller, dbOf(context));
 
 /**
  * The caller's attributes if this request has read them already (null for a guest), else undefined: lets a
  * per-row resolver answer without a promise once the page's first statement has read them.
  */
 export const subjectNow = (context: GraphQLContext): Subject | null | undefined =>
-  context.app.subjects.now(scopeOf(context), context.caller?.subject ?? null);
+  context.app.subjects.now(scopeOf(context), context.caller);
 
 /** The caller's attributes: at once when already read, else the promise of reading them. */
 export function subjectAtHand(context: GraphQLContext): Subject | null | Promise<Subject | null> {
@@ -99,13 +99,7 @@ export const loadersOf = (context: GraphQLContext) => context.app.loaders(scopeO
 
 /** What the domain services need, for the resolver `handler` (named in denial events). */
 export function domainRequest(context: GraphQLContext, handler: string): Promise<DomainRequest> {
-  const caller = context.caller;
-  return openDomainRequest(context.app, scopeOf(context), {
-    db: dbOf(context),
-    userId: caller?.subject ?? null,
-    handler,
-    authentication: caller,
-  });
+  return openDomainRequest(context.app, scopeOf(context), { db: dbOf(context), caller: context.caller, handler });
 }
 
 /**
@@ -113,6 +107,6 @@ export function domainRequest(context: GraphQLContext, handler: string): Promise
  * come in the page's own statement (`readCallerWithDocumentPage`).
  */
 export function domainRequestForPage(context: GraphQLContext, handler: string, page: DocumentListInput): Promise<DomainRequest> {
-  readCallerWithDocumentPage(context.app, scopeOf(context), { db: dbOf(context), userId: context.caller?.subject ?? null }, page);
+  readCallerWithDocumentPage(context.app, scopeOf(context), { db: dbOf(context), caller: context.caller }, page);
   return domainRequest(context, handler);
 }

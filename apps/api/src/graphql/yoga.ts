@@ -3,6 +3,7 @@ import { usePersistedOperations, type PersistedOperationStore, type Registration
 import { useGenericAuth } from '@envelop/generic-auth';
 import { useAuthorizationErrors, useRouteRules, type RouteRules } from '@latchkey/policy';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { createYoga, maskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import { isDatabaseUnavailable, type DatabaseHealth } from '@latchkey/db';
 import { isDomainError } from '../domain/errors.js';
@@ -27,7 +28,6 @@ import { useStreamedConnection } from './plugins/use-streamed-connection.js';
 import { useStrictParams } from './plugins/use-strict-params.js';
 import { GRAPHIQL_OPTIONS, type GraphiQLPage } from './graphiql-page.js';
 import { DONE_BY_THE_HTTP_LAYER } from './yoga-http-layer.js';
-import { isPromise } from './at-hand.js';
 
 export interface GraphQLHandlerDeps {
   config: Config;
@@ -119,27 +119,18 @@ export function createGraphQLHandler({
   const unavailable = (error: unknown): never => {
     throw isDatabaseUnavailable(error) ? serviceUnavailable() : error;
   };
-  const resolveCaller: typeof callers.resolveUserFn = (context) => {
-    try {
-      const caller = callers.resolveUserFn(context);
-      return isPromise(caller) ? caller.catch(unavailable) : caller;
-    } catch (error) {
-      return unavailable(error);
-    }
-  };
-  const signedInRequest = (req: IncomingMessage) => {
-    try {
-      const verified = principalFrom(verifier, { authorization: req.headers.authorization });
-      return isPromise(verified)
-        ? verified.then(
-            (result) => result?.ok === true,
-            () => false,
-          )
-        : verified?.ok === true;
-    } catch {
-      return false; // only decides whether suggestions are shown
-    }
-  };
+  const resolveCaller: typeof callers.resolveUserFn = (context) =>
+    handleMaybePromise(
+      () => callers.resolveUserFn(context),
+      (caller) => caller,
+      unavailable,
+    );
+  const signedInRequest = (req: IncomingMessage) =>
+    handleMaybePromise(
+      () => principalFrom(verifier, { authorization: req.headers.authorization }),
+      (result) => result?.ok === true,
+      () => false, // only decides whether suggestions are shown
+    );
   return createYoga<{ req?: IncomingMessage }, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',

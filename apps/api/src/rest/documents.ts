@@ -1,4 +1,4 @@
-import type { ListedDocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
+import type { DocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
 import type { Role } from '@latchkey/db';
 import { authorize, can, isAuthorizationDenied, type Ability, type AuthorizationDenied, type FieldRule } from '@latchkey/policy';
 import { databaseOf, openDomainRequest, type DomainRequest, type DomainServices, type RequestDatabase } from '../domain/request.js';
@@ -35,7 +35,7 @@ export interface DocumentRoutesDeps {
 async function view(
   fieldRules: readonly FieldRule<Subject>[],
   request: DomainRequest,
-  document: ListedDocumentRow,
+  document: DocumentRow,
   organization?: OrganizationRow,
 ) {
   const { loaders, subject } = request;
@@ -117,7 +117,7 @@ interface DocumentRouteKit {
     ...args: Args
   ): (http: RestRequest<Principal>) => Promise<AuthorizationDenied | null>;
   role(handler: string, required: Role): (http: RestRequest<Principal>) => Promise<AuthorizationDenied | null>;
-  view(request: DomainRequest, document: ListedDocumentRow, organization?: OrganizationRow): Promise<Record<string, unknown>>;
+  view(request: DomainRequest, document: DocumentRow, organization?: OrganizationRow): Promise<Record<string, unknown>>;
   changed(request: DomainRequest, result: DocumentResult, status?: number): Promise<RestResponse>;
 }
 
@@ -130,12 +130,7 @@ export function documentRoutes(deps: DocumentRoutesDeps): RestRoute<Principal>[]
 function documentRouteKit({ services, database, fieldRules }: DocumentRoutesDeps): DocumentRouteKit {
   /** The domain request (subject and loaders once per HTTP request), with how the caller signed in for step-ups. */
   const requestFor = (http: RestRequest<Principal>, handler: string): Promise<DomainRequest> =>
-    openDomainRequest(services, http, {
-      db: databaseOf(http, database),
-      userId: http.caller?.subject ?? null,
-      handler,
-      authentication: http.caller,
-    });
+    openDomainRequest(services, http, { db: databaseOf(http, database), caller: http.caller, handler });
   /** The route-level marks of the matching GraphQL mutations (`@auth(role:)`, `@can(ability:)`), applied alike. */
   const requires =
     <Args extends unknown[]>(handler: string, ability: Ability<Subject, Args>, ...args: Args) =>
@@ -149,7 +144,7 @@ function documentRouteKit({ services, database, fieldRules }: DocumentRoutesDeps
       }
     };
   const role = (handler: string, required: Role) => requires(handler, AccountPolicy.holdsRole, required);
-  const viewOf = (request: DomainRequest, document: ListedDocumentRow, organization?: OrganizationRow) =>
+  const viewOf = (request: DomainRequest, document: DocumentRow, organization?: OrganizationRow) =>
     view(fieldRules, request, document, organization);
   const changed = async (request: DomainRequest, result: DocumentResult, status = 200): Promise<RestResponse> =>
     result.document ? { status, body: await viewOf(request, result.document) } : conflict(result.userErrors);
@@ -173,10 +168,9 @@ function readRoutes({ services, database, requestFor, view }: DocumentRouteKit):
           first: firstOf(http.query),
           after: http.query.get('after'),
           withOwners: true, // each item names its owner
-          withBody: true, // and shows its body
         };
         const fields = { filter: [], first: ['first'], after: ['after'] };
-        readCallerWithDocumentPage(services, http, { db: databaseOf(http, database), userId: http.caller?.subject ?? null }, input, fields);
+        readCallerWithDocumentPage(services, http, { db: databaseOf(http, database), caller: http.caller }, input, fields);
         const request = await requestFor(http, 'GET /api/documents');
         const page = await listDocuments(request, input, fields);
         const data = await Promise.all(page.edges.map(({ node }) => view(request, node)));

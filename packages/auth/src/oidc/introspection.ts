@@ -2,7 +2,7 @@ import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { decodeProtectedHeader } from 'jose';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
-import type { Principal } from '../principal/principal.js';
+import type { Principal } from '../principal/access-token-verifier.js';
 
 /** Who may introspect what: a client its own tokens; a resource server any API access token; a public client none. */
 export interface IntrospectionPolicy {

@@ -1,7 +1,7 @@
 import { type Database, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { type AccessTokenVerifier, challengeFor } from '../principal/access-token-verifier.js';
-import type { Principal } from '../principal/principal.js';
+import type { Principal } from '../principal/access-token-verifier.js';
 import { findAccount } from './account.js';
 
 /** Which claims each OpenID scope releases at the userinfo endpoint (the provider's `claims` configuration). */

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { isPromise } from '@whatwg-node/promise-helpers';
 
 /**
  * One deadline per request that needs the database (DATABASE_TIMEOUT): every statement the request sends, and
@@ -16,8 +17,8 @@ const deadlines = new AsyncLocalStorage<number>();
 export function withDatabaseDeadline<T>(deadline: number, fn: () => T): T {
   return deadlines.run(deadline, () => {
     const result = fn();
-    if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
-      return new Promise((resolve, reject) => (result as unknown as PromiseLike<unknown>).then(resolve, reject)) as T;
+    if (isPromise(result as unknown)) {
+      return new Promise((resolve, reject) => (result as PromiseLike<unknown>).then(resolve, reject)) as T;
     }
     return result;
   });

@@ -47,7 +47,6 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))(
       after: null,
       limit: first + 1,
       withOwners: true,
-      withBody: false,
     });
 
     /** The plans PostgreSQL made for `text` after running it prepared ten times on one connection. */

@@ -21,20 +21,12 @@ export interface ListedOwner {
   organizationIds: string[];
 }
 
-/**
- * A listed document: without `body` when its list was read with `withBody: false`. Absent, not empty: a reader that
- * should have asked for it gets nothing rather than a wrong text (over GraphQL, `Document.body` answers an error).
- */
-export type ListedDocumentRow = Omit<DocumentRow, 'body'> & { body?: string };
-
 export type ListedDocument = Omit<DocumentWithOrganizationRow, 'document'> & {
-  document: ListedDocumentRow;
+  document: DocumentRow;
   position: string;
   /** with `withOwners` only: the owner, or null when the owner's row is missing */
   owner?: ListedOwner | null;
 };
-
-const { body: _body, ...documentColumnsWithoutBody } = getTableColumns(documents);
 
 /**
  * A field of the outer select with its columns named with their tables. In a select from one source, drizzle writes
@@ -94,10 +86,10 @@ export type ListStatement = (
  * The values of a listed row, in the order of its JSON array (see `listSelect`): the document's columns (each with its
  * key and the column that decodes it), then its position, then with `list` its list's number in a statement of several.
  */
-export function rowFields(columns: { withBody: boolean }): SelectedField[] {
-  const document = columns.withBody ? getTableColumns(documents) : documentColumnsWithoutBody;
-  return Object.entries(document).map(([key, column]) => ({ path: [key], field: column }));
-}
+export const ROW_FIELDS: readonly SelectedField[] = Object.entries(getTableColumns(documents)).map(([key, column]) => ({
+  path: [key],
+  field: column,
+}));
 
 /**
  * What one list's select answers per row (`listSelect`): the document's columns under their own names, its position
@@ -158,7 +150,7 @@ export function pageStatement(
       })
       .from(sql`(${build(db)}) as ${t}`),
   );
-  const mapDocuments = compileRowMapper(fields) as (rows: unknown[][]) => ListedDocumentRow[];
+  const mapDocuments = compileRowMapper(fields) as (rows: unknown[][]) => DocumentRow[];
   const position = fields.length;
   return async (db, values) => {
     const [answer] = await read(db, values);

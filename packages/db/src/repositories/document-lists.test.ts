@@ -75,36 +75,6 @@ describe('Authorization 15: several lists of one request are read in one stateme
     expect(alone.statements).toHaveLength(1);
     expect(alone.statements[0]).not.toMatch(/union all/i);
   });
-
-  it('a list read without bodies has no body at all, and the same rows otherwise; a union carries bodies when one list reads them', async () => {
-    const withBodies = await listVisibleDocuments(database.db, list({ organizationSlug: 'acme' }));
-    const without = await statementsDuring(() => listVisibleDocuments(database.db, list({ organizationSlug: 'acme', withBody: false })));
-    expect(withBodies.length).toBeGreaterThan(1);
-    expect(withBodies.every(({ document }) => typeof document.body === 'string')).toBe(true);
-    expect(without.statements[0]).not.toMatch(/"body"/);
-    expect(without.result.every(({ document }) => !('body' in document))).toBe(true);
-    const bodiless = ({ document: { body: _body, ...document }, ...row }: (typeof withBodies)[number]) => ({ ...row, document });
-    expect(without.result).toEqual(withBodies.map(bodiless));
-
-    // A union's selects share their columns: the list without bodies carries them when its neighbour reads them.
-    const [globexRows, acmeRows] = await listVisibleDocumentsTogether(database.db, [
-      list({ organizationSlug: 'globex', withBody: false }),
-      list({ organizationSlug: 'acme' }),
-    ]);
-    expect(acmeRows).toEqual(withBodies);
-    expect(globexRows!.map(bodiless)).toEqual(
-      (await listVisibleDocuments(database.db, list({ organizationSlug: 'globex', withBody: false }))).map(bodiless),
-    );
-    const bothWithout = await statementsDuring(() =>
-      listVisibleDocumentsTogether(database.db, [
-        list({ organizationSlug: 'globex', withBody: false }),
-        list({ organizationSlug: 'acme', withBody: false }),
-      ]),
-    );
-    expect(bothWithout.statements).toHaveLength(1);
-    expect(bothWithout.statements[0]).not.toMatch(/"body"/);
-    expect(bothWithout.result[1]).toEqual(without.result);
-  });
 });
 
 describe("Authentication 3: the caller's account and roles read in a page's own statement", () => {
@@ -116,10 +86,7 @@ describe("Authentication 3: the caller's account and roles read in a page's own 
     const now = new Date();
     const cases = [
       [list({ organizationSlug: 'acme', withOwners: true })],
-      [
-        list({ visibility: { everything: false, anyStatusIn: [acme], publishedIn: [], now }, limit: 21 }),
-        list({ statuses: ['DRAFT'], withBody: false }),
-      ],
+      [list({ visibility: { everything: false, anyStatusIn: [acme], publishedIn: [], now }, limit: 21 }), list({ statuses: ['DRAFT'] })],
     ];
     // an owner, a viewer, an editor whose e-mail is unverified, and the super-admin without any membership
     for (const email of ['alice@acme.test', 'bob@acme.test', 'erin@acme.test', 'root@latchkey.test']) {

@@ -3,10 +3,10 @@ import { unionAll } from 'drizzle-orm/pg-core';
 import type { Database } from '../client.js';
 import type { SelectedField } from '../row-mapper.js';
 import { documents, organizations, type DocumentStatus } from '../schema/index.js';
-import { listedColumns, pageStatement, rowFields, type ListedDocument, type ListStatement } from './document-list-rows.js';
+import { listedColumns, pageStatement, ROW_FIELDS, type ListedDocument, type ListStatement } from './document-list-rows.js';
 import { findUserWithRoles, type UserWithRoles } from './users.js';
 
-export type { ListedDocument, ListedDocumentRow } from './document-list-rows.js';
+export type { ListedDocument } from './document-list-rows.js';
 
 // Lists of visible documents: one list per statement, or several lists of one request in one statement.
 
@@ -63,12 +63,6 @@ export interface DocumentListQuery {
    * @default false
    */
   withOwners?: boolean;
-  /**
-   * Read each document's body. A page that never shows bodies leaves them out: they are the largest column (a page
-   * of 20 carries 20 of them) and no policy reads them. Its rows then have no `body` at all (see `ListedDocumentRow`).
-   * @default true
-   */
-  withBody?: boolean;
 }
 
 /**
@@ -90,8 +84,7 @@ function shapeOf(query: DocumentListQuery): string {
   // The lists' lengths are part of the shape (one placeholder per organization); a caller belongs to few.
   const branches = visibility.everything ? 'all' : `a${visibility.anyStatusIn.length}p${visibility.publishedIn.length}`;
   const statusFilter = statuses === null ? 'any' : statuses.length === 0 ? 'none' : 'some';
-  const columns = `${query.withOwners === true ? '.owners' : ''}${query.withBody === false ? '.nobody' : ''}`;
-  return `${branches}.${organizationSlug !== null}.${statusFilter}.${after !== null}${columns}`;
+  return `${branches}.${organizationSlug !== null}.${statusFilter}.${after !== null}${query.withOwners === true ? '.owners' : ''}`;
 }
 
 /**
@@ -154,7 +147,7 @@ function listStatementFor(query: DocumentListQuery, withCaller: boolean): ListSt
   const shape = `${shapeOf(query)}${constantLimit === undefined ? '' : `.limit${constantLimit}`}${withCaller ? '.caller' : ''}`;
   let statement = listStatements.get(shape);
   if (!statement) {
-    const fields = rowFields({ withBody: query.withBody !== false });
+    const fields = ROW_FIELDS;
     statement = pageStatement(`documents_${shape}`, fields, (db) => listSelect(db, query, '', fields, undefined, constantLimit), {
       byList: false,
       withOwners: query.withOwners === true,
@@ -186,13 +179,11 @@ type CombinedRow = ListedDocument & { list: number };
 
 function combinedStatementFor(queries: readonly DocumentListQuery[], withCaller: boolean): ListStatement | undefined {
   const withOwners = queries.some((query) => query.withOwners === true);
-  // A union's selects have the same columns: when one list reads bodies, every list of the statement carries them.
-  const withBody = queries.some((query) => query.withBody !== false);
   const key = `${queries.map(shapeOf).join('|')}${withCaller ? '|caller' : ''}`;
   let statement = combinedStatements.get(key);
   if (!statement && combinedStatements.size < MAX_COMBINED_STATEMENTS) {
     // Every list's row has the same values in the same order (only the list's number differs): one mapper reads them all.
-    const fields = rowFields({ withBody });
+    const fields = ROW_FIELDS;
     statement = pageStatement(
       `documents_combined_${combinedStatements.size}`,
       fields,

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { whenAtHand } from '../at-hand.js';
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 
 /** graphql-js's suggestions: ` Did you mean "a", "b", or "c"?`, `... the enum value "X"?`, `... to use an inline fragment on "T"?` */
 const SUGGESTION = / ?Did you mean [^?]*\?/g;
@@ -67,8 +67,10 @@ export function useHiddenSuggestions(options: HiddenSuggestionsOptions): Plugin 
       if (!hidden) return;
       const req = (serverContext as { req?: IncomingMessage }).req;
       if (introspection === 'off' || !req) return void setResult(hidden as never);
-      const allowed = signedIn(req);
-      return whenAtHand(allowed, (yes) => void (yes || setResult(hidden as never)));
+      return handleMaybePromise(
+        () => signedIn(req),
+        (yes) => void (yes || setResult(hidden as never)),
+      );
     },
   };
 }

@@ -1,5 +1,5 @@
 import { processRegularResult, type Plugin } from 'graphql-yoga';
-import { whenAtHand } from '../at-hand.js';
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 
 type ResultProcessor = Parameters<Parameters<NonNullable<Plugin['onResultProcess']>>[0]['setResultProcessor']>[0];
 
@@ -21,8 +21,7 @@ export function useStreamedConnection(): Plugin {
     let wrapper = wrapped.get(processor);
     if (!wrapper) {
       wrapper = (result, fetchAPI, acceptedMediaType) => {
-        const response = processor(result, fetchAPI, acceptedMediaType);
-        return whenAtHand(response, withoutConnectionHeader);
+        return handleMaybePromise(() => processor(result, fetchAPI, acceptedMediaType), withoutConnectionHeader);
       };
       wrapped.set(processor, wrapper);
     }

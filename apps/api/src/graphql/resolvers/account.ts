@@ -1,11 +1,11 @@
 import { authorize } from '@latchkey/policy';
+import { handleMaybePromise, type MaybePromise } from '@whatwg-node/promise-helpers';
 import { getOwnAccount } from '../../domain/accounts.js';
 import { changeMemberRole, type MembershipWithOrganization } from '../../domain/memberships.js';
 import { getOrganization } from '../../domain/organizations.js';
 import { AccountPolicy } from '../../domain/policies.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import { dbOf, domainRequest, loadersOf, subjectAtHand, subjectOf } from '../context.js';
-import { whenAtHand, type AtHand } from '../at-hand.js';
 
 export const accountResolvers = {
   Query: {
@@ -17,14 +17,19 @@ export const accountResolvers = {
     // Field level per row (spec Authorization 3, 12): the account itself and ADMINs of one of its organizations.
     // Without a promise when the caller and the account's organizations are at hand (a page's owners).
     email: (user, _args, context) =>
-      whenAtHand(subjectAtHand(context), (subject) =>
-        whenAtHand(subject?.id === user.id ? [] : loadersOf(context).organizationIdsOf.load(user.id), (organizationIds) => {
-          authorize(subject, AccountPolicy.viewEmail, [user, organizationIds], { handler: 'User.email' });
-          return user.email;
-        }),
+      handleMaybePromise(
+        () => subjectAtHand(context),
+        (subject) =>
+          handleMaybePromise(
+            () => (subject?.id === user.id ? [] : loadersOf(context).organizationIdsOf.load(user.id)),
+            (organizationIds) => {
+              authorize(subject, AccountPolicy.viewEmail, [user, organizationIds], { handler: 'User.email' });
+              return user.email;
+            },
+          ),
       ),
     // Batched and held per request: the caller's and a page's owners' memberships (a dashboard asks both) are one statement.
-    memberships: (user, _args, context) => loadersOf(context).membershipsOf.load(user.id) as AtHand<MembershipWithOrganization[]>,
+    memberships: (user, _args, context) => loadersOf(context).membershipsOf.load(user.id) as MaybePromise<MembershipWithOrganization[]>,
   },
   // The plain Membership and Organization fields resolve by property name; billingEmail is guarded by @can.
   Membership: {

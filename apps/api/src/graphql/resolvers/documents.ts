@@ -1,3 +1,4 @@
+import { handleMaybePromise, type MaybePromise } from '@whatwg-node/promise-helpers';
 import type { OrganizationRow, UserRow } from '@latchkey/db';
 import {
   archiveDocument,
@@ -10,13 +11,10 @@ import {
 import { getDocument, getDocumentByTitle, listDocuments, ViewerDocumentAbilities, type DocumentListInput } from '../../domain/documents.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import { domainRequest, domainRequestForPage, loadersOf, subjectAtHand } from '../context.js';
-import { type AtHand, whenBothAtHand } from '../at-hand.js';
 import { selectsPath } from '../selection.js';
 
 /** Where a page of documents selects its owners: such a page reads them in its own statement. */
 const OWNERS_OF_A_PAGE = ['edges', 'node', 'owner'];
-/** Where a page selects its bodies: a page that does not reads none (its rows have no body to serve). */
-const BODIES_OF_A_PAGE = ['edges', 'node', 'body'];
 
 export const documentResolvers = {
   Query: {
@@ -35,7 +33,6 @@ export const documentResolvers = {
         first,
         after,
         withOwners: selectsPath(info, OWNERS_OF_A_PAGE),
-        withBody: selectsPath(info, BODIES_OF_A_PAGE),
       };
       return listDocuments(await domainRequestForPage(context, 'Query.documents', page), page);
     },
@@ -43,20 +40,19 @@ export const documentResolvers = {
   Document: {
     // Plain fields resolve by property name; internalNotes is guarded by its @can mark, once per row. A document's
     // organization and owner exist (foreign keys); on a page both are usually at hand, and then so is the answer.
-    organization: (doc, _args, context) => loadersOf(context).organization.load(doc.organizationId) as AtHand<OrganizationRow>,
-    owner: (doc, _args, context) => loadersOf(context).user.load(doc.ownerId) as AtHand<UserRow>,
-    // A page reads bodies only when its selection names them (BODIES_OF_A_PAGE, which counts a field @skip may drop
-    // as named). A row without one here would be a selection that check missed: an error, never an empty text.
-    body: (doc) => {
-      if (doc.body === undefined) throw new Error('Document.body: this document was listed without its body');
-      return doc.body;
+    organization: (doc, _args, context) => loadersOf(context).organization.load(doc.organizationId) as MaybePromise<OrganizationRow>,
+    owner: (doc, _args, context) => loadersOf(context).user.load(doc.ownerId) as MaybePromise<UserRow>,
+    viewerCan: (doc, _args, context) => {
+      const organization = loadersOf(context).organization.load(doc.organizationId);
+      return handleMaybePromise(
+        () => subjectAtHand(context),
+        (subject) =>
+          handleMaybePromise(
+            () => organization,
+            (found) => new ViewerDocumentAbilities(subject, doc, found!),
+          ),
+      );
     },
-    viewerCan: (doc, _args, context) =>
-      whenBothAtHand(
-        subjectAtHand(context),
-        loadersOf(context).organization.load(doc.organizationId),
-        (subject, organization) => new ViewerDocumentAbilities(subject, doc, organization!),
-      ),
   },
   Mutation: {
     createDocument: async (_source, { input }, context) => createDocument(await domainRequest(context, 'Mutation.createDocument'), input),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateSigningJwk, parseSigningKey } from '../keys/key-material.js';
 import { createAccessTokenVerifier } from './access-token-verifier.js';
 import { mintAccessToken } from './mint-access-token.js';
-import { createCallerResolution } from './resolve-caller.js';
+import { createCallerResolution } from './caller.js';
 
 // Spec Authentication 2 and 5: an operation's caller is resolved once, from the credential it presents; a guest is
 // null, and a refused credential is a guest that is told so.

@@ -1,5 +1,9 @@
-import type { AccessTokenVerifier, ProofOf, VerificationResult } from './access-token-verifier.js';
+import { isPromise } from '@whatwg-node/promise-helpers';
+import { challengeFor, type AccessTokenVerifier, type Caller, type ProofOf, type VerificationResult } from './access-token-verifier.js';
 import type { ProofContext } from './dpop-proof.js';
+
+// Who is calling: the verified token's claims (`Principal`, access-token-verifier.ts), found the one way every entry point finds them
+// (`principalFrom`), and, for GraphQL, once per operation (`createCallerResolution`).
 
 /**
  * Where a caller's credential arrives: the `Authorization` header of an HTTP request (GraphQL over HTTP, REST,
@@ -46,4 +50,44 @@ export function principalFrom(verifier: AccessTokenVerifier, presented: Presente
   const header = authorizationOfConnection(presented.connectionParams);
   if (header === false) return NOT_A_TOKEN;
   return verifier.verifyAuthorization(header, () => proofOfConnection(presented.connectionParams, presented.path ?? '/graphql'));
+}
+
+export interface CallerResolutionOptions<Context extends object> {
+  verifier: AccessTokenVerifier;
+  /** The `Authorization` value an operation carries: its request's header, or its WebSocket connection's credential. */
+  authorizationOf: (context: Context) => string | null | undefined;
+  /** The DPoP proof an operation carries (its request's `DPoP` header, method and path), for DPoP-bound tokens. */
+  proofOf?: (context: Context) => ProofContext | undefined;
+}
+
+export interface CallerResolution<Context extends object> {
+  /**
+   * `@envelop/generic-auth`'s `resolveUserFn`: the operation's caller, once per operation, through `principalFrom`
+   * (synchronous on a cached bearer token). A presented credential that does not verify makes a guest (`null`)
+   * whose refusal says so (`challengeOf`).
+   */
+  resolveUserFn: (context: Context) => Caller | Promise<Caller>;
+  /** The `WWW-Authenticate` challenge for the operation's refused credential (Bearer's, or DPoP's); undefined if none. */
+  challengeOf: (context: Context) => string | undefined;
+}
+
+/** The caller of a GraphQL operation (spec Authentication 1-5), resolved once per operation and remembered beside it. */
+export function createCallerResolution<Context extends object>(options: CallerResolutionOptions<Context>): CallerResolution<Context> {
+  const { verifier, authorizationOf, proofOf } = options;
+  const rejected = new WeakMap<Context, VerificationResult & { ok: false }>();
+  const settle = (context: Context, result: PrincipalResult): Caller => {
+    if (result?.ok) return result.principal;
+    if (result) rejected.set(context, result);
+    return null;
+  };
+  return {
+    resolveUserFn(context) {
+      const verified = principalFrom(verifier, { authorization: authorizationOf(context), dpop: proofOf && (() => proofOf(context)) });
+      return isPromise(verified) ? verified.then((result) => settle(context, result)) : settle(context, verified);
+    },
+    challengeOf: (context) => {
+      const result = rejected.get(context);
+      return result ? challengeFor(result) : undefined;
+    },
+  };
 }
