@@ -81,8 +81,9 @@ export function createConfiguredProvider(
 /**
  * The authorization server: the OpenID provider (durable through the database) and the login pages and routes of
  * packages/auth, configured from Config and mounted as routes. Every one of its routes sees only the forwarded
- * headers a trusted proxy's word allows, rewritten (X-Forwarded-Host never), and runs under one database deadline
- * (DATABASE_TIMEOUT from its start), found through AsyncLocalStorage (the provider runs on one already).
+ * headers a trusted proxy's word allows, rewritten (X-Forwarded-Host never), and has one database deadline
+ * (DATABASE_TIMEOUT): a login route carries it in its request's scope (packages/auth/src/web/request-scope.ts),
+ * the provider's endpoints find it through AsyncLocalStorage (see `mountedRoutes`).
  */
 export async function createAuthorizationServerRoutes(options: AuthorizationServerOptions) {
   const { config, logger, database, keys } = options;
@@ -140,7 +141,7 @@ function loginRoutesOptions(
   const { config } = options;
   return {
     publicUrl: config.http.publicUrl,
-    db: options.database.db,
+    database: options.database,
     provider,
     firstPartyClientIds: config.auth.firstPartyClientIds,
     factors: config.auth.factors,
@@ -164,7 +165,8 @@ function loginRoutesOptions(
 
 /**
  * The authorization server's routes as mounted: the discovery document, the provider's endpoints and the login
- * routes, each with the provider's view of forwarded headers and one database deadline, failures answered.
+ * routes, each with the provider's view of forwarded headers, failures answered. The login routes carry their
+ * database deadline themselves; the provider's endpoints get theirs here.
  */
 function mountedRoutes(
   options: AuthorizationServerOptions,
@@ -187,14 +189,15 @@ function mountedRoutes(
     if (!res.headersSent) sendHttpError(res, 500, 'Internal server error.');
   }
 
-  /** A login route as mounted: the provider's view of forwarded headers, one database deadline, failures answered. */
+  /**
+   * A login route as mounted: the provider's view of forwarded headers, failures answered. Its database deadline
+   * is its request's scope (packages/auth/src/web/request-scope.ts), passed explicitly.
+   */
   const mounted = (route: Route): Route => ({
     ...route,
     handler(req, res, match) {
       clientAddresses.forProvider(req);
-      withDatabaseDeadline(database.deadlineFromNow(), async () => route.handler(req, res, match)).catch((error: unknown) =>
-        failed(req, res, error),
-      );
+      (async () => route.handler(req, res, match))().catch((error: unknown) => failed(req, res, error));
     },
   });
 
@@ -203,6 +206,9 @@ function mountedRoutes(
     clientAddresses.forProvider(req);
     // During a known outage, at once.
     if (!database.health.available) return sendServiceUnavailable(res, RETRY_AFTER_SECONDS, SIGN_IN_UNAVAILABLE);
+    // The one AsyncLocalStorage of a request's database deadline (withDatabaseDeadline), here and in the provider
+    // calls a login route makes (`inProvider`): oidc-provider calls its adapter back without the request, so the
+    // deadline cannot be passed to it.
     void withDatabaseDeadline(database.deadlineFromNow(), () => oidc(req, res));
   }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { addUserIfAbsent } from '@latchkey/db';
+import { addUserIfAbsent, type Database } from '@latchkey/db';
 import { refuse as refuseWith, seeOther, sendJson, type TooMany } from '@latchkey/http';
 import type { DeliveryHandler } from '../delivery/index.js';
 import { findUserIdByEmail } from '../oidc/account.js';
@@ -65,7 +65,7 @@ interface OneTimeTokenDeps {
 }
 
 /** Self sign-up: the account exists from now on, its e-mail unverified; a suspended one stays suspended. */
-async function signUp(db: LoginContext['db'], email: string): Promise<string | null> {
+async function signUp(db: Database, email: string): Promise<string | null> {
   await addUserIfAbsent(db, email);
   return findUserIdByEmail(db, email);
 }
@@ -75,7 +75,7 @@ async function signUp(db: LoginContext['db'], email: string): Promise<string | n
  * also gets a short code, bound to the browser that asked (`binding`); both travel in the message only.
  */
 function deliverLater(
-  { context: { publicUrl, db, log }, options }: OneTimeTokenDeps,
+  { context: { publicUrl, dbOf, log }, options }: OneTimeTokenDeps,
   req: IncomingMessage,
   res: ServerResponse,
   username: string,
@@ -84,6 +84,8 @@ function deliverLater(
   const { delivery } = options;
   setImmediate(() => {
     void (async () => {
+      // The request's own view of the database: the look-ups and the new token share its one deadline.
+      const db = dbOf(req);
       let userId = await findUserIdByEmail(db, username);
       // Unknown addresses never get an account implicitly, unless self sign-up is switched on.
       if (!userId && options.selfSignup) userId = await signUp(db, username);
@@ -150,8 +152,9 @@ function tokenPage({ context, options }: OneTimeTokenDeps, req: IncomingMessage,
  * outstanding codes die (their links live on), so guessing cannot outlast the lockout.
  */
 async function consume(deps: OneTimeTokenDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { db, flow, log, gate } = deps.context;
+  const { dbOf, flow, log, gate } = deps.context;
   const { options } = deps;
+  const db = dbOf(req);
   const fields = await formOf(deps, req, res);
   if (!fields) return;
   let token = (fields['token'] ?? '').trim();

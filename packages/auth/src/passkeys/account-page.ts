@@ -3,6 +3,7 @@ import type { Database } from '@latchkey/db';
 import { seeOther, type Route } from '@latchkey/http';
 import type { AccountPageHelpers, PagePart } from '../web/factor-module.js';
 import { escapeHtml, when } from '../web/html.js';
+import type { LoginScopes } from '../web/request-scope.js';
 import { PasskeyError } from './errors.js';
 import { isPasskeyId, listPasskeys, removePasskey, renamePasskey, type PasskeySummary } from './index.js';
 
@@ -71,7 +72,7 @@ ${passkeys.length ? `<ul id="passkeys">${passkeys.map(passkeyItem).join('\n')}</
 }
 
 /** The account page's forms that rename or remove one of the account's passkeys (`id`). */
-export function passkeyAccountForms(db: Database, { credentialForm, problem, factorChanged }: AccountPageHelpers): Route[] {
+export function passkeyAccountForms({ dbOf }: LoginScopes, { credentialForm, problem, factorChanged }: AccountPageHelpers): Route[] {
   /** A credential form about one of the account's passkeys (`id`). */
   async function passkeyForm(req: IncomingMessage, res: ServerResponse) {
     const form = await credentialForm(req, res);
@@ -83,7 +84,7 @@ export function passkeyAccountForms(db: Database, { credentialForm, problem, fac
     const form = await passkeyForm(req, res);
     if (!form) return;
     try {
-      const renamed = await renamePasskey(db, form.account.userId, form.fields['id']!, form.fields['label'] ?? '');
+      const renamed = await renamePasskey(dbOf(req), form.account.userId, form.fields['id']!, form.fields['label'] ?? '');
       if (!renamed) return problem(res, 404, 'You have no passkey with this id.');
     } catch (error) {
       if (error instanceof PasskeyError) return problem(res, 400, error.message);
@@ -95,7 +96,8 @@ export function passkeyAccountForms(db: Database, { credentialForm, problem, fac
   async function removePasskeyForm(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await passkeyForm(req, res);
     if (!form) return;
-    if (!(await removePasskey(db, form.account.userId, form.fields['id']!))) return problem(res, 404, 'You have no passkey with this id.');
+    if (!(await removePasskey(dbOf(req), form.account.userId, form.fields['id']!)))
+      return problem(res, 404, 'You have no passkey with this id.');
     factorChanged(req, form.account.userId, 'factor.removed', 'WEBAUTHN');
     seeOther(res, '/account?done=removed');
   }

@@ -101,9 +101,12 @@ async function callerOf(
 ): Promise<Pick<Principal, 'subject' | 'acr' | 'authTime'> | null | 'rejected'> {
   const result = await principalFrom(options.verifier, { authorization: req.headers.authorization, dpop: () => proofOfRequest(req) });
   if (result !== undefined) return result.ok ? result.principal : 'rejected';
-  const session = await readProviderSession(options.provider, req, res);
+  const session = await context.inProvider(req, () => readProviderSession(options.provider, req, res));
   // A session past a factor's validity (spec Multi-factor rules 2) is no caller until it is renewed.
-  if (!session || !(await context.flow.sessionMeets(session.sessionUid, session.accountId, [], readCookie(req, DEVICE_COOKIE))))
+  if (
+    !session ||
+    !(await context.flow.sessionMeets(context.dbOf(req), session.sessionUid, session.accountId, [], readCookie(req, DEVICE_COOKIE)))
+  )
     return null;
   return { subject: session.accountId, acr: session.acr || null, authTime: session.authTime };
 }
@@ -135,7 +138,7 @@ async function signedInUser(
     );
     return null;
   }
-  const user = await findUserById(deps.context.db, caller.subject);
+  const user = await findUserById(deps.context.dbOf(req), caller.subject);
   if (!user || user.suspended) {
     fail(res, 403, 'This account cannot add passkeys.');
     return null;
@@ -147,7 +150,7 @@ async function signedInUser(
 async function registerOptions(deps: PasskeyDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const user = await signedInUser(deps, req, res);
   if (!user) return;
-  const creation = await startPasskeyRegistration(deps.context.db, deps.rp, {
+  const creation = await startPasskeyRegistration(deps.context.dbOf(req), deps.rp, {
     userId: user.id,
     userName: user.email,
     displayName: user.displayName ?? user.email,
@@ -164,7 +167,7 @@ async function register(deps: PasskeyDeps, req: IncomingMessage, res: ServerResp
     return fail(res, 400, 'response must be the credential the browser created.');
   const label = body['label'];
   if (label !== undefined && typeof label !== 'string') return fail(res, 400, 'label must be a string.');
-  const passkey = await finishPasskeyRegistration(deps.context.db, deps.rp, {
+  const passkey = await finishPasskeyRegistration(deps.context.dbOf(req), deps.rp, {
     userId: user.id,
     binding: bindingOf(deps, req, res),
     response: body['response'] as never,
@@ -182,14 +185,15 @@ async function authenticateOptions(
   body: Record<string, unknown>,
 ): Promise<void> {
   const username = typeof body['username'] === 'string' ? body['username'] : undefined;
-  const request = await startPasskeyAuthentication(deps.context.db, deps.rp, { binding: bindingOf(deps, req, res), username });
+  const request = await startPasskeyAuthentication(deps.context.dbOf(req), deps.rp, { binding: bindingOf(deps, req, res), username });
   deps.context.audit.record({ type: 'sign_in.started', details: { method: 'WEBAUTHN' }, request: req });
   sendJson(res, 200, request);
 }
 
 /** POST /login/webauthn: the assertion proves the passkey factor; the sign-in continues in this browser. */
 async function signIn(deps: PasskeyDeps, req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): Promise<void> {
-  const { db, flow, gate } = deps.context;
+  const { dbOf, flow, gate } = deps.context;
+  const db = dbOf(req);
   const attempt = await gate.attempt(req, res, deps.options.limits, (status, message, headers) => fail(res, status, message, {}, headers));
   if (!attempt) return;
   if (typeof body['response'] !== 'object' || body['response'] === null)
@@ -264,10 +268,10 @@ export function createPasskeyWeb({ context, settings, limits, account }: FactorW
   const { relyingParty, verifier, provider } = settings;
   const enabled = relyingParty !== undefined;
   return {
-    routes: [...createPasskeyEndpoints(context, { relyingParty, limits, verifier, provider }), ...passkeyAccountForms(context.db, account)],
+    routes: [...createPasskeyEndpoints(context, { relyingParty, limits, verifier, provider }), ...passkeyAccountForms(context, account)],
     signInEntry: () => SIGN_IN_BUTTON,
     factorsPageSection: () => (enabled ? SIGN_IN_BUTTON : undefined),
-    accountSection: (signedIn) => passkeyAccountSection(context.db, enabled, signedIn.userId),
+    accountSection: (signedIn, req) => passkeyAccountSection(context.dbOf(req), enabled, signedIn.userId),
     accountDone: ACCOUNT_DONE,
   };
 }

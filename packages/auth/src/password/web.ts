@@ -13,6 +13,7 @@ import {
 } from '../web/factor-steps.js';
 import { escapeHtml } from '../web/html.js';
 import type { Database } from '@latchkey/db';
+import type { LoginScopes } from '../web/request-scope.js';
 import { hasPassword, PasswordError, removePassword, setPassword, verifyPassword } from './index.js';
 
 const SWITCHED_OFF = 'Passwords are switched off on this server.';
@@ -59,7 +60,7 @@ ${passwordSetupForm('/login/password/setup', email, 'Set the password and contin
 
 /** The first password of an account, set on the way when its rule asks for one (not a guess: not counted). */
 async function setupOnTheWay({ context }: FactorWebDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { db } = context;
+  const db = context.dbOf(req);
   const has = (userId: string) => hasPassword(db, userId);
   const form = await enrolmentForm(context, req, res, { factor: 'PASSWORD', has, what: 'A password', bodyBytes: PASSWORD_BODY_BYTES });
   if (!form) return;
@@ -89,7 +90,7 @@ ${passwordSetupForm('/account/password', account.email, 'Set a password')}`;
 }
 
 /** The account page's forms: set, change or remove the account's password. */
-function accountForms(db: Database, { credentialForm, problem, factorChanged }: AccountPageHelpers): Route[] {
+function accountForms({ dbOf }: LoginScopes, { credentialForm, problem, factorChanged }: AccountPageHelpers): Route[] {
   /** Sets or changes the password (`password`, `confirm`): a credential change, so a recent sign-in. */
   async function set(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await credentialForm(req, res, PASSWORD_BODY_BYTES);
@@ -98,7 +99,7 @@ function accountForms(db: Database, { credentialForm, problem, factorChanged }: 
     if (password.length === 0) return problem(res, 400, 'password is required.');
     if (form.fields['confirm'] !== password) return problem(res, 400, 'The two passwords differ.');
     try {
-      await setPassword(db, { userId: form.account.userId, email: form.account.email, password });
+      await setPassword(dbOf(req), { userId: form.account.userId, email: form.account.email, password });
     } catch (error) {
       if (error instanceof PasswordError) return problem(res, 400, error.message);
       throw error;
@@ -110,7 +111,7 @@ function accountForms(db: Database, { credentialForm, problem, factorChanged }: 
   async function remove(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await credentialForm(req, res);
     if (!form) return;
-    if (!(await removePassword(db, form.account.userId))) return problem(res, 404, 'No password is set for this account.');
+    if (!(await removePassword(dbOf(req), form.account.userId))) return problem(res, 404, 'No password is set for this account.');
     factorChanged(req, form.account.userId, 'factor.removed', 'PASSWORD');
     seeOther(res, '/account?done=password-removed');
   }
@@ -153,10 +154,10 @@ function switchedOff(account: AccountPageHelpers): FactorWeb {
 export function createPasswordWeb(deps: FactorWebDeps): FactorWeb {
   const { context, settings, limits, account } = deps;
   if (!settings.passwords) return switchedOff(account);
-  const { db } = context;
+  const { dbOf } = context;
   const verify = codeEndpoint(context, limits, {
     factor: 'PASSWORD',
-    check: (userId, password) => verifyPassword(db, { userId, password }),
+    check: (userId, password, req) => verifyPassword(dbOf(req), { userId, password }),
     read: passwordField,
     wrong: 'The password is not valid.',
     bodyBytes: PASSWORD_BODY_BYTES,
@@ -165,10 +166,10 @@ export function createPasswordWeb(deps: FactorWebDeps): FactorWeb {
     routes: [
       { path: '/login/password', methods: ['POST'], handler: verify },
       { path: '/login/password/setup', methods: ['POST'], handler: (req, res) => setupOnTheWay(deps, req, res) },
-      ...accountForms(db, account),
+      ...accountForms(context, account),
     ],
-    factorsPageSection: (step) => factorsPageSection(db, step),
-    accountSection: (signedIn) => accountSection(db, signedIn),
+    factorsPageSection: (step, req) => factorsPageSection(dbOf(req), step),
+    accountSection: (signedIn, req) => accountSection(dbOf(req), signedIn),
     accountDone: ACCOUNT_DONE,
   };
 }

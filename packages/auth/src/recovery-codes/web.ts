@@ -4,6 +4,7 @@ import { sendHtml, type Route } from '@latchkey/http';
 import type { AccountPageHelpers, FactorWeb, FactorWebDeps, PagePart } from '../web/factor-module.js';
 import { codeEndpoint, codeField, REMEMBER_BROWSER } from '../web/factor-steps.js';
 import { escapeHtml, page } from '../web/html.js';
+import type { LoginScopes } from '../web/request-scope.js';
 import { consumeRecoveryCode, countRecoveryCodes, generateRecoveryCodes } from './index.js';
 
 /** The page that shows new recovery codes, once. */
@@ -36,11 +37,11 @@ const accountSection = async (db: Database, userId: string): Promise<PagePart> =
 });
 
 /** The account page's form that makes new recovery codes (the old ones stop working) and shows them once. */
-function accountForm(db: Database, { credentialForm, factorChanged }: AccountPageHelpers): Route {
+function accountForm({ dbOf }: LoginScopes, { credentialForm, factorChanged }: AccountPageHelpers): Route {
   async function makeNew(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await credentialForm(req, res);
     if (!form) return;
-    const codes = await generateRecoveryCodes(db, form.account.userId);
+    const codes = await generateRecoveryCodes(dbOf(req), form.account.userId);
     factorChanged(req, form.account.userId, 'factor.added', 'RECOVERY_CODE');
     sendHtml(res, 200, recoveryCodesPage(codes, '/account'));
   }
@@ -49,15 +50,15 @@ function accountForm(db: Database, { credentialForm, factorChanged }: AccountPag
 
 /** Recovery codes (`otp`): each signs in once, as a later step, when the account's other ways are not at hand. */
 export function createRecoveryCodeWeb({ context, limits, account }: FactorWebDeps): FactorWeb {
-  const { db } = context;
+  const { dbOf } = context;
   const use = codeEndpoint(context, limits, {
     factor: 'RECOVERY_CODE',
-    check: (userId, code) => consumeRecoveryCode(db, userId, code),
+    check: (userId, code, req) => consumeRecoveryCode(dbOf(req), userId, code),
     read: codeField(/^[A-Za-z0-9-]{8,40}$/, 'a recovery code (letters, digits and dashes)'),
   });
   return {
-    routes: [{ path: '/login/recovery-code', methods: ['POST'], handler: use }, accountForm(db, account)],
-    factorsPageSection: (step) => factorsPageSection(db, step.userId),
-    accountSection: (signedIn) => accountSection(db, signedIn.userId),
+    routes: [{ path: '/login/recovery-code', methods: ['POST'], handler: use }, accountForm(context, account)],
+    factorsPageSection: (step, req) => factorsPageSection(dbOf(req), step.userId),
+    accountSection: (signedIn, req) => accountSection(dbOf(req), signedIn.userId),
   };
 }

@@ -56,8 +56,8 @@ function totpSetupPage(enrolment: TotpEnrolment, confirmAction: string): string 
 }
 
 /** On the factors page: the code form, or (for its own rule) setting the app up on the way. */
-async function factorsPageSection({ context }: TotpDeps, step: FactorStep): Promise<PagePart> {
-  if (await hasConfirmedTotp(context.db, step.userId))
+async function factorsPageSection({ context }: TotpDeps, step: FactorStep, req: IncomingMessage): Promise<PagePart> {
+  if (await hasConfirmedTotp(context.dbOf(req), step.userId))
     return {
       html: `<form method="post" action="/login/totp">
 <label for="totp">Code from your authenticator app</label>
@@ -76,7 +76,7 @@ ${REMEMBER_BROWSER}<button type="submit">Continue</button>
 const enrolmentOnTheWay = ({ context }: TotpDeps, req: IncomingMessage, res: ServerResponse) =>
   enrolmentForm(context, req, res, {
     factor: 'TOTP',
-    has: (userId) => hasConfirmedTotp(context.db, userId),
+    has: (userId) => hasConfirmedTotp(context.dbOf(req), userId),
     what: 'An authenticator app',
   });
 
@@ -84,7 +84,7 @@ const enrolmentOnTheWay = ({ context }: TotpDeps, req: IncomingMessage, res: Ser
 async function setupOnTheWay(deps: TotpDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const form = await enrolmentOnTheWay(deps, req, res);
   if (!form) return;
-  const { db } = deps.context;
+  const db = deps.context.dbOf(req);
   const userId = form.pending.userId;
   const accountName = (await emailOf(db, userId)) ?? 'account';
   const enrolment = await startTotpEnrolment(db, deps.totpKey, { userId, accountName, issuer: deps.issuer });
@@ -101,7 +101,7 @@ async function confirmOnTheWay(deps: TotpDeps, req: IncomingMessage, res: Server
   const attempt = await context.gate.attempt(req, res, deps.limits, tooMany(req, res));
   if (!attempt) return;
   const userId = form.pending.userId;
-  if (!(await accepted(confirmTotpEnrolment(context.db, deps.totpKey, { userId, code })))) {
+  if (!(await accepted(confirmTotpEnrolment(context.dbOf(req), deps.totpKey, { userId, code })))) {
     await attempt.failed(userId);
     return refuseStep(req, res, 400, 'The code is not valid. Set up the app again from the previous page.');
   }
@@ -112,8 +112,8 @@ async function confirmOnTheWay(deps: TotpDeps, req: IncomingMessage, res: Server
 }
 
 /** Whether an authenticator app is set up, and the form that removes it or sets one up. */
-async function accountSection({ db }: LoginContext, userId: string): Promise<PagePart> {
-  const totp = await hasConfirmedTotp(db, userId);
+async function accountSection({ dbOf }: LoginContext, req: IncomingMessage, userId: string): Promise<PagePart> {
+  const totp = await hasConfirmedTotp(dbOf(req), userId);
   return {
     html: `<h2>Authenticator app</h2>
 ${
@@ -125,13 +125,17 @@ ${
 }
 
 /** The account page's forms: set up (then confirm) or remove the account's authenticator app. */
-function accountForms({ context: { db }, account, totpKey, issuer }: TotpDeps): Route[] {
+function accountForms({ context: { dbOf }, account, totpKey, issuer }: TotpDeps): Route[] {
   const { credentialForm, problem, factorChanged } = account;
   async function setup(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await credentialForm(req, res);
     if (!form) return;
     try {
-      const enrolment = await startTotpEnrolment(db, totpKey, { userId: form.account.userId, accountName: form.account.email, issuer });
+      const enrolment = await startTotpEnrolment(dbOf(req), totpKey, {
+        userId: form.account.userId,
+        accountName: form.account.email,
+        issuer,
+      });
       sendHtml(res, 200, totpSetupPage(enrolment, '/account/totp/confirm'));
     } catch (error) {
       if (error instanceof TotpError) return problem(res, 409, error.message);
@@ -143,7 +147,7 @@ function accountForms({ context: { db }, account, totpKey, issuer }: TotpDeps): 
     const form = await credentialForm(req, res);
     if (!form) return;
     try {
-      await confirmTotpEnrolment(db, totpKey, { userId: form.account.userId, code: (form.fields['code'] ?? '').trim() });
+      await confirmTotpEnrolment(dbOf(req), totpKey, { userId: form.account.userId, code: (form.fields['code'] ?? '').trim() });
     } catch (error) {
       if (error instanceof TotpError) return problem(res, 400, error.message);
       throw error;
@@ -155,7 +159,7 @@ function accountForms({ context: { db }, account, totpKey, issuer }: TotpDeps): 
   async function remove(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await credentialForm(req, res);
     if (!form) return;
-    if (!(await removeTotp(db, form.account.userId))) return problem(res, 404, 'No authenticator app is set up for this account.');
+    if (!(await removeTotp(dbOf(req), form.account.userId))) return problem(res, 404, 'No authenticator app is set up for this account.');
     factorChanged(req, form.account.userId, 'factor.removed', 'TOTP');
     seeOther(res, '/account?done=totp-removed');
   }
@@ -187,7 +191,7 @@ export function createTotpWeb(factorDeps: FactorWebDeps): FactorWeb {
   };
   const verify = codeEndpoint(context, limits, {
     factor: 'TOTP',
-    check: (userId, code) => accepted(verifyTotp(context.db, deps.totpKey, { userId, code })),
+    check: (userId, code, req) => accepted(verifyTotp(context.dbOf(req), deps.totpKey, { userId, code })),
     read: codeField(/^[0-9]{6}$/, '6 digits'),
   });
   return {
@@ -197,8 +201,8 @@ export function createTotpWeb(factorDeps: FactorWebDeps): FactorWeb {
       { path: '/login/totp/confirm', methods: ['POST'], handler: (req, res) => confirmOnTheWay(deps, req, res) },
       ...accountForms(deps),
     ],
-    factorsPageSection: (step) => factorsPageSection(deps, step),
-    accountSection: (signedIn) => accountSection(context, signedIn.userId),
+    factorsPageSection: (step, req) => factorsPageSection(deps, step, req),
+    accountSection: (signedIn, req) => accountSection(context, req, signedIn.userId),
     accountDone: ACCOUNT_DONE,
   };
 }

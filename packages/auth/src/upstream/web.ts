@@ -130,7 +130,7 @@ async function start(deps: UpstreamDeps, req: IncomingMessage, res: ServerRespon
  * and the ID token verified (nonce, issuer, audience, signature). Every callback counts against its source.
  */
 async function callback(deps: UpstreamDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { secure, db, flow, log, gate } = deps.context;
+  const { secure, dbOf, flow, log, gate } = deps.context;
   const { limits, upstream } = deps.options;
   const sealed = readCookie(req, UPSTREAM_COOKIE);
   clearCookie(res, UPSTREAM_COOKIE, { path: COOKIE_PATH, secure });
@@ -171,7 +171,7 @@ async function callback(deps: UpstreamDeps, req: IncomingMessage, res: ServerRes
   }
   if (pending.purpose === 'link') return finishLink(deps, req, res, attempt, pending.userId!, identity);
 
-  const userId = await findLinkedUser(db, identity.issuer, identity.subject);
+  const userId = await findLinkedUser(dbOf(req), identity.issuer, identity.subject);
   if (!userId) {
     // Never by e-mail: an account with the address the upstream provider reports is not this identity's.
     await attempt.failed();
@@ -196,13 +196,14 @@ async function finishLink(
   userId: string,
   identity: { issuer: string; subject: string },
 ): Promise<void> {
-  const { db, flow } = deps.context;
+  const { flow } = deps.context;
+  const db = deps.context.dbOf(req);
   const { upstream } = deps.options;
   const account = await deps.options.account.signedIn(req, res);
   if (
     !account ||
     account.userId !== userId ||
-    !(await flow.sessionMeets(account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))
+    !(await flow.sessionMeets(db, account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))
   ) {
     await attempt.failed();
     return problem(
@@ -259,14 +260,14 @@ async function unlinkForm(deps: UpstreamDeps, req: IncomingMessage, res: ServerR
   const form = await deps.options.account.credentialForm(req, res);
   if (!form) return;
   const identity = { issuer: form.fields['issuer'] ?? '', subject: form.fields['subject'] ?? '', userId: form.account.userId };
-  if (!(await unlinkFederatedIdentity(deps.context.db, identity)))
+  if (!(await unlinkFederatedIdentity(deps.context.dbOf(req), identity)))
     return problem(deps, res, 404, `No such ${deps.options.upstream.name} account is linked to yours.`, 'account');
   seeOther(res, '/account?done=upstream-unlinked');
 }
 
 /** The account page's section: the linked upstream identities, unlink, and link another. */
-async function accountSection({ context, name }: UpstreamDeps, userId: string): Promise<PagePart> {
-  const linked = await listFederatedIdentities(context.db, userId);
+async function accountSection({ context, name }: UpstreamDeps, req: IncomingMessage, userId: string): Promise<PagePart> {
+  const linked = await listFederatedIdentities(context.dbOf(req), userId);
   const items = linked
     .map(
       (
@@ -325,7 +326,7 @@ export function createUpstreamWeb({ context, settings, limits, account }: Factor
     routes: UPSTREAM_ROUTES.map(([path, method]): Route => ({ path, methods: [method], handler: handlers[path] })),
     signInEntry: () => signInLink(upstream.name),
     factorsPageSection: () => signInLink(upstream.name),
-    accountSection: (signedIn) => accountSection(deps, signedIn.userId),
+    accountSection: (signedIn, req) => accountSection(deps, req, signedIn.userId),
     accountDone: ACCOUNT_DONE,
   };
 }

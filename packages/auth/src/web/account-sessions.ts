@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SessionSelection } from '@latchkey/db';
 import { seeOther, type Route } from '@latchkey/http';
 import { isSessionId, listSessions, type EndSessions, type SessionView } from '../sessions/index.js';
 import type { LoginContext } from './context.js';
@@ -27,9 +28,9 @@ function sessionItem(session: SessionView, current: boolean): string {
  * The account page's sessions: every browser signed in to this account, with a way to end any other one (its
  * tokens are refused within seconds, its grants revoked) or all of them at once. This browser signs out instead.
  */
-export function createAccountSessions({ origin, db }: LoginContext, deps: AccountSessionsDeps) {
-  async function section(account: { userId: string; sessionUid: string }): Promise<string> {
-    const sessions = await listSessions(db, account.userId, account.sessionUid);
+export function createAccountSessions({ origin, dbOf, inProvider }: LoginContext, deps: AccountSessionsDeps) {
+  async function section(req: IncomingMessage, account: { userId: string; sessionUid: string }): Promise<string> {
+    const sessions = await listSessions(dbOf(req), account.userId, account.sessionUid);
     const others = sessions.filter((session) => session.id !== account.sessionUid).length;
     return `<h2>Sessions</h2>
 <ul id="sessions">${sessions.map((session) => sessionItem(session, session.id === account.sessionUid)).join('\n')}</ul>
@@ -41,14 +42,17 @@ ${others > 0 ? '<form method="post" action="/account/sessions/end"><input type="
     if (!fields) return;
     const account = await deps.signedIn(req, res);
     if (!account) return deps.problem(res, 401, 'You are not signed in. Sign in and try again.');
+    const cause = { ...ENDED_HERE, actor: account.userId, request: req };
+    // The back-channel logouts look the clients up through the provider.
+    const end = (selection: SessionSelection) => inProvider(req, () => deps.endSessions(dbOf(req), account.userId, selection, cause));
     if (fields['which'] === 'others') {
-      await deps.endSessions(db, account.userId, { allBut: account.sessionUid }, { ...ENDED_HERE, actor: account.userId, request: req });
+      await end({ allBut: account.sessionUid });
       return seeOther(res, '/account?done=sessions-ended');
     }
     const id = fields['id'] ?? '';
     if (!isSessionId(id)) return deps.problem(res, 400, 'id must be a session id.');
     if (id === account.sessionUid) return deps.problem(res, 400, 'This is the session of this browser: sign out instead.');
-    const { count } = await deps.endSessions(db, account.userId, { only: id }, { ...ENDED_HERE, actor: account.userId, request: req });
+    const { count } = await end({ only: id });
     if (count === 0) return deps.problem(res, 404, 'You have no session with this id.');
     seeOther(res, '/account?done=session-ended');
   }

@@ -51,23 +51,24 @@ function doneText({ webs }: AccountRoutesOptions, key: string): string | undefin
 
 /** The account page: who is signed in and how, then a section per way of signing in, sessions, history, sign-out. */
 async function accountPage(
-  { context: { origin, db, flow, factors }, options, signedIn, sessions }: AccountPageDeps,
+  { context: { origin, dbOf, flow, factors }, options, signedIn, sessions }: AccountPageDeps,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const account = await signedIn(req, res);
   // Default deny for pages: no provider session, no account page; sign in first.
   if (!account) return seeOther(res, '/login');
+  const db = dbOf(req);
   // A factor past its validity (spec Multi-factor rules 2): the page needs it again before it shows anything.
-  if (!(await flow.sessionMeets(account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))) {
+  if (!(await flow.sessionMeets(db, account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))) {
     await flow.continueFromSession(req, res);
     return seeOther(res, FACTORS_PAGE);
   }
   const done = doneText(options, new URL(req.url ?? '/', origin).searchParams.get('done') ?? '');
   const how = describeFactors(factors, (await readSessionFactors(db, account.sessionUid, account.userId)) ?? []) || 'an earlier sign-in';
   const sections = [];
-  for (const { web } of options.webs) if (web.accountSection) sections.push(await web.accountSection(account));
-  const sessionsSection = sessions ? await sessions.section(account) : '';
+  for (const { web } of options.webs) if (web.accountSection) sections.push(await web.accountSection(account, req));
+  const sessionsSection = sessions ? await sessions.section(req, account) : '';
   const devices = await rememberedBrowsersSection(db, account.userId, readCookie(req, DEVICE_COOKIE));
   sendHtml(
     res,
@@ -91,7 +92,7 @@ ${await signInHistorySection(db, factors, account.userId)}
  * remove) and sign-out. It runs on the provider's own session; a browser without one is sent to sign in.
  */
 export function createAccountRoutes(context: LoginContext, options: AccountRoutesOptions) {
-  const { origin, db, flow, audit } = context;
+  const { origin, dbOf, inProvider, flow, audit } = context;
   const { provider } = options;
 
   /** A credential added to or removed from the signed-in account, by that account. */
@@ -100,9 +101,9 @@ export function createAccountRoutes(context: LoginContext, options: AccountRoute
 
   /** The account signed in to the provider in this browser; null for none or a suspended one. */
   async function signedIn(req: IncomingMessage, res: ServerResponse): Promise<SignedInAccount | null> {
-    const session = await readProviderSession(provider, req, res);
+    const session = await inProvider(req, () => readProviderSession(provider, req, res));
     if (!session) return null;
-    const user = await findUserById(db, session.accountId);
+    const user = await findUserById(dbOf(req), session.accountId);
     if (!user || user.suspended) return null;
     return { userId: user.id, sessionUid: session.sessionUid, email: user.email, amr: session.amr, authTime: session.authTime };
   }
@@ -130,7 +131,7 @@ export function createAccountRoutes(context: LoginContext, options: AccountRoute
     const fields = await sameOriginForm(req, res, origin, (_req, refused, status, message) => problem(refused, status, message), bodyBytes);
     if (!fields) return;
     const account = await signedIn(req, res);
-    if (!account || !(await flow.sessionMeets(account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))) {
+    if (!account || !(await flow.sessionMeets(dbOf(req), account.sessionUid, account.userId, [], readCookie(req, DEVICE_COOKIE)))) {
       return void problem(res, 401, 'You are not signed in, or your sign-in needs renewing. Sign in and try again.');
     }
     // Every credential change needs a recent sign-in, so a stolen session cannot plant a lasting way back in.
@@ -148,7 +149,7 @@ export function createAccountRoutes(context: LoginContext, options: AccountRoute
   const helpers: AccountPageHelpers = { signedIn, credentialForm, problem, factorChanged };
   const routes: Route[] = [
     { path: '/account', methods: ['GET', 'HEAD'], handler: (req, res) => accountPage(pageDeps, req, res) },
-    forgetBrowserForm(db, helpers),
+    forgetBrowserForm(context, helpers),
     ...(sessions?.routes ?? []),
   ];
   return { routes, helpers };

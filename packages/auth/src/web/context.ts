@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Database } from '@latchkey/db';
 import type { AuditTrail } from '../audit/index.js';
 import type { FactorIdentity } from '../factors/index.js';
 import type { AuditedGate } from './audited-gate.js';
+import type { LoginScopes } from './request-scope.js';
 import type { SignInFlow } from './sign-in-flow.js';
 
 /** Where the login routes tell what happened (pino's logger fits). */
@@ -12,15 +12,17 @@ export interface LoginLog {
   error(fields: Record<string, unknown>, message: string): void;
 }
 
-/** What every module of the authorization server's pages and routes shares. */
-export interface LoginContext {
+/**
+ * What every module of the authorization server's pages and routes shares. The database is the request's own
+ * (`dbOf(req)`: one deadline per request); calls into oidc-provider run `inProvider(req, ...)`.
+ */
+export interface LoginContext extends LoginScopes {
   /** PUBLIC_URL, without a trailing slash */
   publicUrl: string;
   /** PUBLIC_URL's origin: the one a form post must come from (spec Cross-site rules) */
   origin: string;
   /** cookies are Secure when PUBLIC_URL is https */
   secure: boolean;
-  db: Database;
   /** every registered factor: how the pages name each */
   factors: readonly FactorIdentity[];
   /** the sign-in across factors: where a proven factor leads */
@@ -37,7 +39,12 @@ export interface LoginContext {
    */
   sendSignInPage(req: IncomingMessage, res: ServerResponse, status: number, body: string, alsoTo?: readonly string[]): Promise<void>;
   /** Sends the sign-in page of an authorization request's interaction (its cookie is only being set): the same policy. */
-  sendInteractionPage(res: ServerResponse, interaction: { params: Record<string, unknown> }, body: string): Promise<void>;
+  sendInteractionPage(
+    req: IncomingMessage,
+    res: ServerResponse,
+    interaction: { params: Record<string, unknown> },
+    body: string,
+  ): Promise<void>;
 }
 
 /** Bodies of the login forms. */

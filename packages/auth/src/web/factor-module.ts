@@ -121,10 +121,13 @@ export interface FactorWeb {
   routes: readonly Route[];
   /** on the sign-in page: a way to start signing in with it */
   signInEntry?(hint: string): PagePart;
-  /** on the factors page, while the sign-in still needs it: its form, or undefined when it has nothing to offer */
-  factorsPageSection?(step: FactorStep): Promise<PagePart | undefined> | PagePart | undefined;
-  /** on the account page: its credentials and the forms that change them */
-  accountSection?(account: SignedInAccount): Promise<PagePart> | PagePart;
+  /**
+   * on the factors page, while the sign-in still needs it: its form, or undefined when it has nothing to offer
+   * (`req`: the page's request, whose database it reads)
+   */
+  factorsPageSection?(step: FactorStep, req: IncomingMessage): Promise<PagePart | undefined> | PagePart | undefined;
+  /** on the account page: its credentials and the forms that change them (`req`: the page's request) */
+  accountSection?(account: SignedInAccount, req: IncomingMessage): Promise<PagePart> | PagePart;
   /** what the account page says once one of its forms is done (`/account?done=<key>`): fixed texts by key */
   accountDone?: Readonly<Record<string, string>>;
 }

@@ -14,11 +14,16 @@ export interface RegisteredWeb {
 }
 
 /** The sections of the factors still `needed`, in the registry's order; each factor's script once. */
-async function sectionsOf(webs: readonly RegisteredWeb[], needed: ReadonlySet<string>, step: FactorStep): Promise<PagePart[]> {
+async function sectionsOf(
+  webs: readonly RegisteredWeb[],
+  needed: ReadonlySet<string>,
+  step: FactorStep,
+  req: IncomingMessage,
+): Promise<PagePart[]> {
   const sections: PagePart[] = [];
   for (const { authority, web } of webs) {
     if (!needed.has(authority) || !web.factorsPageSection) continue;
-    const section = await web.factorsPageSection(step);
+    const section = await web.factorsPageSection(step, req);
     if (section) sections.push(section);
   }
   return sections;
@@ -31,10 +36,10 @@ async function factorsPage(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const { db, flow, factors } = context;
+  const { flow, factors } = context;
   const pending = await flow.pendingSignIn(req, res);
   if (!pending) return seeOther(res, '/login');
-  const email = await emailOf(db, pending.userId);
+  const email = await emailOf(context.dbOf(req), pending.userId);
   const used = describeFactors(factors, pending.factors);
   const why =
     pending.standing.reason === 'acr' ? 'The application asks for a stronger sign-in.' : 'Your account needs one more step to sign in.';
@@ -44,7 +49,7 @@ async function factorsPage(
   // A factor the account lacks may be set up on the way only for its own rules, never for an application's
   // step-up: a new credential planted by whoever holds the first factor would make the stronger sign-in moot.
   const step: FactorStep = { userId: pending.userId, email, enrolOnTheWay: pending.standing.reason === 'rule' };
-  const sections = await sectionsOf(webs, new Set(pending.standing.stillNeeded.flat()), step);
+  const sections = await sectionsOf(webs, new Set(pending.standing.stillNeeded.flat()), step, req);
   await context.sendSignInPage(
     req,
     res,

@@ -58,8 +58,8 @@ export async function continueAfter(
 /** How a code-checking form checks and names its factor. */
 export interface CodeStep {
   factor: Factor;
-  /** whether the code (or password) proves the factor for this account */
-  check(userId: string, code: string): Promise<boolean>;
+  /** whether the code (or password) proves the factor for this account (`req`: the form's, whose database it reads) */
+  check(userId: string, code: string, req: IncomingMessage): Promise<boolean>;
   read(fields: Record<string, string>): FieldReading;
   /** what a wrong one is called in the refusal. @default 'The code is not valid.' */
   wrong?: string;
@@ -82,7 +82,7 @@ export function codeEndpoint(context: LoginContext, limits: SignInLimits, step: 
     if (!pending.standing.stillNeeded.flat().includes(factor)) return refuseStep(req, res, 400, 'This sign-in does not need that step.');
     const attempt = await gate.attempt(req, res, limits, tooMany(req, res));
     if (!attempt) return;
-    if (!(await step.check(pending.userId, code))) {
+    if (!(await step.check(pending.userId, code, req))) {
       await attempt.failed(pending.userId);
       return refuseStep(req, res, 401, step.wrong ?? 'The code is not valid.');
     }
@@ -99,7 +99,7 @@ export async function enrolmentForm(
   { origin, flow }: LoginContext,
   req: IncomingMessage,
   res: ServerResponse,
-  enrolment: { factor: Factor; has: (userId: string) => Promise<boolean>; what: string; bodyBytes?: number },
+  enrolment: { factor: Factor; has: (userId: string, req: IncomingMessage) => Promise<boolean>; what: string; bodyBytes?: number },
 ) {
   const fields = await sameOriginForm(req, res, origin, refuseStep, enrolment.bodyBytes ?? FORM_BODY_BYTES);
   if (!fields) return;
@@ -114,6 +114,7 @@ export async function enrolmentForm(
       403,
       'A stronger sign-in asks for a factor the account already has; set up new ones on the account page.',
     );
-  if (await enrolment.has(pending.userId)) return void refuseStep(req, res, 409, `${enrolment.what} is already set up for this account.`);
+  if (await enrolment.has(pending.userId, req))
+    return void refuseStep(req, res, 409, `${enrolment.what} is already set up for this account.`);
   return { pending, fields };
 }

@@ -31,11 +31,11 @@ const refuse = (req: IncomingMessage, res: ServerResponse, status: number, messa
  * the sign-in form.
  */
 async function interaction(deps: InteractionDeps, req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
-  const { secure, flow, sendInteractionPage } = deps.context;
+  const { secure, flow, sendInteractionPage, inProvider } = deps.context;
   const { provider } = deps;
   let details: InteractionDetails;
   try {
-    details = await provider.interactionDetails(req, res);
+    details = await inProvider(req, () => provider.interactionDetails(req, res));
   } catch {
     clearCookie(res, PENDING_COOKIE, { path: '/', secure });
     return refuse(req, res, 400, 'This sign-in has expired or belongs to another browser. Start again from the application.');
@@ -48,12 +48,13 @@ async function interaction(deps: InteractionDeps, req: IncomingMessage, res: Ser
     // Another person's session in this browser ends as this sign-in begins: the request no longer refers to it.
     if (interactionDetails.session?.accountId && interactionDetails.session.accountId !== accountId) {
       interactionDetails.session = undefined;
-      await interactionDetails.save(Math.max(1, interactionDetails.exp - Math.floor(Date.now() / 1000)));
+      await inProvider(req, () => interactionDetails.save(Math.max(1, interactionDetails.exp - Math.floor(Date.now() / 1000))));
     }
   });
   if (login) {
     clearCookie(res, PENDING_COOKIE, { path: '/', secure });
-    return provider.interactionFinished(req, res, { login: { ...login, remember: true } }, { mergeWithLastSubmission: false });
+    const result = { login: { ...login, remember: true } };
+    return inProvider(req, () => provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false }));
   }
   setCookie(res, PENDING_COOKIE, uid, { path: '/', maxAgeSeconds: 3600, secure });
   // Only the session's factors fall short (nothing else asks for a new login): ask for what is missing.
@@ -62,7 +63,7 @@ async function interaction(deps: InteractionDeps, req: IncomingMessage, res: Ser
     return seeOther(res, FACTORS_PAGE);
   }
   const hint = typeof details.params['login_hint'] === 'string' ? details.params['login_hint'] : '';
-  return sendInteractionPage(res, details, deps.signInPage(hint));
+  return sendInteractionPage(req, res, details, deps.signInPage(hint));
 }
 
 /**
@@ -70,22 +71,18 @@ async function interaction(deps: InteractionDeps, req: IncomingMessage, res: Ser
  * provider's `loadExistingGrant`), so a prompt asked for explicitly (`prompt=consent`, which OpenID Connect wants
  * before it grants `offline_access`) is answered with that grant. Third-party consent screens are not offered.
  */
-async function consent({ provider, firstParty }: InteractionDeps, req: IncomingMessage, res: ServerResponse, details: InteractionDetails) {
+async function consent(deps: InteractionDeps, req: IncomingMessage, res: ServerResponse, details: InteractionDetails) {
+  const { provider, firstParty } = deps;
+  const { inProvider } = deps.context;
   const clientId = details.params['client_id'];
-  if (details.prompt.name === 'consent' && details.grantId && typeof clientId === 'string' && firstParty.has(clientId)) {
-    return void (await provider.interactionFinished(
-      req,
-      res,
-      { consent: { grantId: details.grantId } },
-      { mergeWithLastSubmission: true },
+  const { grantId } = details;
+  if (details.prompt.name === 'consent' && grantId && typeof clientId === 'string' && firstParty.has(clientId)) {
+    return void (await inProvider(req, () =>
+      provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true }),
     ));
   }
-  await provider.interactionFinished(
-    req,
-    res,
-    { error: 'access_denied', error_description: 'consent is not available for this client' },
-    { mergeWithLastSubmission: false },
-  );
+  const refusal = { error: 'access_denied', error_description: 'consent is not available for this client' };
+  await inProvider(req, () => provider.interactionFinished(req, res, refusal, { mergeWithLastSubmission: false }));
 }
 
 /** The provider's own sign-in page (no application waiting): signs the browser in to the provider. */

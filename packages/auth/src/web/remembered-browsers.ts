@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Database } from '@latchkey/db';
 import { seeOther, type Route } from '@latchkey/http';
 import { listRememberedDevices, revokeRememberedDevice } from '../remembered-devices/index.js';
+import type { LoginScopes } from './request-scope.js';
 import type { AccountPageHelpers } from './factor-module.js';
 import { escapeHtml, when } from './html.js';
 
@@ -24,11 +25,11 @@ ${
 }
 
 /** The account page's form that forgets one of the browsers remembered for the account (`id`). */
-export function forgetBrowserForm(db: Database, { credentialForm, problem }: AccountPageHelpers): Route {
+export function forgetBrowserForm({ dbOf }: Pick<LoginScopes, 'dbOf'>, { credentialForm, problem }: AccountPageHelpers): Route {
   async function forget(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await credentialForm(req, res);
     if (!form) return;
-    if (!(await revokeRememberedDevice(db, form.account.userId, form.fields['id'] ?? '')))
+    if (!(await revokeRememberedDevice(dbOf(req), form.account.userId, form.fields['id'] ?? '')))
       return problem(res, 404, 'This browser is not remembered for your account.');
     seeOther(res, '/account?done=device-forgotten');
   }

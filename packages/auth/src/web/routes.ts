@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { RETRY_AFTER_SECONDS } from '@latchkey/db';
+import { type DatabaseHandle, RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { createLimitGate, pagePolicy, sendHtml, type Route } from '@latchkey/http';
 import { parseCookie } from 'cookie';
 import type { AuditTrail } from '../audit/index.js';
@@ -14,13 +14,18 @@ import type { LoginContext, LoginLog } from './context.js';
 import type { FactorWebSettings, SignInFactor } from './factor-module.js';
 import { createFactorsPage, type RegisteredWeb } from './factor-pages.js';
 import { createInteractionRoutes } from './interaction.js';
+import { createLoginScopes, type LoginDatabase } from './request-scope.js';
 import { createSignInFlow, DEVICE_COOKIE } from './sign-in-flow.js';
 import { signInPage } from './sign-in-page.js';
 
 export interface LoginRoutesOptions extends FactorWebSettings {
   /** PUBLIC_URL, without a trailing slash */
   publicUrl: string;
-  db: LoginContext['db'];
+  /**
+   * The database: each login request sees its own view (`until`, one deadline from `deadlineFromNow`); `db` is
+   * what the provider's own question about a session (`sessionNeedsLogin`) reads, under the provider's deadline.
+   */
+  database: LoginDatabase & Pick<DatabaseHandle, 'db'>;
   /** the sign-in factors this server knows (the factor registry, as configured), in the order the pages list them */
   factors: readonly SignInFactor[];
   /** the multi-factor rules and acr levels (AUTH_POLICY_FILE) */
@@ -41,9 +46,10 @@ export interface LoginRoutesOptions extends FactorWebSettings {
  * the audited limits of each sign-in method.
  */
 function createLoginContext(options: LoginRoutesOptions): { context: LoginContext; limits: (method: Factor) => SignInLimits } {
-  const { publicUrl, db, provider, log, audit } = options;
+  const { publicUrl, provider, log, audit } = options;
   const secure = publicUrl.startsWith('https:');
-  const flow = createSignInFlow({ db, provider, policy: options.policy, secure, audit, clientAddress: options.clientAddress });
+  const scopes = createLoginScopes(options.database);
+  const flow = createSignInFlow({ ...scopes, provider, policy: options.policy, secure, audit, clientAddress: options.clientAddress });
   const { gate, limitsOf: limits } = createAuditedGate(
     createLimitGate({
       clientAddress: options.clientAddress,
@@ -58,7 +64,7 @@ function createLoginContext(options: LoginRoutesOptions): { context: LoginContex
     publicUrl,
     origin: new URL(publicUrl).origin,
     secure,
-    db,
+    ...scopes,
     factors: options.factors,
     flow,
     log,
@@ -68,8 +74,8 @@ function createLoginContext(options: LoginRoutesOptions): { context: LoginContex
       const policy = pagePolicy([...alsoTo, ...(await flow.returnTargets(req))]);
       sendHtml(res, status, body, { 'content-security-policy': policy });
     },
-    async sendInteractionPage(res, interaction, body) {
-      sendHtml(res, 200, body, { 'content-security-policy': pagePolicy(await flow.returnTargetsOf(interaction)) });
+    async sendInteractionPage(req, res, interaction, body) {
+      sendHtml(res, 200, body, { 'content-security-policy': pagePolicy(await flow.returnTargetsOf(req, interaction)) });
     },
   };
   return { context, limits };
@@ -106,9 +112,13 @@ export async function createLoginRoutes(options: LoginRoutesOptions) {
     ...account.routes,
   ];
 
-  /** Whether a provider session no longer meets the account's rules or the request's `acr_values`. */
+  /**
+   * Whether a provider session no longer meets the account's rules or the request's `acr_values`. The provider
+   * asks this while it serves one of its own endpoints: the database as it sees it (its request's deadline).
+   */
   const sessionNeedsLogin = async (query: SessionStandingQuery): Promise<boolean> =>
     !(await flow.sessionMeets(
+      options.database.db,
       query.sessionUid,
       query.accountId,
       query.acrValues,

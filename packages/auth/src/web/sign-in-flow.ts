@@ -21,6 +21,7 @@ import {
 import type Provider from 'oidc-provider';
 import type { Database } from '@latchkey/db';
 import { PENDING_COOKIE, clearCookie, readCookie, setCookie } from './cookies.js';
+import type { LoginScopes } from './request-scope.js';
 
 /** This browser's sign-in in progress (HttpOnly): the factors proven so far, stored server-side. */
 export const PROGRESS_COOKIE = 'lk_signin';
@@ -36,8 +37,8 @@ export const FACTORS_PAGE = '/login/factors';
 
 const UID = /^[A-Za-z0-9_-]{10,64}$/;
 
-export interface SignInFlowOptions {
-  db: Database;
+/** The flow's settings; each request's database is its scope's (`dbOf`), its provider calls `inProvider`. */
+export interface SignInFlowOptions extends LoginScopes {
   provider: Provider;
   policy: SignInPolicy;
   /** cookies are Secure when PUBLIC_URL is https */
@@ -67,17 +68,23 @@ const pendingInteraction = (req: IncomingMessage) => {
  * when it began the interaction; none without a pending request. A page whose form may complete the request names
  * it in its `form-action` (only this one request's, never every client's, never one read from the request).
  */
-async function returnTargets(provider: Provider, req: IncomingMessage): Promise<string[]> {
+async function returnTargets({ provider, inProvider }: SignInFlowOptions, req: IncomingMessage): Promise<string[]> {
   const uid = pendingInteraction(req);
-  return uid ? returnTargetsOf(provider, await provider.Interaction.find(uid)) : [];
+  if (!uid) return [];
+  const interaction = await inProvider(req, () => provider.Interaction.find(uid));
+  return returnTargetsOf({ provider, inProvider }, req, interaction);
 }
 
 /** Where an interaction returns (its client's validated `redirect_uri`), as a `form-action` source. */
-async function returnTargetsOf(provider: Provider, interaction: { params: Record<string, unknown> } | undefined): Promise<string[]> {
+async function returnTargetsOf(
+  { provider, inProvider }: Pick<SignInFlowOptions, 'provider' | 'inProvider'>,
+  req: IncomingMessage,
+  interaction: { params: Record<string, unknown> } | undefined,
+): Promise<string[]> {
   const clientId = interaction?.params['client_id'];
   const redirectUri = interaction?.params['redirect_uri'];
   if (typeof clientId !== 'string' || typeof redirectUri !== 'string') return [];
-  const client = await provider.Client.find(clientId);
+  const client = await inProvider(req, () => provider.Client.find(clientId));
   const target = client?.redirectUriAllowed(redirectUri) ? formTargetOf(redirectUri) : undefined;
   return target ? [target] : [];
 }
@@ -99,12 +106,13 @@ function noteRequestedAcr(secure: boolean, res: ServerResponse, acrValues: reado
 }
 
 async function judge(
-  { db, policy }: SignInFlowOptions,
+  { dbOf, policy }: SignInFlowOptions,
   req: IncomingMessage,
   userId: string,
   factors: readonly FactorGrant[],
   acrValues = requestedAcr(req),
 ): Promise<SignInStanding | null> {
+  const db = dbOf(req);
   const account = await accountFactsOf(db, userId);
   if (!account) return null;
   const rememberedDevice = await isRememberedDevice(db, userId, readCookie(req, DEVICE_COOKIE));
@@ -113,25 +121,25 @@ async function judge(
 
 /** Remembers this browser for the account (opt-in, after a sign-in that needed more than one factor). */
 async function rememberThisBrowser(
-  { db, secure }: SignInFlowOptions,
+  { dbOf, secure }: SignInFlowOptions,
   req: IncomingMessage,
   res: ServerResponse,
   userId: string,
 ): Promise<void> {
-  const { token, expiresAt } = await rememberDevice(db, { userId, label: String(req.headers['user-agent'] ?? 'A browser') });
+  const { token, expiresAt } = await rememberDevice(dbOf(req), { userId, label: String(req.headers['user-agent'] ?? 'A browser') });
   setCookie(res, DEVICE_COOKIE, token, { path: '/', maxAgeSeconds: Math.floor((expiresAt.getTime() - Date.now()) / 1000), secure });
 }
 
 /** The factors of this browser's provider session, when it belongs to `userId` (a step-up builds on them). */
 async function sessionFactorsFor(
-  { db, provider }: SignInFlowOptions,
+  { dbOf, provider, inProvider }: SignInFlowOptions,
   req: IncomingMessage,
   res: ServerResponse,
   userId: string,
 ): Promise<FactorGrant[]> {
-  const session = await readProviderSession(provider, req, res);
+  const session = await inProvider(req, () => readProviderSession(provider, req, res));
   if (!session || session.accountId !== userId) return [];
-  return (await readSessionFactors(db, session.sessionUid, userId)) ?? [];
+  return (await readSessionFactors(dbOf(req), session.sessionUid, userId)) ?? [];
 }
 
 /** Signs the browser in to the provider with these factors and remembers them beside the session. */
@@ -144,8 +152,10 @@ async function establishSession(
   standing: SignInStanding & { complete: true },
   stepUp: boolean,
 ): Promise<void> {
-  const { db, audit } = deps;
-  const session = await signInProviderSession(deps.provider, req, res, { accountId: userId, amr: standing.amr, acr: standing.acr ?? '' });
+  const { audit } = deps;
+  const db = deps.dbOf(req);
+  const signIn = { accountId: userId, amr: standing.amr, acr: standing.acr ?? '' };
+  const session = await deps.inProvider(req, () => signInProviderSession(deps.provider, req, res, signIn));
   await saveSessionFactors(db, { sessionUid: session.sessionUid, userId, factors, expiresAt: session.expiresAt });
   await recordSignInStep(db, req, { sessionUid: session.sessionUid, userId, address: deps.clientAddress(req) || null });
   // The factor proven last is the one that completed it.
@@ -167,7 +177,8 @@ async function proveFactor(
   factor: Factor,
   options: { remember?: boolean } = {},
 ): Promise<string> {
-  const { db, secure } = deps;
+  const { secure } = deps;
+  const db = deps.dbOf(req);
   const seed = await sessionFactorsFor(deps, req, res, userId);
   const progress = await recordFactor(db, { progressId: readCookie(req, PROGRESS_COOKIE), userId, factor, seed });
   const standing = await judge(deps, req, userId, progress.factors);
@@ -205,7 +216,8 @@ async function completeForInteraction(
   request: { acrValues: string[] },
   beforeSession: (accountId: string) => Promise<void>,
 ): Promise<{ accountId: string; amr: string[]; acr: string } | null> {
-  const { db, provider, secure } = deps;
+  const { provider, secure } = deps;
+  const db = deps.dbOf(req);
   noteRequestedAcr(secure, res, request.acrValues);
   const progressId = readCookie(req, PROGRESS_COOKIE);
   const progress = await readSignInProgress(db, progressId);
@@ -215,7 +227,7 @@ async function completeForInteraction(
   if (!(await takeSignInProgress(db, progressId))) return null; // another request used it first
   clearCookie(res, PROGRESS_COOKIE, { path: '/', secure });
   // A step-up completes the session this browser already has for the account.
-  const stepUp = (await readProviderSession(provider, req, res))?.accountId === progress.userId;
+  const stepUp = (await deps.inProvider(req, () => readProviderSession(provider, req, res)))?.accountId === progress.userId;
   await beforeSession(progress.userId);
   await establishSession(deps, req, res, progress.userId, progress.factors, standing, stepUp);
   return { accountId: progress.userId, amr: standing.amr, acr: standing.acr ?? '' };
@@ -227,12 +239,13 @@ async function completeForInteraction(
  * what is missing is asked for. Returns false when there is no session to build on.
  */
 async function continueFromSession(
-  { db, provider, secure }: SignInFlowOptions,
+  { dbOf, provider, inProvider, secure }: SignInFlowOptions,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<boolean> {
-  const session = await readProviderSession(provider, req, res);
+  const session = await inProvider(req, () => readProviderSession(provider, req, res));
   if (!session) return false;
+  const db = dbOf(req);
   const factors = (await readSessionFactors(db, session.sessionUid, session.accountId)) ?? [];
   const progressId = await saveSignInProgress(db, { userId: session.accountId, factors });
   setCookie(res, PROGRESS_COOKIE, progressId, { path: '/', maxAgeSeconds: PROGRESS_TTL_SECONDS, secure });
@@ -241,7 +254,7 @@ async function continueFromSession(
 
 /** This browser's sign-in that still needs something, for the factor page; null when there is none. */
 async function pendingSignIn(deps: SignInFlowOptions, req: IncomingMessage): Promise<PendingSignIn | null> {
-  const progress = await readSignInProgress(deps.db, readCookie(req, PROGRESS_COOKIE));
+  const progress = await readSignInProgress(deps.dbOf(req), readCookie(req, PROGRESS_COOKIE));
   if (!progress) return null;
   const standing = await judge(deps, req, progress.userId, progress.factors);
   if (!standing || standing.complete) return null;
@@ -250,10 +263,12 @@ async function pendingSignIn(deps: SignInFlowOptions, req: IncomingMessage): Pro
 
 /**
  * Whether a provider session still meets the account's rules (validity durations) and `acrValues`, on a
- * browser that may be remembered (`deviceToken`).
+ * browser that may be remembered (`deviceToken`), read through `db` (a login request's view, or the provider's
+ * database when the provider itself asks).
  */
 async function sessionMeets(
-  { db, policy }: SignInFlowOptions,
+  policy: SignInPolicy,
+  db: Database,
   sessionUid: string,
   userId: string,
   acrValues: string[],
@@ -284,11 +299,12 @@ export function createSignInFlow(options: SignInFlowOptions) {
     ) => completeForInteraction(options, req, res, request, beforeSession),
     continueFromSession: (req: IncomingMessage, res: ServerResponse) => continueFromSession(options, req, res),
     pendingSignIn: (req: IncomingMessage, _res: ServerResponse) => pendingSignIn(options, req),
-    sessionMeets: (sessionUid: string, userId: string, acrValues: string[], deviceToken: string | undefined) =>
-      sessionMeets(options, sessionUid, userId, acrValues, deviceToken),
+    sessionMeets: (db: Database, sessionUid: string, userId: string, acrValues: string[], deviceToken: string | undefined) =>
+      sessionMeets(options.policy, db, sessionUid, userId, acrValues, deviceToken),
     pendingInteraction,
-    returnTargets: (req: IncomingMessage) => returnTargets(options.provider, req),
-    returnTargetsOf: (interaction: { params: Record<string, unknown> } | undefined) => returnTargetsOf(options.provider, interaction),
+    returnTargets: (req: IncomingMessage) => returnTargets(options, req),
+    returnTargetsOf: (req: IncomingMessage, interaction: { params: Record<string, unknown> } | undefined) =>
+      returnTargetsOf(options, req, interaction),
   };
 }
 

@@ -103,7 +103,7 @@ function signInPage(context: LoginContext, req: IncomingMessage, res: ServerResp
 }
 
 async function signIn({ context, limits, users, refuse }: ClientCertificateDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { db, flow, log, gate, publicUrl } = context;
+  const { dbOf, flow, log, gate, publicUrl } = context;
   if (!sameOrigin(req, context.origin)) return refuse(req, res, 403, 'Cross-site requests are refused.');
   const fields = await fieldsOf(refuse, req, res);
   if (!fields) return;
@@ -117,7 +117,7 @@ async function signIn({ context, limits, users, refuse }: ClientCertificateDeps,
   if (presented && socket.authorized) {
     refusal = UNMAPPED;
     const email = emailOf(users, certificate);
-    userId = email ? await findUserIdByEmail(db, email) : null;
+    userId = email ? await findUserIdByEmail(dbOf(req), email) : null;
   }
   if (!userId) {
     log.info(

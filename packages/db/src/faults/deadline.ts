@@ -3,9 +3,11 @@ import { isPromise } from '@whatwg-node/promise-helpers';
 
 /**
  * One deadline per request that needs the database (DATABASE_TIMEOUT): every statement the request sends, and
- * its wait for a pooled connection, must be answered before it. Kept in an AsyncLocalStorage so the statements
- * of a request find it without every call site passing it along. Statements outside any request (background
- * jobs, the CLI) each get a deadline of their own.
+ * its wait for a pooled connection, must be answered before it. Kept in an AsyncLocalStorage for the one place
+ * the deadline cannot be passed along: oidc-provider's endpoints, and the provider calls a login route makes,
+ * whose adapter the library calls back without the request. Every other request passes its own view of the
+ * database (`DatabaseHandle.until`). Statements outside any request (background jobs, the CLI) each get a
+ * deadline of their own.
  */
 const deadlines = new AsyncLocalStorage<number>();
 

@@ -107,7 +107,7 @@ function refusal(context: GuardContext): Error | undefined {
 
 /**
  * The deadline of a statement sent now: the one given, its own (`'own'`: background work, never a request's),
- * or the request's (AsyncLocalStorage), else its own.
+ * or the request's (AsyncLocalStorage: oidc-provider's requests), else its own.
  */
 function deadlineNow(context: GuardContext, now: number, fixed: Fixed): number {
   if (typeof fixed === 'number') return fixed;
@@ -186,7 +186,7 @@ function guardBody<T>(context: GuardContext, deadline: number, fn: (sql: Sql) =>
  * `sql` with every statement drizzle sends through it bounded: `unsafe` (all of drizzle's statements),
  * tagged-template calls, `begin` and `savepoint` (their bodies see a guarded client too). Everything else
  * (listen, end, reserve, options) is the client's own. `fixed`: the deadline of every statement sent through
- * it (a request's own view of the pool); without it, the request's deadline from `withDatabaseDeadline`.
+ * it (a request's own view of the pool); without it, the deadline `withDatabaseDeadline` set (oidc-provider's requests).
  */
 function guardSql(context: GuardContext, sql: Sql, fixed?: Fixed): Sql {
   // Made once per client or view, not per statement.
@@ -223,7 +223,7 @@ function guardSql(context: GuardContext, sql: Sql, fixed?: Fixed): Sql {
 /**
  * Bounds every statement the application sends to PostgreSQL on the client side (a server-side
  * statement_timeout does nothing when packets are black-holed): each is answered before its request's deadline
- * (a view made for the request, or `withDatabaseDeadline`), or before DATABASE_TIMEOUT when sent outside a
+ * (a view made for the request, or `withDatabaseDeadline` for oidc-provider's), or before DATABASE_TIMEOUT when sent outside a
  * request, or it fails with
  * DatabaseTimeoutError and is cancelled (a queued one never leaves, a running one gets a cancel request). During
  * a known outage statements fail at once with DatabaseUnavailableError. A transaction whose deadline passed
