@@ -50,7 +50,7 @@ const router = createRestRouter<Caller>({
 let server: Server;
 let base: string;
 beforeAll(async () => {
-  server = createServer((req, res) => void router(req, res, req.url!.split('?')[0]!, new URLSearchParams()));
+  server = createServer((req, res) => void router.handle(req, res, req.url!.split('?')[0]!, new URLSearchParams()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

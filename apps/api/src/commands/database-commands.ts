@@ -9,6 +9,7 @@ import { createPersistedStore, ManifestError } from '@latchkey/persisted';
 import { isAuthorizationDenied } from '@latchkey/policy';
 import type { Config } from '../config/load.js';
 import { openDomainRequest, type DomainRequest } from '../domain/request.js';
+import { databaseOf, type RequestScope } from '../domain/request-scope.js';
 import { deleteDocument } from '../domain/document-mutations.js';
 import { listDocuments } from '../domain/documents.js';
 import { InvalidInputError, NotFoundError } from '../domain/errors.js';
@@ -51,7 +52,10 @@ async function asUser<T>(
         events: createEventRecorder(wake),
         audit: NO_AUDIT,
       };
-      return await run(await openDomainRequest(services, {}, { db: database.db, caller: { subject: userId }, handler: `cli ${handler}` }));
+      // One command is one request: its statements share one deadline (DATABASE_TIMEOUT), as an HTTP request's do.
+      const scope: RequestScope = { requestId: '' };
+      const db = databaseOf(scope, database);
+      return await run(await openDomainRequest(services, scope, { db, caller: { subject: userId }, handler: `cli ${handler}` }));
     } finally {
       await wake.close();
     }

@@ -9,6 +9,7 @@ import {
 } from '@latchkey/db';
 import { can } from '@latchkey/policy';
 import { authorizeIn, authorizeOrHide, type DomainRequest, type DomainRequestInput, type DomainServices } from './request.js';
+import type { RequestScope } from './request-scope.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 import { DocumentPolicy, visibleDocumentsScope } from './policies.js';
@@ -133,7 +134,7 @@ function validListInput(input: DocumentListInput, fields: ListFields) {
  */
 export function readCallerWithDocumentPage(
   services: DomainServices,
-  scope: object,
+  scope: RequestScope,
   asking: Pick<DomainRequestInput, 'db' | 'caller'>,
   input: DocumentListInput,
   fields: ListFields = LIST_FIELDS,

@@ -1,42 +1,12 @@
 import { authorize, isAuthorizationDenied, type Ability } from '@latchkey/policy';
-import type { Database, DatabaseHandle } from '@latchkey/db';
+import type { Database } from '@latchkey/db';
 import type { DocumentEventRecorder } from './document-events.js';
 import type { AuthenticationEvidence } from '@latchkey/auth/tokens';
 import type { AuditTrail } from '@latchkey/auth';
 import { NotFoundError } from './errors.js';
-import { requestMemo } from './request-memo.js';
+import type { RequestScope } from './request-scope.js';
 import type { LoaderFactory, RequestLoaders } from './loaders.js';
 import type { RequestCaller, Subject, SubjectLoader } from './subject.js';
-
-/**
- * One request as its transport made it (a REST request, a GraphQL operation, or one event of a subscription): the
- * key of its memos (the caller's attributes, the loaders, the database view) and its database deadline. A
- * transport may start the deadline itself (GraphQL at the start of execution); else it starts when the request
- * first asks the database.
- */
-export interface RequestScope {
-  /** a `performance.now()` time: DATABASE_TIMEOUT after the request's database work began */
-  deadline?: number;
-}
-
-/** The database as requests see it: a view per deadline, and where a deadline is started. */
-export type RequestDatabase = Pick<DatabaseHandle, 'until' | 'deadlineFromNow'>;
-
-const views = requestMemo<Database>('database view of the request');
-
-/**
- * The database as this request sees it: every statement bounded by the request's deadline. Made once per scope.
- * Passed explicitly rather than found through AsyncLocalStorage, which on Node 20 taxes every promise of the
- * process once it is in use.
- */
-export function databaseOf(scope: RequestScope, database: RequestDatabase): Database {
-  let db = views.get(scope);
-  if (!db) {
-    scope.deadline ??= database.deadlineFromNow();
-    db = views.set(scope, database.until(scope.deadline));
-  }
-  return db;
-}
 
 /** What a domain service needs from the entry point that calls it (GraphQL, REST or CLI). */
 export interface DomainRequest {
@@ -55,7 +25,7 @@ export interface DomainRequest {
   events: DocumentEventRecorder;
   /** records security events (role changes, legal holds) once their change has committed */
   audit: AuditTrail;
-  /** the request id, for the audit trail */
+  /** the request id, for the audit trail; absent where there is none (the CLI) */
   requestId?: string;
 }
 
@@ -77,7 +47,6 @@ export interface DomainRequestInput {
   db: Database;
   caller: RequestCaller;
   handler: string;
-  requestId?: string;
 }
 
 /**
@@ -94,7 +63,7 @@ export async function openDomainRequest(services: DomainServices, scope: Request
     authentication: input.caller,
     events: services.events,
     audit: services.audit,
-    ...(input.requestId ? { requestId: input.requestId } : {}),
+    ...(scope.requestId ? { requestId: scope.requestId } : {}),
   };
 }
 

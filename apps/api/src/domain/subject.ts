@@ -1,6 +1,7 @@
 import { findUserWithRoles, type Database, type Role, type UserRow, type UserWithRoles } from '@latchkey/db';
 import { requestMemo } from './request-memo.js';
 import type { AuthenticationEvidence, Principal } from '@latchkey/auth/tokens';
+import type { RequestScope } from './request-scope.js';
 import { isUuid } from './validate.js';
 
 /**
@@ -59,23 +60,23 @@ export interface SubjectLoader {
    * The caller's subject for this request key, read (once) through the request's own view of the database (its
    * deadline). A guest is null at once.
    */
-  load(request: object, caller: RequestCaller, db: Database): Promise<Subject | null>;
+  load(request: RequestScope, caller: RequestCaller, db: Database): Promise<Subject | null>;
   /**
    * The subject already read for this request key, without a promise; undefined while it has not been read yet.
    * A guest (no user id) is null at once.
    */
-  now(request: object, caller: RequestCaller): Subject | null | undefined;
+  now(request: RequestScope, caller: RequestCaller): Subject | null | undefined;
   /** The request key a subject was read for by this loader (undefined: another loader's, or a shared one). */
-  scopeOf(subject: object): object | undefined;
+  scopeOf(subject: object): RequestScope | undefined;
   /** Uses a subject already read (one read shared by the subscribers of an event) for this request key. */
-  prime(request: object, subject: Promise<Subject | null>): void;
+  prime(request: RequestScope, subject: Promise<Subject | null>): void;
   /** Whether this request key's subject has been read, or is being read. */
-  started(request: object): boolean;
+  started(request: RequestScope): boolean;
   /**
    * Takes this request key's subject from a read made for it alone by another statement (the caller's row read
    * with a page of documents): as if `load` had read it, at the same moment.
    */
-  readWith(request: object, read: Promise<Subject | null>): void;
+  readWith(request: RequestScope, read: Promise<Subject | null>): void;
 }
 
 /** One subject per request however many fields ask (per-request memos keyed by the request's scope). */
@@ -86,12 +87,12 @@ export function createSubjectLoader(): SubjectLoader {
   /** the subjects read so far, by request key: what `now` answers without waiting */
   const settled = requestMemo<Subject | null>('subject of the request, read');
   /** the request key each subject read was made for: a denial names its subject, and the audit trail finds the request */
-  const scopes = requestMemo<object>('request the subject was read for');
-  const remember = (request: object) => (subject: Subject | null) => {
+  const scopes = requestMemo<RequestScope>('request the subject was read for');
+  const remember = (request: RequestScope) => (subject: Subject | null) => {
     if (subject) scopes.set(subject, request);
     return subject;
   };
-  const settle = (request: object, subject: Promise<Subject | null>) =>
+  const settle = (request: RequestScope, subject: Promise<Subject | null>) =>
     subject.then((value) => {
       settled.set(request, value);
       return value;

@@ -1,12 +1,6 @@
 import type { Database } from '@latchkey/db';
-import {
-  databaseOf,
-  openDomainRequest,
-  type DomainRequest,
-  type DomainServices,
-  type RequestDatabase,
-  type RequestScope,
-} from '../domain/request.js';
+import { openDomainRequest, type DomainRequest, type DomainServices } from '../domain/request.js';
+import { databaseOf, type RequestDatabase, type RequestScope } from '../domain/request-scope.js';
 import type { YogaInitialContext } from 'graphql-yoga';
 import { proofOfRequest, type Caller, type ProofContext } from '@latchkey/auth/tokens';
 import type { AuditTrail } from '@latchkey/auth';
@@ -28,16 +22,16 @@ export interface AppServices extends DomainServices {
   audit: AuditTrail;
 }
 
-/** What the context factory adds to Yoga's initial context. */
-export interface RequestContext {
+/**
+ * What the context factory adds to Yoga's initial context: an operation's request scope (its request id, its HTTP
+ * request, its deadline from the start of execution), the caller and the app's services.
+ */
+export interface RequestContext extends RequestScope {
   /** the verified caller, or null for a guest (spec Authentication 2); set by generic-auth's resolveUserFn */
   caller: Caller;
-  requestId: string;
   app: AppServices;
-  /** set by a subscription before each event is resolved: the key of that event's fresh memos */
+  /** set by a subscription before each event is resolved: the scope of that event's fresh memos */
   eventScope?: RequestScope;
-  /** when execution began, plus DATABASE_TIMEOUT: the deadline of the request's database work */
-  deadline?: number;
 }
 
 export type GraphQLContext = YogaInitialContext & RequestContext;

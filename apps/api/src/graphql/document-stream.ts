@@ -3,6 +3,7 @@ import { can } from '@latchkey/policy';
 import { GraphQLError } from 'graphql';
 import { getDocument } from '../domain/documents.js';
 import type { DomainRequest } from '../domain/request.js';
+import type { RequestScope } from '../domain/request-scope.js';
 import type { Principal } from '@latchkey/auth/tokens';
 import { getOrganization } from '../domain/organizations.js';
 import { DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
@@ -124,7 +125,7 @@ async function judge(watch: Watch, delivery: Delivery): Promise<StreamItem | 'sk
     if (!document || !can(current, DocumentPolicy.view, document, now)) return 'skip';
   }
   // Field rules of this event's document see the same fresh subject (and fresh loaders).
-  const scope = { deadline: view.deadline };
+  const scope: RequestScope = { deadline: view.deadline, requestId: context.requestId, req: context.req };
   context.app.subjects.prime(scope, subject);
   context.eventScope = scope;
   return { payload: { kind: event.kind, documentId: event.documentId, document, at: new Date(event.at) } };

@@ -1,6 +1,6 @@
-import { IncomingMessage } from 'node:http';
 import type { AuditTrail } from '@latchkey/auth';
 import { onDenied, type DenialEvent } from '@latchkey/policy';
+import type { RequestScope } from '../domain/request-scope.js';
 
 /** Denials at the root of an operation or at an entry point; any other `Type.field` is a field of a returned record. */
 const FIELD_HANDLER = /^(?!Query\.|Mutation\.|Subscription\.)([A-Z][A-Za-z0-9_]*)\.[A-Za-z0-9_]+$/;
@@ -8,18 +8,14 @@ const FIELD_HANDLER = /^(?!Query\.|Mutation\.|Subscription\.)([A-Z][A-Za-z0-9_]*
 export interface DenialAuditOptions {
   audit: AuditTrail;
   /** the request key a subject was read for (this instance's subject loader): the GraphQL context, or the REST request */
-  scopeOf: (subject: object) => object | undefined;
+  scopeOf: (subject: object) => RequestScope | undefined;
 }
 
-/** The HTTP request behind a request key: the REST request itself, or a GraphQL context's `req`. */
-function requestOf(scope: object): { request?: IncomingMessage; requestId?: string } {
-  if (scope instanceof IncomingMessage) return { request: scope };
-  const { req, requestId } = scope as { req?: unknown; requestId?: unknown };
-  return {
-    ...(req instanceof IncomingMessage ? { request: req } : {}),
-    ...(typeof requestId === 'string' && requestId !== '' ? { requestId } : {}),
-  };
-}
+/** The HTTP request and request id of a request scope, as the audit trail takes them. */
+const requestOf = ({ req, requestId }: RequestScope) => ({
+  ...(req ? { request: req } : {}),
+  ...(requestId !== '' ? { requestId } : {}),
+});
 
 /** The record a denial was about: its type and id only, never the arguments themselves. */
 function recordOf(event: DenialEvent, fieldType: string | undefined): { recordType: string | null; recordId: string | null } {

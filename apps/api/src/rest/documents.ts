@@ -1,7 +1,8 @@
 import type { DocumentRow, OrganizationRow, UserRow } from '@latchkey/db';
 import type { Role } from '@latchkey/db';
 import { authorize, can, isAuthorizationDenied, type Ability, type AuthorizationDenied, type FieldRule } from '@latchkey/policy';
-import { databaseOf, openDomainRequest, type DomainRequest, type DomainServices, type RequestDatabase } from '../domain/request.js';
+import { openDomainRequest, type DomainRequest, type DomainServices } from '../domain/request.js';
+import { databaseOf, type RequestDatabase } from '../domain/request-scope.js';
 import {
   archiveDocument,
   createDocument,

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { denialToHttp, isAuthorizationDenied, type AuthorizationDenied } from '@latchkey/policy';
 import { isDomainError } from '../domain/errors.js';
-import type { RequestScope } from '../domain/request.js';
+import type { RequestScope } from '../domain/request-scope.js';
 import { acceptableContentType, BodyTooLargeError, httpErrorBody, readBody, sendJson } from '@latchkey/http';
 import {
   isStepUpRequired,
@@ -70,6 +70,8 @@ export interface RestRouterOptions<Caller> {
   maxBodyBytes?: number;
   /** told about every 500 (the response itself reveals nothing) */
   onUnexpected?: (error: unknown, req: IncomingMessage) => void;
+  /** a request's id (`X-Request-Id`), carried by its `RestRequest` into audit events; '' without it */
+  requestIdOf?: (req: IncomingMessage) => string | undefined;
 }
 
 /** The error body of docs/endpoints.md: `{ statusCode, message, error }`, plus any extra fields given. */
@@ -193,7 +195,16 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
       if (allowed.length === 0) return send(res, restError(404, 'Not Found'));
       return send(res, restError(405, 'Method Not Allowed', {}, { allow: [...new Set(allowed)].join(', ') }));
     }
-    const request: RestRequest<Caller> = { req, params: found.params, query, caller: null, body: undefined, deadline: undefined };
+    const requestId = options.requestIdOf?.(req) ?? '';
+    const request: RestRequest<Caller> = {
+      req,
+      requestId,
+      params: found.params,
+      query,
+      caller: null,
+      body: undefined,
+      deadline: undefined,
+    };
     // Outside the handler: nothing thrown here is converted (spec Events 3).
     for (const step of options.middleware ?? []) {
       const early = await step(request);
@@ -258,5 +269,5 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
     return undefined;
   }
 
-  return Object.assign(handle, { templateOf });
+  return { handle, templateOf };
 }

@@ -127,6 +127,7 @@ function createRestApi({ config, fieldRules, app, database, verifier, logger, re
     middleware: [authenticate(verifier)],
     maxBodyBytes: config.limits.maxBodyBytes,
     onUnexpected: (error, req) => logger.error({ reqId: requestIdOf(req), err: error }, 'rest handler failed'),
+    requestIdOf,
   });
   const { maxUrlBytes } = config.limits;
 
@@ -139,7 +140,7 @@ function createRestApi({ config, fieldRules, app, database, verifier, logger, re
     res.setHeader('vary', 'Origin, Authorization');
     if (req.url!.length > maxUrlBytes) return sendHttpError(res, 414, 'URI Too Long');
     const query = req.url!.indexOf('?');
-    void rest(req, res, path, new URLSearchParams(query < 0 ? '' : req.url!.slice(query + 1)));
+    void rest.handle(req, res, path, new URLSearchParams(query < 0 ? '' : req.url!.slice(query + 1)));
   }
 
   return { api, templateOf: rest.templateOf };
