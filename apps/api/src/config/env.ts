@@ -159,6 +159,10 @@ export const envSchema = z.object({
   /** the largest WebSocket message a client may send */
   WS_MAX_MESSAGE_BYTES: positiveInt(16 * 1024 * 1024).default(64 * 1024),
   /** max-age of publicly cacheable GET answers (operations of @public fields only, no credentials); 0: never */
+  /** fair-use cost budgets per caller: on (default) or off, checked by readBudgetSettings (config/budget.ts) */
+  API_BUDGET: z.string().optional(),
+  /** JSON file of the budgets' bucket sizes (guest, plans.FREE, plans.PRO), checked at start-up even when off */
+  API_BUDGET_FILE: z.string().min(1).optional(),
   PUBLIC_CACHE_MAX_AGE: z.coerce.number().int().min(0).max(31_536_000).default(60),
   INTROSPECTION: z.enum(['open', 'signed-in', 'off']).optional(),
 

@@ -148,6 +148,7 @@ describe('loadConfig refuses invalid values, naming the variable', () => {
     ['EVENT_RETENTION', 'forever'],
     ['AUDIT_RETENTION', '0s'],
     ['AUDIT_RETENTION', '400 days'],
+    ['API_BUDGET', 'maybe'],
   ])('%s=%s', (variable, value) => {
     expectConfigError({ [variable]: value }, variable);
   });
@@ -333,5 +334,21 @@ describe('METRICS_PORT and OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     ).toEqual({ tracesUrl: 'https://otel.example.com/base/v1/traces', serviceName: 'auth-eu' });
     expectConfigError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT');
     expectConfigError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317' }, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  });
+});
+
+describe('API_BUDGET and API_BUDGET_FILE', () => {
+  it('budgets are on by default; the file is read through the injected reader and a bad one stops start-up', () => {
+    expect(load({}).budget.enabled).toBe(true);
+    const file = '{"guest":{"capacity":100,"restorePerSecond":5},"plans":{"FREE":{"capacity":0,"restorePerSecond":50}}}';
+    let caught: unknown;
+    try {
+      loadConfig({ env: { API_BUDGET: 'off', API_BUDGET_FILE: '/etc/budget.json' }, readFile: () => file });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as Error).message).toContain('API_BUDGET_FILE: plans.FREE.capacity must be a positive number');
+    expect((caught as Error).message).toContain('API_BUDGET_FILE: plans.PRO is missing');
   });
 });

@@ -1,10 +1,12 @@
 import path from 'node:path';
 import { authConfig, parseClients } from './clients.js';
 import { SIGN_IN_FACTORS } from '@latchkey/auth/configuration';
+import { readBudgetSettings } from './budget.js';
 import { relyingPartyConfig, signInPolicyConfig, upstreamConfig, webhookConfig } from './auth.js';
 import { type Env, envSchema, originSchema } from './env.js';
 import { ConfigError } from './error.js';
-import { readConfigFile, tlsConfig, trustProxyConfig } from './network.js';
+import { readConfigFile } from './files.js';
+import { tlsConfig, trustProxyConfig } from './network.js';
 import type { Config, ConfigSources } from './types.js';
 
 /**
@@ -55,6 +57,7 @@ export function loadConfig({ env, readFile, version = '0.0.0', factors = SIGN_IN
     limits: limitsConfig(e),
     graphiql: e.GRAPHIQL ?? !production,
     persisted: persistedConfig(e, readFile),
+    budget: readBudgetSettings(e.API_BUDGET, e.API_BUDGET_FILE, readFile),
     publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
     observability: observabilityConfig(e),
     audit: { retentionSeconds: e.AUDIT_RETENTION },

@@ -6,6 +6,7 @@ import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import type { Env } from './env.js';
 import { ConfigError } from './error.js';
+import { readConfigFile } from './files.js';
 import type { Config, ConfigSources } from './types.js';
 
 /** The named ranges proxy-addr knows besides addresses and CIDRs. */
@@ -58,16 +59,6 @@ export function trustProxyConfig(raw: string | undefined, header: TrustProxy['he
     }
   }
   return { addresses, header: header ?? 'x-forwarded' };
-}
-
-/** A file named by `variable`, read through the injected reader. */
-export function readConfigFile(variable: string, file: string, readFile: ConfigSources['readFile']): string {
-  if (!readFile) throw new ConfigError(`${variable} is set but files cannot be read here`);
-  try {
-    return readFile(file);
-  } catch {
-    throw new ConfigError(`invalid configuration:\n  ${variable}: cannot read ${file}`);
-  }
 }
 
 const x509UsersFile = z

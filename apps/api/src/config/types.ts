@@ -1,5 +1,6 @@
 import type { ClientCertificateUsers, SignInFactor, SignInPolicy } from '@latchkey/auth/configuration';
 import type { TrustProxy } from '@latchkey/http';
+import type { BudgetSettings } from './budget.js';
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -57,6 +58,8 @@ export interface Config {
     maxRegistrations: number;
     registrationsPerMinute: number;
   };
+  /** fair-use cost budgets per caller (API_BUDGET; bucket sizes from API_BUDGET_FILE, else DEFAULT_BUDGETS) */
+  budget: BudgetSettings;
   /** seconds a shared cache may keep a public GET answer; 0: every answer is no-store */
   publicCacheMaxAge: number;
   observability: {

@@ -3,13 +3,10 @@ import {
   getNullableType,
   isCompositeType,
   isListType,
-  isObjectType,
-  isInterfaceType,
   Kind,
   type DefinitionNode,
   type DocumentNode,
   type FieldNode,
-  type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLCompositeType,
   type GraphQLSchema,
@@ -18,6 +15,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { fieldOn, fragmentsOf, isIntrospection, variableValue } from '../cost-model.js';
 import { queryTooComplex } from '../errors.js';
 
 export interface CostLimitOptions {
@@ -61,10 +59,7 @@ export function estimateCost(
   defaultListSize: number,
   maxPageSize = 100,
 ): Estimate {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
+  const fragments = fragmentsOf(document);
   const sizedBy = new Map<string, number | null>();
 
   /** A `first`/`last` value as the estimate counts it (0 to maxPageSize), or undefined for none. */
@@ -106,8 +101,8 @@ export function estimateCost(
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
-        if (name.startsWith('__')) continue;
-        const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+        if (isIntrospection(name)) continue;
+        const field = fieldOn(parent, name);
         if (!field) continue;
         total += multiplier;
         if (!selection.selectionSet) continue;
@@ -153,12 +148,7 @@ function variablePageSize(
   variables: Record<string, unknown> | null | undefined,
   name: string,
 ): number | undefined {
-  let given: unknown;
-  if (variables != null && Object.hasOwn(variables, name)) given = variables[name];
-  else {
-    const fallback = operation.variableDefinitions?.find((definition) => definition.variable.name.value === name)?.defaultValue;
-    given = fallback?.kind === Kind.INT ? Number(fallback.value) : undefined;
-  }
+  const given = variableValue(operation, variables, name);
   return Number.isSafeInteger(given) && Math.abs(given as number) < 2 ** 31 ? (given as number) : undefined;
 }
 
@@ -176,20 +166,23 @@ interface KnownCosts {
 /** Distinct page sizes remembered per operation (each first/last variable gives at most maxPageSize + 2). */
 const MAX_REMEMBERED_SIZES = 64;
 
+/** An operation's estimated cost with a request's variables (undefined: no such operation in the document). */
+export type CostEstimator = (
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+) => number | undefined;
+
 /**
- * Runs per request, after validation, with the request's variables: a cached validation result cannot skip it.
- * Estimates are remembered per parsed document and operation, keyed by the page sizes its variables give (a
- * dashboard sends the same `$first` every time), so a repeated operation costs a lookup instead of a walk.
+ * The estimate of `estimateCost`, remembered per parsed document and operation, keyed by the page sizes its
+ * variables give (a dashboard sends the same `$first` every time), so a repeated operation costs a lookup instead of
+ * a walk. Used by MAX_COST and by the budgets.
  */
-export function useCostLimit(options: CostLimitOptions): Plugin {
+export function createCostEstimator(options: Pick<CostLimitOptions, 'defaultListSize' | 'maxPageSize'>): CostEstimator {
   const maxPageSize = options.maxPageSize ?? 100;
   const known = new WeakMap<DocumentNode, Map<string, KnownCosts>>();
-  const costOf = (
-    schema: GraphQLSchema,
-    document: DocumentNode,
-    operationName: string | null | undefined,
-    variables: Record<string, unknown> | null | undefined,
-  ): number | undefined => {
+  return (schema, document, operationName, variables) => {
     const operation = document.definitions.find(
       (d: DefinitionNode): d is OperationDefinitionNode =>
         d.kind === Kind.OPERATION_DEFINITION && (operationName == null || d.name?.value === operationName),
@@ -212,6 +205,11 @@ export function useCostLimit(options: CostLimitOptions): Plugin {
     }
     return cost;
   };
+}
+
+/** Runs per request, after validation, with the request's variables: a cached validation result cannot skip it. */
+export function useCostLimit(options: CostLimitOptions): Plugin {
+  const costOf = createCostEstimator(options);
   const check = ({
     args,
     setResultAndStopExecution,
