@@ -6,7 +6,7 @@
 const API_LAYERS = [
   ['entry points', '^apps/api/src/(main|service|service-listeners|cli)\\.ts$|^apps/api/src/commands/'],
   ['server', '^apps/api/src/(server|observability)/'],
-  ['graphql, rest, demo', '^apps/api/src/(graphql|rest|demo|generated)/'],
+  ['graphql, rest, demo, budgets', '^apps/api/src/(graphql|rest|demo|generated|budget)/'],
   ['events', '^apps/api/src/events/'],
   ['domain', '^apps/api/src/domain/'],
   ['config and logger', '^apps/api/src/(logger|version)\\.ts$|^apps/api/src/config/'],

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { SkipReport } from '@latchkey/db/testing/skip-report';
 import { defineConfig } from 'vitest/config';
 
@@ -12,6 +13,9 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // The services tests start spend budgets that never refuse (API_BUDGET_FILE), except where a test of the budgets
+    // gives its own: a suite's loops are not the fair use the defaults are sized for.
+    env: { API_BUDGET_FILE: fileURLToPath(new URL('test/fixtures/budget-never-refuses.json', import.meta.url)) },
     // Every skipped test file is listed once, at the end, with why (a missing tool, TEST_REDIS_URL unset, PGlite).
     reporters: ['default', new SkipReport()],
     // Every test database starts as a copy of one migrated template made per run.

@@ -2,6 +2,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { base64url, decodeJwt, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
+import { COST_REPORTED } from './support/cost.js';
 
 // Spec "Authentication > Credentials presented to the API", driven over real HTTP against the real server.
 // Only a valid access token makes a user; every other credential leaves the caller a guest, and a guest
@@ -249,7 +250,7 @@ describe('Authentication > Credentials presented to the API', () => {
         const strict = await ask(service, VIEWER, authorization, GRAPHQL_RESPONSE);
         const legacy = await ask(service, VIEWER, authorization, 'application/json');
         expectRefused(legacy, { status: 200 });
-        expect(legacy.json).toEqual(strict.json);
+        expect(legacy.json).toEqual({ ...strict.json, extensions: COST_REPORTED });
       }
     });
 
@@ -293,6 +294,7 @@ describe('Authentication > Credentials presented to the API', () => {
             scope: ['openid', 'profile'],
           },
         },
+        extensions: COST_REPORTED,
       });
     });
   });

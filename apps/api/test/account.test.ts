@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import { onDenied, type DenialEvent } from '@latchkey/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
+import { COST_REPORTED } from './support/cost.js';
 
 const ME = '{ me { email emailVerified memberships { role organization { slug plan billingEmail } } } }';
 
@@ -28,6 +29,7 @@ describe('me: the account behind the token, read at request time', () => {
           memberships: [{ role: 'OWNER', organization: { slug: 'acme', plan: 'PRO', billingEmail: 'billing@acme.test' } }],
         },
       },
+      extensions: COST_REPORTED,
     });
   });
 
@@ -55,7 +57,7 @@ describe('me: the account behind the token, read at request time', () => {
     const token = await service.token(user!.id);
     try {
       const before = await postGraphQL(service.graphqlUrl, { query: '{ me { email } }' }, { token });
-      expect(before.json).toEqual({ data: { me: { email } } });
+      expect(before.json).toEqual({ data: { me: { email } }, extensions: COST_REPORTED });
       await service.database.db.update(users).set({ suspended: true }).where(eq(users.id, user!.id));
       const after = await postGraphQL(service.graphqlUrl, { query: '{ me { email } }' }, { token });
       expect(after.status).toBe(200);
@@ -69,7 +71,7 @@ describe('me: the account behind the token, read at request time', () => {
   it('a token whose subject is no user: me is null without an error', async () => {
     for (const subject of [randomUUID(), 'script-runner']) {
       const res = await postGraphQL(service.graphqlUrl, { query: '{ me { email } }' }, { token: await service.token(subject) });
-      expect(res.json).toEqual({ data: { me: null } });
+      expect(res.json).toEqual({ data: { me: null }, extensions: COST_REPORTED });
     }
   });
 
@@ -86,7 +88,10 @@ describe("organization(slug): spec Authorization 6, existence of another tenant'
     postGraphQL(service.graphqlUrl, { query: ORG, variables: { slug } }, email ? { token: await service.token(await idOf(email)) } : {});
 
   it('a member gets the organization', async () => {
-    expect((await ask('alice@acme.test', 'acme')).json).toEqual({ data: { organization: { slug: 'acme', plan: 'PRO' } } });
+    expect((await ask('alice@acme.test', 'acme')).json).toEqual({
+      data: { organization: { slug: 'acme', plan: 'PRO' } },
+      extensions: COST_REPORTED,
+    });
   });
 
   it("another tenant's organization answers exactly like a missing one: null + NOT_FOUND, 200", async () => {
@@ -104,6 +109,7 @@ describe("organization(slug): spec Authorization 6, existence of another tenant'
           extensions: { code: 'NOT_FOUND' },
         },
       ],
+      extensions: COST_REPORTED,
     });
   });
 
@@ -127,7 +133,10 @@ describe("organization(slug): spec Authorization 6, existence of another tenant'
   });
 
   it('the platform super-admin passes the before hook', async () => {
-    expect((await ask('root@latchkey.test', 'globex')).json).toEqual({ data: { organization: { slug: 'globex', plan: 'FREE' } } });
+    expect((await ask('root@latchkey.test', 'globex')).json).toEqual({
+      data: { organization: { slug: 'globex', plan: 'FREE' } },
+      extensions: COST_REPORTED,
+    });
   });
 
   it('a malformed slug is BAD_USER_INPUT, never a 5xx', async () => {

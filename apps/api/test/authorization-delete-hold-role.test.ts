@@ -20,6 +20,7 @@ import {
   roleOf,
   useAuthorizationService,
 } from './support/authorization-suite.js';
+import { COST_REPORTED } from './support/cost.js';
 
 /**
  * Spec Authorization 1, 6, 7 and 8 for deleteDocument, setLegalHold and changeMemberRole, called by every kind of caller on both surfaces.
@@ -62,6 +63,7 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
     for (const [who, viaGraphQL, viaRest] of cases) {
       expect((await gql(who, DELETE, { id: idOf(viaGraphQL) })).json, who).toEqual({
         data: { deleteDocument: { deletedDocumentId: idOf(viaGraphQL), userErrors: [] } },
+        extensions: COST_REPORTED,
       });
       const res = await rest(who, 'DELETE', `/api/documents/${idOf(viaRest)}`);
       expect(res.status, res.text).toBe(204);
@@ -93,17 +95,21 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
 
     expect((await gql('carol', HOLD, { id: idOf(HANDBOOK), hold: true })).json).toEqual({
       data: { setLegalHold: { document: { id: idOf(HANDBOOK), legalHold: true }, userErrors: [] } },
+      extensions: COST_REPORTED,
     });
     expect((await gql('root', HOLD, { id: idOf(QUARTERLY), hold: true })).json).toEqual({
       data: { setLegalHold: { document: { id: idOf(QUARTERLY), legalHold: true }, userErrors: [] } },
+      extensions: COST_REPORTED,
     });
     // The hold, not the role, is what stops alice deleting the memo.
     expectGraphQLRefusal(await gql('alice', DELETE, { id: litigation }), 'deleteDocument', 'FORBIDDEN');
     expect((await gql('alice', HOLD, { id: litigation, hold: false })).json).toEqual({
       data: { setLegalHold: { document: { id: litigation, legalHold: false }, userErrors: [] } },
+      extensions: COST_REPORTED,
     });
     expect((await gql('alice', DELETE, { id: litigation })).json).toEqual({
       data: { deleteDocument: { deletedDocumentId: litigation, userErrors: [] } },
+      extensions: COST_REPORTED,
     });
   });
 
@@ -127,6 +133,7 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
       data: {
         changeMemberRole: { membership: { role: 'ADMIN', user: { id: demo.userId.bob }, organization: { slug: 'acme' } }, userErrors: [] },
       },
+      extensions: COST_REPORTED,
     });
     // An ADMIN may not make anyone an OWNER, nor touch an OWNER.
     expectGraphQLRefusal(await gql('bob', ROLE, input(demo.userId.erin, 'OWNER')), 'changeMemberRole', 'FORBIDDEN');
@@ -152,6 +159,7 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
             userErrors: [{ field: ['input', 'role'], message: 'The organization must keep at least one OWNER.', code: 'LAST_OWNER' }],
           },
         },
+        extensions: COST_REPORTED,
       });
     }
     expect(await roleOf('alice', acme)).toBe('OWNER');

@@ -18,6 +18,7 @@ import {
   denialsDuring,
   useAuthorizationService,
 } from './support/authorization-suite.js';
+import { COST_REPORTED } from './support/cost.js';
 
 /**
  * Spec Events 2 and 3: denials are published with exactly their fields, a mere `false` publishes nothing, and responses never name a policy or an ability.
@@ -67,7 +68,10 @@ describe('denial events (spec Events 2, 3)', () => {
       rest: await rest('bob', 'GET', `/api/documents/${idOf(QUARTERLY)}`),
     }));
     const none = { update: false, publish: false, archive: false, delete: false, setLegalHold: false };
-    expect(result.graphql.json).toEqual({ data: { document: { id: idOf(QUARTERLY), title: QUARTERLY, viewerCan: none } } });
+    expect(result.graphql.json).toEqual({
+      data: { document: { id: idOf(QUARTERLY), title: QUARTERLY, viewerCan: none } },
+      extensions: COST_REPORTED,
+    });
     expect(result.rest.json.viewerCan).toEqual(none);
     expect(events).toEqual([]);
   });

@@ -23,6 +23,7 @@ import {
   rowOf,
   useAuthorizationService,
 } from './support/authorization-suite.js';
+import { COST_REPORTED } from './support/cost.js';
 
 /**
  * Spec Authorization 1, 2, 6 and 11 for createDocument, updateDocument, publishDocument and archiveDocument, called by every kind of caller on both surfaces.
@@ -75,6 +76,7 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
             userErrors: [],
           },
         },
+        extensions: COST_REPORTED,
       });
       const viaRest = await rest(who, 'POST', '/api/documents', { organization: slug, title: `REST by ${who}` });
       expect(viaRest.status, viaRest.text).toBe(201);
@@ -128,6 +130,7 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
       const graphql = await gql(who, UPDATE, { input: { id: quarterly, body: `GraphQL body by ${who}` } });
       expect(graphql.json, who).toEqual({
         data: { updateDocument: { document: { id: quarterly, title: QUARTERLY, body: `GraphQL body by ${who}` }, userErrors: [] } },
+        extensions: COST_REPORTED,
       });
       const viaRest = await rest(who, 'PATCH', `/api/documents/${quarterly}`, { body: `REST body by ${who}` });
       expect(viaRest.status, viaRest.text).toBe(200);
@@ -182,6 +185,7 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
     // alice: OWNER, verified, PRO organization.
     expect((await gql('alice', PUBLISH, { id: roadmap })).json).toEqual({
       data: { publishDocument: { document: { id: roadmap, status: 'PUBLISHED' }, userErrors: [] } },
+      extensions: COST_REPORTED,
     });
     await service.database.db.update(documents).set({ status: 'DRAFT' }).where(eq(documents.id, roadmap));
     const viaRest = await rest('alice', 'POST', `/api/documents/${roadmap}/publish`);
@@ -198,6 +202,7 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
             userErrors: [{ field: null, message: 'Only drafts can be published.', code: 'INVALID_STATE' }],
           },
         },
+        extensions: COST_REPORTED,
       });
       expectUserError(graphql, 'publishDocument', await rest('alice', 'POST', `/api/documents/${idOf(title)}/publish`), 'INVALID_STATE');
     }
@@ -234,6 +239,7 @@ describe('every mutation by guest, VIEWER, EDITOR, ADMIN/OWNER and super-admin (
     for (const [who, viaGraphQL, viaRest] of cases) {
       expect((await gql(who, ARCHIVE, { id: idOf(viaGraphQL) })).json, who).toEqual({
         data: { archiveDocument: { document: { id: idOf(viaGraphQL), status: 'ARCHIVED' }, userErrors: [] } },
+        extensions: COST_REPORTED,
       });
       const res = await rest(who, 'POST', `/api/documents/${idOf(viaRest)}/archive`);
       expect(res.status, res.text).toBe(200);

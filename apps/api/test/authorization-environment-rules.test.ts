@@ -30,8 +30,9 @@ import {
   restTitlesOf,
   useAuthorizationService,
 } from './support/authorization-suite.js';
-import { statementsDuring } from '@latchkey/db/testing';
+import { requestStatementsDuring } from './support/cost.js';
 import type { Persona } from './support/demo.js';
+import { COST_REPORTED } from './support/cost.js';
 
 /**
  * Spec Authorization 8-15: legal hold, suspended users, per-request state and time, viewerCan, embargoes, private caching and lists filtered in SQL.
@@ -107,7 +108,10 @@ describe('record, field and environment rules', () => {
       await service.database.db.update(users).set({ suspended: false }).where(eq(users.id, demo.userId.alice));
     }
     // Restored: the same token works again.
-    expect((await gql('alice', '{ me { email } }')).json).toEqual({ data: { me: { email: 'alice@acme.test' } } });
+    expect((await gql('alice', '{ me { email } }')).json).toEqual({
+      data: { me: { email: 'alice@acme.test' } },
+      extensions: COST_REPORTED,
+    });
   });
 
   it('Authorization 8: a suspended user cannot read their account through viewer.user either (me refuses it with FORBIDDEN)', async () => {
@@ -204,6 +208,7 @@ describe('record, field and environment rules', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(until.getTime());
     expect((await gql('bob', DOCUMENT, { id: quarterly })).json).toEqual({
       data: { document: { id: quarterly, title: QUARTERLY, status: 'PUBLISHED' } },
+      extensions: COST_REPORTED,
     });
     expect((await rest('bob', 'GET', `/api/documents/${quarterly}`)).status).toBe(200);
     expect(titlesOf(await gql('bob', LIST))).toEqual([LITIGATION, QUARTERLY].sort());
@@ -237,7 +242,7 @@ describe('record, field and environment rules', () => {
       root: [...ACME_TITLES, ...GLOBEX_TITLES],
     };
     for (const [who, titles] of Object.entries(expected) as [Persona, string[]][]) {
-      const { result, statements } = await statementsDuring(() => gql(who, LIST));
+      const { result, statements } = await requestStatementsDuring(() => gql(who, LIST));
       expect(titlesOf(result), who).toEqual([...titles].sort());
       expect(restTitlesOf(await rest(who, 'GET', '/api/documents')), who).toEqual([...titles].sort());
       const listing = statements.filter((s) => /from "documents"/i.test(s));

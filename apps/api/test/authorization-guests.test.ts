@@ -25,6 +25,7 @@ import {
 } from './support/authorization-suite.js';
 import { callRest } from './support/demo.js';
 import { postGraphQL } from './support/service.js';
+import { COST_REPORTED } from './support/cost.js';
 
 /**
  * Spec Authorization 4, 5 and 7 for callers who are not signed in as a user: guests are refused every mutation whole (401) and every REST route; only @public fields are open to them.
@@ -86,7 +87,7 @@ describe('guests (spec Authorization 4, 5, 7)', () => {
     const script = await service.token('script-user');
     const viewer = await postGraphQL(service.graphqlUrl, { query: '{ viewer { subject user { id } } me { id } }' }, { token: script });
     expect(viewer.status).toBe(200);
-    expect(viewer.json).toEqual({ data: { viewer: { subject: 'script-user', user: null }, me: null } });
+    expect(viewer.json).toEqual({ data: { viewer: { subject: 'script-user', user: null }, me: null }, extensions: COST_REPORTED });
 
     const list = await postGraphQL(service.graphqlUrl, { query: LIST }, { token: script });
     expect(list.status).toBeLessThan(500);

@@ -28,6 +28,7 @@ import {
   denialsDuring,
   useAuthorizationService,
 } from './support/authorization-suite.js';
+import { COST_REPORTED } from './support/cost.js';
 
 /**
  * Spec Authorization 1-7: where the route check runs, record- and field-level rules (one code for REST and GraphQL), 401 versus 403, another tenant like a missing record, and role inheritance.
@@ -114,6 +115,7 @@ describe('record, field and environment rules', () => {
             email: (await service.database.db.select({ email: users.email }).from(users).where(eq(users.id, demo.userId[who])))[0]!.email,
           },
         },
+        extensions: COST_REPORTED,
       });
     }
     // Field level on documents too: internalNotes for the VIEWER is null + FORBIDDEN, the rest of the document intact.

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, documents, eq, memberships, organizations, users, type Role } from '@latchkey/db';
-import { statementsDuring } from '@latchkey/db/testing';
+import { requestStatementsDuring } from './support/cost.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callRest, reseed } from './support/demo.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
+import { COST_REPORTED } from './support/cost.js';
 
 // A page of documents may read the caller's attributes in its own statement, with the list the caller's previous page
 // was read with. These tests change the caller between two pages and require the second page to be decided on the
@@ -37,7 +38,7 @@ async function newCaller(role: Role | null, attributes: { superAdmin?: boolean }
   if (role) await db.insert(memberships).values({ organizationId: acmeId, userId: user!.id, role });
   const token = await service.token(user!.id);
   const page = (organization: string | null = 'acme') =>
-    statementsDuring(() => postGraphQL(service.graphqlUrl, { query: PAGE, variables: { organization } }, { token }));
+    requestStatementsDuring(() => postGraphQL(service.graphqlUrl, { query: PAGE, variables: { organization } }, { token }));
   const setRole = (next: Role) =>
     db
       .update(memberships)
@@ -90,7 +91,10 @@ describe("Authentication 3: the caller's attributes, read in the page's own stat
     expect((await caller.page()).result.json.data.documents.edges.length).toBeGreaterThan(0);
     await service.database.db.delete(memberships).where(eq(memberships.userId, caller.id));
     const after = await caller.page();
-    expect(after.result.json).toEqual({ data: { documents: { edges: [], pageInfo: { hasNextPage: false, endCursor: null } } } });
+    expect(after.result.json).toEqual({
+      data: { documents: { edges: [], pageInfo: { hasNextPage: false, endCursor: null } } },
+      extensions: COST_REPORTED,
+    });
     const everywhere = await caller.page(null);
     expect(everywhere.result.json.data.documents.edges).toEqual([]);
   });
@@ -141,7 +145,7 @@ describe("Authentication 3: the caller's attributes, read in the page's own stat
       drafts: 'documents(first: 3, filter: { status: [DRAFT] }) { edges { node { id status } } }',
       published: 'documents(first: 4, filter: { organization: "acme", status: [PUBLISHED] }) { edges { node { id status } } }',
     };
-    const ask = (query: string) => statementsDuring(() => postGraphQL(service.graphqlUrl, { query }, { token: caller.token }));
+    const ask = (query: string) => requestStatementsDuring(() => postGraphQL(service.graphqlUrl, { query }, { token: caller.token }));
     await ask(`{ ${lists.drafts} }`);
     const both = await ask(`{ drafts: ${lists.drafts} published: ${lists.published} }`);
     expect(both.result.json.errors).toBeUndefined();
@@ -161,7 +165,7 @@ describe("Authentication 3: the caller's attributes, read in the page's own stat
     const first = await list();
     expect(first.status).toBe(200);
     expect(first.json.data.map((item: any) => item.status)).toContain('DRAFT');
-    const again = await statementsDuring(list);
+    const again = await requestStatementsDuring(list);
     expect(again.result.json).toEqual(first.json);
     expect(again.statements.filter((sql) => /from "users" left join "memberships"/i.test(sql))).toEqual([]);
     await caller.setRole('VIEWER');

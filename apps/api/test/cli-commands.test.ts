@@ -10,6 +10,7 @@ import { eq } from 'drizzle-orm';
 import { calculateJwkThumbprint, decodeJwt, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { CLI, cli, dataDir, env, JWT, requireBuild, run, service, STACK_TRACE, useOperatorCli, workDir } from './support/built-cli.js';
+import { COST_REPORTED } from './support/cost.js';
 import { postGraphQL } from './support/service.js';
 import { overSse, sseClient } from './support/subscriptions.js';
 
@@ -30,7 +31,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
       expect(result.stderr).toContain(`the embedded database in ${service.config.dataDir} is open in process ${process.pid}`);
       expect(result.stderr).not.toMatch(STACK_TRACE);
       const response = await postGraphQL(service.graphqlUrl, { query: '{ viewer { subject } }' }, { token: await service.token('u') });
-      expect(response.json).toEqual({ data: { viewer: { subject: 'u' } } });
+      expect(response.json).toEqual({ data: { viewer: { subject: 'u' } }, extensions: COST_REPORTED });
     },
   );
 
@@ -131,8 +132,10 @@ describe('operator CLI (dist/src/cli.js)', () => {
       expect(unwoken.stderr).toMatch(/running servers will not be woken .*within a second/);
       await received.waitFor(4);
       expect(received.results).toEqual([
+        // A subscription reports its cost in its first payload only.
         ...[woken, polled].map((id, i) => ({
           data: { documentChanged: { kind: 'CREATED', documentId: id, document: { title: titles[i] } } },
+          ...(i === 0 ? { extensions: COST_REPORTED } : {}),
         })),
         ...[woken, polled].map((id) => ({ data: { documentChanged: { kind: 'DELETED', documentId: id, document: null } } })),
       ]);

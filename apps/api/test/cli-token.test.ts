@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { CLI, cli, dataDir, env, JWT, requireBuild, run, service, STACK_TRACE, useOperatorCli, workDir } from './support/built-cli.js';
+import { COST_REPORTED } from './support/cost.js';
 import { postGraphQL } from './support/service.js';
 
 // The operator CLI's `token` command (spec "Access tokens" rules 1-4): what it prints, whom it names, what it refuses.
@@ -36,7 +37,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
       expect(code, stderr).toBe(0);
       const response = await postGraphQL(service.graphqlUrl, { query: '{ viewer { subject amr } }' }, { token: stdout.trim() });
       expect(response.status, response.text).toBe(200);
-      expect(response.json).toEqual({ data: { viewer: { subject: 'cli-user', amr: ['otp', 'swk'] } } });
+      expect(response.json).toEqual({ data: { viewer: { subject: 'cli-user', amr: ['otp', 'swk'] } }, extensions: COST_REPORTED });
     });
 
     it('--email resolves the user id as sub', async () => {

@@ -11,6 +11,7 @@ import { archiveDocument } from '../src/domain/document-mutations.js';
 import { createLoaderFactory } from '../src/domain/loaders.js';
 import { createEventRecorder } from '../src/events/outbox.js';
 import { createMemoryWake } from '../src/events/wake.js';
+import { COST_REPORTED } from './support/cost.js';
 
 /**
  * Bounded requests during database faults. The service reaches the machine's PostgreSQL
@@ -162,12 +163,18 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('bounded, honest answers
     const strict = await withoutTheDatabase(() => me());
     expect(strict.value.status).toBe(503);
     expect(strict.value.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-    expect(strict.value.json).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+    expect(strict.value.json).toEqual({
+      errors: [{ message: expect.any(String), extensions: { code: 'SERVICE_UNAVAILABLE' } }],
+      extensions: COST_REPORTED,
+    });
     expect(strict).toMatchObject(databaseUntouched);
 
     const legacy = await me('application/json');
     expect(legacy.status).toBe(200);
-    expect(legacy.json).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+    expect(legacy.json).toEqual({
+      errors: [{ message: expect.any(String), extensions: { code: 'SERVICE_UNAVAILABLE' } }],
+      extensions: COST_REPORTED,
+    });
 
     // A persisted operation's id the database would have to look up: refused the same way, before execution.
     const byHash = await postGraphQL(
@@ -189,10 +196,10 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('bounded, honest answers
     // No database needed: a guest's status, and the verified token's own claims.
     const status = await withoutTheDatabase(() => postGraphQL(service.graphqlUrl, { query: '{ status { service version } }' }));
     expect(status.value.status).toBe(200);
-    expect(status.value.json).toEqual({ data: { status: { service: 'latchkey', version: '0.1.0-test' } } });
+    expect(status.value.json).toEqual({ data: { status: { service: 'latchkey', version: '0.1.0-test' } }, extensions: COST_REPORTED });
     expect(status).toMatchObject(databaseUntouched);
     const viewer = await postGraphQL(service.graphqlUrl, { query: '{ viewer { subject } }' }, { token });
-    expect(viewer.json).toEqual({ data: { viewer: { subject: demo.userId.alice } } });
+    expect(viewer.json).toEqual({ data: { viewer: { subject: demo.userId.alice } }, extensions: COST_REPORTED });
     // Route-level rules come first: a guest asking for a protected field is still told to sign in.
     expect((await postGraphQL(service.graphqlUrl, { query: '{ me { email } }' })).json.errors[0].extensions.code).toBe('UNAUTHENTICATED');
 
@@ -269,6 +276,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('bounded, honest answers
           extensions: { code: 'SERVICE_UNAVAILABLE' },
         },
       ],
+      extensions: COST_REPORTED,
     });
     await recovers();
 

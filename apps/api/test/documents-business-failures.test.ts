@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { callRest, type Persona } from './support/demo.js';
 import { at, docId, GQL, gql, JSON_TYPE, service, snapshot, token, useDocumentsService, writesNothing } from './support/documents-suite.js';
+import { COST_REPORTED } from './support/cost.js';
 
 /**
  * Spec Errors 5 on the documents API: a business failure (a taken title, a document in the wrong state) is
@@ -37,6 +38,7 @@ describe('6. Errors 5: business failures are payload data', () => {
                 ],
               },
             },
+            extensions: COST_REPORTED,
           });
         }
       }
@@ -55,6 +57,7 @@ describe('6. Errors 5: business failures are payload data', () => {
             ],
           },
         },
+        extensions: COST_REPORTED,
       });
       // REST reports it as 409 with the same code
       const rest = await callRest(service, 'POST', '/api/documents', {
@@ -85,6 +88,7 @@ describe('6. Errors 5: business failures are payload data', () => {
               userErrors: [{ field: null, code: 'INVALID_STATE', message: 'Only drafts can be published.' }],
             },
           },
+          extensions: COST_REPORTED,
         });
       }
       const archive = await gql(
@@ -99,6 +103,7 @@ describe('6. Errors 5: business failures are payload data', () => {
             userErrors: [{ field: null, code: 'INVALID_STATE', message: 'The document is already archived.' }],
           },
         },
+        extensions: COST_REPORTED,
       });
       const update = await gql(
         'alice',
@@ -112,6 +117,7 @@ describe('6. Errors 5: business failures are payload data', () => {
             userErrors: [{ field: null, code: 'INVALID_STATE', message: 'Archived documents are read-only.' }],
           },
         },
+        extensions: COST_REPORTED,
       });
       const rest = await callRest(service, 'POST', `/api/documents/${docId('Old pricing')}/publish`, { token: token('alice') });
       expect(rest.status).toBe(409);
@@ -134,7 +140,7 @@ describe('6. Errors 5: business failures are payload data', () => {
       {
         persona: 'alice',
         input: { organization: 'acme', title },
-        expected: { data: { createDocument: { document: { title, status: 'DRAFT' }, userErrors: [] } } },
+        expected: { data: { createDocument: { document: { title, status: 'DRAFT' }, userErrors: [] } }, extensions: COST_REPORTED },
       },
       // business failure: data, userErrors
       {
@@ -153,6 +159,7 @@ describe('6. Errors 5: business failures are payload data', () => {
               ],
             },
           },
+          extensions: COST_REPORTED,
         },
       },
       // bad input: errors
@@ -169,6 +176,7 @@ describe('6. Errors 5: business failures are payload data', () => {
               extensions: { code: 'BAD_USER_INPUT', field: ['input', 'organization'] },
             },
           ],
+          extensions: COST_REPORTED,
         },
       },
       // another tenant: errors (NOT_FOUND, existence not revealed)
@@ -185,6 +193,7 @@ describe('6. Errors 5: business failures are payload data', () => {
               extensions: { code: 'NOT_FOUND' },
             },
           ],
+          extensions: COST_REPORTED,
         },
       },
       // not authorized to run the operation: errors (FORBIDDEN)
@@ -201,6 +210,7 @@ describe('6. Errors 5: business failures are payload data', () => {
               extensions: { code: 'FORBIDDEN' },
             },
           ],
+          extensions: COST_REPORTED,
         },
       },
     ];
@@ -219,7 +229,10 @@ describe('6. Errors 5: business failures are payload data', () => {
         const removed = await gql('alice', 'mutation ($id: ID!) { deleteDocument(id: $id) { deletedDocumentId userErrors { code } } }', {
           id: createdId,
         });
-        expect(removed.json).toEqual({ data: { deleteDocument: { deletedDocumentId: createdId, userErrors: [] } } });
+        expect(removed.json).toEqual({
+          data: { deleteDocument: { deletedDocumentId: createdId, userErrors: [] } },
+          extensions: COST_REPORTED,
+        });
       }
     }
     expect(await snapshot()).toEqual(before);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { callRest } from './support/demo.js';
 import { at, docId, GQL, gql, JSON_TYPE, service, token, useDocumentsService, writesNothing } from './support/documents-suite.js';
+import { COST_REPORTED } from './support/cost.js';
 
 /**
  * Spec Authorization 6 (and 12) on the documents API: a well-formed id that does not exist answers exactly like
@@ -43,6 +44,7 @@ describe('2. Authorization 6: a well-formed id that does not exist answers exact
                 extensions: { code: 'NOT_FOUND' },
               },
             ],
+            extensions: COST_REPORTED,
           });
           expect(observable(missing), `${query} (${accept})`).toEqual(observable(forbidden));
         }

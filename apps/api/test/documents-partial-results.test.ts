@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CURSOR_MESSAGE } from './support/bad-input-field-errors.js';
 import { at, docId, GQL, gql, JSON_TYPE, service, snapshot, token, useDocumentsService } from './support/documents-suite.js';
 import { postGraphQL } from './support/service.js';
+import { COST_REPORTED } from './support/cost.js';
 
 /**
  * Spec Errors 1-3 on the documents API: partial success (data beside errors), and where a failing field's null
@@ -35,6 +36,7 @@ describe('3. Errors 1: partial success', () => {
           path: ['documents', 'edges', index, 'node', 'internalNotes'],
           extensions: { code: 'FORBIDDEN' },
         })),
+        extensions: COST_REPORTED,
       });
     }
   });
@@ -60,6 +62,7 @@ describe('4. Errors 2: a Non-Null field that fails moves the null to the nearest
             extensions: { code: 'NOT_FOUND' },
           },
         ],
+        extensions: COST_REPORTED,
       });
     }
   });
@@ -81,6 +84,7 @@ describe('4. Errors 2: a Non-Null field that fails moves the null to the nearest
             extensions: { code: 'BAD_USER_INPUT', field: ['first'] },
           },
         ],
+        extensions: COST_REPORTED,
       });
     }
   });
@@ -159,6 +163,7 @@ describe('5. Errors 3: Non-Null violations inside lists of Non-Null items', () =
               extensions: { code: 'INTERNAL_SERVER_ERROR' },
             },
           ],
+          extensions: COST_REPORTED,
         });
       }
       // the same violation under a nullable ancestor (document) stops there; the sibling root field survives
@@ -174,6 +179,7 @@ describe('5. Errors 3: Non-Null violations inside lists of Non-Null items', () =
             extensions: { code: 'INTERNAL_SERVER_ERROR' },
           },
         ],
+        extensions: COST_REPORTED,
       });
       // the masked message reveals nothing of the cause
       expect(res.text).not.toMatch(/non-nullable|Document\.owner|stack/i);

@@ -3,6 +3,7 @@ import { documents, seedDemoData, users } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
+import { COST_REPORTED } from './support/cost.js';
 
 const DOCUMENT = `query ($id: ID!) {
   document(id: $id) {
@@ -38,6 +39,7 @@ const NOT_FOUND = {
       extensions: { code: 'NOT_FOUND' },
     },
   ],
+  extensions: COST_REPORTED,
 };
 
 describe('document(id): record-level rules in the service layer (spec Authorization 2, 6, 10, 11, 12)', () => {
@@ -53,6 +55,7 @@ describe('document(id): record-level rules in the service layer (spec Authorizat
           viewerCan: { update: true, publish: true, archive: true, delete: true, setLegalHold: true },
         },
       },
+      extensions: COST_REPORTED,
     });
   });
 

@@ -2,6 +2,7 @@ import { calculateJwkThumbprint, decodeJwt } from 'jose';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { demoSignInByLink, graphqlFromDemoPage, hasChromium, useChromiumService } from './support/chromium.js';
+import { COST_REPORTED } from './support/cost.js';
 import { outboxOf } from './support/outbox.js';
 
 /** The demo's key pair as IndexedDB keeps it: its public JWK, and whether script can export the private key. */
@@ -52,6 +53,9 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo binds its tokens w
     await expect.poll(() => page.locator('#documents li').count(), { timeout: 10_000 }).toBeGreaterThan(0);
     expect(await page.locator('#documents-error').textContent()).toBe('');
     expect((await storedKey(page)).jwk).toEqual(key.jwk);
-    expect((await graphqlFromDemoPage(page, '{ me { email } }')).json).toEqual({ data: { me: { email: 'alice@acme.test' } } });
+    expect((await graphqlFromDemoPage(page, '{ me { email } }')).json).toEqual({
+      data: { me: { email: 'alice@acme.test' } },
+      extensions: COST_REPORTED,
+    });
   });
 });

@@ -6,6 +6,7 @@ import { persistedOperations, seedDemoData } from '@latchkey/db';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPlatformAuthenticator, graphqlFromDemoPage, hasChromium, launchChromium } from './support/chromium.js';
+import { COST_REPORTED } from './support/cost.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 import { startSmtpSink } from './support/smtp-sink.js';
 
@@ -70,7 +71,10 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     // into curl as a bearer token (README's tour) it is refused.
     const tokens = JSON.parse((await page.evaluate(() => sessionStorage.getItem('demo.tokens')))!) as { access_token: string };
     expect(await page.locator('#access-token').textContent()).toBe(tokens.access_token);
-    expect((await graphqlFromDemoPage(page, '{ me { email } }')).json).toEqual({ data: { me: { email: 'alice@acme.test' } } });
+    expect((await graphqlFromDemoPage(page, '{ me { email } }')).json).toEqual({
+      data: { me: { email: 'alice@acme.test' } },
+      extensions: COST_REPORTED,
+    });
     const stolen = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token });
     expect(stolen.status).toBe(401);
     expect(stolen.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_token"/);
@@ -80,6 +84,7 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     expect(curl.headers.get('www-authenticate')).toMatch(/^DPoP error="invalid_token"/);
     expect(curl.json).toEqual({
       errors: [{ message: 'The access token is invalid or expired.', extensions: { code: 'UNAUTHENTICATED' } }],
+      extensions: COST_REPORTED,
     });
     expect(stolen.json).toEqual(curl.json);
 
@@ -113,7 +118,7 @@ describe.runIf(hasChromium)('end to end in Chromium: the demo client signs in wi
     const passkeyClaims = JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string };
     expect(passkeyClaims).toMatchObject({ amr: ['swk'], acr: 'urn:latchkey:acr:phr' });
     const viaPasskey = await graphqlFromDemoPage(page, '{ me { email } viewer { amr } }');
-    expect(viaPasskey.json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'] } } });
+    expect(viaPasskey.json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'] } }, extensions: COST_REPORTED });
 
     // Removing the passkey: it can no longer sign in.
     await page.getByRole('button', { name: 'Remove' }).click();

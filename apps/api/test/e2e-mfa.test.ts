@@ -4,6 +4,7 @@ import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPlatformAuthenticator, demoSignInByLink, graphqlFromDemoPage, hasChromium, launchChromium } from './support/chromium.js';
+import { COST_REPORTED } from './support/cost.js';
 import { outboxOf } from './support/outbox.js';
 import { policyFile } from './support/policy-file.js';
 import { startLocalhostService, type TestService } from './support/service.js';
@@ -73,7 +74,7 @@ describe.runIf(hasChromium)('end to end in Chromium: multi-factor rules (spec Mu
     const twoFactor = await claimsOf(page);
     expect(twoFactor).toMatchObject({ amr: ['otp', 'mfa'], acr: 'urn:latchkey:acr:2fa' });
     const viewer = await graphqlFromDemoPage(page, '{ viewer { amr acr } }');
-    expect(viewer.json).toEqual({ data: { viewer: { amr: ['otp', 'mfa'], acr: 'urn:latchkey:acr:2fa' } } });
+    expect(viewer.json).toEqual({ data: { viewer: { amr: ['otp', 'mfa'], acr: 'urn:latchkey:acr:2fa' } }, extensions: COST_REPORTED });
 
     // A passkey, then sign out and sign in with the passkey alone: the rule is met by it.
     await page.getByRole('button', { name: 'Add a passkey' }).click();

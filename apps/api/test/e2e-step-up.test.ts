@@ -2,6 +2,7 @@ import { seedDemoData } from '@latchkey/db';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPlatformAuthenticator, demoSignInByLink, graphqlFromDemoPage, hasChromium, launchChromium } from './support/chromium.js';
+import { COST_REPORTED } from './support/cost.js';
 import { outboxOf } from './support/outbox.js';
 import { startLocalhostService, type TestService } from './support/service.js';
 
@@ -58,7 +59,7 @@ describe.runIf(hasChromium)('end to end in Chromium: step-up (spec Multi-factor 
     const claims = JSON.parse((await page.locator('#claims').textContent())!) as { amr: string[]; acr: string };
     expect(claims).toMatchObject({ amr: ['otp', 'swk', 'mfa'], acr: 'urn:latchkey:acr:phr' });
     const after = await graphqlFromDemoPage(page, 'query ($id: ID!) { document(id: $id) { legalHold } }', { id: target.id });
-    expect(after.json).toEqual({ data: { document: { legalHold: true } } });
+    expect(after.json).toEqual({ data: { document: { legalHold: true } }, extensions: COST_REPORTED });
     await context.close();
   });
 });

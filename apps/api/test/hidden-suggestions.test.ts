@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { overWebSocket, wsClient } from './support/subscriptions.js';
 import { getGraphQL, postGraphQL, startTestService, type TestService } from './support/service.js';
+import { COST_REPORTED } from './support/cost.js';
 
 // "Did you mean ...?" lets a tool (clairvoyance and the like) rebuild a schema whose
 // introspection is refused. Where introspection is refused (a guest under INTROSPECTION=signed-in, everyone
@@ -98,7 +99,7 @@ describe('no suggestions where introspection is refused', () => {
         expectSuggestions(await postGraphQL(service.graphqlUrl, { query }, { token }), false);
       }
       const batch = await postGraphQL(service.graphqlUrl, [{ query: '{ __typename }' }, { query: FIELD_TYPO }], { token });
-      expect(batch.json[0]).toEqual({ data: { __typename: 'Query' } });
+      expect(batch.json[0]).toEqual({ data: { __typename: 'Query' }, extensions: COST_REPORTED });
       expect(batch.json[1].errors.map((error: { message: string }) => error.message)).toEqual([
         'Cannot query field "statuss" on type "Query".',
       ]);

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onFreePort } from './support/browser-session.js';
 import { TestPki } from './support/x509.js';
+import { COST_REPORTED } from './support/cost.js';
 import { getGraphQL, postGraphQL, startTestService, type TestService } from './support/service.js';
 
 const JSON_TYPE = 'application/json';
@@ -23,14 +24,14 @@ describe('spec "Response media types" and "HTTP status codes"', () => {
       const res = await postGraphQL(url, { query: '{ status { service version } }' }, { accept });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe(`${accept}; charset=utf-8`);
-      expect(res.json).toEqual({ data: { status: { service: 'latchkey', version: '0.1.0-test' } } });
+      expect(res.json).toEqual({ data: { status: { service: 'latchkey', version: '0.1.0-test' } }, extensions: COST_REPORTED });
     });
   }
 
   it('no Accept header means application/json', async () => {
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': JSON_TYPE }, body: '{"query":"{ __typename }"}' });
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await res.json()).toEqual({ data: { __typename: 'Query' } });
+    expect(await res.json()).toEqual({ data: { __typename: 'Query' }, extensions: COST_REPORTED });
   });
 
   it('unparsable query: application/json -> 200, errors with locations, no data, no path', async () => {
@@ -74,7 +75,7 @@ describe('spec "Response media types" and "HTTP status codes"', () => {
     const unknown = await postGraphQL(url, { query, operationName: 'C' });
     expect(unknown.status).toBe(400);
     const chosen = await postGraphQL(url, { query, operationName: 'B' });
-    expect(chosen.json).toEqual({ data: { __typename: 'Query' } });
+    expect(chosen.json).toEqual({ data: { __typename: 'Query' }, extensions: COST_REPORTED });
   });
 
   it('missing query is not well-formed: 400 under both media types (GraphQL-over-HTTP, graphql-http audits)', async () => {
@@ -315,9 +316,9 @@ describe('batching (JSON array of requests)', () => {
     ]);
     expect(res.status).toBe(200);
     expect(res.json).toEqual([
-      { data: { status: { service: 'latchkey' } } },
-      { data: { __typename: 'Query' } },
-      { data: { status: { version: '0.1.0-test' } } },
+      { data: { status: { service: 'latchkey' } }, extensions: COST_REPORTED },
+      { data: { __typename: 'Query' }, extensions: COST_REPORTED },
+      { data: { status: { version: '0.1.0-test' } }, extensions: COST_REPORTED },
     ]);
   });
 
@@ -335,11 +336,11 @@ describe('batching (JSON array of requests)', () => {
     );
     expect(res.status).toBe(200);
     expect(res.json).toHaveLength(5);
-    expect(res.json[0]).toEqual({ data: { __typename: 'Query' } });
+    expect(res.json[0]).toEqual({ data: { __typename: 'Query' }, extensions: COST_REPORTED });
     expect(res.json[1].errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
     expect(res.json[2].errors[0].extensions.code).toBe('BAD_REQUEST');
-    expect(res.json[3]).toEqual({ data: { viewer: { subject: 'user-1' } } });
-    expect(res.json[4]).toEqual({ data: { status: { service: 'latchkey' } } });
+    expect(res.json[3]).toEqual({ data: { viewer: { subject: 'user-1' } }, extensions: COST_REPORTED });
+    expect(res.json[4]).toEqual({ data: { status: { service: 'latchkey' } }, extensions: COST_REPORTED });
   });
 
   it('more than the batch limit (10) -> 413 PAYLOAD_TOO_LARGE, nothing executed', async () => {

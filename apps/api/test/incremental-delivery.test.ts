@@ -3,6 +3,7 @@ import { seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, type Demo } from './support/demo.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
+import { COST_REPORTED } from './support/cost.js';
 
 let service: TestService;
 let demo: Demo;
@@ -207,6 +208,10 @@ describe('streamed answers honour Connection: close', () => {
     }
   });
 
+  /** The whole answer to `{ __typename }`: its data, then the budget's report (extensions.cost). */
+  const TYPENAME_ANSWER =
+    /\{"data":\{"__typename":"Query"\},"extensions":\{"cost":\{"requestedQueryCost":\d+,"actualQueryCost":\d+,"throttleStatus":\{[^{}]*\}\}\}\}/;
+
   it('with Connection: keep-alive the same answers keep the connection alive (node decides, as for every other answer)', async () => {
     const token = await demo.token('alice');
     for (const accept of ['multipart/mixed', 'text/event-stream']) {
@@ -215,7 +220,7 @@ describe('streamed answers honour Connection: close', () => {
       try {
         connection.send(request(DEFERRED_NOTES, accept, token, 'keep-alive'));
         connection.send(request('{ __typename }', 'application/json', token, 'keep-alive'));
-        const { text } = await connection.until((text) => text.includes('{"data":{"__typename":"Query"}}'));
+        const { text } = await connection.until((text) => TYPENAME_ANSWER.test(text));
         expect(connectionOf(text)).toBe('keep-alive');
         expect(text.match(/^HTTP\/1\.1 200/gm)).toHaveLength(2);
       } finally {
@@ -230,7 +235,7 @@ describe('@oneOf input objects (spec Versioning 2: the one-of input rule): docum
     const alice = await demo.token('alice');
     const id = demo.documentId.get('Quarterly plan')!;
     const byId = await postGraphQL(service.graphqlUrl, { query: `{ documentBy(lookup: { id: "${id}" }) { title } }` }, { token: alice });
-    expect(byId.json).toEqual({ data: { documentBy: { title: 'Quarterly plan' } } });
+    expect(byId.json).toEqual({ data: { documentBy: { title: 'Quarterly plan' } }, extensions: COST_REPORTED });
     const byTitle = await postGraphQL(
       service.graphqlUrl,
       {
@@ -239,7 +244,7 @@ describe('@oneOf input objects (spec Versioning 2: the one-of input rule): docum
       },
       { token: alice },
     );
-    expect(byTitle.json).toEqual({ data: { documentBy: { id } } });
+    expect(byTitle.json).toEqual({ data: { documentBy: { id } }, extensions: COST_REPORTED });
     for (const key of [
       { organization: 'globex', title: 'Quarterly plan' },
       { organization: 'acme', title: 'No such title' },

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
+import { COST_REPORTED } from './support/cost.js';
 
 const GQL_TYPE = 'application/graphql-response+json';
 const JSON_TYPE = 'application/json';
@@ -69,7 +70,7 @@ describe('spec Limits 3: transport limits (body size, batch size) -> 413 under e
       req.write('{"query": ');
       req.end('"{ __typename }"}');
     });
-    expect(JSON.parse(body)).toEqual({ data: { __typename: 'Query' } });
+    expect(JSON.parse(body)).toEqual({ data: { __typename: 'Query' }, extensions: COST_REPORTED });
   });
 });
 
@@ -116,7 +117,7 @@ describe('spec Limits 3: document limits are validation failures (400 graphql-re
     ]);
     expect(res.status).toBe(200);
     expect(res.json[0].errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
-    expect(res.json[1]).toEqual({ data: { __typename: 'Query' } });
+    expect(res.json[1]).toEqual({ data: { __typename: 'Query' }, extensions: COST_REPORTED });
   });
 
   it('limits hold for signed-in callers too', async () => {

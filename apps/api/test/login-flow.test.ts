@@ -4,6 +4,7 @@ import { oneTimeTokens, seedDemoData } from '@latchkey/db';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
+import { COST_REPORTED } from './support/cost.js';
 import { outboxOf } from './support/outbox.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 
@@ -277,7 +278,7 @@ describe('refresh tokens (offline_access) rotate on every use', () => {
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect(decodeJwt(second.access_token)).toMatchObject({ aud: 'urn:latchkey:api', amr: ['otp'] });
     const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: second.access_token });
-    expect(api.json).toEqual({ data: { me: { email: 'carol@globex.test' } } });
+    expect(api.json).toEqual({ data: { me: { email: 'carol@globex.test' } }, extensions: COST_REPORTED });
     // The used refresh token is spent (reuse is refused).
     expect((await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token })).status).toBe(400);
   });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
 import { demoOf, type Demo } from './support/demo.js';
 import { databaseKind, postGraphQL, startLocalhostService, type TestService } from './support/service.js';
+import { COST_REPORTED } from './support/cost.js';
 import { sample, scrapeMetrics, scrapeMetricsUntil } from './support/metrics.js';
 import { overSse, overWebSocket, sseClient, untilOpen, wsClient } from './support/subscriptions.js';
 
@@ -124,7 +125,7 @@ describe('GraphQL operations by name only for allowlisted documents', () => {
     const client = wsClient(`${base}/graphql`);
     const overWs = overWebSocket(client, { query: '', ...status });
     await overWs.ended();
-    expect(overWs.results).toEqual([{ data: { status: expect.objectContaining({ service: 'latchkey' }) } }]);
+    expect(overWs.results).toEqual([{ data: { status: expect.objectContaining({ service: 'latchkey' }) }, extensions: COST_REPORTED }]);
     await client.dispose();
     // An allowlisted document asked for under an operation name it does not contain.
     const injected = await postGraphQL(`${base}/graphql`, { ...status, operationName: 'InjectedName' });

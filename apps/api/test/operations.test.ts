@@ -2,6 +2,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKind, getGraphQL, postGraphQL, startTestService, type TestService } from './support/service.js';
 import { onPostgres, startTcpProxy } from '@latchkey/db/testing';
+import { COST_REPORTED } from './support/cost.js';
 
 describe('operational endpoints', () => {
   let service: TestService;
@@ -116,7 +117,7 @@ describe('spec Cross-site 3: the query IDE and introspection', () => {
       expect(member.status).toBe(200);
       expect(member.json.data.__schema.types.length).toBeGreaterThan(5);
       const status = await postGraphQL(service.graphqlUrl, { query: '{ status { service } __typename }' });
-      expect(status.json).toEqual({ data: { status: { service: 'latchkey' }, __typename: 'Query' } });
+      expect(status.json).toEqual({ data: { status: { service: 'latchkey' }, __typename: 'Query' }, extensions: COST_REPORTED });
     } finally {
       await service.stop();
     }

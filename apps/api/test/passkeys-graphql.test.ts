@@ -2,6 +2,7 @@ import { passkeys, seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, type Demo } from './support/demo.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
+import { COST_REPORTED } from './support/cost.js';
 
 // Stored passkeys as the registration ceremony leaves them (the ceremonies themselves are proven in
 // packages/auth and in the Chromium test); here the account-facing GraphQL API is under test.
@@ -44,6 +45,7 @@ describe('me.passkeys and the passkey mutations (users list, rename and remove t
           ],
         },
       },
+      extensions: COST_REPORTED,
     });
     const colleague = await ask('bob', 'query ($id: ID!) { document(id: $id) { owner { displayName passkeys { id } } } }', {
       id: demo.documentId.get('Quarterly plan'),
@@ -57,6 +59,7 @@ describe('me.passkeys and the passkey mutations (users list, rename and remove t
       'mutation ($id: ID!, $label: String!) { renamePasskey(id: $id, label: $label) { passkey { id label } userErrors { code } } }';
     expect(await ask('alice', rename, { id: 'alice-key-1', label: 'Work laptop' })).toEqual({
       data: { renamePasskey: { passkey: { id: 'alice-key-1', label: 'Work laptop' }, userErrors: [] } },
+      extensions: COST_REPORTED,
     });
     for (const label of ['', 'x'.repeat(65)]) {
       expect((await ask('alice', rename, { id: 'alice-key-1', label })).errors[0].extensions.code).toBe('BAD_USER_INPUT');
@@ -71,8 +74,11 @@ describe('me.passkeys and the passkey mutations (users list, rename and remove t
   it("remove: the passkey is gone; someone else's is NOT_FOUND and stays", async () => {
     const remove = 'mutation ($id: ID!) { removePasskey(id: $id) { removedPasskeyId } }';
     expect((await ask('bob', remove, { id: 'alice-key-1' })).errors[0].extensions.code).toBe('NOT_FOUND');
-    expect(await ask('alice', remove, { id: 'alice-key-1' })).toEqual({ data: { removePasskey: { removedPasskeyId: 'alice-key-1' } } });
-    expect(await ask('alice', '{ me { passkeys { id } } }')).toEqual({ data: { me: { passkeys: [] } } });
+    expect(await ask('alice', remove, { id: 'alice-key-1' })).toEqual({
+      data: { removePasskey: { removedPasskeyId: 'alice-key-1' } },
+      extensions: COST_REPORTED,
+    });
+    expect(await ask('alice', '{ me { passkeys { id } } }')).toEqual({ data: { me: { passkeys: [] } }, extensions: COST_REPORTED });
     expect((await ask('alice', remove, { id: 'alice-key-1' })).errors[0].extensions.code).toBe('NOT_FOUND');
     expect((await ask('bob', '{ me { passkeys { id } } }')).data.me.passkeys).toEqual([{ id: 'bob-key-1' }]);
   });

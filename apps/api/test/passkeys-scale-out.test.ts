@@ -12,6 +12,7 @@ import { demoOf } from './support/demo.js';
 import { challengeOf, create, get, openAuthenticator, post } from './support/passkey-browser.js';
 import { createOwnDatabase, databaseKind, serviceDataDir, postGraphQL, startTestService, type TestService } from './support/service.js';
 import { onPostgres, startTcpProxy } from '@latchkey/db/testing';
+import { COST_REPORTED } from './support/cost.js';
 
 // Passkeys across a restart and across two instances, over HTTP with real WebAuthn ceremonies: Node talks to
 // the instance each step is meant for (with the cookies and the Origin header a browser would send), and
@@ -288,7 +289,10 @@ describe.runIf(onPostgres('the PostgreSQL-only tests') && hasChromium)(
         { query: '{ me { passkeys { id label } } }' },
         { token: await bearer(key, one, alice) },
       );
-      expect(listed.json).toEqual({ data: { me: { passkeys: [{ id: credentialId, label: 'Registered across instances' }] } } });
+      expect(listed.json).toEqual({
+        data: { me: { passkeys: [{ id: credentialId, label: 'Registered across instances' }] } },
+        extensions: COST_REPORTED,
+      });
     });
 
     it('sign-in: request options served by instance one, the assertion verified by instance two (POST /login/webauthn), through to an ID token with amr swk', async () => {
@@ -330,7 +334,10 @@ describe.runIf(onPostgres('the PostgreSQL-only tests') && hasChromium)(
         acr: 'urn:latchkey:acr:phr',
       });
       const api = await postGraphQL(one.graphqlUrl, { query: '{ me { email } viewer { amr acr } }' }, { token: accessToken });
-      expect(api.json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'], acr: 'urn:latchkey:acr:phr' } } });
+      expect(api.json).toEqual({
+        data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['swk'], acr: 'urn:latchkey:acr:phr' } },
+        extensions: COST_REPORTED,
+      });
     });
 
     it('single use across instances: an authentication challenge used once on instance two cannot be replayed on instance one', async () => {

@@ -4,6 +4,7 @@ import { seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
 import { persistedOperations, seedDemoData } from '@latchkey/db';
 import CachePolicy from 'http-cache-semantics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COST_REPORTED } from './support/cost.js';
 import { demoOf, type Demo } from './support/demo.js';
 import { createOwnDatabase, databaseKind, startTestService, type TestService } from './support/service.js';
 
@@ -73,11 +74,13 @@ describe('automatic persisted queries over HTTP (spec "Persisted-query extension
     expect(asJson.json.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
 
     const registration = await call(service, { body: { query, extensions: apq(query) } });
-    expect(registration.json).toEqual({ data: { status: { service: 'latchkey' } } });
+    expect(registration.json).toEqual({ data: { status: { service: 'latchkey' } }, extensions: COST_REPORTED });
     expect(await registered(service)).toContain(sha256(query));
     for (const method of ['POST', 'GET'] as const) {
+      // A credential-less GET of @public fields is publicly cacheable: it alone reports no cost.
       expect((await call(service, { method, body: { extensions: apq(query) } })).json).toEqual({
         data: { status: { service: 'latchkey' } },
+        ...(method === 'POST' && { extensions: COST_REPORTED }),
       });
     }
   });
@@ -112,6 +115,7 @@ describe('automatic persisted queries over HTTP (spec "Persisted-query extension
     for (const method of ['GET', 'POST'] as const) {
       expect((await call(service, { method, body: { documentId: `sha256:${sha256(query)}` } })).json).toEqual({
         data: { status: { version: '0.1.0-test' } },
+        ...(method === 'POST' && { extensions: COST_REPORTED }),
       });
     }
     const unknown = await call(service, { method: 'GET', body: { documentId: `sha256:${'e'.repeat(64)}` } });
@@ -126,6 +130,7 @@ describe('automatic persisted queries over HTTP (spec "Persisted-query extension
     const alice = await demo.token('alice');
     expect((await call(service, { body: { query: mine, extensions: apq(mine) }, token: alice })).json).toEqual({
       data: { me: { email: 'alice@acme.test' } },
+      extensions: COST_REPORTED,
     });
     const guest = await call(service, { body: { extensions: apq(mine) } });
     expect(guest.status).toBe(401);
@@ -251,6 +256,7 @@ describe('registration floods and restarts', () => {
       try {
         expect((await call(second, { body: { extensions: apq(query) } })).json).toEqual({
           data: { status: { service: 'latchkey', version: '0.1.0-test' } },
+          extensions: COST_REPORTED,
         });
       } finally {
         await second.stop();

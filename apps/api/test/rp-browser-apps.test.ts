@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
 import { hasChromium, launchChromium, signInAtProvider } from './support/chromium.js';
+import { COST_REPORTED } from './support/cost.js';
 import type { outboxOf } from './support/outbox.js';
 import {
   authorizationRequest,
@@ -152,7 +153,7 @@ describe.runIf(hasChromium)('a single-page app and a native app on other origins
       );
       expect(decodeJwt(tokens.access_token)).toMatchObject({ client_id: 'cli-app' });
       const answer = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.access_token });
-      expect(answer.json).toEqual({ data: { me: { email: 'alice@acme.test' } } });
+      expect(answer.json).toEqual({ data: { me: { email: 'alice@acme.test' } }, extensions: COST_REPORTED });
       idToken = tokens.id_token!;
     }
     const back = `${loopbacks[1]!.origin}/signed-out`;

@@ -4,6 +4,7 @@ import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium, signInAtProvider } from './support/chromium.js';
+import { COST_REPORTED } from './support/cost.js';
 import type { outboxOf } from './support/outbox.js';
 import {
   authorizationRequest,
@@ -268,7 +269,11 @@ describe.runIf(hasChromium)('discovery advertises only what works: every endpoin
             new Headers({ 'content-type': 'application/json' }),
             { DPoP: dpop },
           );
-          expect([alg, tokens.token_type, await answer.json()]).toEqual([alg, 'dpop', { data: { me: { email: 'alice@acme.test' } } }]);
+          expect([alg, tokens.token_type, await answer.json()]).toEqual([
+            alg,
+            'dpop',
+            { data: { me: { email: 'alice@acme.test' } }, extensions: COST_REPORTED },
+          ]);
         }
       },
       authorization_response_iss_parameter_supported: async (value) => {

@@ -3,6 +3,7 @@ import * as oidc from 'openid-client';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium, type SignInBy, signInAtProvider } from './support/chromium.js';
+import { COST_REPORTED } from './support/cost.js';
 import type { outboxOf } from './support/outbox.js';
 import {
   authorizationRequest,
@@ -117,7 +118,10 @@ describe.runIf(hasChromium)('a web application on another origin signs in, calls
     const access = decodeJwt(tokens.access_token);
     expect(access).toMatchObject({ client_id: 'web-app', sub: claims.sub, amr: ['otp'], scope: 'openid email profile api' });
 
-    expect((await graphqlAs(tokens.access_token)).json).toEqual({ data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['otp'] } } });
+    expect((await graphqlAs(tokens.access_token)).json).toEqual({
+      data: { me: { email: 'alice@acme.test' }, viewer: { amr: ['otp'] } },
+      extensions: COST_REPORTED,
+    });
     expect(await oidc.fetchUserInfo(webApp, tokens.access_token, claims.sub)).toEqual({
       sub: claims.sub,
       email: 'alice@acme.test',
@@ -201,7 +205,7 @@ describe.runIf(hasChromium)('a web application on another origin signs in, calls
       new Headers({ 'content-type': 'application/json', accept: 'application/graphql-response+json' }),
       { DPoP: dpop },
     );
-    expect(await answer.json()).toEqual({ data: { me: { email: 'alice@acme.test' } } });
+    expect(await answer.json()).toEqual({ data: { me: { email: 'alice@acme.test' } }, extensions: COST_REPORTED });
     const sub = tokens.claims()!.sub;
     expect(await oidc.fetchUserInfo(signingApp, tokens.access_token, sub, { DPoP: dpop })).toMatchObject({ sub, email: 'alice@acme.test' });
     // The same token without its proof is refused everywhere.
@@ -246,7 +250,7 @@ describe.runIf(hasChromium)('a web application on another origin signs in, calls
 
     // Ending the session (as the account page or GraphQL's endSession do) makes its access tokens inactive.
     const ended = await graphqlAs(tokens.access_token, `mutation { endSession(id: "${String(access['sid'])}") }`);
-    expect(ended.json).toEqual({ data: { endSession: true } });
+    expect(ended.json).toEqual({ data: { endSession: true }, extensions: COST_REPORTED });
     expect(await oidc.tokenIntrospection(reportsService, tokens.access_token)).toEqual({ active: false });
     await context.close();
   });

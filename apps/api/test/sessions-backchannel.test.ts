@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
 import { outboxOf, tokenOf } from './support/outbox.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
+import { COST_REPORTED } from './support/cost.js';
 
 /** A relying party's back-channel logout endpoint: every logout token POSTed to it. */
 async function logoutReceiver() {
@@ -94,7 +95,7 @@ describe('back-channel logout to clients that register a backchannel_logout_uri'
       { query: 'mutation ($id: ID!) { endSession(id: $id) }', variables: { id: sessionId } },
       { token: tokens.access_token },
     );
-    expect(ended.json).toEqual({ data: { endSession: true } });
+    expect(ended.json).toEqual({ data: { endSession: true }, extensions: COST_REPORTED });
     await expect.poll(() => receiver.received.length, { timeout: 5000 }).toBe(1);
     const jwks = createRemoteJWKSet(new URL(`${base}/.well-known/jwks.json`));
     const { payload } = await jwtVerify(receiver.received[0]!, jwks, { issuer: base, audience: 'reports-app' });

@@ -5,6 +5,7 @@ import { startServiceProcesses, type ServiceProcesses } from './support/processe
 import { postGraphQL } from './support/service.js';
 import { signInThroughDemo } from './support/sessions.js';
 import { overSse, overWebSocket, sseClient, wsClient } from './support/subscriptions.js';
+import { COST_REPORTED } from './support/cost.js';
 
 const CHANGED = 'subscription { documentChanged(organization: "acme") { kind } }';
 
@@ -53,7 +54,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('a session ended on one 
       { query: 'mutation ($id: ID!) { endSession(id: $id) }', variables: { id: ended.sessionId } },
       { token: kept.accessToken },
     );
-    expect(answer.json).toEqual({ data: { endSession: true } });
+    expect(answer.json).toEqual({ data: { endSession: true }, extensions: COST_REPORTED });
 
     await expect.poll(async () => (await viewer(ended.accessToken)).status, { timeout: 20_000, interval: 100 }).toBe(401);
     expect((await viewer(kept.accessToken)).status).toBe(200);

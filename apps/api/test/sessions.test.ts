@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows, ofType } from './support/audit.js';
 import { postGraphQL, startLocalhostService, type TestService } from './support/service.js';
 import { refreshDemoTokens, SESSIONS_QUERY, signInThroughDemo, type SignedInBrowser } from './support/sessions.js';
+import { COST_REPORTED } from './support/cost.js';
 
 type SessionJson = { id: string; current: boolean; client: string | null; userAgent: string | null; address: string | null; amr: string[] };
 
@@ -58,7 +59,7 @@ describe('sessions people can see and end', () => {
     const kept = await signIn('frank@solo.test');
     const ended = await signIn('frank@solo.test');
     const answer = await gql(kept.accessToken, 'mutation ($id: ID!) { endSession(id: $id) }', { id: ended.sessionId });
-    expect(answer.json).toEqual({ data: { endSession: true } });
+    expect(answer.json).toEqual({ data: { endSession: true }, extensions: COST_REPORTED });
     const refused = await gql(ended.accessToken, '{ viewer { subject } }');
     expect(refused.status).toBe(401);
     expect(refused.json.errors[0].extensions.code).toBe('UNAUTHENTICATED');

@@ -3,6 +3,7 @@ import { seedDemoData } from '@latchkey/db';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { BrowserSession } from './support/browser-session.js';
+import { COST_REPORTED } from './support/cost.js';
 import { demoAuthorization } from './support/oidc.js';
 import { outboxOf, tokenOf } from './support/outbox.js';
 import { postGraphQL, startLocalhostService } from './support/service.js';
@@ -49,7 +50,7 @@ describe('every signing key type docs/configuration.md promises completes a whol
         expect(idToken.payload).toMatchObject({ email: 'alice@acme.test', amr: ['otp'] });
         expect(decodeProtectedHeader(tokens.json.access_token)).toMatchObject({ alg, typ: 'at+jwt' });
         const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: tokens.json.access_token });
-        expect(api.json).toEqual({ data: { me: { email: 'alice@acme.test' } } });
+        expect(api.json).toEqual({ data: { me: { email: 'alice@acme.test' } }, extensions: COST_REPORTED });
 
         const refreshed = await fetch(`${base}/oidc/token`, {
           method: 'POST',
@@ -61,6 +62,7 @@ describe('every signing key type docs/configuration.md promises completes a whol
         await jwtVerify(renewed.id_token, jwks, { issuer: base, audience: 'latchkey-demo', algorithms: [alg] });
         expect((await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: renewed.access_token })).json).toEqual({
           data: { me: { email: 'alice@acme.test' } },
+          extensions: COST_REPORTED,
         });
       } finally {
         await service.stop();

@@ -2,7 +2,7 @@ import { DocumentDashboardDocument } from '@latchkey/client';
 import { documents, eq, users } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, reseed, type Demo } from './support/demo.js';
-import { statementsDuring } from '@latchkey/db/testing';
+import { requestStatementsDuring } from './support/cost.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
 
 const PAGE = `query Page($first: Int!, $after: String) {
@@ -58,7 +58,7 @@ describe('Authorization 15 and field checks without a query per row', () => {
       const query = `{ ${Object.entries(lists)
         .map(([alias, args]) => `${alias}: documents${args} { ${selection} }`)
         .join(' ')} }`;
-      const together = await statementsDuring(() => postGraphQL(service.graphqlUrl, { query }, { token }));
+      const together = await requestStatementsDuring(() => postGraphQL(service.graphqlUrl, { query }, { token }));
       expect(together.result.status).toBe(200);
       // the caller, then every list in one statement
       expect(together.statements).toHaveLength(2);
@@ -80,8 +80,8 @@ describe('Authorization 15 and field checks without a query per row', () => {
       // Every request loads its own subject and loaders. The caller's first list of this process costs the caller's
       // statement and the page's; later pages read the caller in the page's own statement (caller-with-page.test.ts).
       await page(1);
-      const twenty = await statementsDuring(() => page(20));
-      const five = await statementsDuring(() => page(5));
+      const twenty = await requestStatementsDuring(() => page(20));
+      const five = await requestStatementsDuring(() => page(5));
       expect(twenty.result.status).toBe(200);
       expect(twenty.result.json.data.documents.edges).toHaveLength(20);
       expect(five.result.json.data.documents.edges).toHaveLength(5);
@@ -95,9 +95,13 @@ describe('Authorization 15 and field checks without a query per row', () => {
 
   it('the next page costs the same as the first', async () => {
     const token = await demo.token('alice');
-    const first = await statementsDuring(() => postGraphQL(service.graphqlUrl, { query: PAGE, variables: { first: 20 } }, { token }));
+    const first = await requestStatementsDuring(() =>
+      postGraphQL(service.graphqlUrl, { query: PAGE, variables: { first: 20 } }, { token }),
+    );
     const after = first.result.json.data.documents.pageInfo.endCursor;
-    const next = await statementsDuring(() => postGraphQL(service.graphqlUrl, { query: PAGE, variables: { first: 20, after } }, { token }));
+    const next = await requestStatementsDuring(() =>
+      postGraphQL(service.graphqlUrl, { query: PAGE, variables: { first: 20, after } }, { token }),
+    );
     expect(next.result.json.data.documents.edges).toHaveLength(20);
     expect(next.statements.length).toBe(first.statements.length);
     expect(next.statements.length).toBe(1);
@@ -107,13 +111,13 @@ describe('Authorization 15 and field checks without a query per row', () => {
     const token = await demo.token('alice');
     const listing = (statements: string[]) => statements.filter((sql) => /from "documents"/i.test(sql));
     const owners = /from "users" where "users"\."id" = any\(array_agg\(distinct "t"\."owner_shown"\)\)/;
-    const withoutOwners = await statementsDuring(() =>
+    const withoutOwners = await requestStatementsDuring(() =>
       postGraphQL(service.graphqlUrl, { query: '{ documents(first: 20) { edges { node { id title } } } }' }, { token }),
     );
     expect(withoutOwners.statements).toHaveLength(1);
     expect(listing(withoutOwners.statements)[0]).not.toMatch(owners);
 
-    const throughFragments = await statementsDuring(() =>
+    const throughFragments = await requestStatementsDuring(() =>
       postGraphQL(
         service.graphqlUrl,
         {
@@ -136,7 +140,7 @@ describe("Authentication 3: the caller's own account is read with the caller's a
     async (persona) => {
       const token = await demo.token(persona);
       const query = '{ me { id email displayName emailVerified } viewer { user { id email } } }';
-      const asked = await statementsDuring(() => postGraphQL(service.graphqlUrl, { query }, { token }));
+      const asked = await requestStatementsDuring(() => postGraphQL(service.graphqlUrl, { query }, { token }));
       expect(asked.result.json.errors).toBeUndefined();
       expect(asked.statements).toHaveLength(1);
       expect(asked.statements[0]).toMatch(/from "users" left join "memberships"/i);
@@ -163,7 +167,7 @@ describe('Authorization 15: rows a request is reading anyway are not read twice'
       .limit(1);
     const counts: number[] = [];
     for (let run = 0; run < 5; run++) {
-      const dashboard = await statementsDuring(() =>
+      const dashboard = await requestStatementsDuring(() =>
         postGraphQL(
           service.graphqlUrl,
           { query: DocumentDashboardDocument.toString(), variables: { organization: 'acme', pinned: pinned!.id } },
@@ -206,7 +210,8 @@ describe('Authorization 15: rows a request is reading anyway are not read twice'
   it("the memberships of a page's owners cost one statement whatever the page size (Authorization 15)", async () => {
     const token = await demo.token('alice');
     const query = `query ($first: Int!) { documents(first: $first) { edges { node { id owner { id memberships { role organization { slug } } } } } } }`;
-    const page = (first: number) => statementsDuring(() => postGraphQL(service.graphqlUrl, { query, variables: { first } }, { token }));
+    const page = (first: number) =>
+      requestStatementsDuring(() => postGraphQL(service.graphqlUrl, { query, variables: { first } }, { token }));
     const twenty = await page(20);
     const five = await page(5);
     expect(twenty.result.json.errors).toBeUndefined();

@@ -1,6 +1,7 @@
 import { memberships, passkeys } from '@latchkey/db';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { COST_REPORTED } from './support/cost.js';
 import { STEPPED_UP, type Persona } from './support/demo.js';
 import { postGraphQL } from './support/service.js';
 import { overWebSocket, wsClient } from './support/subscriptions.js';
@@ -45,6 +46,7 @@ const HOLD_REFUSED = {
       extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: PHR },
     },
   ],
+  extensions: COST_REPORTED,
 };
 
 describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing-resistant sign-in', () => {
@@ -83,7 +85,7 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
     );
     expect(res.status).toBe(200);
     expect(res.json[0].errors[0].extensions).toEqual({ code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: PHR });
-    expect(res.json[1]).toEqual({ data: { viewer: { acr: ONE_FACTOR } } });
+    expect(res.json[1]).toEqual({ data: { viewer: { acr: ONE_FACTOR } }, extensions: COST_REPORTED });
   });
 
   it('two factors are not enough, nor a token without acr or with a level the API does not know', async () => {
@@ -100,7 +102,10 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
     const fresh = await gql(await demo.token('alice', STEPPED_UP), HOLD, { id: idOf('Quarterly plan'), hold: true });
     expect(fresh.status).toBe(200);
     expect(fresh.headers.get('www-authenticate')).toBeNull();
-    expect(fresh.json).toEqual({ data: { setLegalHold: { document: { id: idOf('Quarterly plan'), legalHold: true }, userErrors: [] } } });
+    expect(fresh.json).toEqual({
+      data: { setLegalHold: { document: { id: idOf('Quarterly plan'), legalHold: true }, userErrors: [] } },
+      extensions: COST_REPORTED,
+    });
     const old = await gql(await demo.token('alice', { ...STEPPED_UP, authTime: now() - 86_400 }), HOLD, {
       id: idOf('Quarterly plan'),
       hold: false,
@@ -112,7 +117,10 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
     const res = await gql(undefined, HOLD, { id: idOf('Quarterly plan'), hold: true });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
-    expect(res.json).toEqual({ errors: [{ message: 'Sign in to perform this operation.', extensions: { code: 'UNAUTHENTICATED' } }] });
+    expect(res.json).toEqual({
+      errors: [{ message: 'Sign in to perform this operation.', extensions: { code: 'UNAUTHENTICATED' } }],
+      extensions: COST_REPORTED,
+    });
   });
 
   it('a caller who is not allowed at all gets FORBIDDEN (200), never a challenge, whatever the token', async () => {
@@ -131,6 +139,7 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
               extensions: { code: 'FORBIDDEN' },
             },
           ],
+          extensions: COST_REPORTED,
         });
       }
     }
@@ -167,7 +176,7 @@ describe('spec Multi-factor rules 6 / RFC 9470: changeMemberRole to OWNER asks f
   it('to EDITOR with a one-factor token: done, no challenge', async () => {
     const res = await gql(await ottToken('alice'), ROLE, input('bob', 'EDITOR'));
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ data: { changeMemberRole: { membership: { role: 'EDITOR' }, userErrors: [] } } });
+    expect(res.json).toEqual({ data: { changeMemberRole: { membership: { role: 'EDITOR' }, userErrors: [] } }, extensions: COST_REPORTED });
   });
 
   it('to OWNER with a one-factor token: 401 + challenge (acr_values and max_age), nothing written', async () => {
@@ -185,6 +194,7 @@ describe('spec Multi-factor rules 6 / RFC 9470: changeMemberRole to OWNER asks f
             extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: TWO_FACTOR, max_age: 900 },
           },
         ],
+        extensions: COST_REPORTED,
       });
     }
     expect(await roleOf('bob')).toBe('VIEWER');
@@ -201,7 +211,10 @@ describe('spec Multi-factor rules 6 / RFC 9470: changeMemberRole to OWNER asks f
     expect(await roleOf('bob')).toBe('VIEWER');
     const fresh = await gql(await demo.token('alice', { acr: TWO_FACTOR, amr: ['otp', 'mfa'] }), ROLE, input('bob', 'OWNER'));
     expect(fresh.status).toBe(200);
-    expect(fresh.json).toEqual({ data: { changeMemberRole: { membership: { role: 'OWNER' }, userErrors: [] } } });
+    expect(fresh.json).toEqual({
+      data: { changeMemberRole: { membership: { role: 'OWNER' }, userErrors: [] } },
+      extensions: COST_REPORTED,
+    });
     expect(await roleOf('bob')).toBe('OWNER');
   });
 
@@ -252,6 +265,7 @@ describe('spec Multi-factor rules 6 / RFC 9470: removing a passkey (a credential
           extensions: { code: 'INSUFFICIENT_USER_AUTHENTICATION', max_age: 300 },
         },
       ],
+      extensions: COST_REPORTED,
     });
     expect(await service.database.db.select({ id: passkeys.id }).from(passkeys)).toEqual([{ id: 'alice-key-1' }]);
   });
@@ -260,7 +274,7 @@ describe('spec Multi-factor rules 6 / RFC 9470: removing a passkey (a credential
     await addPasskey();
     const res = await gql(await ottToken('alice'), REMOVE_PASSKEY, { id: 'alice-key-1' });
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ data: { removePasskey: { removedPasskeyId: 'alice-key-1' } } });
+    expect(res.json).toEqual({ data: { removePasskey: { removedPasskeyId: 'alice-key-1' } }, extensions: COST_REPORTED });
   });
 
   it('renaming is not a credential change: no step-up', async () => {
@@ -271,6 +285,6 @@ describe('spec Multi-factor rules 6 / RFC 9470: removing a passkey (a credential
       { query: rename },
       { token: await demo.token('alice', { authTime: now() - 86_400 }) },
     );
-    expect(res.json).toEqual({ data: { renamePasskey: { passkey: { label: 'Old laptop' } } } });
+    expect(res.json).toEqual({ data: { renamePasskey: { passkey: { label: 'Old laptop' } } }, extensions: COST_REPORTED });
   });
 });

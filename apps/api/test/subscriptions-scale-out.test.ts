@@ -1,6 +1,7 @@
 import { onPostgres, redisForTests } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/browser-session.js';
+import { COST_REPORTED } from './support/cost.js';
 import { untilSubscriptionsOpen } from './support/metrics.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { postGraphQL } from './support/service.js';
@@ -50,7 +51,10 @@ describe.runIf(onPostgres('the PostgreSQL-only tests')).each(buses)(
       expect(created.status).toBe(200);
       for (const received of [overWs, overHttp, local]) {
         await received.waitFor(1);
-        expect(received.results[0]).toEqual({ data: { documentChanged: { kind: 'CREATED', document: { title: 'Across processes' } } } });
+        expect(received.results[0]).toEqual({
+          data: { documentChanged: { kind: 'CREATED', document: { title: 'Across processes' } } },
+          extensions: COST_REPORTED,
+        });
       }
       for (const received of [overWs, overHttp, local]) received.dispose();
       await ws.dispose();

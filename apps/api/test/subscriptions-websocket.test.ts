@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { COST_REPORTED } from './support/cost.js';
 import { demoOf, type Demo } from './support/demo.js';
 import { startTestService, type TestService } from './support/service.js';
 import { overWebSocket, wsClient } from './support/subscriptions.js';
@@ -105,7 +106,7 @@ describe('the WebSocket path in PERSISTED_MODE=allowlist', () => {
       extensions: { persistedQuery: { version: 1, sha256Hash: id.slice('sha256:'.length) } },
     });
     await known.ended();
-    expect(known.results).toEqual([{ data: { status: expect.objectContaining({ service: 'latchkey' }) } }]);
+    expect(known.results).toEqual([{ data: { status: expect.objectContaining({ service: 'latchkey' }) }, extensions: COST_REPORTED }]);
     expect(sha256(query)).toBe(id.slice('sha256:'.length));
     const unknown = overWebSocket(client, { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } });
     await unknown.ended();

@@ -132,7 +132,7 @@ export {
 export type { RememberedDevice } from './remembered-devices/index.js';
 
 // Rate limits
-export { createSignInLimits, DEFAULT_KEY_PREFIX, DEFAULT_SIGN_IN_LIMIT_POLICY, RATE_LIMIT_TABLE } from './rate-limit/index.js';
+export { createSignInLimits, DEFAULT_KEY_PREFIX, DEFAULT_SIGN_IN_LIMIT_POLICY, RATE_LIMIT_TABLE, sourceKey } from './rate-limit/index.js';
 export type {
   FailureLimit,
   FailureOutcome,

@@ -108,6 +108,7 @@ export {
   findOrganizationBySlug,
   listOrganizationsByIds,
   listOrganizationsBySlugs,
+  listPlansOfUser,
   lockOrganizationBySlug,
 } from './repositories/organizations.js';
 export { listPasskeysOfUser } from './repositories/passkeys.js';

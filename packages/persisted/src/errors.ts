@@ -38,7 +38,7 @@ export const PERSISTED_ERRORS = {
   RATE_LIMITED: {
     message: 'Too many new persisted queries from this client. Retry later, or send the query text without a hash.',
     status: 429,
-    spec: false,
+    spec: true,
   },
 } as const;
 

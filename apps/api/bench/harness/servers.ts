@@ -111,6 +111,8 @@ function startFlagsOf(build: string): string[] {
 /** `pnpm latchkey <args>` against the benchmark's server configuration; returns stdout. */
 /** This checkout's `apps/api/dist`. */
 export const THIS_BUILD = fileURLToPath(new URL('../..', import.meta.url));
+/** The budget file of every server the bench starts (in the package's bench/ folder, beside this file's source). */
+const BUDGET_NEVER_REFUSES = fileURLToPath(new URL('../../../bench/budget-never-refuses.json', import.meta.url));
 
 function latchkeyCli(env: Record<string, string>, args: string[], build = THIS_BUILD): string {
   const cli = join(build, 'src/cli.js');
@@ -182,6 +184,8 @@ export async function startLatchkey(
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     SIGNING_KEY: JSON.stringify(signingKey),
+    // Budgets on, with a file that never refuses: the bench measures what they cost, not a refusal.
+    API_BUDGET_FILE: BUDGET_NEVER_REFUSES,
     ...database.env,
     ...extraEnv,
   };

@@ -52,6 +52,8 @@ export interface DocumentWithOrganization {
 
 export const DOCUMENT_STATUSES: readonly DocumentStatus[] = ['DRAFT', 'PUBLISHED', 'ARCHIVED'];
 export const MAX_PAGE_SIZE = 100;
+/** A list's page without `first`. */
+export const DEFAULT_PAGE_SIZE = 20;
 
 /**
  * One document the caller may see. Missing, another tenant's, and (for VIEWERs) unpublished or embargoed
@@ -102,7 +104,7 @@ const LIST_FIELDS: ListFields = { filter: ['filter'], first: ['first'], after: [
 
 /** A list's input checked (INVALID_INPUT naming the field otherwise), and the statement's query for a visibility. */
 function validListInput(input: DocumentListInput, fields: ListFields) {
-  const first = input.first ?? 20;
+  const first = input.first ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
     throw new InvalidInputError(`first must be an integer from 0 to ${MAX_PAGE_SIZE}.`, fields.first);
   }

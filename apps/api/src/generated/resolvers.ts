@@ -388,6 +388,11 @@ export type Query = {
    * one: null with NOT_FOUND (its existence is not revealed).
    */
   organization: Maybe<Organization>;
+  /**
+   * The caller's cost budget as it stands (see docs/graphql.md, "Budgets"): the caller's account's bucket, or a
+   * guest's. Asking costs nothing, and the answer is never publicly cached. Null when budgets are off (API_BUDGET).
+   */
+  rateLimit: Maybe<RateLimit>;
   /** Service identity and clock; public, so probes and dashboards need no token. */
   status: Status;
   /** The signed-in caller, as the verified access token describes it. */
@@ -414,6 +419,19 @@ export type QueryDocumentsArgs = {
 
 export type QueryOrganizationArgs = {
   slug: Scalars['String']['input'];
+};
+
+/** A caller's bucket of cost points, refilling continuously. */
+export type RateLimit = {
+  __typename?: 'RateLimit';
+  /** The points available now. */
+  currentlyAvailable: Scalars['Int']['output'];
+  /** The points the bucket holds when full. */
+  maximumAvailable: Scalars['Int']['output'];
+  /** The plan that sizes it: the best among the caller's organizations; null for a guest. */
+  plan: Maybe<Plan>;
+  /** The points refilled each second. */
+  restoreRate: Scalars['Float']['output'];
 };
 
 export type RemovePasskeyPayload = {
@@ -666,6 +684,7 @@ export type ResolversTypes = {
   DocumentPayload: ResolverTypeWrapper<DocumentResult>;
   DocumentStatus: DocumentStatus;
   DocumentTitleKey: DocumentTitleKey;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Membership: ResolverTypeWrapper<MembershipWithOrganization>;
@@ -676,6 +695,7 @@ export type ResolversTypes = {
   PasskeyPayload: ResolverTypeWrapper<Omit<PasskeyPayload, 'passkey'> & { passkey?: Maybe<ResolversTypes['Passkey']> }>;
   Plan: Plan;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RateLimit: ResolverTypeWrapper<RateLimit>;
   RemovePasskeyPayload: ResolverTypeWrapper<RemovePasskeyPayload>;
   Role: Role;
   Session: ResolverTypeWrapper<SessionView>;
@@ -706,6 +726,7 @@ export type ResolversParentTypes = {
   DocumentLookup: DocumentLookup;
   DocumentPayload: DocumentResult;
   DocumentTitleKey: DocumentTitleKey;
+  Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   Membership: MembershipWithOrganization;
@@ -715,6 +736,7 @@ export type ResolversParentTypes = {
   Passkey: PasskeySummary;
   PasskeyPayload: Omit<PasskeyPayload, 'passkey'> & { passkey?: Maybe<ResolversParentTypes['Passkey']> };
   Query: Record<PropertyKey, never>;
+  RateLimit: RateLimit;
   RemovePasskeyPayload: RemovePasskeyPayload;
   Session: SessionView;
   Status: StatusSource;
@@ -867,8 +889,16 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   me?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   mySessions?: Resolver<Array<ResolversTypes['Session']>, ParentType, ContextType>;
   organization?: Resolver<Maybe<ResolversTypes['Organization']>, ParentType, ContextType, RequireFields<QueryOrganizationArgs, 'slug'>>;
+  rateLimit?: Resolver<Maybe<ResolversTypes['RateLimit']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
   viewer?: Resolver<Maybe<ResolversTypes['Viewer']>, ParentType, ContextType>;
+};
+
+export type RateLimitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RateLimit'] = ResolversParentTypes['RateLimit']> = {
+  currentlyAvailable?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  maximumAvailable?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  plan?: Resolver<Maybe<ResolversTypes['Plan']>, ParentType, ContextType>;
+  restoreRate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 };
 
 export type RemovePasskeyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RemovePasskeyPayload'] = ResolversParentTypes['RemovePasskeyPayload']> = {
@@ -940,6 +970,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Passkey?: PasskeyResolvers<ContextType>;
   PasskeyPayload?: PasskeyPayloadResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  RateLimit?: RateLimitResolvers<ContextType>;
   RemovePasskeyPayload?: RemovePasskeyPayloadResolvers<ContextType>;
   Session?: SessionResolvers<ContextType>;
   Status?: StatusResolvers<ContextType>;

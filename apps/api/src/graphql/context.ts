@@ -8,6 +8,7 @@ import type { SubscriptionHub } from '../events/subscription-hub.js';
 import type { SessionServices } from '../domain/sessions.js';
 import { readCallerWithDocumentPage, type DocumentListInput } from '../domain/documents.js';
 import type { Subject } from '../domain/subject.js';
+import type { Budgets } from '../budget/budgets.js';
 
 /** What resolvers may use; built once at start-up. */
 export interface AppServices extends DomainServices {
@@ -20,6 +21,8 @@ export interface AppServices extends DomainServices {
   sessions: SessionServices;
   /** records security events (docs/audit.md); never throws, never waits for the database */
   audit: AuditTrail;
+  /** the callers' cost budgets (`Query.rateLimit` reads them); undefined: API_BUDGET=off */
+  budgets?: Budgets;
 }
 
 /**

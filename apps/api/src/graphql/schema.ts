@@ -15,6 +15,7 @@ import { documentResolvers } from './resolvers/documents.js';
 import { passkeyResolvers } from './resolvers/passkeys.js';
 import { DateTime } from './resolvers/scalars.js';
 import { sessionResolvers } from './resolvers/sessions.js';
+import { budgetDatabaseFree, budgetResolvers } from './resolvers/budget.js';
 import { statusDatabaseFree, statusResolvers } from './resolvers/status.js';
 import { subscriptionResolvers } from './resolvers/subscriptions.js';
 import { viewerDatabaseFree, viewerResolvers } from './resolvers/viewer.js';
@@ -23,6 +24,7 @@ import { viewerDatabaseFree, viewerResolvers } from './resolvers/viewer.js';
 export const resolverMaps = [
   { DateTime },
   statusResolvers,
+  budgetResolvers,
   viewerResolvers,
   accountResolvers,
   documentResolvers,
@@ -38,6 +40,7 @@ export const resolverMaps = [
  */
 const resolverCompleteness: CompletenessCheck<
   typeof statusResolvers &
+    typeof budgetResolvers &
     typeof viewerResolvers &
     typeof accountResolvers &
     typeof documentResolvers &
@@ -58,7 +61,7 @@ export class SchemaGapError extends CodedError<'SCHEMA_INCOMPLETE'> {
 }
 
 /** The fields answered without the database; every other field needs it (and is refused during an outage). */
-export const DATABASE_FREE_FIELDS: ReadonlySet<string> = new Set([...statusDatabaseFree, ...viewerDatabaseFree]);
+export const DATABASE_FREE_FIELDS: ReadonlySet<string> = new Set([...statusDatabaseFree, ...budgetDatabaseFree, ...viewerDatabaseFree]);
 
 /**
  * The executable schema with the route- and field-level marks (`@auth`, `@can`) enforced before the

@@ -57,9 +57,14 @@ export interface GraphQLHandlerDeps {
   countError?: (code: string | undefined) => void;
   /** the tracing plugin (OTEL_EXPORTER_OTLP_ENDPOINT); undefined: no spans */
   tracing?: Plugin;
+  /** the callers' cost budgets (API_BUDGET); undefined: off */
+  budget?: Plugin<GraphQLContext>;
   /** the GraphiQL page (GRAPHIQL on); undefined: none is served */
   graphiql?: () => Promise<GraphiQLPage>;
 }
+
+/** The caller's own figures, even for a guest: never in a shared cache. */
+const UNCACHED_FIELDS: ReadonlySet<string> = new Set(['rateLimit']);
 
 const noop = () => {};
 
@@ -110,6 +115,7 @@ export function createGraphQLHandler({
   operationMetrics,
   countError,
   tracing,
+  budget,
   graphiql,
 }: GraphQLHandlerDeps) {
   const { limits } = config;
@@ -151,6 +157,8 @@ export function createGraphQLHandler({
       // SSE and multipart answers: node, not Yoga, decides whether the connection stays open.
       useStreamedConnection(),
       useQueryLimits(limits),
+      // Before the other checks before execution: what they refuse is charged its minimum (docs/graphql.md, "Budgets").
+      ...(budget ? [budget] : []),
       useCostLimit(limits),
       useIntrospectionAccess({ introspection: config.introspection, rules: routeRules, challengeOf: callers.challengeOf }),
       // Route level (spec Authorization 1, 4, 7): the caller resolved once per operation, then judged once per document.
@@ -162,7 +170,7 @@ export function createGraphQLHandler({
       }),
       useDatabaseAvailability({ health, deadlineFromNow: app.database.deadlineFromNow, databaseFree: DATABASE_FREE_FIELDS }),
       useHiddenSuggestions({ introspection: config.introspection, signedIn: signedInRequest }),
-      usePublicCache({ maxAge: config.publicCacheMaxAge, rules: routeRules }),
+      usePublicCache({ maxAge: config.publicCacheMaxAge, rules: routeRules, uncached: UNCACHED_FIELDS }),
       useAuthorizationErrors(),
       useStepUp(),
       // Last of the execution plugins: only operations that pass every check before execution are counted, or get a span.

@@ -179,7 +179,14 @@ export function createServiceMetrics(sources: MetricSources) {
   const refusals = new Counter({
     name: 'latchkey_rate_limit_refusals_total',
     help: 'Requests refused by a rate limit (429 with Retry-After)',
-    labelNames: ['limit'] as const,
+    // `plan` only for the budgets' refusals (limit="api-budget"): FREE, PRO or guest.
+    labelNames: ['limit', 'plan'] as const,
+    registers,
+  });
+  const budgetSpent = new Counter({
+    name: 'latchkey_budget_cost_admitted_total',
+    help: 'Cost points admitted by the budgets (an operation at its actual cost, a REST request at its page size), by plan',
+    labelNames: ['plan'] as const,
     registers,
   });
   const graphqlOperation = graphqlOperationCounter(registers);
@@ -216,6 +223,11 @@ export function createServiceMetrics(sources: MetricSources) {
     /** A request refused by the rate limit `limit` (a name the server chose: `sign-in`, `token-generation`, a window's). */
     refused(limit: string): void {
       refusals.inc({ limit });
+    },
+    /** The budgets' refusals and what they admitted, by plan (`FREE`, `PRO`, `guest`). */
+    budgets: {
+      refused: (plan: string) => refusals.inc({ limit: 'api-budget', plan }),
+      spent: (plan: string, points: number) => budgetSpent.inc({ plan }, points),
     },
     /** One GraphQL operation executed or subscribed (the name is an allowlisted one or `other`). */
     graphqlOperation,

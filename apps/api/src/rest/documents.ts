@@ -13,7 +13,7 @@ import {
   type DocumentFields,
   type DocumentResult,
 } from '../domain/document-mutations.js';
-import { getDocument, listDocuments, readCallerWithDocumentPage } from '../domain/documents.js';
+import { DEFAULT_PAGE_SIZE, getDocument, listDocuments, MAX_PAGE_SIZE, readCallerWithDocumentPage } from '../domain/documents.js';
 import { InvalidInputError, type UserError } from '../domain/errors.js';
 import { parseDateTime } from '../domain/validate.js';
 import { AccountPolicy, DocumentPolicy } from '../domain/policies.js';
@@ -107,6 +107,12 @@ function firstOf(query: URLSearchParams): number | undefined {
   return Number(raw);
 }
 
+/** The page size a list's `first` asks for, for its cost: a malformed one is refused by the handler, costing the default. */
+function pageSizeAskedFor(query: URLSearchParams): number {
+  const raw = query.get('first');
+  return raw !== null && /^\d{1,4}$/.test(raw) ? Math.min(Number(raw), MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
+}
+
 /** What every document route is built from: the domain request of an HTTP request, its guards, its answers. */
 interface DocumentRouteKit {
   services: DomainServices;
@@ -158,6 +164,8 @@ function readRoutes({ services, database, requestFor, view }: DocumentRouteKit):
     {
       method: 'GET',
       path: '/api/documents',
+      // A list costs its page size (what `first` asks for, at most 100; 20 without it), plus one.
+      cost: (http) => 1 + pageSizeAskedFor(http.query),
       async handler(http) {
         const statuses = http.query
           .getAll('status')

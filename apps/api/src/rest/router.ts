@@ -54,7 +54,15 @@ export interface RestRoute<Caller> {
    */
   stepUp?: StepUpRequirement;
   handler: (request: RestRequest<Caller>) => Promise<RestResponse>;
+  /** what the request costs its caller's budget (a list: its page size, plus one). @default 1 */
+  cost?: (request: RestRequest<Caller>) => number;
 }
+
+/** A request's charge to its caller's budget: refused (the answer), or admitted with the headers that report it. */
+export type RestCharge<Caller> = (
+  request: RestRequest<Caller>,
+  cost: number,
+) => Promise<{ refused?: RestResponse; headers: Record<string, string> }> | { refused?: RestResponse; headers: Record<string, string> };
 
 /**
  * Runs before the handler, outside it. Returning a response ends the request; a denial (or any error)
@@ -72,6 +80,8 @@ export interface RestRouterOptions<Caller> {
   onUnexpected?: (error: unknown, req: IncomingMessage) => void;
   /** a request's id (`X-Request-Id`), carried by its `RestRequest` into audit events; '' without it */
   requestIdOf?: (req: IncomingMessage) => string | undefined;
+  /** charges every routed request to its caller's budget once it is authenticated; undefined: no budgets */
+  charge?: RestCharge<Caller>;
 }
 
 /** The error body of docs/endpoints.md: `{ statusCode, message, error }`, plus any extra fields given. */
@@ -139,6 +149,21 @@ function send(res: ServerResponse, response: RestResponse): void {
     return;
   }
   sendJson(res, response.status, response.body, response.headers);
+}
+
+/**
+ * Fair use: a routed request spends its caller's budget, a refused one included; the answer reports it (headers set
+ * on it now). The refusal, when the budget refuses.
+ */
+async function spend<Caller>(
+  charge: RestCharge<Caller>,
+  request: RestRequest<Caller>,
+  route: RestRoute<Caller>,
+  res: ServerResponse,
+): Promise<RestResponse | undefined> {
+  const charged = await charge(request, route.cost?.(request) ?? 1);
+  for (const [name, value] of Object.entries(charged.headers)) res.setHeader(name, value);
+  return charged.refused;
 }
 
 /** The JSON body of a POST, PUT or PATCH, or the response refusing it. */
@@ -210,6 +235,8 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
       const early = await step(request);
       if (early) return send(res, early);
     }
+    const overBudget = options.charge && (await spend(options.charge, request, found.route, res));
+    if (overBudget) return send(res, overBudget);
     // Route level (spec Authorization 4, 7): no declared requirement still means signed in.
     if (!found.route.public && request.caller === null) {
       return send(res, restError(401, 'Sign in to perform this operation.', {}, { 'www-authenticate': 'Bearer' }));

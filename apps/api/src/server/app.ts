@@ -31,6 +31,8 @@ import { auditDenials } from '../observability/audit-denials.js';
 import type { ServiceMetrics, SignInMethod } from '../observability/metrics.js';
 import { authenticate } from '../rest/authenticate.js';
 import { documentRoutes } from '../rest/documents.js';
+import { createBudgets, type Budgets } from '../budget/budgets.js';
+import { restBudgetCharge } from '../budget/rest-budget.js';
 import { createRestRouter } from '../rest/router.js';
 import { createAuthorizationServerRoutes } from './authorization-server.js';
 import { createCors } from './cors.js';
@@ -75,7 +77,10 @@ function appServices({
   events,
   subscriptions,
   sessions,
-}: Pick<AppServices, 'database' | 'audit' | 'subjects' | 'events' | 'subscriptions' | 'sessions'> & { config: Config }): AppServices {
+  budgets,
+}: Pick<AppServices, 'database' | 'audit' | 'subjects' | 'events' | 'subscriptions' | 'sessions' | 'budgets'> & {
+  config: Config;
+}): AppServices {
   return {
     database,
     service: config.service,
@@ -85,6 +90,7 @@ function appServices({
     events,
     subscriptions,
     sessions,
+    ...(budgets ? { budgets } : {}),
   };
 }
 
@@ -118,16 +124,29 @@ interface RestApiDeps {
   logger: Logger;
   requestIdOf: (req: IncomingMessage) => string | undefined;
   cors: ReturnType<typeof createCors>;
+  budgets: Budgets | undefined;
+}
+
+/** Fair use: one set of buckets per instance, spent by GraphQL and REST alike; none with API_BUDGET=off. */
+function budgetsOf(
+  config: Config,
+  database: DatabaseHandle,
+  clientAddressOf: (req: IncomingMessage) => string,
+  metrics: ServiceMetrics | undefined,
+): Budgets | undefined {
+  if (!config.budget.enabled) return undefined;
+  return createBudgets({ settings: config.budget, database, clientAddressOf, metrics: metrics?.budgets });
 }
 
 /** The REST routes under `/api` (documents), and the route templates they declare. */
-function createRestApi({ config, fieldRules, app, database, verifier, logger, requestIdOf, cors }: RestApiDeps) {
+function createRestApi({ config, fieldRules, app, database, verifier, logger, requestIdOf, cors, budgets }: RestApiDeps) {
   const rest = createRestRouter<Principal>({
     routes: documentRoutes({ services: app, database, fieldRules }),
     middleware: [authenticate(verifier)],
     maxBodyBytes: config.limits.maxBodyBytes,
     onUnexpected: (error, req) => logger.error({ reqId: requestIdOf(req), err: error }, 'rest handler failed'),
     requestIdOf,
+    ...(budgets ? { charge: restBudgetCharge(budgets) } : {}),
   });
   const { maxUrlBytes } = config.limits;
 
@@ -256,7 +275,8 @@ export async function createHttpApp({
   });
 
   const sessions = { ended: endedSessions, end: authorization.endSessions };
-  const app = appServices({ config, database, audit, subjects, events, subscriptions, sessions });
+  const budgets = budgetsOf(config, database, clientAddress, metrics);
+  const app = appServices({ config, database, audit, subjects, events, subscriptions, sessions, budgets });
   const { schema, yoga, webSocket, graphiql } = await createGraphQLTransports({
     config,
     logger,
@@ -268,10 +288,11 @@ export async function createHttpApp({
     requestIdOf,
     metrics,
     tracing,
+    budgets,
   });
   const cors = createCors({ origins: config.http.corsOrigins });
   const fieldRules = fieldRulesOfType(schema, 'Document');
-  const rest = createRestApi({ config, fieldRules, app, database, verifier, logger, requestIdOf, cors });
+  const rest = createRestApi({ config, fieldRules, app, database, verifier, logger, requestIdOf, cors, budgets });
 
   const lifecycle: Lifecycle = { draining: false };
   const probes = createProbes(database, () => lifecycle.draining);

@@ -21,7 +21,10 @@ export function createCors({ origins, maxAgeSeconds = 600 }: CorsOptions) {
       res.setHeader('vary', 'Origin');
       if (origin !== undefined && origins.has(origin)) {
         res.setHeader('access-control-allow-origin', origin);
-        res.setHeader('access-control-expose-headers', 'x-request-id, www-authenticate, dpop-nonce');
+        res.setHeader(
+          'access-control-expose-headers',
+          'x-request-id, www-authenticate, dpop-nonce, ratelimit, ratelimit-policy, retry-after',
+        );
       }
     },
     /** Answers a preflight: 204 in every case; only an allowed origin gets the allow headers. */

@@ -15,6 +15,8 @@ import { buildSchema } from '../graphql/schema.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { useOperationMetrics } from '../observability/use-operation-metrics.js';
+import type { Budgets } from '../budget/budgets.js';
+import { useApiBudget } from '../budget/use-api-budget.js';
 import { createGraphQLWebSocket } from './graphql-ws.js';
 
 type PersistedOperations = ReturnType<typeof createPersistedOperations>;
@@ -59,11 +61,13 @@ interface GraphQLTransportDeps {
   requestIdOf: (req: IncomingMessage) => string | undefined;
   metrics: ServiceMetrics | undefined;
   tracing: Plugin | undefined;
+  /** the callers' cost budgets; undefined: API_BUDGET=off */
+  budgets: Budgets | undefined;
 }
 
 /** The schema and its persisted operations, and the GraphQL handler over HTTP and over WebSocket (GraphiQL's page too). */
 export async function createGraphQLTransports(deps: GraphQLTransportDeps) {
-  const { config, logger, database, signInLimits, verifier, app, clientAddress, requestIdOf, metrics, tracing } = deps;
+  const { config, logger, database, signInLimits, verifier, app, clientAddress, requestIdOf, metrics, tracing, budgets } = deps;
   const schema = buildSchema();
   const persisted = await preparePersistedOperations(config, database, signInLimits, logger, schema);
   const graphiql = config.graphiql ? graphiQLPage : undefined;
@@ -89,6 +93,8 @@ export async function createGraphQLTransports(deps: GraphQLTransportDeps) {
     operationMetrics: metrics && useOperationMetrics({ count: metrics.graphqlOperation }),
     countError: metrics?.graphqlError,
     tracing,
+    budget:
+      budgets && useApiBudget({ budgets, cost: config.limits, callerOf: (context) => callers.resolveUserFn(context as GraphQLContext) }),
     graphiql,
   });
   // GraphQL over WebSocket (graphql-ws) on /graphql: the same rules, applied on a path Yoga's HTTP plugins never see.

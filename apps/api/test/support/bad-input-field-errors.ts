@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { at, b64url, docId, GQL, gql, JSON_TYPE } from './documents-suite.js';
+import { COST_REPORTED } from './cost.js';
 
 /**
  * Bad input that reaches execution (spec Errors 4, "Bad input" of the documents API): malformed ids, cursors,
@@ -270,6 +271,7 @@ export async function expectExecutionError(c: ExecutionCase) {
       errors: [
         { message: c.message, locations: [at(c.query, c.locatedAt)], path: c.path, extensions: { code: 'BAD_USER_INPUT', field: c.field } },
       ],
+      extensions: COST_REPORTED,
     });
   }
 }

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { CREATE, LIST } from './bad-input-field-errors.js';
 import { at, demo, GQL, gql, JSON_TYPE } from './documents-suite.js';
+import { COST_REPORTED } from './cost.js';
 
 /**
  * Bad input that never reaches execution: wrong enum values, Int overflow and wrongly typed variables fail
@@ -128,6 +129,7 @@ export async function expectRequestError(c: Pick<RequestCase, 'name' | 'query' |
           extensions: { code: c.code },
         },
       ],
+      extensions: COST_REPORTED,
     });
     expect.soft('data' in (res.json ?? {}), `${c.name}: data must be absent`).toBe(false);
   }

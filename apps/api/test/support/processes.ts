@@ -88,6 +88,7 @@ export async function startServiceProcesses(
           ...(own ? { DATABASE_URL: own.url } : {}),
           SIGNING_KEY: JSON.stringify(privateJwk),
           LOG_LEVEL: 'warn',
+          API_BUDGET_FILE: process.env['API_BUDGET_FILE'],
           ...(typeof env === 'function' ? env(own?.url ?? '', i, publicUrl) : env),
         },
         stdio: process.env['TEST_PROCESS_LOGS'] ? 'inherit' : ['ignore', 'pipe', 'pipe'],

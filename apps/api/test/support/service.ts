@@ -80,6 +80,7 @@ export async function startTestService(
       DATABASE_URL: ownDatabase?.url ?? process.env['DATABASE_URL'],
       SIGNING_KEY: JSON.stringify(privateJwk),
       LOG_LEVEL: 'info',
+      API_BUDGET_FILE: process.env['API_BUDGET_FILE'],
       ...env,
     },
     readFile: (file) => readFileSync(file, 'utf8'),

@@ -5,7 +5,11 @@ import WebSocket, { type ClientOptions } from 'ws';
 
 /** What one subscription received: each `next` payload, the error it ended with, and whether it completed. */
 export interface Received {
-  results: { data?: any; errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[] }[];
+  results: {
+    data?: any;
+    errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
+    extensions?: Record<string, unknown>;
+  }[];
   /** the error the client was told (graphql-ws `error` message, a close event, or an HTTP refusal) */
   error?: unknown;
   completed: boolean;

@@ -1,4 +1,5 @@
 export { createSignInLimits, DEFAULT_KEY_PREFIX } from './sign-in-limits.js';
+export { sourceKey } from './keys.js';
 export { DEFAULT_SIGN_IN_LIMIT_POLICY } from './policy.js';
 export { RATE_LIMIT_TABLE } from './stores.js';
 export type {

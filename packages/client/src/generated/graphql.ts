@@ -88,6 +88,11 @@ export type RemovePasskeyMutationVariables = Exact<{
 
 export type RemovePasskeyMutation = { removePasskey: { removedPasskeyId: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } | null };
 
+export type RateLimitQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RateLimitQuery = { rateLimit: { maximumAvailable: number, currentlyAvailable: number, restoreRate: number, plan: Plan | null } | null };
+
 export type StatusQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -462,6 +467,16 @@ export const RemovePasskeyDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:ffb986e3a33d9797d71640261e7ee924b9e361d2e1867432adaad985885364b5"}) as unknown as TypedDocumentString<RemovePasskeyMutation, RemovePasskeyMutationVariables>;
+export const RateLimitDocument = new TypedDocumentString(`
+    query RateLimit {
+  rateLimit {
+    maximumAvailable
+    currentlyAvailable
+    restoreRate
+    plan
+  }
+}
+    `, {"hash":"sha256:c49b09eebf07847adb9cac10a2c438363eeb6ec7066e77ac68c00748c86b8dea"}) as unknown as TypedDocumentString<RateLimitQuery, RateLimitQueryVariables>;
 export const StatusDocument = new TypedDocumentString(`
     query Status {
   status {

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { reusableReadByKeys } from '../prepared.js';
-import { organizations, type OrganizationRow } from '../schema/index.js';
+import { memberships, organizations, type OrganizationRow, type Plan } from '../schema/index.js';
 
 // Read on the request paths (a dashboard, a loader's batch): built once.
 const organizationsBySlugs = reusableReadByKeys<OrganizationRow[]>('organizations_by_slugs', 'text', (db, matches) =>
@@ -34,4 +34,21 @@ export async function listOrganizationsByIds(db: Database, ids: readonly string[
 /** The organizations of these slugs that exist, in one statement (a batch of a request's loader). */
 export async function listOrganizationsBySlugs(db: Database, slugs: readonly string[]): Promise<OrganizationRow[]> {
   return organizationsBySlugs(db, slugs);
+}
+
+/**
+ * The plans of the organizations a user belongs to, one row each (no particular order): what a caller's budget is
+ * sized by (the best of them). Read on the request path once per caller and a few seconds: built once.
+ */
+const plansOfUser = reusableReadByKeys<{ plan: Plan }[]>('plans_of_user', 'uuid', (db, matches) =>
+  db
+    .selectDistinct({ plan: organizations.plan })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+    .where(matches(memberships.userId)),
+);
+
+/** The plans of a user's organizations (empty: a member of none). */
+export async function listPlansOfUser(db: Database, userId: string): Promise<Plan[]> {
+  return (await plansOfUser(db, [userId])).map(({ plan }) => plan);
 }

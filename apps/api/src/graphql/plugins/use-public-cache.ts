@@ -1,14 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from '../context.js';
 import type { RouteRules } from '@latchkey/policy';
+import { getOperationAST, Kind, type DocumentNode, type ExecutionResult } from 'graphql';
 
 export interface PublicCacheOptions {
   /** seconds a shared cache may keep the answer; 0 turns public caching off. @default 60 */
   maxAge: number;
   /** the route rules (the same judgement as the route check) */
   rules: RouteRules;
+  /** root fields whose answer is the caller's own even for a guest (`rateLimit`): never publicly cached */
+  uncached?: ReadonlySet<string>;
 }
 
 /**
@@ -32,6 +34,7 @@ export function usePublicCache(options: PublicCacheOptions): Plugin<GraphQLConte
       if (!req || !res || req.method !== 'GET' || req.headers.authorization !== undefined || contextValue.caller !== null) return;
       const requirements = options.rules.requirementsOf(schema, document, operationName);
       if (requirements.signIn || requirements.introspection) return;
+      if (options.uncached && selectsAny(document, operationName, options.uncached)) return;
       return {
         onExecuteDone({ result }) {
           if (Symbol.asyncIterator in result || (result as ExecutionResult).errors?.length || res.headersSent) return;
@@ -41,4 +44,11 @@ export function usePublicCache(options: PublicCacheOptions): Plugin<GraphQLConte
       };
     },
   };
+}
+
+/** Whether the operation selects one of `fields` at its root (in a fragment too: whatever could answer it). */
+function selectsAny(document: DocumentNode, operationName: string | null | undefined, fields: ReadonlySet<string>): boolean {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return false;
+  return operation.selectionSet.selections.some((selection) => selection.kind !== Kind.FIELD || fields.has(selection.name.value));
 }

@@ -1,0 +1,65 @@
+import type { IncomingMessage } from 'node:http';
+import { sourceKey } from '@latchkey/auth';
+import type { Caller } from '@latchkey/auth/tokens';
+import type { DatabaseHandle, Plan } from '@latchkey/db';
+import { handleMaybePromise, type MaybePromise } from '@whatwg-node/promise-helpers';
+import type { BucketSize, BudgetSettings } from '../config/budget.js';
+import { createMemoryBudgetStore, type BudgetStore } from './bucket.js';
+import { createPlanLookup } from './plans.js';
+
+/** Whose budget a request spends, and its size. */
+export interface Bucket {
+  key: string;
+  size: BucketSize;
+  /** what sized it, as the metrics label it */
+  plan: Plan | 'guest';
+}
+
+/** What the metrics count of the budgets (METRICS_PORT). */
+export interface BudgetMetrics {
+  refused(plan: string): void;
+  spent(plan: string, points: number): void;
+}
+
+const UNCOUNTED: BudgetMetrics = { refused: () => undefined, spent: () => undefined };
+
+/** The budgets of this instance, spent alike by GraphQL (over HTTP and WebSocket) and REST. */
+export interface Budgets {
+  store: BudgetStore;
+  /** The bucket of a caller: the account's (sized by its plan, read now), or a guest's client address (its /64). */
+  bucketOf(caller: Caller, req: IncomingMessage | undefined): MaybePromise<Bucket>;
+  /** milliseconds, the store's clock */
+  now(): number;
+  /** the metrics' counters, or nothing counted */
+  counted: BudgetMetrics;
+}
+
+export interface BudgetsOptions {
+  settings: BudgetSettings;
+  database: Pick<DatabaseHandle, 'until' | 'deadlineFromNow'>;
+  /** a guest's address as TRUST_PROXY resolves it */
+  clientAddressOf: (req: IncomingMessage) => string;
+  /**
+   * Milliseconds of a monotonic clock, fractional: a bucket refills by the microsecond, so one that refills faster
+   * than anything spends it (the test services' and the bench's) is full again before the next answer.
+   * @default performance.now
+   */
+  now?: () => number;
+  metrics?: BudgetMetrics;
+}
+
+export function createBudgets({ settings, database, clientAddressOf, now = () => performance.now(), metrics }: BudgetsOptions): Budgets {
+  const plans = createPlanLookup({ database, now });
+  return {
+    store: createMemoryBudgetStore(),
+    now,
+    counted: metrics ?? UNCOUNTED,
+    bucketOf(caller, req) {
+      if (!caller) return { key: `guest:${sourceKey(req ? clientAddressOf(req) : 'unknown')}`, size: settings.guest, plan: 'guest' };
+      return handleMaybePromise(
+        () => plans.planOf(caller.subject),
+        (plan) => ({ key: `user:${caller.subject}`, size: settings.plans[plan], plan }),
+      );
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { GraphQLError } from 'graphql';
+import { ErrorCode } from '../graphql/errors.js';
+import type { BucketSize } from '../config/budget.js';
+
+/** `extensions.cost` of a response, in Shopify's shape (its keys are a contract). */
+export interface CostExtension {
+  requestedQueryCost: number;
+  /** null until the operation has ended (a refused one: its minimum charge) */
+  actualQueryCost: number | null;
+  throttleStatus: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number };
+}
+
+export function costExtension(size: BucketSize, requested: number, actual: number | null, level: number): CostExtension {
+  return {
+    requestedQueryCost: requested,
+    actualQueryCost: actual,
+    throttleStatus: {
+      maximumAvailable: size.capacity,
+      currentlyAvailable: Math.max(0, Math.floor(level)),
+      restoreRate: size.restorePerSecond,
+    },
+  };
+}
+
+/** The policy's name in the RateLimit fields. */
+const POLICY = '"api-budget"';
+
+/**
+ * The RateLimit fields (IETF httpapi draft-ietf-httpapi-ratelimit-headers-10): the policy (its quota, and the
+ * seconds a drained bucket takes to fill) and the points remaining now with the seconds until the bucket is full.
+ * The quota is in cost points: the draft's registry has no such unit, so no `qu` is sent (docs/graphql.md).
+ */
+export function rateLimitFields(size: BucketSize, level: number): { 'RateLimit-Policy': string; RateLimit: string } {
+  const remaining = Math.max(0, Math.floor(level));
+  const window = Math.ceil(size.capacity / size.restorePerSecond);
+  const untilFull = Math.max(0, Math.ceil((size.capacity - level) / size.restorePerSecond));
+  return { 'RateLimit-Policy': `${POLICY};q=${size.capacity};w=${window}`, RateLimit: `${POLICY};r=${remaining};t=${untilFull}` };
+}
+
+/**
+ * An operation refused by its caller's budget: it never runs. 429 under application/graphql-response+json, 200 under
+ * application/json (a request that reached the GraphQL layer), with `Retry-After` when waiting can help. An
+ * operation costed above the bucket's capacity can never run: `exceedsCapacity`, and no `Retry-After`.
+ */
+export function rateLimited(size: BucketSize, requested: number, level: number, retryAfterSeconds: number | undefined): GraphQLError {
+  const exceedsCapacity = requested > size.capacity;
+  const available = Math.max(0, Math.floor(level));
+  const message = exceedsCapacity
+    ? `This operation costs ${requested} points, more than this budget ever holds (${size.capacity}).`
+    : `This operation costs ${requested} points and ${available} are available; they refill at ${size.restorePerSecond} a second.`;
+  return new GraphQLError(message, {
+    extensions: {
+      code: ErrorCode.RATE_LIMITED,
+      ...costExtension(size, requested, null, level),
+      exceedsCapacity,
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      http: {
+        status: 429,
+        spec: true,
+        ...(retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) } }),
+      },
+    },
+  });
+}

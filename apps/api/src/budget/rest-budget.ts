@@ -1,0 +1,35 @@
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
+import type { Principal } from '@latchkey/auth/tokens';
+import { restError, type RestCharge } from '../rest/router.js';
+import type { Budgets } from './budgets.js';
+import { costExtension, rateLimitFields } from './report.js';
+
+/**
+ * REST's charge to the same buckets as GraphQL: a request costs what its route declares (a list its page size), at
+ * admission; a refused one costs 1 and is answered 429 with `Retry-After` when waiting helps (docs/endpoints.md).
+ */
+export function restBudgetCharge({ store, bucketOf, now, counted }: Budgets): RestCharge<Principal> {
+  return (request, cost) =>
+    handleMaybePromise(
+      () => bucketOf(request.caller, request.req),
+      ({ key, size, plan }) => {
+        const at = now();
+        const admission = store.take(key, size, cost, at);
+        if (admission.admitted) {
+          counted.spent(plan, cost);
+          return { headers: rateLimitFields(size, admission.available) };
+        }
+        counted.refused(plan);
+        const level = store.settle(key, size, 1, at);
+        const retryAfter = admission.retryAfterSeconds;
+        const exceedsCapacity = admission.exceedsCapacity;
+        const refused = restError(
+          429,
+          exceedsCapacity ? 'This request costs more than this budget ever holds.' : 'This request costs more than is available now.',
+          { code: 'RATE_LIMITED', exceedsCapacity, ...costExtension(size, cost, 1, level) },
+          retryAfter === undefined ? undefined : { 'retry-after': String(retryAfter) },
+        );
+        return { refused, headers: rateLimitFields(size, level) };
+      },
+    );
+}
