@@ -1,24 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { generateSigningJwk, parseSigningKey } from '../keys/key-material.js';
-import { createAccessTokenVerifier } from './access-token-verifier.js';
-import { mintAccessToken } from './mint-access-token.js';
+import { tokenIssuer } from '../test-support/token-issuer.js';
 
 // Spec Authentication 1 and 5: every token's signature is verified, once per operation; the cache only
 // spares repeating a check that already succeeded, and never outlives the token.
-async function setup(now: () => number = Date.now) {
-  const key = await parseSigningKey(JSON.stringify(await generateSigningJwk()));
-  const verifier = createAccessTokenVerifier({
-    jwks: { keys: [key.publicJwk] },
-    algorithms: [key.alg],
-    issuer: 'https://issuer.test',
-    audience: 'urn:latchkey:api',
-    clockSkewSeconds: 0,
-    now,
-  });
-  const token = (ttlSeconds = 60, at = now()) =>
-    mintAccessToken(key, { subject: 'alice', issuer: 'https://issuer.test', audience: 'urn:latchkey:api', ttlSeconds, now: at });
-  return { verifier, token };
-}
+const setup = tokenIssuer;
 
 describe('access token verifier', () => {
   it('a cache hit answers synchronously with the same principal', async () => {

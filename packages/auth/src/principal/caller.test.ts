@@ -1,28 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { generateSigningJwk, parseSigningKey } from '../keys/key-material.js';
-import { createAccessTokenVerifier } from './access-token-verifier.js';
-import { mintAccessToken } from './mint-access-token.js';
+import { tokenIssuer } from '../test-support/token-issuer.js';
 import { createCallerResolution } from './caller.js';
 
 // Spec Authentication 2 and 5: an operation's caller is resolved once, from the credential it presents; a guest is
 // null, and a refused credential is a guest that is told so.
 async function setup() {
-  const key = await parseSigningKey(JSON.stringify(await generateSigningJwk()));
-  const verifier = createAccessTokenVerifier({
-    jwks: { keys: [key.publicJwk] },
-    algorithms: [key.alg],
-    issuer: 'https://issuer.test',
-    audience: 'urn:latchkey:api',
-    clockSkewSeconds: 0,
-  });
-  const token = await mintAccessToken(key, {
-    subject: 'alice',
-    issuer: 'https://issuer.test',
-    audience: 'urn:latchkey:api',
-    ttlSeconds: 60,
-  });
+  const { verifier, token } = await tokenIssuer();
   const callers = createCallerResolution<{ authorization?: string }>({ verifier, authorizationOf: (context) => context.authorization });
-  return { callers, token };
+  return { callers, token: await token() };
 }
 
 describe('caller resolution (generic-auth resolveUserFn)', () => {
