@@ -1,3 +1,4 @@
+import type { MaybePromise } from '@whatwg-node/promise-helpers';
 import type { BucketSize } from '../config/budget.js';
 
 /**
@@ -22,16 +23,26 @@ export interface Admission {
  * operation was admitted.
  */
 export interface BudgetStore {
-  /** Charges `cost` if at least `cost` points are available now (refilled to `now`), else charges nothing. */
-  take(key: string, size: BucketSize, cost: number, now: number): Admission;
+  /**
+   * Charges `cost` if at least `cost` points are available now (refilled to `now`), else charges nothing. At once,
+   * or after a round trip to the shared buckets (sliced-store.ts).
+   */
+  take(key: string, size: BucketSize, cost: number, now: number): MaybePromise<Admission>;
   /**
    * Settles an admitted operation: `delta` > 0 charges more (the level may fall to -capacity, not below), < 0 refunds
    * (up to capacity). Returns the level after, rounded down.
    */
   settle(key: string, size: BucketSize, delta: number, now: number): number;
   /** The level now without charging (refilled to `now`), rounded down. */
-  peek(key: string, size: BucketSize, now: number): number;
+  peek(key: string, size: BucketSize, now: number): MaybePromise<number>;
   /** Forgets a key (its bucket is full again). */
+  reset(key: string): MaybePromise<void>;
+}
+
+/** The buckets of one process: every answer at once. */
+export interface MemoryBudgetStore extends BudgetStore {
+  take(key: string, size: BucketSize, cost: number, now: number): Admission;
+  peek(key: string, size: BucketSize, now: number): number;
   reset(key: string): void;
 }
 
@@ -80,7 +91,7 @@ function secondsUntil(cost: number, bucket: Level, restorePerSecond: number): nu
   return Math.ceil((cost * 1000 - bucket.milli) / (restorePerSecond * 1000));
 }
 
-export function createMemoryBudgetStore({ maxKeys = 100_000 }: MemoryBudgetStoreOptions = {}): BudgetStore {
+export function createMemoryBudgetStore({ maxKeys = 100_000 }: MemoryBudgetStoreOptions = {}): MemoryBudgetStore {
   if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new RangeError(`maxKeys is a whole number of at least 1, not ${maxKeys}`);
   // Insertion order is recency: every use re-inserts its key, so the first key is the least recently used.
   const buckets = new Map<string, Level>();

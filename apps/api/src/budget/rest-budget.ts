@@ -12,24 +12,26 @@ export function restBudgetCharge({ store, bucketOf, now, counted }: Budgets): Re
   return (request, cost) =>
     handleMaybePromise(
       () => bucketOf(request.caller, request.req),
-      ({ key, size, plan }) => {
-        const at = now();
-        const admission = store.take(key, size, cost, at);
-        if (admission.admitted) {
-          counted.spent(plan, cost);
-          return { headers: rateLimitFields(size, admission.available) };
-        }
-        counted.refused(plan);
-        const level = store.settle(key, size, 1, at);
-        const retryAfter = admission.retryAfterSeconds;
-        const exceedsCapacity = admission.exceedsCapacity;
-        const refused = restError(
-          429,
-          exceedsCapacity ? 'This request costs more than this budget ever holds.' : 'This request costs more than is available now.',
-          { code: 'RATE_LIMITED', exceedsCapacity, ...costExtension(size, cost, 1, level) },
-          retryAfter === undefined ? undefined : { 'retry-after': String(retryAfter) },
-        );
-        return { refused, headers: rateLimitFields(size, level) };
-      },
+      ({ key, size, plan }) =>
+        handleMaybePromise(
+          () => store.take(key, size, cost, now()),
+          (admission) => {
+            if (admission.admitted) {
+              counted.spent(plan, cost);
+              return { headers: rateLimitFields(size, admission.available) };
+            }
+            counted.refused(plan);
+            const level = store.settle(key, size, 1, now());
+            const retryAfter = admission.retryAfterSeconds;
+            const exceedsCapacity = admission.exceedsCapacity;
+            const refused = restError(
+              429,
+              exceedsCapacity ? 'This request costs more than this budget ever holds.' : 'This request costs more than is available now.',
+              { code: 'RATE_LIMITED', exceedsCapacity, ...costExtension(size, cost, 1, level) },
+              retryAfter === undefined ? undefined : { 'retry-after': String(retryAfter) },
+            );
+            return { refused, headers: rateLimitFields(size, level) };
+          },
+        ),
     );
 }

@@ -38,8 +38,8 @@ type Context = GraphQLContext & { req?: IncomingMessage; res?: ServerResponse };
  * execution, so that what they refuse is charged that minimum too (it is settled after them).
  */
 export function useApiBudget(options: ApiBudgetOptions): Plugin<GraphQLContext> {
-  const { store, bucketOf, now } = options.budgets;
-  const { requestedCost, admit, settle, chargeInvalid, reportOf, reportOnly } = createMeter(options);
+  const { bucketOf } = options.budgets;
+  const { requestedCost, admit, settle, levelNow, chargeInvalid, reportOf, reportOnly } = createMeter(options);
   return {
     onValidate({ context }) {
       return ({ valid }) => {
@@ -52,20 +52,32 @@ export function useApiBudget(options: ApiBudgetOptions): Plugin<GraphQLContext> 
         () => bucketOf((args.contextValue as Context).caller, (args.contextValue as Context).req),
         (bucket) => {
           if (asksForItsBudgetOnly(args.document, args.operationName)) return reportOnly(args, bucket);
-          if (!admit(args, bucket, requested, setResultAndStopExecution)) return;
-          return {
-            onExecuteDone({ result, setResult }) {
-              if (!isAsyncIterable(result)) return void setResult(settle(args, bucket, requested, result));
-              // @defer / @stream: settled at the requested cost, reported in the final payload.
-              return {
-                onNext({ result: payload, setResult: setPayload }) {
-                  if ((payload as { hasNext?: boolean }).hasNext !== false) return;
-                  const level = store.peek(bucket.key, bucket.size, now());
-                  setPayload(withCost(payload as ExecutionResult, costExtension(bucket.size, requested, requested, level)));
-                },
-              };
-            },
-          };
+          return handleMaybePromise(
+            () => admit(args, bucket, requested, setResultAndStopExecution),
+            (admitted) =>
+              admitted
+                ? {
+                    onExecuteDone({ result, setResult }: { result: unknown; setResult: (result: ExecutionResult) => void }) {
+                      if (!isAsyncIterable(result)) return void setResult(settle(args, bucket, requested, result as ExecutionResult));
+                      // @defer / @stream: settled at the requested cost, reported in the final payload.
+                      return {
+                        onNext({
+                          result: payload,
+                          setResult: setPayload,
+                        }: {
+                          result: unknown;
+                          setResult: (result: ExecutionResult) => void;
+                        }) {
+                          if ((payload as { hasNext?: boolean }).hasNext !== false) return;
+                          setPayload(
+                            withCost(payload as ExecutionResult, costExtension(bucket.size, requested, requested, levelNow(bucket))),
+                          );
+                        },
+                      };
+                    },
+                  }
+                : undefined,
+          );
         },
       );
     },
@@ -74,20 +86,23 @@ export function useApiBudget(options: ApiBudgetOptions): Plugin<GraphQLContext> 
       const requested = requestedCost(args);
       return handleMaybePromise(
         () => bucketOf((args.contextValue as Context).caller, (args.contextValue as Context).req),
-        (bucket) => {
-          if (!admit(args, bucket, requested, setResultAndStopExecution)) return;
-          let first = true;
-          return {
-            onSubscribeResult: () => ({
-              onNext({ result, setResult }) {
-                if (!first) return;
-                first = false;
-                const level = store.peek(bucket.key, bucket.size, now());
-                setResult(withCost(result as ExecutionResult, costExtension(bucket.size, requested, requested, level)));
-              },
-            }),
-          };
-        },
+        (bucket) =>
+          handleMaybePromise(
+            () => admit(args, bucket, requested, setResultAndStopExecution),
+            (admitted) => {
+              if (!admitted) return;
+              let first = true;
+              return {
+                onSubscribeResult: () => ({
+                  onNext({ result, setResult }: { result: unknown; setResult: (result: ExecutionResult) => void }) {
+                    if (!first) return;
+                    first = false;
+                    setResult(withCost(result as ExecutionResult, costExtension(bucket.size, requested, requested, levelNow(bucket))));
+                  },
+                }),
+              };
+            },
+          ),
       );
     },
     onResultProcess({ result, setResult, serverContext }) {
@@ -131,24 +146,36 @@ function createMeter(options: ApiBudgetOptions) {
   };
 
   /** Admits an operation or refuses it; undefined once refused (the result is set). */
-  const admit = (args: ExecutionArgs, bucket: Bucket, requested: number, refuse: (result: ExecutionResult) => void) => {
+  const admit = (
+    args: ExecutionArgs,
+    bucket: Bucket,
+    requested: number,
+    refuse: (result: ExecutionResult) => void,
+  ): MaybePromise<boolean> => {
     const at = now();
     if (requested > options.cost.maxCost) {
       // MAX_COST refuses it next (QUERY_TOO_COMPLEX): charged its minimum here.
       note(args.contextValue as Context, bucket, store.settle(bucket.key, bucket.size, 1, at));
       return false;
     }
-    const admission = store.take(bucket.key, bucket.size, requested, at);
-    if (admission.admitted) return true;
-    counted.refused(bucket.plan);
-    const level = store.settle(bucket.key, bucket.size, 1, at);
-    note(args.contextValue as Context, bucket, level);
-    refuse({
-      errors: [rateLimited(bucket.size, requested, level, admission.retryAfterSeconds)],
-      extensions: { cost: costExtension(bucket.size, requested, 1, level) },
-    });
-    return false;
+    return handleMaybePromise(
+      () => store.take(bucket.key, bucket.size, requested, at),
+      (admission) => {
+        if (admission.admitted) return true;
+        counted.refused(bucket.plan);
+        const level = store.settle(bucket.key, bucket.size, 1, now());
+        note(args.contextValue as Context, bucket, level);
+        refuse({
+          errors: [rateLimited(bucket.size, requested, level, admission.retryAfterSeconds)],
+          extensions: { cost: costExtension(bucket.size, requested, 1, level) },
+        });
+        return false;
+      },
+    );
   };
+
+  /** The level now, at once: settling nothing (a peek may ask the shared buckets; a caller just admitted is known). */
+  const levelNow = (bucket: Bucket) => store.settle(bucket.key, bucket.size, 0, now());
 
   /** An operation refused by validation: its minimum, 1, from whoever sent it. */
   const chargeInvalid = (context: Context) =>
@@ -165,13 +192,17 @@ function createMeter(options: ApiBudgetOptions) {
   /** `Query.rateLimit` alone: charged nothing, reported as it stands. */
   const reportOnly = (args: ExecutionArgs, bucket: Bucket) => ({
     onExecuteDone({ result, setResult }: { result: unknown; setResult: (result: ExecutionResult) => void }) {
-      const level = store.peek(bucket.key, bucket.size, now());
-      note(args.contextValue as Context, bucket, level);
-      if (!isAsyncIterable(result)) setResult(withCost(result as ExecutionResult, costExtension(bucket.size, 0, 0, level)));
+      return handleMaybePromise(
+        () => store.peek(bucket.key, bucket.size, now()),
+        (level) => {
+          note(args.contextValue as Context, bucket, level);
+          if (!isAsyncIterable(result)) setResult(withCost(result as ExecutionResult, costExtension(bucket.size, 0, 0, level)));
+        },
+      );
     },
   });
 
-  return { requestedCost, admit, settle, chargeInvalid, reportOnly, reportOf: (req: IncomingMessage) => reported.get(req) };
+  return { requestedCost, admit, settle, levelNow, chargeInvalid, reportOnly, reportOf: (req: IncomingMessage) => reported.get(req) };
 }
 
 /** Root fields an operation may ask for without being charged: what the caller's budget is (and `__typename`). */

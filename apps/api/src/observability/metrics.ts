@@ -189,6 +189,11 @@ export function createServiceMetrics(sources: MetricSources) {
     labelNames: ['plan'] as const,
     registers,
   });
+  const budgetLocal = new Counter({
+    name: 'latchkey_budget_local_decisions_total',
+    help: 'Budget decisions this instance took alone because the shared buckets (Redis or PostgreSQL) failed to answer',
+    registers,
+  });
   const graphqlOperation = graphqlOperationCounter(registers);
   const graphqlErrors = new Counter({
     name: 'latchkey_graphql_errors_total',
@@ -228,6 +233,7 @@ export function createServiceMetrics(sources: MetricSources) {
     budgets: {
       refused: (plan: string) => refusals.inc({ limit: 'api-budget', plan }),
       spent: (plan: string, points: number) => budgetSpent.inc({ plan }, points),
+      decidedLocally: () => budgetLocal.inc(),
     },
     /** One GraphQL operation executed or subscribed (the name is an allowlisted one or `other`). */
     graphqlOperation,

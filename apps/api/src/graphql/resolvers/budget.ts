@@ -18,12 +18,16 @@ export const budgetResolvers = {
       if (!budgets) return null;
       return handleMaybePromise(
         () => budgets.bucketOf(context.caller, context.req),
-        ({ key, size, plan }) => ({
-          maximumAvailable: size.capacity,
-          currentlyAvailable: Math.max(0, Math.floor(budgets.store.peek(key, size, budgets.now()))),
-          restoreRate: size.restorePerSecond,
-          plan: plan === 'guest' ? null : plan,
-        }),
+        ({ key, size, plan }) =>
+          handleMaybePromise(
+            () => budgets.store.peek(key, size, budgets.now()),
+            (level) => ({
+              maximumAvailable: size.capacity,
+              currentlyAvailable: Math.max(0, Math.floor(level)),
+              restoreRate: size.restorePerSecond,
+              plan: plan === 'guest' ? null : plan,
+            }),
+          ),
       );
     },
   },
