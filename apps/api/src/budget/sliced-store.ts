@@ -60,31 +60,24 @@ const refusal = (slice: Slice, cost: number, available: number): Admission => ({
 
 const twentieth = (size: BucketSize) => Math.max(1, size.capacity / 20);
 
-export function createSlicedStore(options: SlicedStoreOptions): BudgetStore & { close(): Promise<void> } {
-  const { shared, now, sliceOf = twentieth, holdMs = 1000, retryMs = 1000 } = options;
+/** What is reported as available: the slice and the shared bucket as last seen, refilled since. */
+function levelOf(slice: Slice, at: number): number {
+  const { capacity, restorePerSecond } = slice.size;
+  const refilled = Math.min(capacity, slice.shared + (Math.max(0, at - slice.seenAt) * restorePerSecond) / 1000);
+  return Math.min(capacity, slice.held + refilled);
+}
+
+type Outage = ReturnType<typeof createOutage>;
+
+/** The slices this instance holds, one per caller, and how they go back to the shared buckets. */
+function createSliceBook(shared: SharedBuckets, outage: Outage, now: () => number) {
   const slices = new Map<string, Slice>();
-  const local: MemoryBudgetStore = createMemoryBudgetStore();
-  const outage = createOutage({ ...options, retryMs, now });
-
-  const sliceFor = (key: string, size: BucketSize, at: number): Slice => {
-    let slice = slices.get(key);
-    if (!slice) {
-      // Until the shared bucket answers, it is believed full (only what is reported depends on it).
-      slice = { size, held: 0, shared: size.capacity, seenAt: at, usedAt: at, known: false };
-      slices.set(key, slice);
-    }
-    slice.size = size;
-    slice.usedAt = at;
-    return slice;
+  const seen = (slice: Slice, level: number) => {
+    slice.shared = level;
+    slice.seenAt = now();
+    slice.known = true;
+    outage.answered();
   };
-
-  /** What is reported as available: the slice and the shared bucket as last seen, refilled since. */
-  const levelOf = (slice: Slice, at: number) => {
-    const { capacity, restorePerSecond } = slice.size;
-    const refilled = Math.min(capacity, slice.shared + (Math.max(0, at - slice.seenAt) * restorePerSecond) / 1000);
-    return Math.min(capacity, slice.held + refilled);
-  };
-
   /** Gives back a slice's points (or its debt); on failure they are kept, to be spent or given back later. */
   const giveBack = (key: string, slice: Slice, points: number) => {
     slice.held -= points;
@@ -96,29 +89,60 @@ export function createSlicedStore(options: SlicedStoreOptions): BudgetStore & { 
       },
     );
   };
+  return {
+    slices,
+    seen,
+    giveBack,
+    sliceFor(key: string, size: BucketSize, at: number): Slice {
+      let slice = slices.get(key);
+      if (!slice) {
+        // Until the shared bucket answers, it is believed full (only what is reported depends on it).
+        slice = { size, held: 0, shared: size.capacity, seenAt: at, usedAt: at, known: false };
+        slices.set(key, slice);
+      }
+      slice.size = size;
+      slice.usedAt = at;
+      return slice;
+    },
+    /** Gives back the slices of callers idle since `idleSince`. */
+    sweep(idleSince: number) {
+      for (const [key, slice] of slices) {
+        if (slice.usedAt > idleSince || slice.reserving) continue;
+        slices.delete(key);
+        if (slice.held !== 0 && !outage.down) giveBack(key, slice, slice.held);
+      }
+    },
+    /** Gives back every slice (closing: a deploy must not cost callers what the instance held). */
+    async drain() {
+      const held = [...slices].filter(([, slice]) => slice.held !== 0);
+      slices.clear();
+      await Promise.allSettled(held.map(([key, slice]) => shared.give(key, slice.size, slice.held)));
+    },
+  };
+}
 
-  const seen = (slice: Slice, level: number) => {
-    slice.shared = level;
-    slice.seenAt = now();
-    slice.known = true;
-    outage.answered();
+export function createSlicedStore(options: SlicedStoreOptions): BudgetStore & { close(): Promise<void> } {
+  const { shared, now, sliceOf = twentieth, holdMs = 1000, retryMs = 1000 } = options;
+  const local: MemoryBudgetStore = createMemoryBudgetStore();
+  const outage = createOutage({ ...options, retryMs, now });
+  const book = createSliceBook(shared, outage, now);
+  const decideLocally = (key: string, size: BucketSize, cost: number, at: number) => {
+    options.onLocalDecision?.();
+    return local.take(key, size, cost, at);
   };
 
   const reserve = (key: string, slice: Slice, cost: number): Promise<Admission> => {
     const least = cost - slice.held;
     const reservation = shared.reserve(key, slice.size, least, Math.max(least, sliceOf(slice.size))).then(
       ({ granted, level }): Admission => {
-        seen(slice, level);
-        if (granted > 0) {
-          slice.held += granted - cost;
-          return { admitted: true, available: Math.floor(levelOf(slice, now())), exceedsCapacity: false };
-        }
-        return refusal(slice, cost, levelOf(slice, now()));
+        book.seen(slice, level);
+        if (granted === 0) return refusal(slice, cost, levelOf(slice, now()));
+        slice.held += granted - cost;
+        return { admitted: true, available: Math.floor(levelOf(slice, now())), exceedsCapacity: false };
       },
       (error): Admission => {
         outage.failed(error);
-        options.onLocalDecision?.();
-        return local.take(key, slice.size, cost, now());
+        return decideLocally(key, slice.size, cost, now());
       },
     );
     slice.reserving = reservation.finally(() => {
@@ -129,11 +153,8 @@ export function createSlicedStore(options: SlicedStoreOptions): BudgetStore & { 
 
   const take = (key: string, size: BucketSize, cost: number, at: number): MaybePromise<Admission> => {
     if (!Number.isFinite(cost) || cost < 0) throw new RangeError(`a cost is a finite number of at least 0, not ${cost}`);
-    if (outage.deciding(at)) {
-      options.onLocalDecision?.();
-      return local.take(key, size, cost, at);
-    }
-    const slice = sliceFor(key, size, at);
+    if (outage.deciding(at)) return decideLocally(key, size, cost, at);
+    const slice = book.sliceFor(key, size, at);
     if (cost > size.capacity) return { admitted: false, available: Math.floor(levelOf(slice, at)), exceedsCapacity: true };
     if (slice.held >= cost) {
       slice.held -= cost;
@@ -150,45 +171,34 @@ export function createSlicedStore(options: SlicedStoreOptions): BudgetStore & { 
   const settle = (key: string, size: BucketSize, delta: number, at: number): number => {
     if (!Number.isFinite(delta)) throw new RangeError(`a delta is a finite number, not ${delta}`);
     if (outage.deciding(at)) return local.settle(key, size, delta, at);
-    const slice = sliceFor(key, size, at);
+    const slice = book.sliceFor(key, size, at);
     slice.held = Math.max(-size.capacity, slice.held - delta);
     // A refund beyond the slice's size goes back at once: an instance never holds more than a slice.
     const excess = slice.held - sliceOf(size);
-    if (excess > 0) giveBack(key, slice, excess);
+    if (excess > 0) book.giveBack(key, slice, excess);
     return Math.floor(levelOf(slice, at));
   };
 
-  const sweep = () => {
-    const idleSince = now() - holdMs;
-    for (const [key, slice] of slices) {
-      if (slice.usedAt > idleSince || slice.reserving) continue;
-      slices.delete(key);
-      if (slice.held !== 0 && !outage.down) giveBack(key, slice, slice.held);
-    }
-  };
-  const sweeper = setInterval(sweep, holdMs);
+  const sweeper = setInterval(() => book.sweep(now() - holdMs), holdMs);
   sweeper.unref();
 
   return {
     take,
     settle,
     peek(key, size, at) {
-      const slice = slices.get(key);
+      const slice = book.slices.get(key);
       if (slice) return Math.floor(levelOf(slice, at));
       if (outage.down) return local.peek(key, size, at);
       return shared.peek(key, size).then(Math.floor, () => local.peek(key, size, now()));
     },
     reset(key) {
-      slices.delete(key);
+      book.slices.delete(key);
       local.reset(key);
       return shared.reset(key);
     },
     async close() {
       clearInterval(sweeper);
-      // What the instance holds goes back before it stops (a deploy must not cost callers their slices).
-      const held = [...slices].filter(([, slice]) => slice.held !== 0);
-      slices.clear();
-      await Promise.allSettled(held.map(([key, slice]) => shared.give(key, slice.size, slice.held)));
+      await book.drain();
     },
   };
 }
