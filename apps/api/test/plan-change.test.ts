@@ -57,16 +57,19 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('a plan change beside a 
     expect(changed.stderr).toBe('globex: FREE -> PRO\n');
 
     // The same token throughout: only the plan look-up can resize its bucket. Bounded by the test's timeout alone.
+    // Query.rateLimit's figures come from one look-up; extensions.cost's from the operation's own, which may fall on
+    // the other side of the moment the plan is read again: it is compared once the look-up holds PRO.
     let budget = await budgetOf(token);
     while (budget.maximumAvailable !== 4321) {
-      expect(budget).toEqual({ maximumAvailable: 321, plan: 'FREE', reported: 321 });
+      expect({ maximumAvailable: budget.maximumAvailable, plan: budget.plan }).toEqual({ maximumAvailable: 321, plan: 'FREE' });
       await delay(20);
       budget = await budgetOf(token);
     }
     const tookMs = Date.now() - exited;
-    expect(budget).toEqual({ maximumAvailable: 4321, plan: 'PRO', reported: 4321 });
+    expect(budget.plan).toBe('PRO');
     // The plan read before the CLI ran was believed until at most PLAN_LOOKUP_TTL_MS after it was read, which was
     // before the CLI even started: the next operation after that read PRO.
     expect(tookMs).toBeLessThanOrEqual(PLAN_LOOKUP_TTL_MS + MARGIN_MS);
+    expect(await budgetOf(token)).toEqual({ maximumAvailable: 4321, plan: 'PRO', reported: 4321 });
   }, 60_000);
 });
