@@ -119,6 +119,10 @@ async function main(argv: string[]): Promise<void> {
       return databaseCommand('deleteDocumentCommand', config, rest);
     case 'persisted':
       return databaseCommand('persistedCommand', config, rest);
+    case 'plan': {
+      const { planCommand } = await import('./commands/plan-commands.js');
+      return planCommand(config, rest);
+    }
     case 'sessions': {
       const { sessionsCommand } = await import('./commands/session-commands.js');
       return sessionsCommand(config, rest);

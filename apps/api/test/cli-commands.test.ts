@@ -1,6 +1,6 @@
 import { onPostgres, onPglite } from '@latchkey/db/testing';
 import { randomUUID } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDevOutbox } from '@latchkey/auth';
@@ -14,7 +14,8 @@ import { COST_REPORTED } from './support/cost.js';
 import { postGraphQL } from './support/service.js';
 import { overSse, sseClient } from './support/subscriptions.js';
 
-// The operator CLI's other commands: migrate, seed, documents and delete-document, outbox, keygen, and what it refuses.
+// The operator CLI's other commands: migrate, seed, documents and delete-document, plan, outbox, keygen, and what it
+// refuses.
 // The built entry points and how they are run: support/built-cli.ts.
 
 requireBuild();
@@ -145,6 +146,50 @@ describe('operator CLI (dist/src/cli.js)', () => {
     // on a busy machine, where `migrate` alone took 25 s.
     120_000,
   );
+
+  it("plan: sets an organization's plan and says what changed, or that it already was; an unknown organization exits 4", async () => {
+    expect((await cli('seed')).code).toBe(0);
+    const expectSaid = async (plan: string, said: string) => {
+      const result = await cli('plan', '--organization', 'globex', plan);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(said);
+    };
+    await expectSaid('PRO', 'globex: FREE -> PRO\n');
+    await expectSaid('PRO', 'globex: already PRO (unchanged)\n');
+    await expectSaid('FREE', 'globex: PRO -> FREE\n');
+    const unknown = await cli('plan', '--organization', 'initech', 'PRO');
+    expect(unknown.code).toBe(4);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toBe('latchkey: plan: no organization "initech"\n');
+  }, 120_000); // five CLI processes, each opening the database (PGlite: up to 15 s each on a busy machine)
+
+  it('plan: a missing --organization, a malformed slug, a plan that is not FREE or PRO are refused (exit 2) before the database is opened', async () => {
+    const unused = path.join(workDir, 'unused');
+    const hint = '  pnpm latchkey help plan shows its options';
+    const cases: [string[], string][] = [
+      [['plan', 'PRO'], 'latchkey: plan: --organization SLUG is required'],
+      [['plan', '--organization', 'globex'], 'latchkey: plan: give exactly one plan, FREE or PRO'],
+      [['plan', '--organization', 'globex', 'PRO', 'FREE'], 'latchkey: plan: give exactly one plan, FREE or PRO'],
+      [['plan', '--organization', 'globex', 'GOLD'], 'latchkey: plan: "GOLD" is not a plan (FREE or PRO)'],
+      [['plan', '--organization', 'globex', 'pro'], 'latchkey: plan: "pro" is not a plan (FREE or PRO). Did you mean "PRO"?'],
+      [
+        ['plan', '--organization', 'Globex Inc', 'PRO'],
+        'latchkey: plan: --organization "Globex Inc" is not a slug (1-63 lower-case letters, digits or hyphens)',
+      ],
+    ];
+    // No DATABASE_URL: a command that opened its database would create the embedded one in DATA_DIR.
+    const results = await Promise.all(
+      cases.map(([args]) => run(CLI, args, { ...env, DATA_DIR: unused, DATABASE_URL: undefined }, workDir)),
+    );
+    for (const [index, result] of results.entries()) {
+      const [args, error] = cases[index]!;
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stdout, args.join(' ')).toBe('');
+      expect(result.stderr.split('\n').filter(Boolean), args.join(' ')).toEqual([error, hint]);
+    }
+    expect(existsSync(unused)).toBe(false);
+  });
 
   it('outbox: prints the latest messages of the development outbox, and says so when it is empty', async () => {
     const empty = await cli('outbox');

@@ -110,6 +110,7 @@ export {
   listOrganizationsBySlugs,
   listPlansOfUser,
   lockOrganizationBySlug,
+  setOrganizationPlan,
 } from './repositories/organizations.js';
 export { listPasskeysOfUser } from './repositories/passkeys.js';
 export { purgeDpopProofUses, recordDpopProofUse } from './repositories/dpop-proofs.js';

@@ -23,6 +23,10 @@ commands:
                                allowlist of trusted documents; every id must be its document's SHA-256 and every
                                document must validate against this schema, or nothing is imported (exit 2)
   persisted count              how many persisted operations the database holds (APQ registrations, allowlist)
+  plan --organization SLUG FREE|PRO
+                               set the organization's plan, which sizes its members' budgets (running servers
+                               apply it within seconds, to tokens already issued too); says "SLUG: FREE -> PRO",
+                               or that it already was; unknown organization: exit 4
   sessions list --email EMAIL  the user's signed-in sessions, one JSON object per line
   sessions end --email EMAIL [--id ID]
                                end one session or all of them (their tokens are refused within seconds; clients

@@ -1,6 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { reusableReadByKeys } from '../prepared.js';
+import { rowsOf } from '../rows.js';
 import { memberships, organizations, type OrganizationRow, type Plan } from '../schema/index.js';
 
 // Read on the request paths (a dashboard, a loader's batch): built once.
@@ -51,4 +52,19 @@ const plansOfUser = reusableReadByKeys<{ plan: Plan }[]>('plans_of_user', 'uuid'
 /** The plans of a user's organizations (empty: a member of none). */
 export async function listPlansOfUser(db: Database, userId: string): Promise<Plan[]> {
   return (await plansOfUser(db, [userId])).map(({ plan }) => plan);
+}
+
+/**
+ * Sets the plan of the organization with this slug and answers the plan it had before (null: no such organization),
+ * in one statement: the row is locked as it is read, so two changes at once each report the plan the other left.
+ * Setting the plan it already has writes the same value (the caller says so from `previous`).
+ */
+export async function setOrganizationPlan(db: Database, slug: string, plan: Plan): Promise<{ previous: Plan } | null> {
+  const [row] = rowsOf<{ previous: Plan }>(
+    await db.execute(sql`update ${organizations} set plan = ${plan}
+        from (select id, plan from ${organizations} where slug = ${slug} for update) as earlier
+        where ${organizations.id} = earlier.id
+        returning earlier.plan as previous`),
+  );
+  return row ?? null;
 }

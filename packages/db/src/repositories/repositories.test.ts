@@ -5,7 +5,7 @@ import { openOwnDatabase } from '../testing/own-database.js';
 import { insertDocumentEvent, nextDocumentEventSeq, purgeDocumentEvents, readDocumentEventBatch } from './document-events.js';
 import { listVisibleDocuments, type DocumentListQuery, type DocumentVisibility } from './document-lists.js';
 import { countOwners, findMemberRole, listMembershipsOfUser, setMemberRole } from './memberships.js';
-import { findOrganizationBySlug } from './organizations.js';
+import { findOrganizationBySlug, listPlansOfUser, setOrganizationPlan } from './organizations.js';
 import { listPasskeysOfUser } from './passkeys.js';
 import { passkeys } from '../schema/index.js';
 import { findUserById, findUserIdByEmail, findUserWithRoles } from './users.js';
@@ -131,6 +131,21 @@ describe('users and memberships', () => {
     await setMemberRole(database.db, { organizationId: acme, userId: erin }, 'EDITOR');
     expect(await findMemberRole(database.db, { organizationId: globex, userId: erin })).toBeNull();
     expect((await listMembershipsOfUser(database.db, erin)).map((m) => [m.organization.slug, m.role])).toEqual([['acme', 'EDITOR']]);
+  });
+});
+
+describe('organizations', () => {
+  it("a plan is set by slug in one statement that answers the plan before; its members' plans follow; an unknown slug changes nothing", async () => {
+    const carol = (await findUserIdByEmail(database.db, 'carol@globex.test'))!;
+    expect(await listPlansOfUser(database.db, carol)).toEqual(['FREE']);
+    expect(await setOrganizationPlan(database.db, 'globex', 'PRO')).toEqual({ previous: 'FREE' });
+    expect((await findOrganizationBySlug(database.db, 'globex'))!.plan).toBe('PRO');
+    expect(await listPlansOfUser(database.db, carol)).toEqual(['PRO']);
+    expect(await setOrganizationPlan(database.db, 'globex', 'PRO')).toEqual({ previous: 'PRO' });
+    expect(await setOrganizationPlan(database.db, 'globex', 'FREE')).toEqual({ previous: 'PRO' });
+    expect(await setOrganizationPlan(database.db, 'no-such-organization', 'PRO')).toBeNull();
+    expect((await findOrganizationBySlug(database.db, 'acme'))!.plan).toBe('PRO');
+    expect((await findOrganizationBySlug(database.db, 'globex'))!.plan).toBe('FREE');
   });
 });
 
