@@ -13,4 +13,3 @@ export const apiBudgets = pgTable('api_budgets', {
   level: bigint('level', { mode: 'number' }).notNull(),
   refilledAt: timestamp('refilled_at', { withTimezone: true, mode: 'date' }).notNull(),
 });
-export type ApiBudgetRow = typeof apiBudgets.$inferSelect;
