@@ -112,7 +112,7 @@ export {
   listPlansOfUser,
   lockOrganizationBySlug,
 } from './repositories/organizations.js';
-export { giveBudget, peekBudget, reserveBudget, resetBudget } from './repositories/budgets.js';
+export { deleteFullBudgets, giveBudget, peekBudget, reserveBudget, resetBudget } from './repositories/budgets.js';
 export type { BudgetReservation, StoredBucketSize } from './repositories/budgets.js';
 export { listPasskeysOfUser } from './repositories/passkeys.js';
 export { purgeDpopProofUses, recordDpopProofUse } from './repositories/dpop-proofs.js';

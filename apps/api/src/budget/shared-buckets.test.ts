@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { createDatabase, type DatabaseHandle } from '@latchkey/db';
+import { apiBudgets, createDatabase, deleteFullBudgets, type DatabaseHandle } from '@latchkey/db';
 import { openOwnDatabase, redisForTests, startTcpProxy, type TcpProxy } from '@latchkey/db/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BucketSize } from '../config/budget.js';
-import { createPostgresBuckets } from './postgres-buckets.js';
+import { createPostgresBuckets, longestRefillMs } from './postgres-buckets.js';
 import { BUDGET_KEY_PREFIX, openRedisBuckets } from './redis-buckets.js';
 import type { SharedBuckets } from './shared-buckets.js';
 
@@ -238,6 +238,48 @@ function concurrencySpecification(fixture: StoreFixture): void {
     }
   });
 }
+
+describe(`shared buckets in ${process.env['DATABASE_URL'] ? 'PostgreSQL' : 'PGlite'}: the sweep of full buckets`, () => {
+  let own: Awaited<ReturnType<typeof openOwnDatabase>>;
+  const opened: SharedBuckets[] = [];
+  beforeAll(async () => {
+    own = await openOwnDatabase('shared_buckets_sweep');
+  });
+  afterAll(async () => {
+    for (const buckets of opened) await buckets.close();
+    await own?.close();
+  });
+  const rowOf = async (key: string) => (await own.database.db.select().from(apiBudgets)).find((row) => row.key === key);
+
+  it('a bucket is full once untouched for as long as the slowest size takes from -capacity to capacity', () => {
+    expect(longestRefillMs([FAST, { capacity: 2000, restorePerSecond: 200 }])).toBe(20_000);
+    expect(longestRefillMs([])).toBe(0);
+  });
+
+  it('deletes the rows of buckets full again, and a deleted bucket reads full', async () => {
+    // FAST is full again 100 ms after its last change.
+    const buckets = createPostgresBuckets(own.database, { sizes: [FAST], sweepEveryMs: 10 });
+    opened.push(buckets);
+    const key = newKey();
+    await buckets.give(key, FAST, -100);
+    expect(await rowOf(key)).toBeDefined();
+    await until(
+      () => rowOf(key),
+      (row) => row === undefined,
+      'the sweep',
+    );
+    expect(await buckets.peek(key, FAST)).toBe(50);
+    // Closing stops the sweep (the next test's rows are not full after 100 ms).
+    await buckets.close();
+  });
+
+  it('keeps the rows of buckets changed more recently', async () => {
+    const key = newKey();
+    await createPostgresBuckets(own.database).give(key, STILL, -10);
+    expect(await deleteFullBudgets(own.database.db, 60_000)).toBe(0);
+    expect(await rowOf(key)).toMatchObject({ level: 40_000 });
+  });
+});
 
 describe.runIf(redisUrl !== undefined)('shared buckets in Redis: what Redis keeps, and an outage', () => {
   let client: Redis;

@@ -115,3 +115,21 @@ export async function peekBudget(db: Database, key: string, size: StoredBucketSi
 export async function resetBudget(db: Database, key: string): Promise<void> {
   await db.delete(apiBudgets).where(eq(apiBudgets.key, key));
 }
+
+/**
+ * Deletes the rows of buckets that are full again whatever their size: those last refilled more than `fullAfterMs`
+ * ago (the longest any bucket takes from -capacity to capacity), by the database's clock. Forgetting a full bucket
+ * changes nothing: a bucket never seen is full. No index serves this on purpose: every reservation moves
+ * `refilled_at`, and an index on it would make each of those updates write the index too (no HOT update), while
+ * a sweep every few minutes reads a table of one row per recent caller.
+ * @returns how many rows were deleted
+ */
+export async function deleteFullBudgets(db: Database, fullAfterMs: number): Promise<number> {
+  const [row] = rowsOf<{ deleted: string | number }>(
+    await db.execute(sql`with gone as (
+        delete from ${apiBudgets} where refilled_at < clock_timestamp() - ${fullAfterMs}::float8 * interval '1 millisecond'
+        returning 1)
+      select count(*) as deleted from gone`),
+  );
+  return Number(row!.deleted);
+}
