@@ -18,6 +18,7 @@ export { listen, notify } from './notify.js';
 // Schema
 export * as schema from './schema/index.js';
 export {
+  apiBudgets,
   auditAnchors,
   auditEvents,
   documentEvents,
@@ -112,6 +113,8 @@ export {
   lockOrganizationBySlug,
   setOrganizationPlan,
 } from './repositories/organizations.js';
+export { deleteFullBudgets, giveBudget, peekBudget, reserveBudget, resetBudget } from './repositories/budgets.js';
+export type { BudgetReservation, StoredBucketSize } from './repositories/budgets.js';
 export { listPasskeysOfUser } from './repositories/passkeys.js';
 export { purgeDpopProofUses, recordDpopProofUse } from './repositories/dpop-proofs.js';
 export {

@@ -63,6 +63,7 @@ describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     );
     expect(tables.map((t) => t.table_name)).toEqual([
+      'api_budgets',
       'audit_anchors',
       'audit_events',
       'document_events',

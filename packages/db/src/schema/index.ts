@@ -2,6 +2,7 @@
 // (client.ts) takes every table from this namespace.
 export * from './accounts.js';
 export * from './audit.js';
+export * from './budgets.js';
 export * from './credentials.js';
 export * from './documents.js';
 export * from './dpop.js';
