@@ -31,6 +31,7 @@ import { createHttpApp, type HttpApp } from './server/app.js';
 import { startListeners, stopListening, type Listening } from './service-listeners.js';
 import { stopAccepting } from './server/stop-accepting.js';
 import { loadKeyMaterial } from '@latchkey/auth/tokens';
+import { openBudgetStore } from './budget/open-store.js';
 import { createLogger } from './logger.js';
 import { createServiceMetrics, type MetricSources, type ServiceMetrics } from './observability/metrics.js';
 import { startTracing } from './observability/tracing.js';
@@ -298,6 +299,10 @@ export async function startService(
     if (tracing) resources.unshift(() => tracing.shutdown());
     const endedSessions = await startEndedSessions(database, logger, options.endedSessionsClock);
     resources.push(async () => endedSessions.stop());
+    const budgets = config.budget.enabled
+      ? await openBudgetStore({ config, database, logger, decidedLocally: metrics?.budgets.decidedLocally })
+      : undefined;
+    if (budgets) resources.push(() => budgets.close());
     const app = await createHttpApp({
       config,
       logger,
@@ -311,6 +316,7 @@ export async function startService(
       auditWriter: audit.writer,
       tracing: tracing?.plugin,
       endedSessions,
+      ...(budgets ? { budgetStore: budgets.store } : {}),
     });
     gauges.webSocketConnections = app.webSocketClients;
     const listening = await startListeners(config, app, metrics, logger);

@@ -200,6 +200,10 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('bounded, honest answers
     expect(status).toMatchObject(databaseUntouched);
     const viewer = await postGraphQL(service.graphqlUrl, { query: '{ viewer { subject } }' }, { token });
     expect(viewer.json).toEqual({ data: { viewer: { subject: demo.userId.alice } }, extensions: COST_REPORTED });
+    // A caller whose plan was never read: the look-up fails, and the budget admits it on FREE all the same.
+    const newcomer = await postGraphQL(service.graphqlUrl, { query: '{ viewer { subject } }' }, { token: await demo.token('carol') });
+    expect(newcomer.status).toBe(200);
+    expect(newcomer.json.data).toEqual({ viewer: { subject: demo.userId.carol } });
     // Route-level rules come first: a guest asking for a protected field is still told to sign in.
     expect((await postGraphQL(service.graphqlUrl, { query: '{ me { email } }' })).json.errors[0].extensions.code).toBe('UNAUTHENTICATED');
 

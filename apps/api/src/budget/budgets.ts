@@ -15,6 +15,9 @@ export interface Bucket {
   plan: Plan | 'guest';
 }
 
+/** The bucket of an account (its token's `sub`), the same on every instance and for the CLI. */
+export const accountBucketKey = (subject: string) => `user:${subject}`;
+
 /** What the metrics count of the budgets (METRICS_PORT). */
 export interface BudgetMetrics {
   refused(plan: string): void;
@@ -46,19 +49,22 @@ export interface BudgetsOptions {
    */
   now?: () => number;
   metrics?: BudgetMetrics;
+  /** where the buckets live (open-store.ts); @default this process's memory */
+  store?: BudgetStore;
 }
 
-export function createBudgets({ settings, database, clientAddressOf, now = () => performance.now(), metrics }: BudgetsOptions): Budgets {
+export function createBudgets(options: BudgetsOptions): Budgets {
+  const { settings, database, clientAddressOf, now = () => performance.now(), metrics } = options;
   const plans = createPlanLookup({ database, now });
   return {
-    store: createMemoryBudgetStore(),
+    store: options.store ?? createMemoryBudgetStore(),
     now,
     counted: metrics ?? UNCOUNTED,
     bucketOf(caller, req) {
       if (!caller) return { key: `guest:${sourceKey(req ? clientAddressOf(req) : 'unknown')}`, size: settings.guest, plan: 'guest' };
       return handleMaybePromise(
         () => plans.planOf(caller.subject),
-        (plan) => ({ key: `user:${caller.subject}`, size: settings.plans[plan], plan }),
+        (plan) => ({ key: accountBucketKey(caller.subject), size: settings.plans[plan], plan }),
       );
     },
   };

@@ -23,7 +23,8 @@ export interface PlanLookup {
 /** A member of no organization, a token whose subject is no account, or a read that failed: `FREE`. */
 const FALLBACK: Plan = 'FREE';
 
-const bestOf = (plans: readonly Plan[]): Plan => (plans.includes('PRO') ? 'PRO' : FALLBACK);
+/** The best of an account's plans: what sizes its bucket. */
+export const bestPlanOf = (plans: readonly Plan[]): Plan => (plans.includes('PRO') ? 'PRO' : FALLBACK);
 
 /**
  * Plans read at decision time, a few seconds at most out of date. A failed read (the database down or slow) never
@@ -41,7 +42,7 @@ export function createPlanLookup(options: PlanLookupOptions): PlanLookup {
   };
   const read = (userId: string): Promise<Plan> =>
     listPlansOfUser(database.until(database.deadlineFromNow()), userId).then(
-      (plans) => remember(userId, bestOf(plans)),
+      (plans) => remember(userId, bestPlanOf(plans)),
       () => known.get(userId)?.plan ?? FALLBACK,
     );
   return {

@@ -80,11 +80,14 @@ function createSliceBook(shared: SharedBuckets, outage: Outage, now: () => numbe
   };
   /** Gives back a slice's points (or its debt); on failure they are kept, to be spent or given back later. */
   const giveBack = (key: string, slice: Slice, points: number) => {
+    // Moved from the slice to the shared bucket as reported at once (what is available has not changed).
     slice.held -= points;
+    slice.shared += points;
     shared.give(key, slice.size, points).then(
       (level) => seen(slice, level),
       (error) => {
         slice.held += points;
+        slice.shared -= points;
         outage.failed(error);
       },
     );

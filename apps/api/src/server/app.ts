@@ -31,6 +31,7 @@ import { auditDenials } from '../observability/audit-denials.js';
 import type { ServiceMetrics, SignInMethod } from '../observability/metrics.js';
 import { authenticate } from '../rest/authenticate.js';
 import { documentRoutes } from '../rest/documents.js';
+import type { BudgetStore } from '../budget/bucket.js';
 import { createBudgets, type Budgets } from '../budget/budgets.js';
 import { restBudgetCharge } from '../budget/rest-budget.js';
 import { createRestRouter } from '../rest/router.js';
@@ -64,6 +65,8 @@ export interface HttpAppDeps {
   tracing?: Plugin;
   /** the sessions ended on any instance (read from the database every second): their tokens are refused */
   endedSessions: EndedSessions;
+  /** where the budgets' buckets live (open-store.ts); undefined: this process's memory */
+  budgetStore?: BudgetStore;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -133,9 +136,10 @@ function budgetsOf(
   database: DatabaseHandle,
   clientAddressOf: (req: IncomingMessage) => string,
   metrics: ServiceMetrics | undefined,
+  store: BudgetStore | undefined,
 ): Budgets | undefined {
   if (!config.budget.enabled) return undefined;
-  return createBudgets({ settings: config.budget, database, clientAddressOf, metrics: metrics?.budgets });
+  return createBudgets({ settings: config.budget, database, clientAddressOf, metrics: metrics?.budgets, ...(store ? { store } : {}) });
 }
 
 /** The REST routes under `/api` (documents), and the route templates they declare. */
@@ -244,6 +248,7 @@ export async function createHttpApp({
   auditWriter,
   tracing,
   endedSessions,
+  budgetStore,
 }: HttpAppDeps) {
   const { limits } = config;
   // With metrics on, rate-limit refusals are counted, and sign-in events by the method whose routes they come from.
@@ -275,7 +280,7 @@ export async function createHttpApp({
   });
 
   const sessions = { ended: endedSessions, end: authorization.endSessions };
-  const budgets = budgetsOf(config, database, clientAddress, metrics);
+  const budgets = budgetsOf(config, database, clientAddress, metrics, budgetStore);
   const app = appServices({ config, database, audit, subjects, events, subscriptions, sessions, budgets });
   const { schema, yoga, webSocket, graphiql } = await createGraphQLTransports({
     config,
