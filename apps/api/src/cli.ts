@@ -119,6 +119,10 @@ async function main(argv: string[]): Promise<void> {
       return databaseCommand('deleteDocumentCommand', config, rest);
     case 'persisted':
       return databaseCommand('persistedCommand', config, rest);
+    case 'budget': {
+      const { budgetCommand } = await import('./commands/budget-commands.js');
+      return budgetCommand(config, rest);
+    }
     case 'plan': {
       const { planCommand } = await import('./commands/plan-commands.js');
       return planCommand(config, rest);

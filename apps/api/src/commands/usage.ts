@@ -23,6 +23,10 @@ commands:
                                allowlist of trusted documents; every id must be its document's SHA-256 and every
                                document must validate against this schema, or nothing is imported (exit 2)
   persisted count              how many persisted operations the database holds (APQ registrations, allowlist)
+  budget show --email EMAIL    the account's plan, bucket size and what its shared bucket holds now, as one JSON
+                               object (buckets in Redis or PostgreSQL; on the embedded database they are the
+                               running server's memory: exit 1 says so); unknown e-mail: exit 4
+  budget reset --email EMAIL   fill the account's shared bucket again
   plan --organization SLUG FREE|PRO
                                set the organization's plan, which sizes its members' budgets (running servers
                                apply it within seconds, to tokens already issued too); says "SLUG: FREE -> PRO",
