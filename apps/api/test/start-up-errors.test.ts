@@ -85,6 +85,24 @@ describe('start-up faults of the environment: plain lines naming the fix, exit 1
     expectPlainRefusal(result, `DATA_DIR ${join(file, 'data')}: Latchkey cannot keep its data there`);
   });
 
+  it('an API_BUDGET_FILE with a negative, a missing or an unknown figure names the key path', async () => {
+    const dir = testTempDir('start-up-errors');
+    const size = { capacity: 100, restorePerSecond: 5 };
+    const files = {
+      'plans.FREE.capacity': { guest: size, plans: { FREE: { capacity: -1, restorePerSecond: 5 }, PRO: size } },
+      'plans.PRO.restorePerSecond': { guest: size, plans: { FREE: size, PRO: { capacity: 100 } } },
+      'guest.burst': { guest: { ...size, burst: 3 }, plans: { FREE: size, PRO: size } },
+    };
+    const results = await Promise.all(
+      Object.entries(files).map(([key, contents]) => {
+        const file = join(dir, `${key}.json`);
+        writeFileSync(file, JSON.stringify(contents));
+        return start({ API_BUDGET_FILE: file }).then((result) => ({ key, result }));
+      }),
+    );
+    for (const { key, result } of results) expectPlainRefusal(result, `API_BUDGET_FILE: ${key}`);
+  });
+
   it.runIf(onPostgres('the PostgreSQL-only tests'))('a database the server does not have says how to create it', async () => {
     const url = new URL(process.env['DATABASE_URL']!);
     url.pathname = '/latchkey_no_such_database';
