@@ -16,6 +16,10 @@
 //      BENCH_METRICS=compare (instead: two latchkey servers, metrics off and on
 //      (METRICS_PORT), alternated round by round on the same scenarios; prints
 //      on/off per scenario),
+//      BENCH_BUDGETS=compare (instead: latchkey with budgets off, and on with a file that never refuses, their
+//      buckets in PostgreSQL (memory on PGlite) and in Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379,
+//      left out when nothing answers there), alternated round by round on status, viewer and documents; prints
+//      on / off CPU per request per scenario with the spread of the paired rounds),
 //      BENCH_COMPARE_BUILD=<another checkout's apps/api/dist> (instead: this build and that one,
 //      alternated round by round on status, viewer, documents and the dashboard as text; prints
 //      this/other per scenario: what a change costs, measured in one run),
@@ -29,11 +33,13 @@
 // harness/parse-cost.ts and harness/report.ts (stdout, stderr and bench-results/latest.json).
 import { constants as osConstants } from 'node:os';
 import { check, load, rssMiB, scenario, scenarioWithBody, summarize, type Sample, type Scenario } from './harness/load.js';
+import { budgetSettings, compareBudgets } from './harness/budgets.js';
 import { parseAndValidateMicros } from './harness/parse-cost.js';
 import { canPin, freePort, pinDatabase, pinned, reexecPinned, sleep, stopAll, stopping } from './harness/processes.js';
 import { compareMetrics, fmt, log, report } from './harness/report.js';
 import { closeDatabases, startBaseline, startLatchkey, THIS_BUILD, type Server } from './harness/servers.js';
 import {
+  COMPARE_BUDGETS,
   COMPARE_BUILD,
   COMPARE_METRICS,
   CONNECTIONS,
@@ -82,6 +88,17 @@ async function main(): Promise<void> {
         ),
       );
     }
+  } else if (COMPARE_BUDGETS) {
+    // Budgets off, and on with their buckets where a deployment keeps them, alternated: what fair use costs.
+    for (const setting of await budgetSettings()) {
+      const started = await startLatchkey(`latchkey (${setting.label})`, setting.env, undefined, setting.label);
+      servers.push(started.server);
+      scenarios.push(
+        scenario(`status, ${setting.label}`, started.server, STATUS_QUERY),
+        scenario(`viewer, ${setting.label}`, started.server, VIEWER_QUERY, started.token),
+        scenario(`documents(first: 20), ${setting.label}`, started.server, DOCUMENTS_QUERY, started.aliceToken),
+      );
+    }
   } else if (COMPARE_METRICS) {
     // The same server twice, without and with METRICS_PORT: what collecting metrics costs, alternated in one run.
     for (const setting of ['off', 'on'] as const) {
@@ -128,7 +145,7 @@ async function main(): Promise<void> {
     );
   }
   for (const name of ['stock-yoga', 'yoga-floor', 'raw-node'] as const) {
-    if (COMPARE_METRICS || COMPARE_BUILD || !only.has(name)) continue;
+    if (COMPARE_METRICS || COMPARE_BUILD || COMPARE_BUDGETS || !only.has(name)) continue;
     const server = await startBaseline(name);
     servers.push(server);
     scenarios.push(scenario(`${name} status`, server, STATUS_QUERY));
@@ -175,9 +192,10 @@ async function main(): Promise<void> {
   await sleep(SETTLE_S * 1000);
   const settled = Object.fromEntries(servers.map((s) => [s.name, rssMiB(s.child.pid)]));
   const rss = { afterLoad, settled };
-  const micro = only.has('latchkey') && !COMPARE_METRICS && !COMPARE_BUILD ? parseAndValidateMicros() : undefined;
+  const micro = only.has('latchkey') && !COMPARE_METRICS && !COMPARE_BUILD && !COMPARE_BUDGETS ? parseAndValidateMicros() : undefined;
   const metricsCost = COMPARE_METRICS ? await compareMetrics(summaries, metricsUrl!) : undefined;
-  await report({ summaries, rss, micro, metricsCost });
+  const budgetCost = COMPARE_BUDGETS ? compareBudgets(summaries) : undefined;
+  await report({ summaries, rss, micro, metricsCost, budgetCost });
 }
 
 // ---------------------------------------------------------------- entry

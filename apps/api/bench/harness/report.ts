@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BudgetCost } from './budgets.js';
 import type { Summary } from './load.js';
 import { pinned } from './processes.js';
 import { COMPARE_BUILD, CONNECTIONS, DASHBOARD_QUERY, DURATION_S, ROUNDS, SETTLE_S, WARMUP_S } from './settings.js';
@@ -26,10 +27,12 @@ export interface RunResults {
   micro: { parse: number; validate: number } | undefined;
   /** BENCH_METRICS=compare only */
   metricsCost: Awaited<ReturnType<typeof compareMetrics>> | undefined;
+  /** BENCH_BUDGETS=compare only */
+  budgetCost?: BudgetCost[] | undefined;
 }
 
 /** Prints the report and writes bench-results/latest.json. */
-export async function report({ summaries, rss, micro, metricsCost }: RunResults): Promise<void> {
+export async function report({ summaries, rss, micro, metricsCost, budgetCost }: RunResults): Promise<void> {
   const byName = (name: string) => summaries.find((s) => s.scenario === name);
   const ratio = (a: string, b: string) => {
     const x = byName(a);
@@ -76,6 +79,15 @@ export async function report({ summaries, rss, micro, metricsCost }: RunResults)
       const name = s.scenario.slice(0, -', this build'.length);
       lines.push(`${name}: this build / other build = ${fmtRatio(ratio(s.scenario, `${name}, other build`))} (medians)`);
     }
+  } else if (budgetCost) {
+    for (const { scenario, setting, serverCpu, databaseCpuMsAdded } of budgetCost)
+      lines.push(
+        `${scenario}: ${setting} / budgets off = ${fmtRatio(serverCpu.median)} server CPU per request ` +
+          `(paired rounds ${fmtRatio(serverCpu.low)}-${fmtRatio(serverCpu.high)}; target <= 1.05x)` +
+          (databaseCpuMsAdded === null
+            ? ''
+            : `, database CPU ${databaseCpuMsAdded >= 0 ? '+' : ''}${fmt(databaseCpuMsAdded, 3)} ms per request`),
+      );
   } else if (metricsCost) {
     for (const { scenario: name, ratio: onOff } of metricsCost.ratios)
       lines.push(`${name}: metrics on / off = ${fmtRatio(onOff)} (target >= 0.95x)`);
@@ -111,6 +123,7 @@ export async function report({ summaries, rss, micro, metricsCost }: RunResults)
     ratios,
     dashboard: { bytes: DASHBOARD_QUERY.length, parseAndValidateMicros: micro },
     metricsCost,
+    budgetCost,
   };
   await writeFile(join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   log(`results written to ${join(outDir, 'latest.json')}`);

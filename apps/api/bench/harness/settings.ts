@@ -13,6 +13,12 @@ export const READY_TIMEOUT_MS = 60_000;
 export const COMPARE_METRICS = process.env.BENCH_METRICS === 'compare';
 /** Another checkout's `apps/api/dist`: run that build beside this one, alternated round by round. */
 export const COMPARE_BUILD = process.env.BENCH_COMPARE_BUILD?.trim() || undefined;
+/** Budgets off, and on with their buckets in PostgreSQL (or memory on PGlite) and in Redis, alternated. */
+export const COMPARE_BUDGETS = process.env.BENCH_BUDGETS === 'compare';
+if (process.env.BENCH_BUDGETS !== undefined && !COMPARE_BUDGETS)
+  throw new Error(`BENCH_BUDGETS: only "compare" is known, got "${process.env.BENCH_BUDGETS}"`);
+/** Where the Redis buckets of BENCH_BUDGETS=compare live; without a Redis answering there they are left out. */
+export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL?.trim() || 'redis://127.0.0.1:6379';
 if (process.env.BENCH_METRICS !== undefined && !COMPARE_METRICS)
   throw new Error(`BENCH_METRICS: only "compare" is known, got "${process.env.BENCH_METRICS}"`);
 
