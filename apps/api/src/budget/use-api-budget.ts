@@ -4,7 +4,7 @@ import { handleMaybePromise, type MaybePromise } from '@whatwg-node/promise-help
 import { getOperationAST, Kind, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from '../graphql/context.js';
-import { createCostEstimator, type CostLimitOptions } from '../graphql/plugins/use-cost-limit.js';
+import { createCostEstimator, type CostEstimator, type CostLimitOptions } from '../graphql/plugins/use-cost-limit.js';
 import { actualCost } from './actual-cost.js';
 import type { Bucket, Budgets } from './budgets.js';
 import { costExtension, rateLimitFields, rateLimited, type CostExtension } from './report.js';
@@ -13,6 +13,8 @@ export interface ApiBudgetOptions {
   budgets: Budgets;
   /** the cost model of MAX_COST: an operation is admitted by its estimate */
   cost: CostLimitOptions;
+  /** the estimator MAX_COST uses (one cache for both); undefined: one of its own */
+  estimate?: CostEstimator;
   /**
    * The caller of a request before its context is built (generic-auth's `resolveUserFn`): whose budget an operation
    * that fails validation spends.
@@ -108,7 +110,7 @@ export function useApiBudget(options: ApiBudgetOptions): Plugin<GraphQLContext> 
 /** The charges of the budget plugin: an operation's requested cost, its admission, its settlement, and what is reported. */
 function createMeter(options: ApiBudgetOptions) {
   const { store, bucketOf, now, counted } = options.budgets;
-  const estimate = createCostEstimator(options.cost);
+  const estimate = options.estimate ?? createCostEstimator(options.cost);
   const reported = new WeakMap<IncomingMessage, Reported>();
   /** Admitted by: the MAX_COST estimate (left out of it, introspection has a stated cost), at least 1. */
   const requestedCost = (args: ExecutionArgs) =>
