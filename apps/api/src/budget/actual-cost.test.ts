@@ -122,6 +122,21 @@ describe('actualCost', () => {
     expect(actualCost(schema, document, operation, { no: true }, data)).toBe(4);
   });
 
+  it('a parsed document costed again (its places remembered) counts as the first time, whatever its conditions gave between', () => {
+    const document = parse('query ($no: Boolean!) { node { ... on Item { id owner @include(if: $no) { id } } ... on User { email } } }');
+    const operation = document.definitions[0] as OperationDefinitionNode;
+    const typed = { node: { __typename: 'Item', id: '1', owner: { id: 'u' } } };
+    const untyped = { node: { id: '1', owner: { id: 'u' }, email: 'u@example.test' } };
+    const figures = () => [
+      actualCost(schema, document, operation, { no: true }, typed),
+      actualCost(schema, document, operation, { no: false }, typed),
+      actualCost(schema, document, operation, { no: true }, untyped),
+      actualCost(schema, document, operation, { no: false }, untyped),
+    ];
+    expect(figures()).toEqual([4, 2, 5, 3]);
+    expect(figures()).toEqual([4, 2, 5, 3]);
+  });
+
   it("a fragment whose type condition the object's __typename does not meet counts nothing, even when the data holds its keys", () => {
     const document = parse('{ node { __typename ... on Item { name } ... on User { email } } }');
     const operation = document.definitions[0] as OperationDefinitionNode;

@@ -12,6 +12,7 @@ import {
   type OperationDefinitionNode,
   type SelectionNode,
   type SelectionSetNode,
+  visit,
 } from 'graphql';
 import { fieldOn, fragmentsOf, isIntrospection, variableValue } from '../graphql/cost-model.js';
 
@@ -22,10 +23,41 @@ interface KeyedField {
   below: SelectionSetNode[];
   /** the field's named type when it has fields below it; null for a leaf */
   type: GraphQLCompositeType | null;
+  /** the place of `below`, once an answer reached it */
+  place?: Place;
 }
 
-/** The fields selected at one place of the operation, by runtime type name ('' for an unknown one). */
-type Collected = Map<string, KeyedField[]>;
+/** One place of the operation (its merged selection sets, of one type): the fields it selects, by runtime type. */
+interface Place {
+  sets: readonly SelectionSetNode[];
+  type: GraphQLCompositeType;
+  /** the fields on an object of `type`, when that is an object type */
+  fixed?: KeyedField[];
+  /** an abstract `type`'s fields by the object's runtime type name ('' for an unknown one) */
+  byRuntime?: Map<string, KeyedField[]>;
+}
+
+/** The places of one operation, built as answers reach them, for the values its `@skip`/`@include` variables had. */
+interface OperationPlans {
+  /** the variables some `@skip`/`@include` reads, in the document (the same whatever their values) */
+  conditions: string[];
+  byValues: Map<string, Place>;
+}
+
+/** A parsed document's fragments and its operations' places, for the schema they were built on. */
+interface DocumentPlans {
+  schema: GraphQLSchema;
+  fragments: Map<string, FragmentDefinitionNode>;
+  operations: Map<OperationDefinitionNode, OperationPlans>;
+}
+
+/**
+ * Yoga's parse cache hands out one document per text: what an operation selects where is worked out once for it
+ * (per `@skip`/`@include` outcome) instead of once per answer, so each answer costs only the walk over its data.
+ */
+const plans = new WeakMap<DocumentNode, DocumentPlans>();
+/** Outcomes of `@skip`/`@include` variables remembered per operation. */
+const MAX_REMEMBERED_OUTCOMES = 16;
 
 /**
  * The cost an executed operation actually had: each field counted once per item of every enclosing list, as
@@ -58,36 +90,71 @@ export function actualCost(
   variables: Record<string, unknown> | null | undefined,
   data: unknown,
 ): number {
-  const root = schema.getRootType(operation.operation);
-  if (!root) return 0;
-  const fragments = fragmentsOf(document);
+  const rootType = schema.getRootType(operation.operation);
+  if (!rootType) return 0;
+  const { fragments, root } = placesOf(schema, document, operation, variables, rootType);
   const included = (selection: SelectionNode) => isIncluded(selection, operation, variables);
-  // Per place in the operation (its merged selection sets) and runtime type: collected once, not once per item.
-  const collected = new Map<readonly SelectionSetNode[], Collected>();
-  const fieldsOf = (sets: readonly SelectionSetNode[], type: GraphQLCompositeType, object: Record<string, unknown>) => {
-    const runtime = isObjectType(type) ? type : typeNamed(schema, object['__typename']);
-    let byType = collected.get(sets);
-    if (!byType) collected.set(sets, (byType = new Map()));
-    let fields = byType.get(runtime?.name ?? '');
-    if (!fields) byType.set(runtime?.name ?? '', (fields = collectFields(schema, fragments, included, sets, type, runtime)));
+  const fieldsOf = (place: Place, object: Record<string, unknown>): KeyedField[] => {
+    if (isObjectType(place.type)) return (place.fixed ??= collectFields(schema, fragments, included, place.sets, place.type, place.type));
+    const runtime = typeNamed(schema, object['__typename']);
+    const byRuntime = (place.byRuntime ??= new Map());
+    let fields = byRuntime.get(runtime?.name ?? '');
+    if (!fields) byRuntime.set(runtime?.name ?? '', (fields = collectFields(schema, fragments, included, place.sets, place.type, runtime)));
     return fields;
   };
-  const count = (value: unknown, type: GraphQLCompositeType, sets: readonly SelectionSetNode[]): number => {
+  const count = (value: unknown, place: Place): number => {
     if (value === null || typeof value !== 'object') return 0;
     let total = 0;
     if (Array.isArray(value)) {
-      for (const item of value) total += count(item, type, sets);
+      for (const item of value) total += count(item, place);
       return total;
     }
     const object = value as Record<string, unknown>;
-    for (const field of fieldsOf(sets, type, object)) {
+    for (const field of fieldsOf(place, object)) {
       if (!Object.hasOwn(object, field.key)) continue;
       total += 1;
-      if (field.type) total += count(object[field.key], field.type, field.below);
+      if (field.type) total += count(object[field.key], (field.place ??= { sets: field.below, type: field.type }));
     }
     return total;
   };
-  return count(data, root, [operation.selectionSet]);
+  return count(data, root);
+}
+
+/** The root place of an operation for the request's `@skip`/`@include` outcomes: remembered, or new. */
+function placesOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | null | undefined,
+  rootType: GraphQLObjectType,
+): { fragments: Map<string, FragmentDefinitionNode>; root: Place } {
+  let known = plans.get(document);
+  if (!known || known.schema !== schema) plans.set(document, (known = { schema, fragments: fragmentsOf(document), operations: new Map() }));
+  const fresh: Place = { sets: [operation.selectionSet], type: rootType };
+  // An operation of another document is not remembered: its places serve this answer only.
+  if (!document.definitions.includes(operation)) return { fragments: known.fragments, root: fresh };
+  let forOperation = known.operations.get(operation);
+  if (!forOperation) known.operations.set(operation, (forOperation = { conditions: conditionVariables(document), byValues: new Map() }));
+  const { conditions } = forOperation;
+  const outcome =
+    conditions.length === 0 ? '' : conditions.map((name) => (variableValue(operation, variables, name) === true ? '1' : '0')).join('');
+  const root = forOperation.byValues.get(outcome);
+  if (root) return { fragments: known.fragments, root };
+  if (forOperation.byValues.size < MAX_REMEMBERED_OUTCOMES) forOperation.byValues.set(outcome, fresh);
+  return { fragments: known.fragments, root: fresh };
+}
+
+/** The variables the document's `@skip`/`@include` conditions read. */
+function conditionVariables(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  visit(document, {
+    Directive(directive) {
+      if (directive.name.value !== 'skip' && directive.name.value !== 'include') return;
+      const condition = directive.arguments?.find((argument) => argument.name.value === 'if')?.value;
+      if (condition?.kind === Kind.VARIABLE) names.add(condition.name.value);
+    },
+  });
+  return [...names];
 }
 
 /** Whether `@skip`/`@include` let a selection run, with the request's variables (else the operation's defaults). */

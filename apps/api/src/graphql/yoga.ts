@@ -13,7 +13,7 @@ import type { Config } from '../config/load.js';
 import { principalFrom, type AccessTokenVerifier, type CallerResolution } from '@latchkey/auth/tokens';
 import type { AppServices, GraphQLContext, RequestContext } from './context.js';
 import { DATABASE_FREE_FIELDS } from './schema.js';
-import { useCostLimit } from './plugins/use-cost-limit.js';
+import { useCostLimit, type CostEstimator } from './plugins/use-cost-limit.js';
 import { useDatabaseAvailability } from './plugins/use-database-availability.js';
 import { useErrorCodes } from './plugins/use-error-codes.js';
 import { useErrorLog } from './plugins/use-error-log.js';
@@ -59,6 +59,8 @@ export interface GraphQLHandlerDeps {
   tracing?: Plugin;
   /** the callers' cost budgets (API_BUDGET); undefined: off */
   budget?: Plugin<GraphQLContext>;
+  /** the cost estimator MAX_COST shares with the budgets; undefined: one of its own */
+  costEstimator?: CostEstimator;
   /** the GraphiQL page (GRAPHIQL on); undefined: none is served */
   graphiql?: () => Promise<GraphiQLPage>;
 }
@@ -116,6 +118,7 @@ export function createGraphQLHandler({
   countError,
   tracing,
   budget,
+  costEstimator,
   graphiql,
 }: GraphQLHandlerDeps) {
   const { limits } = config;
@@ -159,7 +162,7 @@ export function createGraphQLHandler({
       useQueryLimits(limits),
       // Before the other checks before execution: what they refuse is charged its minimum (docs/graphql.md, "Budgets").
       ...(budget ? [budget] : []),
-      useCostLimit(limits),
+      useCostLimit(limits, costEstimator),
       useIntrospectionAccess({ introspection: config.introspection, rules: routeRules, challengeOf: callers.challengeOf }),
       // Route level (spec Authorization 1, 4, 7): the caller resolved once per operation, then judged once per document.
       useGenericAuth({ mode: 'resolve-only', contextFieldName: 'caller', resolveUserFn: resolveCaller }),

@@ -12,6 +12,7 @@ import { authorizationOfOperation, proofOfOperation, type AppServices, type Grap
 import { graphiQLPage } from '../graphql/graphiql-page.js';
 import { createPersistedOperations, importAllowlist, registerDemoOperations } from '../graphql/persisted.js';
 import { buildSchema } from '../graphql/schema.js';
+import { createCostEstimator } from '../graphql/plugins/use-cost-limit.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { useOperationMetrics } from '../observability/use-operation-metrics.js';
@@ -78,6 +79,8 @@ export async function createGraphQLTransports(deps: GraphQLTransportDeps) {
     proofOf: proofOfOperation,
   });
   const routeRules = createRouteRules();
+  // One estimate per operation for MAX_COST and the budgets alike (one cache, asked twice in a row).
+  const costEstimator = createCostEstimator(config.limits);
   const yoga = createGraphQLHandler({
     config,
     logger,
@@ -94,7 +97,14 @@ export async function createGraphQLTransports(deps: GraphQLTransportDeps) {
     countError: metrics?.graphqlError,
     tracing,
     budget:
-      budgets && useApiBudget({ budgets, cost: config.limits, callerOf: (context) => callers.resolveUserFn(context as GraphQLContext) }),
+      budgets &&
+      useApiBudget({
+        budgets,
+        cost: config.limits,
+        estimate: costEstimator,
+        callerOf: (context) => callers.resolveUserFn(context as GraphQLContext),
+      }),
+    costEstimator,
     graphiql,
   });
   // GraphQL over WebSocket (graphql-ws) on /graphql: the same rules, applied on a path Yoga's HTTP plugins never see.

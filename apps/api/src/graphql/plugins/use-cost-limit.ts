@@ -177,9 +177,31 @@ export type CostEstimator = (
 /**
  * The estimate of `estimateCost`, remembered per parsed document and operation, keyed by the page sizes its
  * variables give (a dashboard sends the same `$first` every time), so a repeated operation costs a lookup instead of
- * a walk. Used by MAX_COST and by the budgets.
+ * a walk. One estimator serves MAX_COST and the budgets (graphql-transports.ts), which ask for the same operation one
+ * after the other: the last figure is kept for exactly those arguments, so the second asks nothing of the cache.
  */
 export function createCostEstimator(options: Pick<CostLimitOptions, 'defaultListSize' | 'maxPageSize'>): CostEstimator {
+  const estimate = rememberedEstimates(options);
+  let last:
+    | { schema: GraphQLSchema; document: DocumentNode; operationName: unknown; variables: unknown; cost: number | undefined }
+    | undefined;
+  return (schema, document, operationName, variables) => {
+    if (
+      last &&
+      last.document === document &&
+      last.variables === variables &&
+      last.operationName === operationName &&
+      last.schema === schema
+    )
+      return last.cost;
+    const cost = estimate(schema, document, operationName, variables);
+    last = { schema, document, operationName, variables, cost };
+    return cost;
+  };
+}
+
+/** The figures remembered per document and operation, by page sizes. */
+function rememberedEstimates(options: Pick<CostLimitOptions, 'defaultListSize' | 'maxPageSize'>): CostEstimator {
   const maxPageSize = options.maxPageSize ?? 100;
   const known = new WeakMap<DocumentNode, Map<string, KnownCosts>>();
   return (schema, document, operationName, variables) => {
@@ -207,9 +229,11 @@ export function createCostEstimator(options: Pick<CostLimitOptions, 'defaultList
   };
 }
 
-/** Runs per request, after validation, with the request's variables: a cached validation result cannot skip it. */
-export function useCostLimit(options: CostLimitOptions): Plugin {
-  const costOf = createCostEstimator(options);
+/**
+ * Runs per request, after validation, with the request's variables: a cached validation result cannot skip it.
+ * `costOf`: the estimator the budgets share (one cache for both), else one of its own.
+ */
+export function useCostLimit(options: CostLimitOptions, costOf: CostEstimator = createCostEstimator(options)): Plugin {
   const check = ({
     args,
     setResultAndStopExecution,
