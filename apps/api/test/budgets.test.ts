@@ -184,7 +184,7 @@ describe('a budget per caller', () => {
       }
       expect(refusal?.errors?.[0]?.extensions?.['code']).toBe('RATE_LIMITED');
       // Over HTTP the same bucket: short of the refused operation's cost but for what refilled since (1 a second).
-      const requested = (refusal?.extensions?.['cost'] as { requestedQueryCost: number }).requestedQueryCost;
+      const requested = (refusal?.extensions?.['cost'] as { requestedQueryCost: number } | undefined)?.requestedQueryCost ?? 0;
       const overHttp = await postGraphQL(url, { query: '{ rateLimit { currentlyAvailable } }' }, { token });
       const refilled = (BUDGETS.plans.PRO.restorePerSecond * (performance.now() - startedAt)) / 1000;
       expect(overHttp.json.data.rateLimit.currentlyAvailable).toBeLessThan(requested + refilled);
