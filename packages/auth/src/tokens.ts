@@ -14,14 +14,17 @@ export {
   type SigningKey,
 } from './keys/key-material.js';
 export {
-  bearerToken,
   challengeFor,
   createAccessTokenVerifier,
+  createCallerResolution,
+  principalFrom,
   type AccessTokenVerifier,
   type AccessTokenVerifierOptions,
   type Caller,
+  type CallerResolution,
+  type CallerResolutionOptions,
   type Principal,
-  type ProofOf,
+  type PrincipalResult,
   type TokenRejection,
   type VerificationResult,
 } from './principal/access-token-verifier.js';
@@ -38,14 +41,11 @@ export {
 export { mintAccessToken, type MintAccessTokenInput } from './principal/mint-access-token.js';
 export {
   authorizationOfConnection,
-  createCallerResolution,
-  principalFrom,
+  bearerToken,
   proofOfConnection,
-  type CallerResolution,
-  type CallerResolutionOptions,
   type PresentedCredential,
-  type PrincipalResult,
-} from './principal/caller.js';
+  type ProofOf,
+} from './principal/presented-credential.js';
 export {
   combineStepUp,
   CREDENTIAL_CHANGE_STEP_UP,

@@ -1,6 +1,14 @@
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { definePolicy, onDenied, useAuthorizationErrors, useDirectiveRules, fieldRulesOf, type DenialEvent } from './index.js';
+import {
+  definePolicy,
+  onDenied,
+  useAuthorizationErrors,
+  useDirectiveRules,
+  fieldRulesOf,
+  type DenialEvent,
+  type DirectiveRulesContext,
+} from './index.js';
 
 interface User {
   id: string;
@@ -57,7 +65,7 @@ const NOTES: (Note & { hint: string })[] = [
 
 function server(fieldLevel: boolean) {
   let resolved = 0;
-  const yoga = createYoga<{ user?: User | null }>({
+  const yoga = createYoga<DirectiveRulesContext<User>>({
     logging: false,
     schema: createSchema({
       typeDefs,
@@ -79,8 +87,7 @@ function server(fieldLevel: boolean) {
       },
     }),
     plugins: [
-      useDirectiveRules<User, { user?: User | null }>({
-        subject: (context) => context.user ?? null,
+      useDirectiveRules<User>({
         policies: Policies,
         roleAbility: Policies[1].role,
         fieldLevel,
@@ -96,7 +103,7 @@ function server(fieldLevel: boolean) {
         headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
         body: JSON.stringify({ query }),
       },
-      { user },
+      { subjectAtHand: () => user },
     );
     return { status: res.status, body: (await res.json()) as { data: any; errors?: { path: string[]; extensions: { code: string } }[] } };
   };
@@ -154,7 +161,7 @@ describe('route level from SDL metadata (spec Authorization 1, 4, 5, 7)', () => 
       createYoga({
         logging: false,
         schema: createSchema({ typeDefs: typeDefs.replace('RoutePolicy.beta', 'RoutePolicy.nope'), resolvers: {} }),
-        plugins: [useDirectiveRules({ subject: () => null, policies: Policies, roleAbility: Policies[1].role })],
+        plugins: [useDirectiveRules({ policies: Policies, roleAbility: Policies[1].role })],
       });
     expect(broken).toThrow(/RoutePolicy\.nope/);
   });

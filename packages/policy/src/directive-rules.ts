@@ -15,12 +15,19 @@ import { isAuthorizationDenied } from './denial.js';
 import { governingMarks, ruleDirectives, type RuleDirectiveNames } from './route-rules.js';
 import type { Ability } from './types.js';
 
-export interface DirectiveRulesOptions<User, Context> extends RuleDirectiveNames {
+/**
+ * What the directive rules ask of a GraphQL context: the caller as the abilities see it. The app's context gives it
+ * where the app makes its context, so the one subject of a request is the one every check sees.
+ */
+export interface DirectiveRulesContext<User> {
   /**
-   * The caller as the abilities see it, or null for a guest; called once per checked field (memoise it per request).
+   * The caller as the abilities see it, or null for a guest; asked once per checked field (memoise it per request).
    * Answer the value itself, not a promise, once it is known: the check then runs without one.
    */
-  subject: (context: Context) => User | null | Promise<User | null>;
+  subjectAtHand(): User | null | Promise<User | null>;
+}
+
+export interface DirectiveRulesOptions<User> extends RuleDirectiveNames {
   /** Policies whose abilities `@can(ability: "Policy.ability")` may name. */
   policies: readonly ({ readonly name: string } & object)[];
   /** The ability behind `@auth(role: X)`, called as `(user, role)`. Required when the schema uses `role`. */
@@ -53,7 +60,7 @@ const signedIn: Ability<unknown, []> = Object.freeze({
 const wrapped = new WeakSet<GraphQLSchema>();
 
 /** What reads a field's marks into rules: the one reader of `@auth` / `@can` for every edge. */
-export type FieldRuleOptions<User> = RuleDirectiveNames & Pick<DirectiveRulesOptions<User, never>, 'policies' | 'roleAbility'>;
+export type FieldRuleOptions<User> = RuleDirectiveNames & Pick<DirectiveRulesOptions<User>, 'policies' | 'roleAbility'>;
 
 function createRuleReader<User>(schema: GraphQLSchema, options: FieldRuleOptions<User>) {
   const names = ruleDirectives(options);
@@ -102,14 +109,18 @@ function createRuleReader<User>(schema: GraphQLSchema, options: FieldRuleOptions
 /**
  * Route and field level from SDL metadata (spec Authorization 1, 3, 4, 5, 12, 13): `@auth(role:)` and
  * `@can(ability:)` are checked before the resolver runs, from the caller (and, at field level, the row)
- * alone. A field's own marks replace its type's (rule 1); `@public` on the field clears the type's marks.
+ * alone, the caller as the context gives it (`DirectiveRulesContext`). A field's own marks replace its type's
+ * (rule 1); `@public` on the field clears the type's marks.
  * A denial is an `AuthorizationDenied` at the field's path: null there, UNAUTHENTICATED for a guest and
  * FORBIDDEN for a known user, published on the denial stream (convert it with `useAuthorizationErrors`);
  * with `@can(ability: "...", silent: true)` the field is simply null (silent hiding, spec Authorization 12).
  *
  * The resolvers of marked fields are wrapped once per schema, in place; unmarked fields cost nothing.
  */
-export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, options: DirectiveRulesOptions<User, Context>): GraphQLSchema {
+export function applyDirectiveRules<User, Context extends DirectiveRulesContext<User>>(
+  schema: GraphQLSchema,
+  options: DirectiveRulesOptions<User>,
+): GraphQLSchema {
   if (wrapped.has(schema)) return schema;
   wrapped.add(schema);
   const roots = new Set(
@@ -142,7 +153,7 @@ export function applyDirectiveRules<User, Context>(schema: GraphQLSchema, option
       };
       field.resolve = (source, args, context, info) => {
         return handleMaybePromise(
-          () => options.subject(context),
+          () => context.subjectAtHand(),
           (user) => guarded(user, source, args, context, info),
         );
       };
@@ -183,10 +194,10 @@ export function fieldRulesOf<User>(schema: GraphQLSchema, typeName: string, opti
  * Envelop plugin form of `applyDirectiveRules`: wraps the resolvers of the schema in use. Register
  * `useAuthorizationErrors()` as well so denials leave as UNAUTHENTICATED / FORBIDDEN errors.
  */
-export function useDirectiveRules<User, Context>(options: DirectiveRulesOptions<User, Context>) {
+export function useDirectiveRules<User>(options: DirectiveRulesOptions<User>) {
   return {
     onSchemaChange({ schema }: { schema: GraphQLSchema }) {
-      applyDirectiveRules(schema, options);
+      applyDirectiveRules<User, DirectiveRulesContext<User>>(schema, options);
     },
   };
 }

@@ -19,7 +19,7 @@ export { convertDenials, denialToGraphQLError, useAuthorizationErrors } from './
 
 // Route and field level from SDL directives
 export { applyDirectiveRules, fieldRulesOf, useDirectiveRules } from './directive-rules.js';
-export type { DirectiveRulesOptions, FieldRule, FieldRuleOptions } from './directive-rules.js';
+export type { DirectiveRulesContext, DirectiveRulesOptions, FieldRule, FieldRuleOptions } from './directive-rules.js';
 export { createRouteRules, governingMarks, ruleDirectives } from './route-rules.js';
 export type { RouteRequirements, RouteRules, RuleDirectiveNames } from './route-rules.js';
 export { useRouteRules } from './use-route-rules.js';

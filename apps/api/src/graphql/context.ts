@@ -1,8 +1,19 @@
-import type { Database } from '@latchkey/db';
 import { openDomainRequest, type DomainRequest, type DomainServices } from '../domain/request.js';
 import { databaseOf, type RequestDatabase, type RequestScope } from '../domain/request-scope.js';
 import type { YogaInitialContext } from 'graphql-yoga';
-import { proofOfRequest, type Caller, type ProofContext } from '@latchkey/auth/tokens';
+import { useGenericAuth } from '@envelop/generic-auth';
+import type { DirectiveRulesContext } from '@latchkey/policy';
+import { handleMaybePromise } from '@whatwg-node/promise-helpers';
+import {
+  createCallerResolution,
+  proofOfRequest,
+  type AccessTokenVerifier,
+  type Caller,
+  type Principal,
+  type ProofContext,
+} from '@latchkey/auth/tokens';
+import { isDatabaseUnavailable, type Database } from '@latchkey/db';
+import { serviceUnavailable } from './errors.js';
 import type { AuditTrail } from '@latchkey/auth';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 import type { SessionServices } from '../domain/sessions.js';
@@ -26,11 +37,12 @@ export interface AppServices extends DomainServices {
 }
 
 /**
- * What the context factory adds to Yoga's initial context: an operation's request scope (its request id, its HTTP
- * request, its deadline from the start of execution), the caller and the app's services.
+ * What the context factory (`operationContext`) adds to Yoga's initial context: an operation's request scope (its
+ * request id, its HTTP request, its deadline from the start of execution), the caller and the app's services, and
+ * the caller's attributes as the directive rules ask for them (`subjectAtHand`).
  */
-export interface RequestContext extends RequestScope {
-  /** the verified caller, or null for a guest (spec Authentication 2); set by generic-auth's resolveUserFn */
+export interface RequestContext extends RequestScope, DirectiveRulesContext<Subject> {
+  /** the verified caller, or null for a guest (spec Authentication 2); set by `createOperationCallers`' plugin */
   caller: Caller;
   app: AppServices;
   /** set by a subscription before each event is resolved: the scope of that event's fresh memos */
@@ -38,6 +50,15 @@ export interface RequestContext extends RequestScope {
 }
 
 export type GraphQLContext = YogaInitialContext & RequestContext;
+
+/** Each operation's context as Yoga's context factory makes it, over HTTP and over WebSocket; the caller comes next. */
+export const operationContext = (app: AppServices, requestId: string) =>
+  ({ requestId, app, subjectAtHand: subjectAtHandOfContext }) as RequestContext;
+
+/** The directive rules' `context.subjectAtHand()`: the one subject of the request, as the resolvers see it too. */
+function subjectAtHandOfContext(this: GraphQLContext): Subject | null | Promise<Subject | null> {
+  return subjectAtHand(this);
+}
 
 /**
  * The `Authorization` value an operation carries: a WebSocket operation its connection's credential
@@ -60,6 +81,39 @@ export function proofOfOperation(context: GraphQLContext): ProofContext | undefi
   const { req } = context as { req?: Parameters<typeof proofOfRequest>[0] };
   return req ? proofOfRequest(req) : undefined;
 }
+
+/**
+ * Who calls each operation (spec Authentication 1-5), over HTTP and over WebSocket alike: the plugin (`useCaller`)
+ * sets `context.caller` once per operation at its root, from the credential the operation carries
+ * (`authorizationOfOperation`, `proofOfOperation`); `challengeOf` is the challenge of a refused one. Made once.
+ */
+export function createOperationCallers(verifier: AccessTokenVerifier) {
+  const callers = createCallerResolution<GraphQLContext>({
+    verifier,
+    authorizationOf: authorizationOfOperation,
+    proofOf: proofOfOperation,
+  });
+  // A caller whose token names a session this instance cannot judge now (the ended-sessions list is stale) is
+  // refused with SERVICE_UNAVAILABLE before anything runs: not let through, not a 500.
+  const unavailable = (error: unknown): never => {
+    throw isDatabaseUnavailable(error) ? serviceUnavailable() : error;
+  };
+  const resolveCaller: typeof callers.resolveUserFn = (context) =>
+    handleMaybePromise(
+      () => callers.resolveUserFn(context),
+      (caller) => caller,
+      unavailable,
+    );
+  return {
+    resolveUserFn: callers.resolveUserFn,
+    challengeOf: callers.challengeOf,
+    /** generic-auth, resolving only: refusing a guest is the route rules' */
+    useCaller: (): ReturnType<typeof useGenericAuth<Principal, GraphQLContext, 'caller'>> =>
+      useGenericAuth({ mode: 'resolve-only', contextFieldName: 'caller', resolveUserFn: resolveCaller }),
+  };
+}
+
+export type OperationCallers = ReturnType<typeof createOperationCallers>;
 
 /**
  * What per-request memos (the subject, the loaders, the database view) are keyed by: the request, or for a

@@ -4,7 +4,6 @@ import type { GraphQLSchema } from 'graphql';
 import { createSchema } from 'graphql-yoga';
 import { AccountPolicy, DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
-import { subjectAtHand } from './context.js';
 import { MODEL_SERVED_FIELDS } from '../generated/model-served.js';
 import { typeDefs } from '../generated/type-defs.js';
 import { resolverGaps, type CompletenessCheck } from './completeness.js';
@@ -74,7 +73,7 @@ export function buildSchema() {
   const gaps = resolverGaps(executable, resolverMaps, MODEL_SERVED_FIELDS);
   if (gaps.length > 0) throw new SchemaGapError(gaps);
   const schema = applyStepUpRules(executable);
-  return applyDirectiveRules<Subject, GraphQLContext>(schema, { ...MARKED_ABILITIES, subject: subjectAtHand, fieldLevel: true });
+  return applyDirectiveRules<Subject, GraphQLContext>(schema, { ...MARKED_ABILITIES, fieldLevel: true });
 }
 
 /** The abilities the schema's marks (`@auth(role:)`, `@can(ability:)`) may name. */

@@ -1,17 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import { usePersistedOperations, type PersistedOperationStore, type RegistrationDecision } from '@latchkey/persisted';
-import { useGenericAuth } from '@envelop/generic-auth';
 import { useAuthorizationErrors, useRouteRules, type RouteRules } from '@latchkey/policy';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { createYoga, maskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import { isDatabaseUnavailable, type DatabaseHealth } from '@latchkey/db';
 import { isDomainError } from '../domain/errors.js';
-import { serviceUnavailable, serviceUnavailableAt, unauthenticated } from './errors.js';
+import { serviceUnavailableAt, unauthenticated } from './errors.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
-import { principalFrom, type AccessTokenVerifier, type CallerResolution } from '@latchkey/auth/tokens';
-import type { AppServices, GraphQLContext, RequestContext } from './context.js';
+import { principalFrom, type AccessTokenVerifier } from '@latchkey/auth/tokens';
+import { operationContext, type AppServices, type GraphQLContext, type OperationCallers, type RequestContext } from './context.js';
 import { DATABASE_FREE_FIELDS } from './schema.js';
 import { useCostLimit, type CostEstimator } from './plugins/use-cost-limit.js';
 import { useDatabaseAvailability } from './plugins/use-database-availability.js';
@@ -33,8 +32,8 @@ export interface GraphQLHandlerDeps {
   config: Config;
   logger: Logger;
   verifier: AccessTokenVerifier;
-  /** who calls: each operation's caller, resolved once (generic-auth's resolveUserFn) */
-  callers: CallerResolution<GraphQLContext>;
+  /** who calls: each operation's caller, resolved once (`createOperationCallers`) */
+  callers: OperationCallers;
   /** what a guest may see: the route rules shared with the WebSocket start and public caching */
   routeRules: RouteRules;
   app: AppServices;
@@ -123,17 +122,6 @@ export function createGraphQLHandler({
 }: GraphQLHandlerDeps) {
   const { limits } = config;
 
-  // A caller whose token names a session this instance cannot judge now (the ended-sessions list is stale) is
-  // refused with SERVICE_UNAVAILABLE before anything runs: not let through, not a 500.
-  const unavailable = (error: unknown): never => {
-    throw isDatabaseUnavailable(error) ? serviceUnavailable() : error;
-  };
-  const resolveCaller: typeof callers.resolveUserFn = (context) =>
-    handleMaybePromise(
-      () => callers.resolveUserFn(context),
-      (caller) => caller,
-      unavailable,
-    );
   const signedInRequest = (req: IncomingMessage) =>
     handleMaybePromise(
       () => principalFrom(verifier, { authorization: req.headers.authorization }),
@@ -143,8 +131,8 @@ export function createGraphQLHandler({
   return createYoga<{ req?: IncomingMessage }, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
-    // The caller is resolved by generic-auth (resolveUserFn), once per operation at the root (spec Authentication 5).
-    context: ({ req }) => ({ requestId: req ? requestIdOf(req) : '', app }) as RequestContext,
+    // The caller is resolved by generic-auth (callers.useCaller), once per operation at the root (spec Authentication 5).
+    context: ({ req }) => operationContext(app, req ? requestIdOf(req) : ''),
     plugins: [
       // First: it fills in the text of a persisted operation that the parameter checks then see.
       usePersistedOperations<{ req?: IncomingMessage }>({
@@ -165,7 +153,7 @@ export function createGraphQLHandler({
       useCostLimit(limits, costEstimator),
       useIntrospectionAccess({ introspection: config.introspection, rules: routeRules, challengeOf: callers.challengeOf }),
       // Route level (spec Authorization 1, 4, 7): the caller resolved once per operation, then judged once per document.
-      useGenericAuth({ mode: 'resolve-only', contextFieldName: 'caller', resolveUserFn: resolveCaller }),
+      callers.useCaller(),
       useRouteRules<GraphQLContext>({
         rules: routeRules,
         isGuest: (context) => context.caller === null,

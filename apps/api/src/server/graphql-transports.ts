@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { createCallerResolution, type SignInLimits } from '@latchkey/auth';
+import type { SignInLimits } from '@latchkey/auth';
 import type { AccessTokenVerifier } from '@latchkey/auth/tokens';
 import type { DatabaseHandle } from '@latchkey/db';
 import { createPersistedRequestResolver, ManifestError } from '@latchkey/persisted';
@@ -8,7 +8,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/load.js';
-import { authorizationOfOperation, proofOfOperation, type AppServices, type GraphQLContext } from '../graphql/context.js';
+import { createOperationCallers, type AppServices, type GraphQLContext } from '../graphql/context.js';
 import { graphiQLPage } from '../graphql/graphiql-page.js';
 import { createPersistedOperations, importAllowlist, registerDemoOperations } from '../graphql/persisted.js';
 import { buildSchema } from '../graphql/schema.js';
@@ -73,11 +73,7 @@ export async function createGraphQLTransports(deps: GraphQLTransportDeps) {
   const persisted = await preparePersistedOperations(config, database, signInLimits, logger, schema);
   const graphiql = config.graphiql ? graphiQLPage : undefined;
   // Who calls and what a guest may see: one resolution and one set of route rules for HTTP and WebSocket alike.
-  const callers = createCallerResolution<GraphQLContext>({
-    verifier,
-    authorizationOf: authorizationOfOperation,
-    proofOf: proofOfOperation,
-  });
+  const callers = createOperationCallers(verifier);
   const routeRules = createRouteRules();
   // One estimate per operation for MAX_COST and the budgets alike (one cache, asked twice in a row).
   const costEstimator = createCostEstimator(config.limits);

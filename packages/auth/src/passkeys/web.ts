@@ -11,10 +11,9 @@ import {
   startPasskeyRegistration,
   type PasskeyRelyingParty,
 } from './index.js';
-import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
+import { principalFrom, type AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import type { Principal } from '../principal/access-token-verifier.js';
 import { proofOfRequest } from '../principal/dpop-proof.js';
-import { principalFrom } from '../principal/caller.js';
 import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp, stepUpChallengeHeader, stepUpParameters } from '../principal/step-up.js';
 import type { SignInLimits } from '../rate-limit/index.js';
 import { isRandomTokenShaped, randomToken } from '../secrets/random-token.js';

@@ -1,5 +1,13 @@
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { isPromise } from '@whatwg-node/promise-helpers';
 import { dpopChallenge, type DpopError, type DpopProofCheck, type ProofContext } from './dpop-proof.js';
+import {
+  authorizationOfConnection,
+  presentedToken,
+  proofOfConnection,
+  type PresentedCredential,
+  type ProofOf,
+} from './presented-credential.js';
 
 /** The verified caller of one request: a copy of the access token's claims (a snapshot, see spec Authentication 3). */
 export interface Principal {
@@ -79,8 +87,6 @@ interface CacheEntry {
   dpopToken?: string;
 }
 
-/** The proof a request carries, asked for only when its credential uses the DPoP scheme (bearer requests never build one). */
-export type ProofOf = () => ProofContext | undefined;
 const NO_PROOF: ProofContext = Object.freeze({ proof: undefined, method: '', path: '' });
 
 const MALFORMED: VerificationResult = Object.freeze({ ok: false, rejection: 'malformed' });
@@ -325,21 +331,64 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
 
 export type AccessTokenVerifier = ReturnType<typeof createAccessTokenVerifier>;
 
-/** `Authorization: Bearer <token>` or `DPoP <token>` (schemes case-insensitive); false when it is neither. */
-function presentedToken(header: string): { scheme: 'bearer' | 'dpop'; token: string } | false {
-  const space = header.indexOf(' ');
-  if (space < 0) return false;
-  const scheme = header.slice(0, space).toLowerCase();
-  if (scheme !== 'bearer' && scheme !== 'dpop') return false;
-  const token = header.slice(space + 1).trim();
-  return token.length > 0 ? { scheme, token } : false;
+// Who is calling: the verified token's claims (`Principal`, above), found the one way every entry point finds them
+// (`principalFrom`), and, for GraphQL, once per operation (`createCallerResolution`).
+
+/** The caller as a verification settles it: `undefined` when nothing was presented (a guest). */
+export type PrincipalResult = VerificationResult | undefined;
+
+const NOT_A_TOKEN: VerificationResult = Object.freeze({ ok: false, rejection: 'malformed' });
+
+/**
+ * The one way every entry point (GraphQL over HTTP and WebSocket, REST, the login routes' API callers) works
+ * out who is calling (spec Authentication 1-5): the presented credential verified once, cached
+ * by its exact text until it expires. Answers synchronously on a cache hit, so the signed-in hot path costs a
+ * Map lookup. A presented credential that does not verify is `{ ok: false }`, never a guest: the caller decides
+ * whether that is a 401 (REST, WebSocket) or a guest whose refusal carries its challenge (GraphQL's public fields).
+ */
+export function principalFrom(verifier: AccessTokenVerifier, presented: PresentedCredential): PrincipalResult | Promise<PrincipalResult> {
+  if ('authorization' in presented) return verifier.verifyAuthorization(presented.authorization, presented.dpop);
+  const header = authorizationOfConnection(presented.connectionParams);
+  if (header === false) return NOT_A_TOKEN;
+  return verifier.verifyAuthorization(header, () => proofOfConnection(presented.connectionParams, presented.path ?? '/graphql'));
 }
 
-/** `Authorization: Bearer <token>` (RFC 6750: scheme case-insensitive). undefined = no credential presented. */
-export function bearerToken(header: string | null | undefined): string | undefined | false {
-  if (header == null || header === '') return undefined;
-  const space = header.indexOf(' ');
-  if (space < 0 || header.slice(0, space).toLowerCase() !== 'bearer') return false;
-  const token = header.slice(space + 1).trim();
-  return token.length > 0 ? token : false;
+export interface CallerResolutionOptions<Context extends object> {
+  verifier: AccessTokenVerifier;
+  /** The `Authorization` value an operation carries: its request's header, or its WebSocket connection's credential. */
+  authorizationOf: (context: Context) => string | null | undefined;
+  /** The DPoP proof an operation carries (its request's `DPoP` header, method and path), for DPoP-bound tokens. */
+  proofOf?: (context: Context) => ProofContext | undefined;
+}
+
+export interface CallerResolution<Context extends object> {
+  /**
+   * `@envelop/generic-auth`'s `resolveUserFn`: the operation's caller, once per operation, through `principalFrom`
+   * (synchronous on a cached bearer token). A presented credential that does not verify makes a guest (`null`)
+   * whose refusal says so (`challengeOf`).
+   */
+  resolveUserFn: (context: Context) => Caller | Promise<Caller>;
+  /** The `WWW-Authenticate` challenge for the operation's refused credential (Bearer's, or DPoP's); undefined if none. */
+  challengeOf: (context: Context) => string | undefined;
+}
+
+/** The caller of a GraphQL operation (spec Authentication 1-5), resolved once per operation and remembered beside it. */
+export function createCallerResolution<Context extends object>(options: CallerResolutionOptions<Context>): CallerResolution<Context> {
+  const { verifier, authorizationOf, proofOf } = options;
+  const rejected = new WeakMap<Context, VerificationResult & { ok: false }>();
+  const settle = (context: Context, result: PrincipalResult): Caller => {
+    if (result?.ok) return result.principal;
+    if (result) rejected.set(context, result);
+    return null;
+  };
+  return {
+    resolveUserFn(context) {
+      const verified = principalFrom(verifier, { authorization: authorizationOf(context), dpop: proofOf && (() => proofOf(context)) });
+      return isPromise(verified) ? verified.then((result) => settle(context, result)) : settle(context, verified);
+    },
+    challengeOf: (context) => {
+      const result = rejected.get(context);
+      return result ? challengeFor(result) : undefined;
+    },
+  };
 }
