@@ -9,7 +9,7 @@ import {
 } from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { Config } from './config/load.js';
-import { databaseFault, dataDirFault } from './config/start-up-errors.js';
+import { databaseFault, dataDirFault, redisFault } from './config/start-up-errors.js';
 import { join } from 'node:path';
 import {
   createDevOutbox,
@@ -181,7 +181,9 @@ async function startEvents(
   metrics: ServiceMetrics | undefined,
   resources: (() => Promise<void>)[],
 ) {
-  const wake = await createWakeChannel(config, database, logger, { listen: true });
+  const wake = await createWakeChannel(config, database, logger, { listen: true }).catch((error: unknown) => {
+    throw redisFault(error, config.redisUrl);
+  });
   resources.push(() => wake.close());
   const outbox = await startOutboxReader({
     database,
@@ -284,7 +286,9 @@ export async function startService(
   const resources: (() => Promise<void>)[] = [];
   try {
     await prepareDatabase(config, database, logger);
-    const limits = await startSignInLimits(config, database);
+    const limits = await startSignInLimits(config, database).catch((error: unknown) => {
+      throw redisFault(error, config.redisUrl);
+    });
     resources.push(() => limits.close());
     resources.push(startPurgingExpiredRecords(database, logger));
     const gauges: GaugeSources = { openSubscriptions: () => 0, webSocketConnections: () => 0 };
@@ -300,7 +304,9 @@ export async function startService(
     const endedSessions = await startEndedSessions(database, logger, options.endedSessionsClock);
     resources.push(async () => endedSessions.stop());
     const budgets = config.budget.enabled
-      ? await openBudgetStore({ config, database, logger, decidedLocally: metrics?.budgets.decidedLocally })
+      ? await openBudgetStore({ config, database, logger, decidedLocally: metrics?.budgets.decidedLocally }).catch((error: unknown) => {
+          throw redisFault(error, config.redisUrl);
+        })
       : undefined;
     if (budgets) resources.push(() => budgets.close());
     const app = await createHttpApp({

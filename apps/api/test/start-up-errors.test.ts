@@ -85,6 +85,15 @@ describe('start-up faults of the environment: plain lines naming the fix, exit 1
     expectPlainRefusal(result, `DATA_DIR ${join(file, 'data')}: Latchkey cannot keep its data there`);
   });
 
+  it('a Redis server that does not answer names REDIS_URL and the address, never the password', async () => {
+    const dataDir = testTempDir('start-up-errors');
+    seedPgliteDataDir(dataDir);
+    const port = await freePort();
+    const result = await start({ DATA_DIR: dataDir, REDIS_URL: `redis://user:s3cret@127.0.0.1:${port}` });
+    expectPlainRefusal(result, `REDIS_URL: no Redis server answers at 127.0.0.1:${port}`);
+    expect(result.stderr).not.toContain('s3cret');
+  }, 60_000);
+
   it('an API_BUDGET_FILE with a negative, a missing or an unknown figure names the key path', async () => {
     const dir = testTempDir('start-up-errors');
     const size = { capacity: 100, restorePerSecond: 5 };

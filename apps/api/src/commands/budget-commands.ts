@@ -8,6 +8,7 @@ import { createPostgresBuckets } from '../budget/postgres-buckets.js';
 import { openRedisBuckets } from '../budget/redis-buckets.js';
 import type { SharedBuckets } from '../budget/shared-buckets.js';
 import type { Config } from '../config/load.js';
+import { redisFault } from '../config/start-up-errors.js';
 import { NotFoundError } from '../domain/errors.js';
 import { withDatabase } from './database-commands.js';
 import { UsageError } from './usage.js';
@@ -43,7 +44,9 @@ async function withSharedBuckets<T>(
   return withDatabase(config, async (database) => {
     await runMigrations(database);
     const buckets = config.redisUrl
-      ? await openRedisBuckets(config.redisUrl, { timeoutMs: config.database.timeoutMs })
+      ? await openRedisBuckets(config.redisUrl, { timeoutMs: config.database.timeoutMs }).catch((error: unknown) => {
+          throw redisFault(error, config.redisUrl);
+        })
       : createPostgresBuckets(database);
     try {
       return await run(buckets, database);

@@ -45,6 +45,9 @@ export const START_UP_ERRORS = {
   DATABASE_IN_USE: ({ dataDir, pid }: { dataDir: string; pid: number }) =>
     `the embedded database in ${dataDir} is open in process ${pid} (a server still running?); it serves one process at a time.\n` +
     '  Stop that process (Ctrl-C), set DATA_DIR to another directory, or share PostgreSQL (DATABASE_URL)',
+  REDIS_UNREACHABLE: ({ server, reason }: { server: string; reason: string }) =>
+    `REDIS_URL: no Redis server answers at ${server} (${reason}).\n` +
+    '  Start it, or correct the host and port in REDIS_URL (unset, the shared counters and buckets live in PostgreSQL)',
   DATA_DIR_UNUSABLE: ({ dataDir, reason }: { dataDir: string; reason: string }) =>
     `DATA_DIR ${dataDir}: Latchkey cannot keep its data there (${reason}).\n  Set DATA_DIR to a directory this user can write`,
 } as const;
@@ -78,6 +81,26 @@ export function isPlainStartUpError(error: unknown): error is CodedError {
 }
 
 const codeOf = (error: unknown) => (error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined);
+
+/**
+ * Redis (REDIS_URL) that cannot be reached while a store opens on it: the fault named with the server (never the
+ * URL, which may hold a password), or the error as it was when it is something else.
+ */
+export function redisFault(error: unknown, redisUrl: string | undefined): unknown {
+  if (!redisUrl || error instanceof CodedError) return error;
+  const code = codeOf(error);
+  const closed = error instanceof Error && /connection is closed|connect etimedout/i.test(error.message);
+  if (!closed && !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(String(code))) return error;
+  let server = 'the address it names';
+  try {
+    const url = new URL(redisUrl);
+    server = `${url.hostname}:${url.port || 6379}`;
+  } catch {
+    // not a URL: said as the address it names
+  }
+  const reason = typeof code === 'string' ? code : 'the connection closed';
+  return new StartUpError('REDIS_UNREACHABLE', { server, reason }, { cause: error });
+}
 
 /** A listener that could not bind (PORT, TLS_PORT, METRICS_PORT): the fault named, or the error as it was. */
 export function listenFault(error: unknown, at: Listening): unknown {
