@@ -128,6 +128,45 @@ describe('a sliced store', () => {
     expect(level('b', SLOW)).toBe(SLOW.capacity - 11);
   });
 
+  it('sends one call at a time per caller: an admission that needs a reservation during a give-back waits for its answer, so what it reports is the newest level', async () => {
+    const { shared, calls } = fakeShared();
+    let answerGive = () => {};
+    const give = shared.give;
+    shared.give = async (...args) => {
+      await new Promise<void>((resolve) => (answerGive = resolve));
+      return give(...args);
+    };
+    const store = open(shared);
+    await store.take('a', SLOW, 50, now()); // the shared bucket: 50
+    store.settle('a', SLOW, -48, now()); // 48 refunded: the 43 beyond the slice go back (not answered yet)
+    const admission = store.take('a', SLOW, 10, now()); // the slice holds 5: a reservation is needed
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls.reserve).toBe(1);
+    answerGive();
+    expect(await admission).toEqual({ admitted: true, available: 88, exceedsCapacity: false });
+    expect(calls.reserve).toBe(2);
+  });
+
+  it('an operation settled after its idle slice went back is reported from what is known of the shared bucket', async () => {
+    const { shared } = fakeShared();
+    const store = open(shared, { holdMs: 1000 });
+    await store.take('a', SLOW, 50, now());
+    clock += 2000;
+    await vi.advanceTimersByTimeAsync(2000); // the request is still running: its caller looks idle
+    expect(store.settle('a', SLOW, 10, now())).toBe(40);
+  });
+
+  it('asks the shared bucket again for a caller idle a while (other instances may have spent from it)', async () => {
+    const { shared } = fakeShared();
+    const [first, second] = [open(shared), open(shared)];
+    await first.take('a', SLOW, 1, now());
+    expect(first.peek('a', SLOW, now())).toBe(99);
+    await second.take('a', SLOW, 50, now());
+    clock += 2000;
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(await first.peek('a', SLOW, now())).toBe(49);
+  });
+
   it('gives back what it holds when it closes', async () => {
     const { shared, level } = fakeShared();
     const store = open(shared);

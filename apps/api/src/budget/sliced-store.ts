@@ -25,6 +25,12 @@ export interface SlicedStoreOptions {
   sliceOf?: (size: BucketSize) => number;
   /** Idle this long, a caller's slice is given back to the shared bucket. @default 1000 */
   holdMs?: number;
+  /**
+   * Idle this long, what is known of a caller's shared bucket is forgotten; longer than any operation runs (the
+   * server ends a request within 30 s), so that one settled after its slice went back is reported from what is known.
+   * @default 60000
+   */
+  forgetMs?: number;
   /** After a failure, the shared store is asked again after this long. @default 1000 */
   retryMs?: number;
   /** The first failure of an outage. */
@@ -46,8 +52,12 @@ interface Slice {
   /** whether the shared bucket has answered for this caller yet (until then it is believed full) */
   known: boolean;
   usedAt: number;
-  /** a reservation in flight: the next admissions of the caller wait for it rather than reserving too */
-  reserving?: Promise<unknown>;
+  /**
+   * The call to the shared bucket in flight: the next one is sent once it has answered, so that answers come back in
+   * the order the shared store applied them (the level last seen is the newest), and admissions that need more than
+   * the slice holds wait for it rather than reserving too.
+   */
+  inFlight?: Promise<unknown>;
 }
 
 /** Refused: `available` points of the `cost`; waiting for the rest to refill helps (it fits the capacity). */
@@ -78,12 +88,25 @@ function createSliceBook(shared: SharedBuckets, outage: Outage, now: () => numbe
     slice.known = true;
     outage.answered();
   };
+  /** Sends `call` once the slice's call in flight has answered (see `Slice.inFlight`). */
+  const send = <T>(slice: Slice, call: () => Promise<T>): Promise<T> => {
+    const sent = slice.inFlight ? slice.inFlight.then(call) : call();
+    const answered = sent.then(
+      () => undefined,
+      () => undefined,
+    );
+    slice.inFlight = answered;
+    void answered.then(() => {
+      if (slice.inFlight === answered) slice.inFlight = undefined;
+    });
+    return sent;
+  };
   /** Gives back a slice's points (or its debt); on failure they are kept, to be spent or given back later. */
   const giveBack = (key: string, slice: Slice, points: number) => {
     // Moved from the slice to the shared bucket as reported at once (what is available has not changed).
     slice.held -= points;
     slice.shared += points;
-    shared.give(key, slice.size, points).then(
+    send(slice, () => shared.give(key, slice.size, points)).then(
       (level) => seen(slice, level),
       (error) => {
         slice.held += points;
@@ -95,6 +118,7 @@ function createSliceBook(shared: SharedBuckets, outage: Outage, now: () => numbe
   return {
     slices,
     seen,
+    send,
     giveBack,
     sliceFor(key: string, size: BucketSize, at: number): Slice {
       let slice = slices.get(key);
@@ -107,12 +131,12 @@ function createSliceBook(shared: SharedBuckets, outage: Outage, now: () => numbe
       slice.usedAt = at;
       return slice;
     },
-    /** Gives back the slices of callers idle since `idleSince`. */
-    sweep(idleSince: number) {
+    /** Gives back the slices of callers idle since `idleSince`; forgets those idle since `forgottenSince`. */
+    sweep(idleSince: number, forgottenSince: number) {
       for (const [key, slice] of slices) {
-        if (slice.usedAt > idleSince || slice.reserving) continue;
-        slices.delete(key);
+        if (slice.usedAt > idleSince || slice.inFlight) continue;
         if (slice.held !== 0 && !outage.down) giveBack(key, slice, slice.held);
+        else if (slice.usedAt <= forgottenSince && slice.held === 0) slices.delete(key);
       }
     },
     /** Gives back every slice (closing: a deploy must not cost callers what the instance held). */
@@ -125,7 +149,7 @@ function createSliceBook(shared: SharedBuckets, outage: Outage, now: () => numbe
 }
 
 export function createSlicedStore(options: SlicedStoreOptions): BudgetStore & { close(): Promise<void> } {
-  const { shared, now, sliceOf = twentieth, holdMs = 1000, retryMs = 1000 } = options;
+  const { shared, now, sliceOf = twentieth, holdMs = 1000, forgetMs = 60_000, retryMs = 1000 } = options;
   const local: MemoryBudgetStore = createMemoryBudgetStore();
   const outage = createOutage({ ...options, retryMs, now });
   const book = createSliceBook(shared, outage, now);
@@ -136,22 +160,21 @@ export function createSlicedStore(options: SlicedStoreOptions): BudgetStore & { 
 
   const reserve = (key: string, slice: Slice, cost: number): Promise<Admission> => {
     const least = cost - slice.held;
-    const reservation = shared.reserve(key, slice.size, least, Math.max(least, sliceOf(slice.size))).then(
-      ({ granted, level }): Admission => {
-        book.seen(slice, level);
-        if (granted === 0) return refusal(slice, cost, levelOf(slice, now()));
-        slice.held += granted - cost;
-        return { admitted: true, available: Math.floor(levelOf(slice, now())), exceedsCapacity: false };
-      },
-      (error): Admission => {
-        outage.failed(error);
-        return decideLocally(key, slice.size, cost, now());
-      },
-    );
-    slice.reserving = reservation.finally(() => {
-      slice.reserving = undefined;
-    });
-    return reservation;
+    const most = Math.max(least, sliceOf(slice.size));
+    return book
+      .send(slice, () => shared.reserve(key, slice.size, least, most))
+      .then(
+        ({ granted, level }): Admission => {
+          book.seen(slice, level);
+          if (granted === 0) return refusal(slice, cost, levelOf(slice, now()));
+          slice.held += granted - cost;
+          return { admitted: true, available: Math.floor(levelOf(slice, now())), exceedsCapacity: false };
+        },
+        (error): Admission => {
+          outage.failed(error);
+          return decideLocally(key, slice.size, cost, now());
+        },
+      );
   };
 
   const take = (key: string, size: BucketSize, cost: number, at: number): MaybePromise<Admission> => {
@@ -163,7 +186,7 @@ export function createSlicedStore(options: SlicedStoreOptions): BudgetStore & { 
       slice.held -= cost;
       return { admitted: true, available: Math.floor(levelOf(slice, at)), exceedsCapacity: false };
     }
-    if (slice.reserving) return slice.reserving.then(() => take(key, size, cost, now()));
+    if (slice.inFlight) return slice.inFlight.then(() => take(key, size, cost, now()));
     // Refused by what the shared bucket said a moment ago, refilled since: a caller flooding past its budget costs
     // no round trip per refusal (the others' slices come back within `holdMs`).
     const estimate = levelOf(slice, at);
@@ -182,7 +205,7 @@ export function createSlicedStore(options: SlicedStoreOptions): BudgetStore & { 
     return Math.floor(levelOf(slice, at));
   };
 
-  const sweeper = setInterval(() => book.sweep(now() - holdMs), holdMs);
+  const sweeper = setInterval(() => book.sweep(now() - holdMs, now() - forgetMs), holdMs);
   sweeper.unref();
 
   return {
@@ -190,9 +213,20 @@ export function createSlicedStore(options: SlicedStoreOptions): BudgetStore & { 
     settle,
     peek(key, size, at) {
       const slice = book.slices.get(key);
-      if (slice) return Math.floor(levelOf(slice, at));
-      if (outage.down) return local.peek(key, size, at);
-      return shared.peek(key, size).then(Math.floor, () => local.peek(key, size, now()));
+      if (!slice) {
+        if (outage.down) return local.peek(key, size, at);
+        return shared.peek(key, size).then(Math.floor, () => local.peek(key, size, now()));
+      }
+      // A caller in use is reported from what its slice knows; one idle a while is asked of the shared bucket again
+      // (other instances may have spent from it since).
+      if (outage.down || at - slice.usedAt < holdMs) return Math.floor(levelOf(slice, at));
+      const known = () => Math.floor(levelOf(slice, now()));
+      return book
+        .send(slice, () => shared.peek(key, size))
+        .then((level) => {
+          book.seen(slice, level);
+          return known();
+        }, known);
     },
     reset(key) {
       book.slices.delete(key);
