@@ -38,6 +38,13 @@ export function rateLimitFields(size: BucketSize, level: number): { 'RateLimit-P
 }
 
 /**
+ * Whole seconds until a bucket at `level` holds `cost` again, at least 1: the Retry-After of a refusal, told after
+ * the refusal's own minimum charge, so that a client that waits that long finds the whole cost refilled.
+ */
+export const secondsUntilRefilled = (size: BucketSize, cost: number, level: number): number =>
+  Math.max(1, Math.ceil((cost - level) / size.restorePerSecond));
+
+/**
  * An operation refused by its caller's budget: it never runs. 429 under application/graphql-response+json, 200 under
  * application/json (a request that reached the GraphQL layer), with `Retry-After` when waiting can help. An
  * operation costed above the bucket's capacity can never run: `exceedsCapacity`, and no `Retry-After`.
