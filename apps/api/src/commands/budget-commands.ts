@@ -1,7 +1,7 @@
 // `pnpm latchkey budget show|reset --email E`: an operator's view of a user's fair-use budget, in the buckets every
 // instance shares (docs/graphql.md, "Budgets"). Loaded only when such a command runs.
 import { parseArgs } from 'node:util';
-import { findUserIdByEmail, listPlansOfUser, runMigrations } from '@latchkey/db';
+import { listPlansOfUser } from '@latchkey/db';
 import { accountBucketKey } from '../budget/budgets.js';
 import { bestPlanOf } from '../budget/plans.js';
 import { createPostgresBuckets } from '../budget/postgres-buckets.js';
@@ -9,9 +9,8 @@ import { openRedisBuckets } from '../budget/redis-buckets.js';
 import type { SharedBuckets } from '../budget/shared-buckets.js';
 import type { Config } from '../config/load.js';
 import { redisFault } from '../config/start-up-errors.js';
-import { NotFoundError } from '../domain/errors.js';
-import { withDatabase } from './database-commands.js';
-import { UsageError } from './usage.js';
+import { accountIdOf, withDatabase } from './database-commands.js';
+import { UsageError, requiredEmail } from './usage.js';
 
 /**
  * On the embedded database the buckets live in the server's memory (one process), which no other process reaches:
@@ -29,8 +28,7 @@ export class BudgetsInServerMemoryError extends Error {
 
 function emailOption(args: string[], command: string): string {
   const { values } = parseArgs({ args, options: { email: { type: 'string' } }, strict: true });
-  if (!values.email?.trim()) throw new UsageError(`budget ${command}: --email EMAIL is required`);
-  return values.email.trim().toLowerCase();
+  return requiredEmail(values.email, `budget ${command}`);
 }
 
 /** The shared buckets of this deployment, as the server opens them: Redis when REDIS_URL is set, else PostgreSQL. */
@@ -42,7 +40,6 @@ async function withSharedBuckets<T>(
   if (!config.budget.enabled) throw new UsageError(`budget ${command}: budgets are off here (API_BUDGET=off)`);
   if (!config.redisUrl && !config.database.url) throw new BudgetsInServerMemoryError(command);
   return withDatabase(config, async (database) => {
-    await runMigrations(database);
     const buckets = config.redisUrl
       ? await openRedisBuckets(config.redisUrl, { timeoutMs: config.database.timeoutMs }).catch((error: unknown) => {
           throw redisFault(error, config.redisUrl);
@@ -59,8 +56,7 @@ async function withSharedBuckets<T>(
 async function show(config: Config, args: string[]): Promise<void> {
   const email = emailOption(args, 'show');
   await withSharedBuckets(config, 'show', async (buckets, database) => {
-    const userId = await findUserIdByEmail(database.db, email);
-    if (!userId) throw new NotFoundError();
+    const userId = await accountIdOf(database, email);
     const plan = bestPlanOf(await listPlansOfUser(database.db, userId));
     const size = config.budget.plans[plan];
     const level = await buckets.peek(accountBucketKey(userId), size);
@@ -79,8 +75,7 @@ async function show(config: Config, args: string[]): Promise<void> {
 async function reset(config: Config, args: string[]): Promise<void> {
   const email = emailOption(args, 'reset');
   await withSharedBuckets(config, 'reset', async (buckets, database) => {
-    const userId = await findUserIdByEmail(database.db, email);
-    if (!userId) throw new NotFoundError();
+    const userId = await accountIdOf(database, email);
     await buckets.reset(accountBucketKey(userId));
     // What each instance still holds of it (a slice at most) is spent or given back within a second.
     process.stdout.write(`${email}: the budget is full again\n`);

@@ -192,6 +192,16 @@ export async function seedCommand(config: Config, args: string[]): Promise<void>
   );
 }
 
+type Database = Parameters<Parameters<typeof withDatabase>[1]>[0];
+
+/** The account with this e-mail address (migrating first); an unknown one exits 4, like any missing thing. */
+export async function accountIdOf(database: Database, email: string): Promise<string> {
+  await runMigrations(database);
+  const userId = await findUserIdByEmail(database.db, email);
+  if (!userId) throw new NotFoundError();
+  return userId;
+}
+
 /** `token --email`: the account's id (migrating first: a fresh data directory has no tables yet). */
 export async function userIdByEmail(config: Config, email: string): Promise<string> {
   return withDatabase(config, async (database) => {

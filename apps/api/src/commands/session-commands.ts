@@ -3,34 +3,17 @@
 import { parseArgs } from 'node:util';
 import { createSessionEnding, isSessionId, listSessions } from '@latchkey/auth';
 import { loadKeyMaterial } from '@latchkey/auth/tokens';
-import { findUserIdByEmail, runMigrations } from '@latchkey/db';
 import type { Config } from '../config/load.js';
 import { NotFoundError } from '../domain/errors.js';
 import { createConfiguredProvider } from '../server/authorization-server.js';
-import { withDatabase } from './database-commands.js';
-import { UsageError } from './usage.js';
-
-type Database = Parameters<Parameters<typeof withDatabase>[1]>[0];
-
-/** `--email`, checked before anything is opened. */
-function emailOption(email: string | undefined, command: string): string {
-  if (!email?.trim()) throw new UsageError(`sessions ${command}: --email EMAIL is required`);
-  return email.trim().toLowerCase();
-}
-
-/** The account with this e-mail address; an unknown one exits 4, like an unknown session. */
-async function accountOf(database: Database, email: string): Promise<string> {
-  await runMigrations(database);
-  const userId = await findUserIdByEmail(database.db, email);
-  if (!userId) throw new NotFoundError();
-  return userId;
-}
+import { accountIdOf, withDatabase } from './database-commands.js';
+import { UsageError, requiredEmail } from './usage.js';
 
 async function list(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { email: { type: 'string' } }, strict: true });
-  const email = emailOption(values.email, 'list');
+  const email = requiredEmail(values.email, 'sessions list');
   await withDatabase(config, async (database) => {
-    const userId = await accountOf(database, email);
+    const userId = await accountIdOf(database, email);
     // An operator holds no token: no session is `current`.
     for (const session of await listSessions(database.db, userId, null)) process.stdout.write(`${JSON.stringify(session)}\n`);
   });
@@ -51,11 +34,11 @@ function idAsValue(args: string[]): string[] {
 
 async function end(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args: idAsValue(args), options: { email: { type: 'string' }, id: { type: 'string' } }, strict: true });
-  const email = emailOption(values.email, 'end');
+  const email = requiredEmail(values.email, 'sessions end');
   if (values.id !== undefined && !isSessionId(values.id))
     throw new UsageError('sessions end: --id must be a session id (as `sessions list` prints it)');
   await withDatabase(config, async (database) => {
-    const userId = await accountOf(database, email);
+    const userId = await accountIdOf(database, email);
     const keys = await loadKeyMaterial({
       signingKey: config.keys.signingKey,
       verifyKeys: config.keys.verifyKeys,

@@ -51,6 +51,12 @@ export class UsageError extends CodedError<'USAGE_INVALID'> {
   }
 }
 
+/** `--email EMAIL`, which `command` requires: trimmed and lower-cased, checked before anything is opened. */
+export function requiredEmail(email: string | undefined, command: string): string {
+  if (!email?.trim()) throw new UsageError(`${command}: --email EMAIL is required`);
+  return email.trim().toLowerCase();
+}
+
 /** Each command's entries of USAGE, by command name (the first word: `persisted import` and `persisted count` are one). */
 const ENTRIES = new Map<string, string[]>();
 {
