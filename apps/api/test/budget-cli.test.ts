@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { onPostgres, redisForTests, testTempDir } from '@latchkey/db/testing';
+import { onPostgres, testTempDir } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, requireBuild, run, STACK_TRACE } from './support/built-cli.js';
+import { sharedBudgetStores } from './support/cost.js';
 import { demoOf, reseed, type Demo } from './support/demo.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
 
@@ -53,12 +54,7 @@ describe('the operator CLI and the budgets', () => {
   });
 });
 
-const stores = [
-  ['PostgreSQL', {}],
-  ...((redisUrl) => (redisUrl ? [['Redis', { REDIS_URL: redisUrl }] as const] : []))(
-    onPostgres('the PostgreSQL-only tests') ? redisForTests('the budgets shared in Redis') : undefined,
-  ),
-] as const;
+const stores = sharedBudgetStores();
 
 describe.runIf(onPostgres('the PostgreSQL-only tests')).each(stores)(
   'budget show and reset beside a running server (%s)',

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { onPostgres, redisForTests, testTempDir } from '@latchkey/db/testing';
+import { onPostgres, testTempDir } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sharedBudgetStores } from './support/cost.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { postGraphQL } from './support/service.js';
 
@@ -18,18 +19,7 @@ const CONNECTIONS = 50;
 const REQUESTS_PER_CONNECTION = 10;
 
 /** A Redis database of this file's own: the guests' buckets (keyed by address) are not another test's. */
-function ownRedisDatabase(url: string): string {
-  const own = new URL(url);
-  own.pathname = '/7';
-  return own.toString();
-}
-
-const stores = [
-  ['PostgreSQL', {}],
-  ...((redisUrl) => (redisUrl ? [['Redis', { REDIS_URL: ownRedisDatabase(redisUrl) }] as const] : []))(
-    onPostgres('the PostgreSQL-only tests') ? redisForTests('the budgets shared in Redis') : undefined,
-  ),
-] as const;
+const stores = sharedBudgetStores(7);
 
 async function flushRedis(url: string) {
   const { Redis } = await import('ioredis');

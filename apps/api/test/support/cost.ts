@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { statementsDuring } from '@latchkey/db/testing';
+import { onPostgres, redisForTests, statementsDuring } from '@latchkey/db/testing';
 
 /**
  * The `extensions` every GraphQL response carries besides what a test compares: the caller's budget
@@ -22,4 +22,19 @@ const BUDGET_STATEMENTS = /^select distinct "organizations"\."plan" from "member
 export async function requestStatementsDuring<T>(run: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
   const { result, statements } = await statementsDuring(run);
   return { result, statements: statements.filter((sql) => !BUDGET_STATEMENTS.test(sql.trim())) };
+}
+
+/**
+ * Where the shared buckets of a PostgreSQL run live, as `describe.each` rows: PostgreSQL, and Redis when the tests
+ * have one (`REDIS_URL`, on the Redis database `redisDatabase` when given: a file's own guests' buckets).
+ */
+export function sharedBudgetStores(redisDatabase?: number) {
+  const redisUrl = onPostgres('the PostgreSQL-only tests') ? redisForTests('the budgets shared in Redis') : undefined;
+  if (!redisUrl) return [['PostgreSQL', {}]] as const;
+  const url = new URL(redisUrl);
+  if (redisDatabase !== undefined) url.pathname = `/${redisDatabase}`;
+  return [
+    ['PostgreSQL', {}],
+    ['Redis', { REDIS_URL: redisDatabase === undefined ? redisUrl : url.toString() }],
+  ] as const;
 }
