@@ -193,7 +193,7 @@ describe('a budget per caller', () => {
     }
   });
 
-  it("Query.rateLimit answers the caller's budget without charging for it, and is never publicly cached", async () => {
+  it("Query.rateLimit answers the caller's budget without charging for it, alone or beside other fields, and is never publicly cached", async () => {
     const query = '{ rateLimit { maximumAvailable currentlyAvailable restoreRate plan } }';
     const token = await demo.token('root'); // the super-admin: a member of no organization, so FREE
     const first = await postGraphQL(url, { query }, { token });
@@ -201,6 +201,14 @@ describe('a budget per caller', () => {
     expect(first.json.extensions.cost).toMatchObject({ requestedQueryCost: 0, actualQueryCost: 0 });
     for (let i = 0; i < 5; i++) await postGraphQL(url, { query }, { token });
     expect((await postGraphQL(url, { query }, { token })).json.data.rateLimit.currentlyAvailable).toBe(300);
+
+    // Beside other fields it costs nothing either: the operation costs what the others do.
+    const alone = await postGraphQL(url, { query: '{ status { service } }' }, { token });
+    const beside = await postGraphQL(url, { query: `{ status { service } ${query.slice(1, -1)} }` }, { token });
+    expect(beside.json.extensions.cost).toMatchObject({
+      requestedQueryCost: alone.json.extensions.cost.requestedQueryCost,
+      actualQueryCost: alone.json.extensions.cost.actualQueryCost,
+    });
 
     const guest = await getGraphQL(url, { query }, { headers: { 'x-forwarded-for': '198.51.100.20' } });
     expect(guest.json.data.rateLimit).toMatchObject({ maximumAvailable: 50, plan: null });

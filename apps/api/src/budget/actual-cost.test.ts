@@ -10,7 +10,9 @@ const schema = buildSchema(/* GraphQL */ `
     page(first: Int = 20, after: String): ItemConnection!
     search: [SearchResult!]!
     node: Node
+    rateLimit: RateLimit
   }
+  type RateLimit { currentlyAvailable: Int! maximumAvailable: Int! }
   interface Node { id: ID! }
   type Item implements Node { id: ID! name: String children(first: Int): [Item!]! tags: [String!]! owner: User }
   type User implements Node { id: ID! email: String }
@@ -153,6 +155,13 @@ describe('actualCost', () => {
   it('introspection and __typename count nothing, nor anything below them', () => {
     const source = '{ __typename t: __typename __schema { types { name fields { name } } } item { __typename id } }';
     const costs = costsOver(schema, source, { item: item('1') });
+    expect(costs.actual).toBe(2);
+    expect(costs.estimated).toBe(2);
+  });
+
+  it("the caller's budget (Query.rateLimit) counts nothing, nor anything below it, estimated or actual", () => {
+    const rateLimit = { currentlyAvailable: 1, maximumAvailable: 2 };
+    const costs = costsOver(schema, '{ rateLimit { currentlyAvailable maximumAvailable } item { id } }', { rateLimit, item: item('1') });
     expect(costs.actual).toBe(2);
     expect(costs.estimated).toBe(2);
   });

@@ -14,7 +14,7 @@ import {
   type SelectionSetNode,
   visit,
 } from 'graphql';
-import { fieldOn, fragmentsOf, isIntrospection, variableValue } from '../graphql/cost-model.js';
+import { fieldOn, fragmentsOf, isLeftOutOfCost, variableValue } from '../graphql/cost-model.js';
 
 /** One response key of an object as the operation selects it, with the selections merged below it. */
 interface KeyedField {
@@ -75,8 +75,8 @@ const MAX_REMEMBERED_OUTCOMES = 16;
  *   `__typename` when the response holds it. An object of an abstract type without `__typename` in the response
  *   applies every fragment: of their fields, those whose key the object holds count (so a key two fragments on
  *   different types share counts once, by the first selection of it).
- * - Fields starting with `__` (introspection, `__typename`) count nothing, nor does anything below them, nor a
- *   field the object's type (when unknown, the fragment's type) does not have.
+ * - Fields starting with `__` (introspection, `__typename`) and `Query.rateLimit` count nothing, nor does anything
+ *   below them, nor a field the object's type (when unknown, the fragment's type) does not have.
  * The figure is at least 0 (the caller applies its own minimum). It equals `estimateCost(...).cost` when every
  * list is as long as the estimate sized it, every fragment applies, no directive drops a field and no response key
  * is selected twice: the estimate counts such fields as if they all resolved, so on full pages it is never lower.
@@ -208,7 +208,7 @@ function collectFields(
       if (!included(selection)) continue;
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
-        const field = isIntrospection(name) ? undefined : fieldOn(runtime ?? on, name);
+        const field = isLeftOutOfCost(runtime ?? on, name) ? undefined : fieldOn(runtime ?? on, name);
         if (!field) continue;
         const key = selection.alias?.value ?? name;
         let keyed = byKey.get(key);

@@ -27,8 +27,15 @@ export function fieldOn(parent: GraphQLCompositeType, name: string): GraphQLFiel
   return isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
 }
 
-/** Fields the cost leaves out: introspection (`__schema`, `__type`) and `__typename`. */
-export const isIntrospection = (name: string): boolean => name.startsWith('__');
+/** Fields that cost nothing wherever an operation asks for them: the caller's budget, which asking never spends. */
+const FREE_FIELDS: ReadonlySet<string> = new Set(['Query.rateLimit']);
+
+/**
+ * Fields the cost leaves out, with everything below them: introspection (`__schema`, `__type`; the budgets charge
+ * it a stated cost of their own), `__typename`, and FREE_FIELDS.
+ */
+export const isLeftOutOfCost = (parent: GraphQLCompositeType, name: string): boolean =>
+  name.startsWith('__') || FREE_FIELDS.has(`${parent.name}.${name}`);
 
 /**
  * A variable's value as execution will see it: the request's value when the request names the variable (null

@@ -15,7 +15,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { fieldOn, fragmentsOf, isIntrospection, variableValue } from '../cost-model.js';
+import { fieldOn, fragmentsOf, isLeftOutOfCost, variableValue } from '../cost-model.js';
 import { queryTooComplex } from '../errors.js';
 
 export interface CostLimitOptions {
@@ -49,7 +49,8 @@ const CONNECTION_LISTS = new Set(['edges', 'nodes']);
  * A list's size is its `first`/`last` argument (literal or variable, else the argument's schema default),
  * else `defaultListSize`. A paged connection (a non-list field with `first`/`last`) sizes its `edges` and
  * `nodes` lists by its page size.
- * Introspection is left out here: it is gated by its own setting and bounded by the depth limit.
+ * Introspection is left out here: it is gated by its own setting and bounded by the depth limit; so is the
+ * caller's budget (`Query.rateLimit`), which asking never spends.
  */
 export function estimateCost(
   schema: GraphQLSchema,
@@ -101,7 +102,7 @@ export function estimateCost(
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
-        if (isIntrospection(name)) continue;
+        if (isLeftOutOfCost(parent, name)) continue;
         const field = fieldOn(parent, name);
         if (!field) continue;
         total += multiplier;
