@@ -168,6 +168,14 @@ describe('a budget per caller', () => {
     expect(graphql.json.errors[0].extensions.code).toBe('RATE_LIMITED');
   });
 
+  it('a REST request refused before its handler runs costs 1, whatever its page size (as the route check in GraphQL)', async () => {
+    const guest = { 'x-forwarded-for': '198.51.100.30' }; // a guest of its own (50 points, 10 a second)
+    const left = (answer: { headers: Headers }) => Number(/r=(\d+)/.exec(answer.headers.get('ratelimit') ?? '')?.[1]);
+    const signedOut = await callRest(service, 'GET', '/api/documents?first=40', { headers: guest });
+    expect(signedOut.status).toBe(401);
+    expect(left(signedOut)).toBe(49); // admitted at 41, settled at 1
+  });
+
   it('operations over graphql-ws spend the same bucket as over HTTP', async () => {
     const token = await demo.token('bob'); // VIEWER of acme (PRO)
     const client = wsClient(url, token);

@@ -6,7 +6,8 @@ import { costExtension, rateLimitFields, secondsUntilRefilled } from './report.j
 
 /**
  * REST's charge to the same buckets as GraphQL: a request costs what its route declares (a list its page size), at
- * admission; a refused one costs 1 and is answered 429 with `Retry-After` when waiting helps (docs/endpoints.md).
+ * admission; one refused by the budget, or before its handler runs (signed out, denied, a body refused), costs 1;
+ * over budget it is answered 429 with `Retry-After` when waiting helps (docs/endpoints.md).
  */
 export function restBudgetCharge({ store, bucketOf, now, counted }: Budgets): RestCharge<Principal> {
   return (request, cost) =>
@@ -18,7 +19,11 @@ export function restBudgetCharge({ store, bucketOf, now, counted }: Budgets): Re
           (admission) => {
             if (admission.admitted) {
               counted.spent(plan, cost);
-              return { headers: rateLimitFields(size, admission.available) };
+              return {
+                headers: rateLimitFields(size, admission.available),
+                // (the metrics keep counting what was admitted: a counter never goes down)
+                toMinimum: () => rateLimitFields(size, store.settle(key, size, 1 - cost, now())),
+              };
             }
             counted.refused(plan);
             const level = store.settle(key, size, 1, now());

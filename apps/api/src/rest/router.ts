@@ -58,11 +58,19 @@ export interface RestRoute<Caller> {
   cost?: (request: RestRequest<Caller>) => number;
 }
 
-/** A request's charge to its caller's budget: refused (the answer), or admitted with the headers that report it. */
-export type RestCharge<Caller> = (
-  request: RestRequest<Caller>,
-  cost: number,
-) => Promise<{ refused?: RestResponse; headers: Record<string, string> }> | { refused?: RestResponse; headers: Record<string, string> };
+/** What a request's charge to its caller's budget answered: refused (the answer), or admitted. */
+export interface RestCharged {
+  refused?: RestResponse;
+  /** the fields that report the budget after the charge */
+  headers: Record<string, string>;
+  /**
+   * Admitted, then refused before its handler ran (signed out, denied, a body refused): charged its minimum, 1, as
+   * GraphQL charges an operation its route check refuses; the fields that report the budget then.
+   */
+  toMinimum?: () => Record<string, string>;
+}
+
+export type RestCharge<Caller> = (request: RestRequest<Caller>, cost: number) => Promise<RestCharged> | RestCharged;
 
 /**
  * Runs before the handler, outside it. Returning a response ends the request; a denial (or any error)
@@ -153,17 +161,45 @@ function send(res: ServerResponse, response: RestResponse): void {
 
 /**
  * Fair use: a routed request spends its caller's budget, a refused one included; the answer reports it (headers set
- * on it now). The refusal, when the budget refuses.
+ * on it now).
  */
 async function spend<Caller>(
   charge: RestCharge<Caller>,
   request: RestRequest<Caller>,
   route: RestRoute<Caller>,
   res: ServerResponse,
-): Promise<RestResponse | undefined> {
+): Promise<RestCharged> {
   const charged = await charge(request, route.cost?.(request) ?? 1);
-  for (const [name, value] of Object.entries(charged.headers)) res.setHeader(name, value);
-  return charged.refused;
+  setHeaders(res, charged.headers);
+  return charged;
+}
+
+const setHeaders = (res: ServerResponse, headers: Record<string, string>) => {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+};
+
+/**
+ * The route's own checks before its handler, in order: signed in, its guard, its step-up, its body (read into the
+ * request). The response refusing the request, or undefined.
+ */
+async function refusalBeforeHandler<Caller>(
+  route: RestRoute<Caller>,
+  request: RestRequest<Caller>,
+  maxBodyBytes: number,
+): Promise<RestResponse | undefined> {
+  // Route level (spec Authorization 4, 7): no declared requirement still means signed in.
+  if (!route.public && request.caller === null)
+    return restError(401, 'Sign in to perform this operation.', {}, { 'www-authenticate': 'Bearer' });
+  const denied = route.guard ? await route.guard(request) : null;
+  if (denied) return denial(denied);
+  if (route.stepUp && !meetsStepUp(request.caller as AuthenticationEvidence | null, route.stepUp))
+    return stepUpChallenge(new StepUpRequired(route.stepUp));
+  if (WITH_BODY.has(request.req.method!)) {
+    const parsed = await readJsonBody(request.req, maxBodyBytes);
+    if ('refused' in parsed) return parsed.refused;
+    request.body = parsed.value;
+  }
+  return undefined;
 }
 
 /** The JSON body of a POST, PUT or PATCH, or the response refusing it. */
@@ -235,21 +271,13 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
       const early = await step(request);
       if (early) return send(res, early);
     }
-    const overBudget = options.charge && (await spend(options.charge, request, found.route, res));
-    if (overBudget) return send(res, overBudget);
-    // Route level (spec Authorization 4, 7): no declared requirement still means signed in.
-    if (!found.route.public && request.caller === null) {
-      return send(res, restError(401, 'Sign in to perform this operation.', {}, { 'www-authenticate': 'Bearer' }));
-    }
-    const denied = found.route.guard ? await found.route.guard(request) : null;
-    if (denied) return send(res, denial(denied));
-    const { stepUp } = found.route;
-    if (stepUp && !meetsStepUp(request.caller as AuthenticationEvidence | null, stepUp))
-      return send(res, stepUpChallenge(new StepUpRequired(stepUp)));
-    if (WITH_BODY.has(req.method!)) {
-      const parsed = await readJsonBody(req, maxBodyBytes);
-      if ('refused' in parsed) return send(res, parsed.refused);
-      request.body = parsed.value;
+    const charged = options.charge && (await spend(options.charge, request, found.route, res));
+    if (charged?.refused) return send(res, charged.refused);
+    const refused = await refusalBeforeHandler(found.route, request, maxBodyBytes);
+    if (refused) {
+      // Refused before its handler ran: the request costs its minimum.
+      if (charged?.toMinimum) setHeaders(res, charged.toMinimum());
+      return send(res, refused);
     }
     let response: RestResponse;
     try {
