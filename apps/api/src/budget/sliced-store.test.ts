@@ -167,6 +167,21 @@ describe('a sliced store', () => {
     expect(await first.peek('a', SLOW, now())).toBe(49);
   });
 
+  it('knows at most maxCallers at once: the one known longest goes, what it holds given back, and is known afresh', async () => {
+    const { shared, calls, level } = fakeShared();
+    const store = open(shared, { maxCallers: 2 });
+    await store.take('a', SLOW, 1, now());
+    await store.take('b', SLOW, 1, now());
+    expect(level('a', SLOW)).toBe(SLOW.capacity - SLICE);
+    await store.take('c', SLOW, 1, now()); // a goes: its slice back, less the 1 it spent
+    await vi.waitFor(() => expect(level('a', SLOW)).toBe(SLOW.capacity - 1));
+    expect(level('b', SLOW)).toBe(SLOW.capacity - SLICE);
+    const reserves = calls.reserve;
+    expect(await store.take('a', SLOW, 1, now())).toMatchObject({ admitted: true }); // b goes in turn
+    expect(calls.reserve).toBe(reserves + 1);
+    await vi.waitFor(() => expect(level('b', SLOW)).toBe(SLOW.capacity - 1));
+  });
+
   it('gives back what it holds when it closes', async () => {
     const { shared, level } = fakeShared();
     const store = open(shared);

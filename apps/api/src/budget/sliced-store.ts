@@ -33,6 +33,12 @@ export interface SlicedStoreOptions {
   forgetMs?: number;
   /** After a failure, the shared store is asked again after this long. @default 1000 */
   retryMs?: number;
+  /**
+   * Callers known at once (a slice and the level last seen, about 240 bytes each); beyond it, the one known longest
+   * goes, what it holds given back first, so a flood of new callers (guest addresses) holds a bounded memory.
+   * @default 100000
+   */
+  maxCallers?: number;
   /** The first failure of an outage. */
   onFault?: (error: unknown) => void;
   /** The shared store answers again after an outage. */
@@ -80,7 +86,7 @@ function levelOf(slice: Slice, at: number): number {
 type Outage = ReturnType<typeof createOutage>;
 
 /** The slices this instance holds, one per caller, and how they go back to the shared buckets. */
-function createSliceBook(shared: SharedBuckets, outage: Outage, now: () => number) {
+function createSliceBook(shared: SharedBuckets, outage: Outage, now: () => number, maxCallers: number) {
   const slices = new Map<string, Slice>();
   const seen = (slice: Slice, level: number) => {
     slice.shared = level;
@@ -115,6 +121,18 @@ function createSliceBook(shared: SharedBuckets, outage: Outage, now: () => numbe
       },
     );
   };
+  /**
+   * Makes room for one more caller: the one known longest (the map's first) without a call in flight goes, what it
+   * holds given back. It is known afresh at its next operation (one round trip).
+   */
+  const forgetOldest = () => {
+    for (const [key, slice] of slices) {
+      if (slice.inFlight) continue;
+      slices.delete(key);
+      if (slice.held !== 0 && !outage.down) giveBack(key, slice, slice.held);
+      return;
+    }
+  };
   return {
     slices,
     seen,
@@ -123,6 +141,7 @@ function createSliceBook(shared: SharedBuckets, outage: Outage, now: () => numbe
     sliceFor(key: string, size: BucketSize, at: number): Slice {
       let slice = slices.get(key);
       if (!slice) {
+        if (slices.size >= maxCallers) forgetOldest();
         // Until the shared bucket answers, it is believed full (only what is reported depends on it).
         slice = { size, held: 0, shared: size.capacity, seenAt: at, usedAt: at, known: false };
         slices.set(key, slice);
@@ -149,10 +168,10 @@ function createSliceBook(shared: SharedBuckets, outage: Outage, now: () => numbe
 }
 
 export function createSlicedStore(options: SlicedStoreOptions): BudgetStore & { close(): Promise<void> } {
-  const { shared, now, sliceOf = twentieth, holdMs = 1000, forgetMs = 60_000, retryMs = 1000 } = options;
+  const { shared, now, sliceOf = twentieth, holdMs = 1000, forgetMs = 60_000, retryMs = 1000, maxCallers = 100_000 } = options;
   const local: MemoryBudgetStore = createMemoryBudgetStore();
   const outage = createOutage({ ...options, retryMs, now });
-  const book = createSliceBook(shared, outage, now);
+  const book = createSliceBook(shared, outage, now, maxCallers);
   const decideLocally = (key: string, size: BucketSize, cost: number, at: number) => {
     options.onLocalDecision?.();
     return local.take(key, size, cost, at);
