@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { ErrorCode } from '../graphql/errors.js';
 import type { BucketSize } from '../config/budget.js';
+import type { Admission } from './bucket.js';
 
 /** `extensions.cost` of a response, in Shopify's shape (its keys are a contract). */
 export interface CostExtension {
@@ -38,11 +39,12 @@ export function rateLimitFields(size: BucketSize, level: number): { 'RateLimit-P
 }
 
 /**
- * Whole seconds until a bucket at `level` holds `cost` again, at least 1: the Retry-After of a refusal, told after
- * the refusal's own minimum charge, so that a client that waits that long finds the whole cost refilled.
+ * The Retry-After of a refusal: whole seconds (at least 1) until a bucket at `level`, the level after the refusal's
+ * own minimum charge, holds `cost` again, so a client that waits that long is admitted; undefined where waiting
+ * cannot help (the store said so: the cost exceeds the capacity).
  */
-export const secondsUntilRefilled = (size: BucketSize, cost: number, level: number): number =>
-  Math.max(1, Math.ceil((cost - level) / size.restorePerSecond));
+export const retryAfterOf = (admission: Admission, size: BucketSize, cost: number, level: number): number | undefined =>
+  admission.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil((cost - level) / size.restorePerSecond));
 
 /**
  * An operation refused by its caller's budget: it never runs. 429 under application/graphql-response+json, 200 under

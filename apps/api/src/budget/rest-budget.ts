@@ -2,7 +2,7 @@ import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import type { Principal } from '@latchkey/auth/tokens';
 import { restError, type RestCharge } from '../rest/router.js';
 import type { Budgets } from './budgets.js';
-import { costExtension, rateLimitFields, secondsUntilRefilled } from './report.js';
+import { costExtension, rateLimitFields, retryAfterOf } from './report.js';
 
 /**
  * REST's charge to the same buckets as GraphQL: a request costs what its route declares (a list its page size), at
@@ -27,7 +27,7 @@ export function restBudgetCharge({ store, bucketOf, now, counted }: Budgets): Re
             }
             counted.refused(plan);
             const level = store.settle(key, size, 1, now());
-            const retryAfter = admission.retryAfterSeconds === undefined ? undefined : secondsUntilRefilled(size, cost, level);
+            const retryAfter = retryAfterOf(admission, size, cost, level);
             const exceedsCapacity = admission.exceedsCapacity;
             const refused = restError(
               429,

@@ -7,7 +7,7 @@ import type { GraphQLContext } from '../graphql/context.js';
 import { createCostEstimator, type CostEstimator, type CostLimitOptions } from '../graphql/plugins/use-cost-limit.js';
 import { actualCost } from './actual-cost.js';
 import type { Bucket, Budgets } from './budgets.js';
-import { costExtension, rateLimitFields, rateLimited, secondsUntilRefilled, type CostExtension } from './report.js';
+import { costExtension, rateLimitFields, rateLimited, retryAfterOf, type CostExtension } from './report.js';
 
 export interface ApiBudgetOptions {
   budgets: Budgets;
@@ -167,10 +167,8 @@ function createMeter(options: ApiBudgetOptions) {
         counted.refused(bucket.plan);
         const level = store.settle(bucket.key, bucket.size, 1, now());
         note(args.contextValue as Context, bucket, level);
-        // Told after its own minimum charge: a client that waits that long finds the whole cost refilled.
-        const retryAfter = admission.retryAfterSeconds === undefined ? undefined : secondsUntilRefilled(bucket.size, requested, level);
         refuse({
-          errors: [rateLimited(bucket.size, requested, level, retryAfter)],
+          errors: [rateLimited(bucket.size, requested, level, retryAfterOf(admission, bucket.size, requested, level))],
           extensions: { cost: costExtension(bucket.size, requested, 1, level) },
         });
         return false;
