@@ -13,12 +13,13 @@ export interface LoggerOptions {
 
 /** pino's numeric level of `error`: lines at this level and above are written at once, in every mode. */
 const ERROR_LEVEL = 50;
+/** pino's numeric level of `fatal`. */
+const FATAL_LEVEL = 60;
 /** How often the buffer is written out in production: a line waits at most this long (well inside the promised second). */
 const FLUSH_INTERVAL_MS = 500;
 
 interface Flushable {
   flush?(callback?: (error?: Error) => void): void;
-  flushSync?(): void;
 }
 
 /**
@@ -46,7 +47,9 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
       hooks: {
         logMethod(args, method, lineLevel) {
           method.apply(this, args);
-          if (lineLevel >= ERROR_LEVEL) flush();
+          // (pino writes a fatal line out synchronously itself: an asynchronous write started now would still be
+          // in flight when the process exits)
+          if (lineLevel >= ERROR_LEVEL && lineLevel < FATAL_LEVEL) flush();
         },
       },
     },
@@ -68,15 +71,38 @@ export function exitAfterFlush(logger: Logger, code: number): void {
   logger.flush(() => process.exit(code));
 }
 
+/** How long a crash waits, at most, for a write pino's destination has in flight. */
+const FATAL_DRAIN_MS = 1000;
+
+/** pino's asynchronous destination (sonic-boom): `_writing` is its own flag for a write in flight. */
+interface Destination {
+  _writing?: boolean;
+  once?(event: 'drain', listener: () => void): unknown;
+}
+
 /**
- * For `uncaughtException` and `unhandledRejection`: the error as a fatal line, everything still buffered written
- * synchronously (the process must not run on), then exit 1.
+ * For `uncaughtException` and `unhandledRejection`: the error as a fatal line, written out with everything still
+ * buffered before it, then exit 1. pino writes a fatal line out synchronously, but sonic-boom's synchronous flush
+ * writes what waits behind a write in flight before that write lands (pinojs/sonic-boom#101), so the lines would come
+ * out of order, and the exit could lose the write. A write in flight is waited for first (its `drain`): the event
+ * loop runs that long, usually a millisecond, and at most FATAL_DRAIN_MS.
  */
-export function logFatalAndExit(logger: Logger, error: unknown, message: string): never {
-  try {
-    logger.fatal({ err: error }, message);
-    ((logger as unknown as Record<symbol, Flushable>)[pino.symbols.streamSym] as Flushable | undefined)?.flushSync?.();
-  } finally {
-    process.exit(1);
+export function logFatalAndExit(logger: Logger, error: unknown, message: string): void {
+  const destination = (logger as unknown as Record<symbol, Destination | undefined>)[pino.symbols.streamSym];
+  let exited = false;
+  const logAndExit = () => {
+    if (exited) return;
+    exited = true;
+    try {
+      logger.fatal({ err: error }, message);
+    } finally {
+      process.exit(1);
+    }
+  };
+  if (destination?._writing && destination.once) {
+    destination.once('drain', logAndExit);
+    setTimeout(logAndExit, FATAL_DRAIN_MS);
+    return;
   }
+  logAndExit();
 }
