@@ -25,13 +25,14 @@ const upward = API_LAYERS.slice(1).map(([name, path], index) => ({
 }));
 
 /** The workspace packages, bottom to top: a package imports only packages below it (and never an app). */
-const PACKAGES = ['errors', 'http', 'policy', 'db', 'persisted', 'auth', 'client'];
+const PACKAGES = ['errors', 'http', 'policy', 'db', 'persisted', 'schema-contract', 'auth', 'client'];
 const BELOW = {
   errors: [],
   http: ['errors'],
   policy: ['errors'],
   db: ['errors'],
   persisted: ['db', 'errors'],
+  'schema-contract': ['errors'],
   auth: ['db', 'http', 'errors'],
   client: [],
 };

@@ -25,6 +25,7 @@ export {
   documentEventsPurged,
   documents,
   documentStatus,
+  deprecatedUses,
   dpopProofUses,
   endedSessions,
   federatedIdentities,
@@ -34,6 +35,8 @@ export {
   organizations,
   passkeys,
   passwordCredentials,
+  persistedAppDocuments,
+  persistedAppVersions,
   persistedOperations,
   plan,
   providerSessionFactors,
@@ -49,6 +52,7 @@ export {
 export type {
   AuditAnchorRow,
   AuditEventRow,
+  DeprecatedUseRow,
   DocumentEventRow,
   DocumentRow,
   DocumentStatus,
@@ -64,6 +68,7 @@ export type {
   OrganizationRow,
   PasskeyRow,
   PasswordCredentialRow,
+  PersistedAppVersionRow,
   PersistedOperationRow,
   Plan,
   RememberedDeviceRow,
@@ -115,6 +120,8 @@ export {
 } from './repositories/organizations.js';
 export { deleteFullBudgets, giveBudget, peekBudget, reserveBudget, resetBudget } from './repositories/budgets.js';
 export type { BudgetReservation, StoredBucketSize } from './repositories/budgets.js';
+export { listDeprecatedUses, recordDeprecatedUses } from './repositories/deprecated-uses.js';
+export type { DeprecatedUse } from './repositories/deprecated-uses.js';
 export { listPasskeysOfUser } from './repositories/passkeys.js';
 export { purgeDpopProofUses, recordDpopProofUse } from './repositories/dpop-proofs.js';
 export {

@@ -17,6 +17,7 @@ export type {
 // Stores
 export { createPersistedStore } from './store/persisted-store.js';
 export type { PersistedStoreOptions } from './store/persisted-store.js';
+export { listAppNames, UNNAMED_APP } from './store/app-versions.js';
 export type { PersistedOperation, PersistedOperationStore, PersistedSource } from './store/types.js';
 
 // Ids and manifests
