@@ -69,6 +69,11 @@ const client: CodegenConfig['generates'] = {
       scalars: { DateTime: 'string', ID: 'string' },
     },
   },
+  // The whole schema as one sorted SDL file, without the server-only directives: what apps in other repositories
+  // generate their own typed operations against (`@latchkey/client/schema.graphql`, docs/clients.md).
+  'packages/client/schema.graphql': {
+    plugins: ['./packages/client/codegen/schema-sdl-plugin.cjs'],
+  },
 };
 
 const config: CodegenConfig = {

@@ -1,7 +1,8 @@
 // A package's `codegen` (apps/api: `server`, packages/client: `client`): graphql-codegen with codegen.ts for that
 // target, skipped when its outputs are already what its inputs make.
 //
-// Why the skip: turbo hashes a task's committed outputs (src/generated/**, tracked by git) with its inputs, so the
+// Why the skip: turbo hashes a task's committed outputs (its `outputs`: src/generated/**, and packages/client's
+// schema.graphql; tracked by git) with its inputs, so the
 // run after codegen changed them misses the cache once more, and `pnpm typecheck` after an SDL edit would generate
 // everything again (seconds, with model-served.cjs's TypeScript program). The fingerprint here is of the same files
 // turbo reads for the task (its `inputs` in the package's turbo.json, the declarations of the packages it builds
@@ -31,7 +32,7 @@ function filesUnder(dir, test = () => true, base = dir) {
   });
 }
 
-/** The files one `inputs` entry names: a path, `dir/*.ext` or `dir/**` (the forms the codegen tasks use). */
+/** The files one `inputs` or `outputs` entry names: a path, `dir/*.ext` or `dir/**` (the forms the codegen tasks use). */
 function filesOf(input) {
   const path = input.startsWith('$TURBO_ROOT$/') ? join(root, input.slice('$TURBO_ROOT$/'.length)) : join(packageDir, input);
   const star = /^(.*)\/\*\*$/.exec(path) ?? /^(.*)\/\*(\.[\w.]+)$/.exec(path);
@@ -59,7 +60,7 @@ function fingerprint() {
   const files = [
     ...task.inputs.flatMap(filesOf),
     ...declarationsOfDependencies(),
-    ...filesUnder(join(packageDir, 'src/generated')),
+    ...task.outputs.flatMap(filesOf),
     join(root, 'pnpm-lock.yaml'),
   ];
   for (const file of [...new Set(files)].sort())
