@@ -71,7 +71,7 @@ function fingerprint() {
 const stamp = join(root, 'node_modules/.cache/latchkey-codegen', `${target}.json`);
 const before = fingerprint();
 if (existsSync(stamp) && JSON.parse(readFileSync(stamp, 'utf8')).fingerprint === before) {
-  process.stdout.write(`codegen (${target}): src/generated is up to date with its inputs\n`);
+  process.stdout.write(`codegen (${target}): its generated files are up to date with their inputs\n`);
   process.exit(0);
 }
 const codegen = spawnSync(join(root, 'node_modules/.bin/graphql-codegen'), ['--config', 'codegen.ts'], {
