@@ -30,12 +30,23 @@ export function run(
   cwd: string,
   timeoutMs = 60_000,
 ): Promise<Run> {
+  return runProgram(process.execPath, [script, ...args], env, cwd, timeoutMs);
+}
+
+/** Runs `program ...args` (found on PATH) with exactly `env` (plus PATH), in `cwd`, and collects its output. */
+export function runProgram(
+  program: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  cwd: string,
+  timeoutMs = 60_000,
+): Promise<Run> {
   const started = Date.now();
   const childEnv = Object.fromEntries(
     Object.entries({ PATH: process.env['PATH'], ...env }).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(program, args, { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
