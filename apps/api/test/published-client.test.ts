@@ -70,7 +70,7 @@ import { OutsideStatusDocument } from './gql/graphql.js';
 
 /** The service and the titles of the caller's first two documents, sent the way \`persisted\` says. */
 export async function outsideStatus(url: string, token: string, persisted: PersistedMode) {
-  const client = createClient({ url, persisted, getAccessToken: () => token });
+  const client = createClient({ url, persisted, clientName: 'outside-app', getAccessToken: () => token });
   const { status, documents } = await client.request(OutsideStatusDocument);
   const titles: string[] = documents.edges.map((edge) => edge.node.title);
   // @ts-expect-error: version is a string. Were the generated types or the client's declarations lost (any), this

@@ -63,14 +63,15 @@ async function server(mode: 'apq' | 'allowlist' | 'off') {
     plugins: [usePersistedOperations({ mode, store })],
     logging: false,
   });
-  const wire: { method: string; url: string; body: Record<string, unknown> }[] = [];
+  const wire: { method: string; url: string; headers: Headers; body: Record<string, unknown> }[] = [];
   const fetchFn: typeof fetch = async (input, init) => {
     const url = String(input);
-    wire.push({ method: init?.method ?? 'GET', url, body: typeof init?.body === 'string' ? JSON.parse(init.body) : {} });
+    const body = typeof init?.body === 'string' ? JSON.parse(init.body) : {};
+    wire.push({ method: init?.method ?? 'GET', url, headers: new Headers(init?.headers), body });
     return yoga.fetch(new Request(url, init));
   };
-  const client = (persisted: PersistedMode, token?: string, maxGetUrlLength?: number) =>
-    createClient({ url: 'http://api.test/graphql', persisted, fetch: fetchFn, getAccessToken: () => token, maxGetUrlLength });
+  const client = (persisted: PersistedMode, token?: string, maxGetUrlLength?: number, clientName?: string) =>
+    createClient({ url: 'http://api.test/graphql', persisted, fetch: fetchFn, getAccessToken: () => token, maxGetUrlLength, clientName });
   return { client, wire };
 }
 
@@ -120,6 +121,17 @@ describe('createClient (packages/client): how operations go over the wire', () =
     expect(wire).toEqual([
       expect.objectContaining({ method: 'POST', body: expect.objectContaining({ query: expect.stringContaining('query Status') }) }),
     ]);
+  });
+
+  it('clientName goes as the graphql-client-name header with every request, GET and POST alike; without it, none', async () => {
+    const { client, wire } = await server('apq');
+    await client('apq', undefined, undefined, 'outside-app').request(StatusDocument);
+    expect(wire.map(({ method, headers }) => [method, headers.get('graphql-client-name')])).toEqual([
+      ['GET', 'outside-app'],
+      ['POST', 'outside-app'],
+    ]);
+    await client('apq').request(StatusDocument);
+    expect(wire[2]!.headers.has('graphql-client-name')).toBe(false);
   });
 
   it('a GET longer than maxGetUrlLength goes by POST instead', async () => {

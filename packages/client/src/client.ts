@@ -34,6 +34,12 @@ export interface ClientOptions {
    * for each request (`createDpopSigner`). @default none: `Bearer`
    */
   dpop?: DpopSigner;
+  /**
+   * The app's name, sent as `graphql-client-name` with every request: the name its operations' manifest was imported
+   * under (`latchkey persisted import --app NAME`), by which the server tells its uses of the schema from other apps'.
+   * @default none
+   */
+  clientName?: string;
 }
 
 /** A GraphQL response: `data` and/or `errors` (spec "Response envelope"). */
@@ -85,6 +91,7 @@ export function createClient(options: ClientOptions): Client {
     const headers: Record<string, string> = { accept: ACCEPT };
     const token = await options.getAccessToken?.();
     if (token) headers['authorization'] = `${options.dpop ? 'DPoP' : 'Bearer'} ${token}`;
+    if (options.clientName) headers['graphql-client-name'] = options.clientName;
     let url = options.url;
     let payload: string | undefined;
     if (method === 'GET') {
