@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { persistedOperations, seedDemoData } from '@latchkey/db';
 import { createOwnDatabase, testTempDir } from '@latchkey/db/testing';
@@ -145,7 +145,7 @@ describe('an app in another repository: the packed @latchkey/client, installed o
     expect(readFileSync(path.join(WORKSPACE, 'packages/client/schema.graphql'), 'utf8')).toMatch(/^type Query \{$/m);
   }, 60_000);
 
-  it('installs in a project outside every workspace with no network: the workspace versions of the tools, from the pnpm store', async () => {
+  it('installs in a project outside every workspace with no network (the workspace versions of the tools, from the pnpm store); its modules import only each other', async () => {
     expect(workspaceRootAbove(app), 'the app must not be inside a pnpm workspace').toBeUndefined();
     await writeOutsideProject(app, tarball, [
       '@graphql-codegen/cli',
@@ -168,6 +168,17 @@ describe('an app in another repository: the packed @latchkey/client, installed o
     expect(installed).toMatchObject({ name: '@latchkey/client', license: 'MIT', sideEffects: false });
     expect(installed.private).toBeUndefined();
     expect(Object.keys(installed.dependencies)).toEqual(['@graphql-typed-document-node/core']);
+    // Its modules import only each other: nothing of graphql (or of any package) at run time, so a browser loads
+    // them as they are, and the dependency above is for the declarations alone.
+    const dist = path.join(app, 'node_modules/@latchkey/client/dist');
+    const modules = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js'));
+    expect(modules).toContain('index.js');
+    for (const file of modules) {
+      const specifiers = [...readFileSync(path.join(dist, file), 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map(
+        (m) => m[1],
+      );
+      for (const specifier of specifiers) expect(specifier, `${file} imports ${specifier}`).toMatch(/^\.\.?\//);
+    }
   }, 240_000);
 
   it('codegen (client preset, the codegen.ts of docs/clients.md) against the installed schema writes sha256 ids; tsc checks the app against the declarations', async () => {
