@@ -15,9 +15,18 @@ export type {
 } from './resolve-request.js';
 
 // Stores
-export { createPersistedStore } from './store/persisted-store.js';
+export { createPersistedStore, RECHECK_SECONDS } from './store/persisted-store.js';
 export type { PersistedStoreOptions } from './store/persisted-store.js';
-export { listAppNames, UNNAMED_APP } from './store/app-versions.js';
+export {
+  APP_VERSION_ERRORS,
+  AppVersionError,
+  listAppNames,
+  listAppVersions,
+  retireAppVersion,
+  UNNAMED_APP,
+  UNNAMED_VERSION,
+} from './store/app-versions.js';
+export type { AppVersion, AppVersionSummary } from './store/app-versions.js';
 export type { PersistedOperation, PersistedOperationStore, PersistedSource } from './store/types.js';
 
 // Ids and manifests

@@ -19,9 +19,17 @@ commands:
   delete-document ID --as EMAIL
                                delete a document as EMAIL would (same rules as the API; legal hold binds everyone)
                                exit 3 when the rules refuse, 4 when the document is missing or hidden
-  persisted import FILE        import a persisted-documents manifest (packages/client's, or Apollo's) as the
-                               allowlist of trusted documents; every id must be its document's SHA-256 and every
-                               document must validate against this schema, or nothing is imported (exit 2)
+  persisted import FILE [--app NAME --version VERSION]
+                               import a persisted-documents manifest (the client preset's, or Apollo's) as that app
+                               version's trusted documents (the allowlist); every id must be its document's SHA-256
+                               and every document must validate against this schema, or nothing is imported (exit 2);
+                               an app version already imported with other documents, or retired: exit 3, nothing
+                               imported; without --app the documents join the app "unnamed"
+  persisted apps               every app version, one JSON object per line: status, document count, import time and
+                               last use of its documents
+  persisted retire --app NAME --version VERSION
+                               take that version's documents off the allowlist (but those another active version
+                               holds); running servers refuse them within 10 seconds; unknown app version: exit 4
   persisted count              how many persisted operations the database holds (APQ registrations, allowlist)
   budget show --email EMAIL    the account's plan, bucket size and what its shared bucket holds now, as one JSON
                                object (buckets in Redis or PostgreSQL; on the embedded database they are the
