@@ -133,6 +133,10 @@ async function main(argv: string[]): Promise<void> {
       const { sessionsCommand } = await import('./commands/session-commands.js');
       return sessionsCommand(config, rest);
     }
+    case 'schema': {
+      const { schemaCommand } = await import('./commands/schema-commands.js');
+      return schemaCommand(config, rest);
+    }
     case 'audit': {
       const { auditCommand } = await import('./commands/audit-commands.js');
       return auditCommand(config, rest);

@@ -146,7 +146,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('a retired document, on 
     const imported = await run(CLI, ['persisted', 'import', file, '--app', 'web', '--version', '2.0.0'], env, processes.dataDir);
     expect(imported.code, imported.stderr).toBe(0);
     const [documentId] = Object.keys(manifest);
-    const runIt = (url: string) => postGraphQL(`${url}/graphql`, { documentId });
+    const runIt = (url: string) => postGraphQL(`${url}/graphql`, JSON.stringify({ documentId }));
     for (const url of processes.urls) expect((await runIt(url)).json.data).toEqual({ status: { service: 'latchkey' } });
 
     const retired = await run(CLI, ['persisted', 'retire', '--app', 'web', '--version', '2.0.0'], env, processes.dataDir);

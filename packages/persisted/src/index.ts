@@ -20,13 +20,15 @@ export type { PersistedStoreOptions } from './store/persisted-store.js';
 export {
   APP_VERSION_ERRORS,
   AppVersionError,
+  listActiveAppDocuments,
   listAppNames,
   listAppVersions,
   retireAppVersion,
   UNNAMED_APP,
   UNNAMED_VERSION,
 } from './store/app-versions.js';
-export type { AppVersion, AppVersionSummary } from './store/app-versions.js';
+export type { AppDocument, AppVersion, AppVersionSummary } from './store/app-versions.js';
+export { listRegistrationsUsedSince } from './store/operation-rows.js';
 export type { PersistedOperation, PersistedOperationStore, PersistedSource } from './store/types.js';
 
 // Ids and manifests

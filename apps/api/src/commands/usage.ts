@@ -31,6 +31,16 @@ commands:
                                take that version's documents off the allowlist (but those another active version
                                holds); running servers refuse them within 10 seconds; unknown app version: exit 4
   persisted count              how many persisted operations the database holds (APQ registrations, allowlist)
+  schema check [--base REF | --base-file FILE] [--window 30d] [--fail-on-dangerous] [--json]
+                               compare schema/ with a base (default: HEAD while schema/ has uncommitted changes, else
+                               HEAD^) against the operations clients are known to send: this repository's, every active
+                               app version's, the APQ registrations used within the window, recorded uses of deprecated
+                               fields (the database's, with DATABASE_URL or a free embedded database); exit 1 when a
+                               change breaks one (or, with --fail-on-dangerous, a dangerous change reaches one), 2 for
+                               bad input (an unknown revision, SDL that does not parse); runs without building
+  schema usage [--window 30d] [--json]
+                               each deprecated field, argument, input field or enum value, with the documents, apps and
+                               clients that used it and when; what nobody used within the window is safe to remove
   budget show --email EMAIL    the account's plan, bucket size and what its shared bucket holds now, as one JSON
                                object (buckets in Redis or PostgreSQL; on the embedded database they are the
                                running server's memory: exit 1 says so); unknown e-mail: exit 4

@@ -46,6 +46,22 @@ export const APP_VERSION_ERRORS = {
 export class AppVersionError extends definedErrors('AppVersionError', APP_VERSION_ERRORS) {}
 
 const ofVersion = ({ app, version }: AppVersion) => and(eq(persistedAppDocuments.app, app), eq(persistedAppDocuments.version, version));
+const isVersion = ({ app, version }: AppVersion) => and(eq(persistedAppVersions.app, app), eq(persistedAppVersions.version, version));
+/** A document row's app version (the join of the two tables). */
+const versionOfDocument = and(
+  eq(persistedAppVersions.app, persistedAppDocuments.app),
+  eq(persistedAppVersions.version, persistedAppDocuments.version),
+);
+
+/** The app version's row, locked for the rest of the transaction; undefined when there is none. */
+async function lockVersion(tx: Database, version: AppVersion): Promise<{ retiredAt: Date | null } | undefined> {
+  const [row] = await tx
+    .select({ retiredAt: persistedAppVersions.retiredAt })
+    .from(persistedAppVersions)
+    .where(isVersion(version))
+    .for('update');
+  return row;
+}
 
 /** Writes allowlist rows, 500 a statement; resolves to the rows added or made allowlist rows (an APQ row of the same hash is). */
 async function writeAllowlist(tx: Database, entries: readonly { hash: string; query: string }[]): Promise<number> {
@@ -91,11 +107,7 @@ export function importAppVersion(
   const unnamed = version.app === UNNAMED_APP;
   const hashes = entries.map((entry) => entry.hash);
   return db.transaction(async (tx) => {
-    const [existing] = await tx
-      .select({ retiredAt: persistedAppVersions.retiredAt })
-      .from(persistedAppVersions)
-      .where(and(eq(persistedAppVersions.app, version.app), eq(persistedAppVersions.version, version.version)))
-      .for('update');
+    const existing = await lockVersion(tx, version);
     if (existing && !unnamed) {
       if (existing.retiredAt) throw new AppVersionError('APP_VERSION_RETIRED', version);
       const held = await tx.select({ hash: persistedAppDocuments.hash }).from(persistedAppDocuments).where(ofVersion(version));
@@ -117,25 +129,15 @@ export function importAppVersion(
  */
 export function retireAppVersion(db: Database, version: AppVersion): Promise<{ removed: string[]; kept: number; alreadyRetired: boolean }> {
   return db.transaction(async (tx) => {
-    const [existing] = await tx
-      .select({ retiredAt: persistedAppVersions.retiredAt })
-      .from(persistedAppVersions)
-      .where(and(eq(persistedAppVersions.app, version.app), eq(persistedAppVersions.version, version.version)))
-      .for('update');
+    const existing = await lockVersion(tx, version);
     if (!existing) throw new AppVersionError('APP_VERSION_UNKNOWN', version);
     if (existing.retiredAt) return { removed: [], kept: 0, alreadyRetired: true };
-    await tx
-      .update(persistedAppVersions)
-      .set({ retiredAt: sql`now()` })
-      .where(and(eq(persistedAppVersions.app, version.app), eq(persistedAppVersions.version, version.version)));
+    await tx.update(persistedAppVersions).set({ retiredAt: sql`now()` }).where(isVersion(version));
     const held = tx.select({ hash: persistedAppDocuments.hash }).from(persistedAppDocuments).where(ofVersion(version));
     const stillActive = tx
       .select({ hash: persistedAppDocuments.hash })
       .from(persistedAppDocuments)
-      .innerJoin(
-        persistedAppVersions,
-        and(eq(persistedAppVersions.app, persistedAppDocuments.app), eq(persistedAppVersions.version, persistedAppDocuments.version)),
-      )
+      .innerJoin(persistedAppVersions, versionOfDocument)
       .where(isNull(persistedAppVersions.retiredAt));
     const removed = await tx
       .delete(persistedOperations)
@@ -164,17 +166,41 @@ export async function listAppVersions(db: Database): Promise<AppVersionSummary[]
       importedAt: persistedAppVersions.importedAt,
       retiredAt: persistedAppVersions.retiredAt,
       documents: sql<number>`count(${persistedAppDocuments.hash})::int`,
-      // A row's last_used_at starts at its creation: only a later one is a use.
-      lastUsedAt: sql<Date | null>`max(${persistedOperations.lastUsedAt}) filter (where ${persistedOperations.lastUsedAt} > ${persistedOperations.createdAt})`,
+      lastUsedAt: sql<Date | null>`max(${lastUse})`,
     })
     .from(persistedAppVersions)
-    .leftJoin(
-      persistedAppDocuments,
-      and(eq(persistedAppDocuments.app, persistedAppVersions.app), eq(persistedAppDocuments.version, persistedAppVersions.version)),
-    )
+    .leftJoin(persistedAppDocuments, versionOfDocument)
     .leftJoin(persistedOperations, eq(persistedOperations.hash, persistedAppDocuments.hash))
     .groupBy(persistedAppVersions.app, persistedAppVersions.version)
     .orderBy(asc(persistedAppVersions.app), asc(persistedAppVersions.importedAt), asc(persistedAppVersions.version));
+  return rows.map((row) => ({ ...row, lastUsedAt: row.lastUsedAt === null ? null : new Date(row.lastUsedAt) }));
+}
+
+/** A document an active app version holds, with its last use (null: not used since it was stored). */
+export interface AppDocument extends AppVersion {
+  hash: string;
+  query: string;
+  lastUsedAt: Date | null;
+}
+
+/** A row's last_used_at starts at its creation: only a later one is a use. */
+const lastUse = sql<Date | null>`case when ${persistedOperations.lastUsedAt} > ${persistedOperations.createdAt} then ${persistedOperations.lastUsedAt} end`;
+
+/** The documents of every active (not retired) app version: one row per version that holds a document. */
+export async function listActiveAppDocuments(db: Database): Promise<AppDocument[]> {
+  const rows = await db
+    .select({
+      app: persistedAppDocuments.app,
+      version: persistedAppDocuments.version,
+      hash: persistedOperations.hash,
+      query: persistedOperations.query,
+      lastUsedAt: lastUse,
+    })
+    .from(persistedAppDocuments)
+    .innerJoin(persistedAppVersions, versionOfDocument)
+    .innerJoin(persistedOperations, eq(persistedOperations.hash, persistedAppDocuments.hash))
+    .where(isNull(persistedAppVersions.retiredAt))
+    .orderBy(asc(persistedAppDocuments.app), asc(persistedAppDocuments.version), asc(persistedOperations.hash));
   return rows.map((row) => ({ ...row, lastUsedAt: row.lastUsedAt === null ? null : new Date(row.lastUsedAt) }));
 }
 

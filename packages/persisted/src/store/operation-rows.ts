@@ -1,4 +1,4 @@
-import { count, eq, persistedOperations, sql, type Database } from '@latchkey/db';
+import { and, count, desc, eq, gte, persistedOperations, sql, type Database } from '@latchkey/db';
 import type { PersistedSource } from './types.js';
 
 // The statements of the persisted-operation store on the `persisted_operations` table (its cache is the store's).
@@ -53,4 +53,13 @@ export async function countRowsBySource(db: Database): Promise<Record<PersistedS
     .groupBy(persistedOperations.source);
   for (const row of rows) totals[row.source as PersistedSource] = Number(row.n);
   return totals;
+}
+
+/** The APQ registrations a client used at or after `since` (a registration is a use), most recent first. */
+export function listRegistrationsUsedSince(db: Database, since: Date): Promise<{ hash: string; query: string; lastUsedAt: Date }[]> {
+  return db
+    .select({ hash: persistedOperations.hash, query: persistedOperations.query, lastUsedAt: persistedOperations.lastUsedAt })
+    .from(persistedOperations)
+    .where(and(eq(persistedOperations.source, 'apq'), gte(persistedOperations.lastUsedAt, since)))
+    .orderBy(desc(persistedOperations.lastUsedAt));
 }
