@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createDatabase, persistedOperations } from '@latchkey/db';
+import { createDatabase, persistedOperations, recordDeprecatedUses, type Database } from '@latchkey/db';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli, dataDir, env, requireBuild, run, STACK_TRACE, useOperatorCli, workDir } from './support/built-cli.js';
 import { copyCheckout, shallowClone, type CheckoutCopy } from './support/checkout-copy.js';
@@ -10,7 +10,8 @@ import { copyCheckout, shallowClone, type CheckoutCopy } from './support/checkou
 // test can edit schema/, commit, and clone it shallow. The copy is never built: the check runs from the sources.
 
 const STATUS_SERVICE = '  "Service name."\n  service: String!\n';
-const DOCUMENT_BY_FIELD = /\n {2}"""\n {2}A document by exactly one of its keys[\s\S]*?documentBy\(lookup: DocumentLookup!\): Document\n/;
+const DOCUMENT_BY_FIELD =
+  /\n {2}"""\n {2}A document by exactly one of its keys[\s\S]*?documentBy\(lookup: DocumentLookup!\): Document[^\n]*\n/;
 
 /** The check's JSON answer. */
 const parsed = (stdout: string) =>
@@ -26,7 +27,7 @@ const reached = (stdout: string) =>
     .changes.filter((change) => change.affected.length > 0)
     .map(
       (change) =>
-        `${change.coordinate} ${change.level}: ${change.affected.map((use) => [use['source'], use['app'], use['version'], use['operation']].filter(Boolean).join(' ')).join(', ')}`,
+        `${change.coordinate} ${change.level}: ${change.affected.map((use) => [use['source'], use['app'] ?? use['client'], use['version'], use['operation']].filter(Boolean).join(' ')).join(', ')}`,
     );
 
 describe('schema check against the repository operations (no database)', () => {
@@ -124,6 +125,24 @@ describe('schema check against imported app versions and recent APQ registration
   const check = (...args: string[]) =>
     copy.latchkey(['schema', 'check', '--json', ...args], { DATABASE_URL: env['DATABASE_URL'], DATA_DIR: dataDir });
   const BY_ID = 'query ById { documentBy(lookup: { id: "00000000-0000-0000-0000-000000000000" }) { title } }';
+  const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000);
+  /** The operator CLI's database, opened from here while no command holds it. */
+  async function withCliDatabase(use: (db: Database) => Promise<unknown>): Promise<void> {
+    const handle = await createDatabase({ url: env['DATABASE_URL'], dataDir, poolSize: 2 });
+    try {
+      await use(handle.db);
+    } finally {
+      await handle.close();
+    }
+  }
+  /** An APQ registration of `query` whose last use was `days` ago. */
+  const registeredDaysAgo = (query: string, days: number) =>
+    withCliDatabase((db) =>
+      db
+        .insert(persistedOperations)
+        .values({ hash: createHash('sha256').update(query).digest('hex'), query, source: 'apq', lastUsedAt: daysAgo(days) })
+        .onConflictDoUpdate({ target: persistedOperations.hash, set: { lastUsedAt: daysAgo(days) } }),
+    );
 
   it('a field only an imported app version selects fails the check, naming app and version; after `persisted retire` it passes', async () => {
     const manifest = path.join(workDir, 'web-1.json');
@@ -147,17 +166,7 @@ describe('schema check against imported app versions and recent APQ registration
   });
 
   it('a field whose only user is an APQ registration last used 40 days ago passes with --window 30d and fails with --window 60d', async () => {
-    const handle = await createDatabase({ url: env['DATABASE_URL'], dataDir, poolSize: 2 });
-    try {
-      await handle.db.insert(persistedOperations).values({
-        hash: createHash('sha256').update(BY_ID).digest('hex'),
-        query: BY_ID,
-        source: 'apq',
-        lastUsedAt: new Date(Date.now() - 40 * 86_400_000),
-      });
-    } finally {
-      await handle.close();
-    }
+    await registeredDaysAgo(BY_ID, 40);
     const month = await check('--window', '30d');
     expect(month.code, month.stderr).toBe(0);
     const twoMonths = await check('--window', '60d');
@@ -168,5 +177,40 @@ describe('schema check against imported app versions and recent APQ registration
       operation: 'ById',
       lastUsedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
+  });
+
+  it('schema usage lists a deprecated field with the clients that used it; past the window it is safe to remove, and the check agrees', async () => {
+    copy.git('reset', '-q', '--hard');
+    const field = 'documentBy(lookup: DocumentLookup!): Document';
+    copy.edit('schema/documents.graphql', field, `${field} @deprecated(reason: "Use document(id:).")`);
+    await registeredDaysAgo(BY_ID, 40);
+    await withCliDatabase((db) => recordDeprecatedUses(db, [{ coordinate: 'Query.documentBy', client: 'web', usedAt: daysAgo(40) }]));
+    const usage = (window: string) =>
+      copy.latchkey(['schema', 'usage', '--json', '--window', window], { DATABASE_URL: env['DATABASE_URL'], DATA_DIR: dataDir });
+    const recent = await usage('60d');
+    expect(recent.code, recent.stderr).toBe(0);
+    const [listed] = (JSON.parse(recent.stdout) as { coordinates: Record<string, unknown>[] }).coordinates;
+    expect(listed).toMatchObject({
+      coordinate: 'Query.documentBy',
+      reason: 'Use document(id:).',
+      documents: [{ source: 'apq', operation: 'ById' }],
+      clients: [{ client: 'web', withinWindow: true }],
+      safeToRemove: false,
+    });
+    const month = await usage('30d');
+    expect((JSON.parse(month.stdout) as { coordinates: Record<string, unknown>[] }).coordinates[0]).toMatchObject({
+      documents: [],
+      clients: [{ client: 'web', withinWindow: false }],
+      safeToRemove: true,
+    });
+    const text = await copy.latchkey(['schema', 'usage'], { DATABASE_URL: env['DATABASE_URL'], DATA_DIR: dataDir });
+    expect(text.stdout).toContain('Query.documentBy (deprecated: Use document(id:).)');
+    expect(text.stdout).toContain('nobody used it within 30d: safe to remove');
+
+    // The check agrees: removing it breaks nobody within 30 days, and the client and the registration within 60.
+    copy.edit('schema/documents.graphql', copy.read('schema/documents.graphql').match(DOCUMENT_BY_FIELD)![0], '\n');
+    expect((await check('--window', '30d')).code).toBe(0);
+    const twoMonths = await check('--window', '60d');
+    expect(reached(twoMonths.stdout)).toEqual(['Query.documentBy breaking: apq ById, client web']);
   });
 });
