@@ -115,13 +115,15 @@ function classify(
 ): ClassifiedChange {
   const criticality = LEVEL[change.criticality.level];
   const coordinate = coordinateOf(change);
-  const base = { criticality, type: String(change.type), coordinate, message: change.message };
-  if (criticality === 'safe' || coordinate === null) return { ...base, level: criticality, safeByUsage: false, affected: [] };
+  const { message } = change;
+  const type = String(change.type);
+  if (criticality === 'safe' || coordinate === null)
+    return { level: criticality, coordinate, message, criticality, safeByUsage: false, type, affected: [] };
   const parent = reachedParent(coordinate, schemas);
   const affected = judged.filter(({ usage }) => touches(usage, coordinate, parent)).map(({ use }) => use);
   if (criticality === 'breaking') affected.push(...recordedUsesOf(uses, coordinate));
   const safeByUsage = criticality === 'breaking' && affected.length === 0;
-  return { ...base, level: safeByUsage ? 'safe' : criticality, safeByUsage, affected };
+  return { level: safeByUsage ? 'safe' : criticality, coordinate, message, criticality, safeByUsage, type, affected };
 }
 
 /** Operations that no longer validate and that no breaking change names: one change each kind of error, named by it. */
@@ -136,11 +138,11 @@ function unexplained(judged: readonly Judged[], changes: readonly ClassifiedChan
   }
   return [...byError].map(([message, affected]) => ({
     level: 'breaking',
+    coordinate: null,
+    message,
     criticality: 'breaking',
     safeByUsage: false,
     type: 'DOCUMENT_INVALID',
-    coordinate: null,
-    message,
     affected,
   }));
 }
