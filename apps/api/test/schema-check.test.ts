@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createDatabase, persistedOperations, recordDeprecatedUses, type Database } from '@latchkey/db';
+import { onPglite } from '@latchkey/db/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cli, dataDir, env, requireBuild, run, STACK_TRACE, useOperatorCli, workDir } from './support/built-cli.js';
+import { cli, dataDir, env, requireBuild, run, service, STACK_TRACE, useOperatorCli, workDir } from './support/built-cli.js';
 import { copyCheckout, shallowClone, type CheckoutCopy } from './support/checkout-copy.js';
 
 // `pnpm latchkey schema check` in a checkout of its own (a copy of this one, in a git repository of its own), so a
@@ -213,4 +214,18 @@ describe('schema check against imported app versions and recent APQ registration
     const twoMonths = await check('--window', '60d');
     expect(reached(twoMonths.stdout)).toEqual(['Query.documentBy breaking: apq ById, client web']);
   });
+
+  it.runIf(onPglite('the embedded-database tests'))(
+    "on the embedded database a running server holds, it says so in one line and checks the repository's operations",
+    async () => {
+      copy.git('reset', '-q', '--hard');
+      copy.edit('schema/status.graphql', STATUS_SERVICE, '');
+      const checked = await copy.latchkey(['schema', 'check'], { DATA_DIR: service.config.dataDir });
+      expect(checked.code, checked.stderr).toBe(1);
+      expect(checked.stdout).toContain(
+        "note: the embedded database is held by a running server (stop it, or share PostgreSQL through DATABASE_URL): only the repository's operations are known",
+      );
+      expect(checked.stdout).toContain('repository operation Status');
+    },
+  );
 });
