@@ -1,5 +1,6 @@
 // `pnpm latchkey <command>`: runs the operator CLI (apps/api), building first only when a source is newer than
 // the build, and then printing nothing of the build unless it fails: the command's own output is all there is.
+// The schema commands are the exception: they run from the sources, never building (below).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -44,6 +45,21 @@ function isStale() {
   if (!existsSync(cli)) return true;
   const built = Math.max(statSync(cli).mtimeMs, existsSync(stamp) ? statSync(stamp).mtimeMs : 0);
   return INPUTS.some((input) => newest(join(root, input)) > built);
+}
+
+// `schema check` and `schema usage` read schema/, the operations and the database, and are asked while an edit leaves
+// codegen, typecheck or the build failing: they run from the TypeScript sources (tsx; the workspace packages' "source"
+// export condition), never building.
+if (process.argv[2] === 'schema') {
+  const sources = join(root, 'apps/api/src/cli.ts');
+  const run = spawnSync(
+    process.execPath,
+    ['--import', import.meta.resolve('tsx'), '--conditions=source', sources, ...process.argv.slice(2)],
+    {
+      stdio: 'inherit',
+    },
+  );
+  process.exit(run.status ?? 1);
 }
 
 if (isStale()) {

@@ -77,7 +77,7 @@ async function token(config: Config, args: string[]): Promise<void> {
 
 /** A command that opens the database, loaded with it. */
 async function databaseCommand(
-  name: 'migrateCommand' | 'seedCommand' | 'outboxCommand' | 'documentsCommand' | 'deleteDocumentCommand' | 'persistedCommand',
+  name: 'migrateCommand' | 'seedCommand' | 'outboxCommand' | 'documentsCommand' | 'deleteDocumentCommand',
   config: Config,
   args: string[],
 ): Promise<void> {
@@ -117,8 +117,10 @@ async function main(argv: string[]): Promise<void> {
       return databaseCommand('documentsCommand', config, rest);
     case 'delete-document':
       return databaseCommand('deleteDocumentCommand', config, rest);
-    case 'persisted':
-      return databaseCommand('persistedCommand', config, rest);
+    case 'persisted': {
+      const { persistedCommand } = await import('./commands/persisted-commands.js');
+      return persistedCommand(config, rest);
+    }
     case 'budget': {
       const { budgetCommand } = await import('./commands/budget-commands.js');
       return budgetCommand(config, rest);
@@ -130,6 +132,10 @@ async function main(argv: string[]): Promise<void> {
     case 'sessions': {
       const { sessionsCommand } = await import('./commands/session-commands.js');
       return sessionsCommand(config, rest);
+    }
+    case 'schema': {
+      const { schemaCommand } = await import('./commands/schema-commands.js');
+      return schemaCommand(config, rest);
     }
     case 'audit': {
       const { auditCommand } = await import('./commands/audit-commands.js');

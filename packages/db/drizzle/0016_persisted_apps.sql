@@ -20,7 +20,7 @@ CREATE TABLE "persisted_app_versions" (
 	CONSTRAINT "persisted_app_versions_app_version_pk" PRIMARY KEY("app","version")
 );
 --> statement-breakpoint
-ALTER TABLE "persisted_app_documents" ADD CONSTRAINT "persisted_app_documents_app_version_persisted_app_versions_app_version_fk" FOREIGN KEY ("app","version") REFERENCES "public"."persisted_app_versions"("app","version") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "persisted_app_documents" ADD CONSTRAINT "persisted_app_documents_version_fk" FOREIGN KEY ("app","version") REFERENCES "public"."persisted_app_versions"("app","version") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "persisted_app_documents_hash_idx" ON "persisted_app_documents" USING btree ("hash");--> statement-breakpoint
 -- Documents imported before apps were recorded belong to the app of imports without --app: `unnamed`, version `-`.
 INSERT INTO "persisted_app_versions" ("app", "version")

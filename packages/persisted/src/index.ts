@@ -15,9 +15,20 @@ export type {
 } from './resolve-request.js';
 
 // Stores
-export { createPersistedStore } from './store/persisted-store.js';
+export { createPersistedStore, RECHECK_SECONDS } from './store/persisted-store.js';
 export type { PersistedStoreOptions } from './store/persisted-store.js';
-export { listAppNames, UNNAMED_APP } from './store/app-versions.js';
+export {
+  APP_VERSION_ERRORS,
+  AppVersionError,
+  listActiveAppDocuments,
+  listAppNames,
+  listAppVersions,
+  retireAppVersion,
+  UNNAMED_APP,
+  UNNAMED_VERSION,
+} from './store/app-versions.js';
+export type { AppDocument, AppVersion, AppVersionSummary } from './store/app-versions.js';
+export { listRegistrationsUsedSince } from './store/operation-rows.js';
 export type { PersistedOperation, PersistedOperationStore, PersistedSource } from './store/types.js';
 
 // Ids and manifests

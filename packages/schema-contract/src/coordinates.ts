@@ -34,6 +34,8 @@ export interface OperationUsage {
 
 const EMPTY: OperationUsage = Object.freeze({ coordinates: new Set<string>(), deprecated: Object.freeze([]) });
 
+const isFragment = (definition: DefinitionNode): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION;
+
 /** The operation `operationName` picks (or the only one), with the fragments it spreads, directly or not. */
 function operationWithFragments(document: DocumentNode, operationName?: string | null): DefinitionNode[] | undefined {
   const operations = document.definitions.filter(
@@ -132,17 +134,15 @@ export function operationUsage(schema: GraphQLSchema, document: DocumentNode, op
   return { coordinates, deprecated };
 }
 
-/** Every operation of a document, by name (an anonymous one as `null`), with what it uses. */
-export function documentUsage(schema: GraphQLSchema, document: DocumentNode): Map<string | null, OperationUsage> {
-  const usages = new Map<string | null, OperationUsage>();
-  for (const definition of document.definitions) {
-    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+/** Each operation of a document as a document of its own: the operation and the fragments it spreads. */
+export function splitOperations(document: DocumentNode): { name: string | null; document: DocumentNode }[] {
+  return document.definitions.flatMap((definition) => {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) return [];
     const name = definition.name?.value ?? null;
-    const single = {
+    const definitions = operationWithFragments({
       kind: Kind.DOCUMENT,
-      definitions: [definition, ...document.definitions.filter((other) => other.kind === Kind.FRAGMENT_DEFINITION)],
-    } as const;
-    usages.set(name, operationUsage(schema, single));
-  }
-  return usages;
+      definitions: [definition, ...document.definitions.filter(isFragment)],
+    });
+    return definitions ? [{ name, document: { kind: Kind.DOCUMENT, definitions } }] : [];
+  });
 }

@@ -1,11 +1,10 @@
-// The commands that open the database (and what they need: the domain, the policies, persisted operations).
+// The commands that open the database (and what they need: the domain, the policies).
 // Loaded only when such a command runs, so `keygen` and `token --sub` start without them.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { NO_AUDIT, readOutbox } from '@latchkey/auth';
 import { BULK_STATEMENT_TIMEOUT_MS, createDatabase, findUserIdByEmail, runMigrations, seedBenchData, seedDemoData } from '@latchkey/db';
-import { createPersistedStore, ManifestError } from '@latchkey/persisted';
+import { AppVersionError } from '@latchkey/persisted';
 import { isAuthorizationDenied } from '@latchkey/policy';
 import type { Config } from '../config/load.js';
 import { openDomainRequest, type DomainRequest } from '../domain/request.js';
@@ -17,8 +16,6 @@ import { createLoaderFactory } from '../domain/loaders.js';
 import { createSubjectLoader } from '../domain/subject.js';
 import { createEventRecorder } from '../events/outbox.js';
 import { createMemoryWake, createWakeChannel } from '../events/wake.js';
-import { importAllowlist } from '../graphql/persisted.js';
-import { buildSchema } from '../graphql/schema.js';
 import { createLogger } from '../logger.js';
 import { databaseFault } from '../config/start-up-errors.js';
 import { UsageError } from './usage.js';
@@ -111,34 +108,6 @@ export async function deleteDocumentCommand(config: Config, args: string[]): Pro
   process.stderr.write(`deleted ${result.deletedDocumentId}\n`);
 }
 
-export async function persistedCommand(config: Config, args: string[]): Promise<void> {
-  const [action, ...rest] = args;
-  const { positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true });
-  await withDatabase(config, async (database) => {
-    await runMigrations(database);
-    const store = createPersistedStore({ db: database.db, maxRegistrations: config.persisted.maxRegistrations });
-    if (action === 'count') {
-      process.stdout.write(`${JSON.stringify(await store.count())}\n`);
-      return;
-    }
-    if (action !== 'import') throw new UsageError('persisted: use "persisted import FILE" or "persisted count"');
-    if (positionals.length !== 1) throw new UsageError('persisted import: give exactly one manifest file');
-    let text: string;
-    try {
-      text = readFileSync(positionals[0]!, 'utf8');
-    } catch {
-      throw new UsageError(`persisted import: cannot read ${positionals[0]}`);
-    }
-    try {
-      const { added, unchanged } = await importAllowlist(store, buildSchema(), text, config.limits);
-      process.stderr.write(`allowlist: ${added} documents added, ${unchanged} already there (${database.kind})\n`);
-    } catch (error) {
-      if (error instanceof ManifestError) throw new UsageError(`persisted import: ${error.message}`);
-      throw error;
-    }
-  });
-}
-
 export async function withDatabase<T>(
   config: Config,
   run: (db: Awaited<ReturnType<typeof createDatabase>>) => Promise<T>,
@@ -212,10 +181,14 @@ export async function userIdByEmail(config: Config, email: string): Promise<stri
   });
 }
 
-/** The same answers as the API, as exit codes: refused 3, missing or hidden 4, bad input 2; undefined: not one of these. */
+/**
+ * The same answers as the API, as exit codes: refused 3 (an app version imported with other documents, or retired,
+ * too), missing or hidden 4, bad input 2; undefined: not one of these.
+ */
 export function domainExitCode(error: unknown): number | undefined {
   if (isAuthorizationDenied(error)) return 3;
   if (error instanceof NotFoundError) return 4;
+  if (error instanceof AppVersionError) return error.code === 'APP_VERSION_UNKNOWN' ? 4 : 3;
   if (error instanceof InvalidInputError) return 2;
   return undefined;
 }

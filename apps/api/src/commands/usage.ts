@@ -19,10 +19,28 @@ commands:
   delete-document ID --as EMAIL
                                delete a document as EMAIL would (same rules as the API; legal hold binds everyone)
                                exit 3 when the rules refuse, 4 when the document is missing or hidden
-  persisted import FILE        import a persisted-documents manifest (packages/client's, or Apollo's) as the
-                               allowlist of trusted documents; every id must be its document's SHA-256 and every
-                               document must validate against this schema, or nothing is imported (exit 2)
+  persisted import FILE [--app NAME --version VERSION]
+                               import a persisted-documents manifest (the client preset's, or Apollo's) as that app
+                               version's trusted documents (the allowlist); every id must be its document's SHA-256
+                               and every document must validate against this schema, or nothing is imported (exit 2);
+                               an app version already imported with other documents, or retired: exit 3, nothing
+                               imported; without --app the documents join the app "unnamed"
+  persisted apps               every app version, one JSON object per line: status, document count, import time and
+                               last use of its documents
+  persisted retire --app NAME --version VERSION
+                               take that version's documents off the allowlist (but those another active version
+                               holds); running servers refuse them within 10 seconds; unknown app version: exit 4
   persisted count              how many persisted operations the database holds (APQ registrations, allowlist)
+  schema check [--base REF | --base-file FILE] [--window 30d] [--fail-on-dangerous] [--json]
+                               compare schema/ with a base (default: HEAD while schema/ has uncommitted changes, else
+                               HEAD^) against the operations clients are known to send: this repository's, every active
+                               app version's, the APQ registrations used within the window, recorded uses of deprecated
+                               fields (the database's, with DATABASE_URL or a free embedded database); exit 1 when a
+                               change breaks one (or, with --fail-on-dangerous, a dangerous change reaches one), 2 for
+                               bad input (an unknown revision, SDL that does not parse); runs without building
+  schema usage [--window 30d] [--json]
+                               each deprecated field, argument, input field or enum value, with the documents, apps and
+                               clients that used it and when; what nobody used within the window is safe to remove
   budget show --email EMAIL    the account's plan, bucket size and what its shared bucket holds now, as one JSON
                                object (buckets in Redis or PostgreSQL; on the embedded database they are the
                                running server's memory: exit 1 says so); unknown e-mail: exit 4

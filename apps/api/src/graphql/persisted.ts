@@ -4,6 +4,7 @@ import {
   ManifestError,
   parseManifest,
   sha256Hex,
+  type AppVersion,
   type PersistedOperationStore,
   type RegistrationDecision,
 } from '@latchkey/persisted';
@@ -36,7 +37,8 @@ export function createPersistedOperations(
     db,
     cacheSize: config.persisted.cacheSize,
     maxRegistrations: config.persisted.maxRegistrations,
-    onBackgroundError: (error) => logger.warn({ err: error }, "refreshing a persisted operation's last use failed"),
+    onBackgroundError: (error) =>
+      logger.warn({ err: error }, "reading or refreshing a persisted operation's row failed (the operation is served as held)"),
   });
   // Counted where the login limits are (Redis, PostgreSQL or memory), so every instance shares the budget.
   const budget = limits.window('pq-register', { points: config.persisted.registrationsPerMinute, durationSeconds: 60, blockSeconds: 0 });
@@ -47,7 +49,7 @@ export function createPersistedOperations(
 }
 
 /**
- * Imports a persisted-documents manifest (the client codegen's, or Apollo's) as the allowlist: every id must be
+ * Imports a persisted-documents manifest (the client codegen's, or Apollo's) as an app version's allowlist: every id must be
  * the SHA-256 of its document, and every document must validate against this server's schema and its document
  * limits, or nothing is imported (ManifestError naming each problem).
  */
@@ -56,11 +58,13 @@ export async function importAllowlist(
   schema: GraphQLSchema,
   text: string,
   limits: Config['limits'],
+  /** whose documents they are (default: the app `unnamed`) */
+  version?: AppVersion,
 ): Promise<{ added: number; unchanged: number }> {
   const entries = parseManifest(text);
   const problems = checkManifestAgainstSchema(schema, entries, queryLimitRules(limits));
   if (problems.length > 0) throw new ManifestError(problems);
-  return store.importAllowlist(entries);
+  return store.importAllowlist(entries, version);
 }
 
 /**

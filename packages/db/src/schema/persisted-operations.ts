@@ -58,9 +58,11 @@ export const persistedAppDocuments = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.app, t.version, t.hash] }),
-    foreignKey({ columns: [t.app, t.version], foreignColumns: [persistedAppVersions.app, persistedAppVersions.version] }).onDelete(
-      'cascade',
-    ),
+    foreignKey({
+      name: 'persisted_app_documents_version_fk',
+      columns: [t.app, t.version],
+      foreignColumns: [persistedAppVersions.app, persistedAppVersions.version],
+    }).onDelete('cascade'),
     index('persisted_app_documents_hash_idx').on(t.hash),
   ],
 );

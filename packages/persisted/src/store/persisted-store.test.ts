@@ -1,5 +1,6 @@
-import { persistedOperations, sql, type DatabaseHandle } from '@latchkey/db';
+import { eq, persistedAppVersions, persistedOperations, sql, type DatabaseHandle } from '@latchkey/db';
 import { openOwnDatabase } from '@latchkey/db/testing';
+import { parse } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../document-id.js';
 import { createPersistedStore } from './persisted-store.js';
@@ -13,6 +14,7 @@ beforeAll(async () => {
 afterAll(() => close?.());
 beforeEach(async () => {
   await database.db.delete(persistedOperations);
+  await database.db.delete(persistedAppVersions);
 });
 
 const operation = (n: number) => {
@@ -74,5 +76,23 @@ describe('the persisted-operation store (an LRU in process in front of a Postgre
     expect(await store.get(operation(1).hash)).toBeUndefined();
     expect(await store.get(operation(3).hash)).toBeDefined();
     expect(await store.count()).toEqual({ apq: 2, allowlist: 0 });
+  });
+
+  it('reads a held entry again after recheckSeconds: one removed elsewhere stops being served, one still there keeps its parsed document', async () => {
+    let clock = 1_000_000;
+    const store = createPersistedStore({ db: database.db, recheckSeconds: 10, now: () => clock });
+    const kept = operation(30);
+    const removed = operation(31);
+    await store.importAllowlist([kept, removed]);
+    const held = await store.get(kept.hash);
+    held!.document = parse(kept.query);
+    expect(await store.get(removed.hash)).toBeDefined();
+    await database.db.delete(persistedOperations).where(eq(persistedOperations.hash, removed.hash));
+
+    clock += 9_999;
+    expect(await store.get(removed.hash)).toBeDefined(); // still held: not read again yet
+    clock += 1;
+    expect(await store.get(removed.hash)).toBeUndefined();
+    expect((await store.get(kept.hash))?.document).toBe(held!.document);
   });
 });

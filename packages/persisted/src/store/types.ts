@@ -1,4 +1,5 @@
 import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { AppVersion } from './app-versions.js';
 
 /** How a persisted operation got into the store. */
 export type PersistedSource = 'apq' | 'allowlist';
@@ -25,8 +26,13 @@ export interface PersistedOperationStore {
    * beyond the store's cap; allowlist rows are never evicted.
    */
   register(hash: string, query: string): Promise<void>;
-  /** Adds allowlist entries (deploy time); an APQ row of the same hash becomes an allowlist row. */
-  importAllowlist(entries: readonly { hash: string; query: string }[]): Promise<{ added: number; unchanged: number }>;
+  /**
+   * Adds allowlist entries (deploy time) as the documents of an app version (default: the app `unnamed`, whose one
+   * version each import adds to); an APQ row of the same hash becomes an allowlist row. An app version's documents
+   * never change: another set under a known version is refused (AppVersionError). A store without a database
+   * records no app versions.
+   */
+  importAllowlist(entries: readonly { hash: string; query: string }[], version?: AppVersion): Promise<{ added: number; unchanged: number }>;
   /** How many operations the backing store holds, by source. */
   count(): Promise<Record<PersistedSource, number>>;
 }
