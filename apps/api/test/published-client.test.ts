@@ -210,11 +210,18 @@ describe('an app in another repository: the packed @latchkey/client, installed o
     dropDatabase = own?.drop;
     const manifestFile = path.join(app, 'src/gql/persisted-documents.json');
     const [[id, text]] = Object.entries(JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, string>) as [[string, string]];
-    // --app outside-app --version 1.0.0 once import takes them
+    const cliEnv = { NODE_ENV: 'test', DATA_DIR: dataDir, DATABASE_URL: own?.url };
     expectSuccess(
       'latchkey persisted import',
-      await run(CLI, ['persisted', 'import', manifestFile], { NODE_ENV: 'test', DATA_DIR: dataDir, DATABASE_URL: own?.url }, work),
+      await run(CLI, ['persisted', 'import', manifestFile, '--app', 'outside-app', '--version', '1.0.0'], cliEnv, work),
     );
+    const appVersions = expectSuccess('latchkey persisted apps', await run(CLI, ['persisted', 'apps'], cliEnv, work));
+    expect(
+      appVersions.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line)),
+    ).toEqual([expect.objectContaining({ app: 'outside-app', version: '1.0.0', status: 'active', documents: 1 })]);
 
     service = await startTestService({ PERSISTED_MODE: 'allowlist', DATA_DIR: dataDir, DATABASE_URL: own?.url });
     const rows = await service.database.db.select().from(persistedOperations);
