@@ -97,6 +97,13 @@ describe('schema check against the repository operations (no database)', () => {
     expect(reached(checked.stdout)).toEqual([expect.stringMatching(/^Query\.documents\.after breaking: repository DocumentDashboard/)]);
   });
 
+  it("a release's printed schema serves as the base: against the committed one, schema/ has no change", async () => {
+    reset();
+    const checked = await copy.latchkey(['schema', 'check', '--json', '--base-file', 'packages/client/schema.graphql']);
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(parsed(checked.stdout)).toMatchObject({ result: 'ok', changes: [] });
+  });
+
   it('bad input is exit 2 naming it: an unknown --base, SDL that does not parse (file:line:col), an unknown --window', async () => {
     reset();
     const unknown = await copy.latchkey(['schema', 'check', '--base', 'no-such-branch']);

@@ -2,6 +2,7 @@ import {
   buildASTSchema,
   buildSchema,
   concatAST,
+  DirectiveLocation,
   getLocation,
   GraphQLError,
   GraphQLSchema,
@@ -9,7 +10,7 @@ import {
   parse,
   printSchema,
   Source,
-  specifiedDirectives,
+  isSpecifiedDirective,
   validateSchema,
   type DocumentNode,
 } from 'graphql';
@@ -63,11 +64,26 @@ export function schemaOfSources(files: readonly SourceFile[]): GraphQLSchema {
   return schema;
 }
 
+const EXECUTABLE_LOCATIONS: ReadonlySet<DirectiveLocation> = new Set([
+  DirectiveLocation.QUERY,
+  DirectiveLocation.MUTATION,
+  DirectiveLocation.SUBSCRIPTION,
+  DirectiveLocation.FIELD,
+  DirectiveLocation.FRAGMENT_DEFINITION,
+  DirectiveLocation.FRAGMENT_SPREAD,
+  DirectiveLocation.INLINE_FRAGMENT,
+  DirectiveLocation.VARIABLE_DEFINITION,
+]);
+
 /**
- * The schema as clients see it, sorted: every type, field, description and deprecation, without the server's own
- * directives (the access rules), which are neither introspected nor part of what a client builds against.
+ * The schema as clients see it, sorted: every type, field, description and deprecation, without the directives that
+ * stand only on the schema's own definitions (the server's access rules), which are neither introspected nor part of
+ * what a client builds against. The same rule as the printed `@latchkey/client/schema.graphql`
+ * (packages/client/codegen/schema-sdl-plugin.cjs), so that file can serve as a base.
  */
 export function clientView(schema: GraphQLSchema): GraphQLSchema {
-  const withoutServerDirectives = new GraphQLSchema({ ...schema.toConfig(), directives: specifiedDirectives });
-  return lexicographicSortSchema(buildSchema(printSchema(withoutServerDirectives)));
+  const directives = schema
+    .getDirectives()
+    .filter((directive) => isSpecifiedDirective(directive) || directive.locations.some((location) => EXECUTABLE_LOCATIONS.has(location)));
+  return lexicographicSortSchema(buildSchema(printSchema(new GraphQLSchema({ ...schema.toConfig(), directives }))));
 }
