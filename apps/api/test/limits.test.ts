@@ -103,9 +103,9 @@ describe('spec Limits 3: document limits are validation failures (400 graphql-re
 
   it('cost over MAX_COST', async () => {
     // status + 3 fields = 4 (ok); a second status selection under an alias pushes it to 8
-    const ok = await postGraphQL(url, { query: '{ status { service version time } }' });
+    const ok = await postGraphQL(url, { query: '{ status { service version serverTime } }' });
     expect(ok.json.data.status.service).toBe('latchkey');
-    const query = '{ status { service version time } s: status { service version time } }';
+    const query = '{ status { service version serverTime } s: status { service version serverTime } }';
     expectTooComplex(await postGraphQL(url, { query }, { accept: GQL_TYPE }), 400, /cost 8 exceeds the limit of 6/);
     expectTooComplex(await postGraphQL(url, { query }, { accept: JSON_TYPE }), 200, /cost/);
   });

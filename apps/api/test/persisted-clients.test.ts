@@ -118,10 +118,10 @@ describe("automatic persisted queries with the ecosystem's clients", () => {
   });
 
   it('a query one client registered is served by hash alone to another client with nothing cached (one store per service)', async () => {
-    const query = 'query SharedStatus { status { time } }';
+    const query = 'query SharedStatus { status { serverTime } }';
     await apolloClient(service.graphqlUrl).client.query({ query: gql(query) });
     const { client, wire } = apolloClient(service.graphqlUrl);
-    expect((await client.query({ query: gql(query) })).data).toMatchObject({ status: { time: expect.any(String) } });
+    expect((await client.query({ query: gql(query) })).data).toMatchObject({ status: { serverTime: expect.any(String) } });
     expect(wire).toEqual([{ method: 'GET', status: 200, text: false, hash: true }]);
   });
 

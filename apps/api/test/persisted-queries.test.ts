@@ -87,13 +87,13 @@ describe('automatic persisted queries over HTTP (spec "Persisted-query extension
 
   it("no hash hijacking: text under another text's hash is 400 PERSISTED_QUERY_MISMATCH; version other than 1 is 400; nothing registers", async () => {
     const before = await registered(service);
-    const mismatch = await call(service, { body: { query: '{ status { version } }', extensions: apq('{ status { time } }') } });
+    const mismatch = await call(service, { body: { query: '{ status { version } }', extensions: apq('{ status { serverTime } }') } });
     expect(mismatch.status).toBe(400);
     expect(mismatch.json.errors[0].extensions.code).toBe('PERSISTED_QUERY_MISMATCH');
     expect(
       (
         await call(service, {
-          body: { query: '{ status { version } }', extensions: apq('{ status { time } }') },
+          body: { query: '{ status { version } }', extensions: apq('{ status { serverTime } }') },
           accept: 'application/json',
         })
       ).status,
@@ -211,7 +211,7 @@ describe('caching (spec Authorization 14) judged by an RFC 9111 cache', () => {
     ['a POST', { method: 'POST', body: { query: '{ status { service } }' } }],
     ['a GET with errors', { method: 'GET', body: { query: '{ status { nope } }' } }],
     ['a guest GET of a signed-in field', { method: 'GET', body: { query: '{ viewer { subject } }' } }],
-    ['PersistedQueryNotFound', { method: 'GET', body: { extensions: apq('{ status { time } }') } }],
+    ['PersistedQueryNotFound', { method: 'GET', body: { extensions: apq('{ status { serverTime } }') } }],
     ['a GET of @public fields with a credential', { method: 'GET', body: { query: '{ status { service } }' }, signedIn: true }],
   ])('%s is not stored by a shared cache', async (_name, sent) => {
     const token = sent.signedIn ? await demo.token('alice') : undefined;

@@ -103,7 +103,7 @@ describe('a schema change the code does not implement', () => {
   }, 120_000);
 
   it('a new field served by the mapped model (a property whose type fits) passes typecheck and needs no resolver', async () => {
-    const schema = changedSchema('status.graphql', '  time: DateTime!\n', '  time: DateTime!\n  uptimeSeconds: Int!\n');
+    const schema = changedSchema('status.graphql', '  serverTime: DateTime!\n', '  serverTime: DateTime!\n  uptimeSeconds: Int!\n');
     const overlay = new Map([
       [RESOLVERS_TS, await generatedResolverTypes(schema)],
       [STATUS_RESOLVERS, statusModelWith('number')],
@@ -113,7 +113,7 @@ describe('a schema change the code does not implement', () => {
   }, 120_000);
 
   it('a nullable model property behind a Non-Null field does not fit: typecheck fails naming Type.field', async () => {
-    const schema = changedSchema('status.graphql', '  time: DateTime!\n', '  time: DateTime!\n  uptimeSeconds: Int!\n');
+    const schema = changedSchema('status.graphql', '  serverTime: DateTime!\n', '  serverTime: DateTime!\n  uptimeSeconds: Int!\n');
     const overlay = new Map([
       [RESOLVERS_TS, await generatedResolverTypes(schema)],
       [STATUS_RESOLVERS, statusModelWith('number | null')],

@@ -27,7 +27,7 @@ async function server(mode: 'apq' | 'allowlist' | 'off') {
       typeDefs,
       resolvers: {
         Query: {
-          status: () => ({ service: 'test', version: '1', time: '2026-01-01T00:00:00.000Z' }),
+          status: () => ({ service: 'test', version: '1', serverTime: '2026-01-01T00:00:00.000Z' }),
           documents: (_root: unknown, _args: unknown, context: { request: Request }) => {
             if (!context.request.headers.get('authorization')) throw coded('Sign in to perform this operation.', 'UNAUTHENTICATED');
             return {

@@ -473,9 +473,14 @@ export type Session = {
 
 export type Status = {
   __typename?: 'Status';
+  /** The server's current time. */
+  serverTime: Scalars['DateTime']['output'];
   /** Service name. */
   service: Scalars['String']['output'];
-  /** The server's current time. */
+  /**
+   * The server's current time.
+   * @deprecated Use `serverTime`.
+   */
   time: Scalars['DateTime']['output'];
   /** Version of the running API build. */
   version: Scalars['String']['output'];
@@ -918,6 +923,7 @@ export type SessionResolvers<ContextType = GraphQLContext, ParentType extends Re
 };
 
 export type StatusResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Status'] = ResolversParentTypes['Status']> = {
+  serverTime?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   service?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   time?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;

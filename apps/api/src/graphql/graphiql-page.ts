@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 
-/** The GraphiQL page's options (what Yoga hands its renderer). */
-export const GRAPHIQL_OPTIONS = { title: 'Latchkey GraphQL' };
+/**
+ * The GraphiQL page's options (what Yoga hands its renderer). Deprecated fields and enum values are in GraphiQL's
+ * introspection by default; deprecated arguments and input fields only with `inputValueDeprecation`, so the
+ * documentation explorer shows every `@deprecated` the schema has.
+ */
+export const GRAPHIQL_OPTIONS = { title: 'Latchkey GraphQL', inputValueDeprecation: true };
 
 export interface GraphiQLPage {
   /** Yoga's `renderGraphiQL`: the page */
