@@ -97,28 +97,54 @@ function signInCounters(registers: Registry[]): (method: SignInMethod) => SignIn
   };
 }
 
-/** The GraphQL operations counter, and the function that counts one operation. */
-function graphqlOperationCounter(registers: Registry[]): (name: string, type: string) => void {
-  // Counted per operation into a plain map and handed to prom-client when scraped: its inc() hashes the label
-  // object each time (about 1 us per operation in a CPU profile of `{ status }`).
-  const pendingOperations = new Map<string, { labels: { operation_name: string; operation_type: string }; count: number }>();
+/**
+ * A counter of two labels, counted into a plain map and handed to prom-client when scraped: its inc() hashes the label
+ * object each time (about 1 us per operation in a CPU profile of `{ status }`). The first label's values never hold a
+ * space (operation names, schema coordinates), so `first second` keys one series.
+ */
+function countedAtScrape<First extends string, Second extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly [First, Second],
+  registers: Registry[],
+): (first: string, second: string) => void {
+  const pending = new Map<string, { labels: Record<First | Second, string>; count: number }>();
   new Counter({
-    name: 'latchkey_graphql_operations_total',
-    help: 'GraphQL operations executed or subscribed, by allowlisted name (else `other`) and type',
-    labelNames: ['operation_name', 'operation_type'] as const,
+    name,
+    help,
+    labelNames,
     registers,
     collect() {
-      for (const pending of pendingOperations.values()) {
-        if (pending.count > 0) this.inc(pending.labels, pending.count);
-        pending.count = 0;
+      for (const series of pending.values()) {
+        if (series.count > 0) this.inc(series.labels, series.count);
+        series.count = 0;
       }
     },
   });
-  return (name, type) => {
-    const key = `${name} ${type}`;
-    const pending = pendingOperations.get(key);
-    if (pending) pending.count += 1;
-    else pendingOperations.set(key, { labels: { operation_name: name, operation_type: type }, count: 1 });
+  const [firstName, secondName] = labelNames;
+  return (first, second) => {
+    const key = `${first} ${second}`;
+    const series = pending.get(key);
+    if (series) series.count += 1;
+    else pending.set(key, { labels: { [firstName]: first, [secondName]: second } as Record<First | Second, string>, count: 1 });
+  };
+}
+
+/** The counters GraphQL operations are counted in, per operation: which ran, and which deprecated coordinates they used. */
+function operationCounters(registers: Registry[]) {
+  return {
+    graphqlOperation: countedAtScrape(
+      'latchkey_graphql_operations_total',
+      'GraphQL operations executed or subscribed, by allowlisted name (else `other`) and type',
+      ['operation_name', 'operation_type'],
+      registers,
+    ),
+    deprecatedUse: countedAtScrape(
+      'latchkey_deprecated_uses_total',
+      'Uses of deprecated schema coordinates (one per coordinate an operation uses), by coordinate and client (a token client_id, an imported app, or `unknown`)',
+      ['coordinate', 'client'],
+      registers,
+    ),
   };
 }
 
@@ -194,7 +220,7 @@ export function createServiceMetrics(sources: MetricSources) {
     help: 'Budget decisions this instance took alone because the shared buckets (Redis or PostgreSQL) failed to answer',
     registers,
   });
-  const graphqlOperation = graphqlOperationCounter(registers);
+  const { graphqlOperation, deprecatedUse } = operationCounters(registers);
   const graphqlErrors = new Counter({
     name: 'latchkey_graphql_errors_total',
     help: 'Errors in GraphQL responses over HTTP, by extensions.code as sent',
@@ -237,6 +263,8 @@ export function createServiceMetrics(sources: MetricSources) {
     },
     /** One GraphQL operation executed or subscribed (the name is an allowlisted one or `other`). */
     graphqlOperation,
+    /** One use of a deprecated coordinate by a client (one the server chose: see use-deprecation-report.ts). */
+    deprecatedUse,
     /** One error leaving in a GraphQL response, with its final code. */
     graphqlError(code: string | undefined): void {
       let label = code !== undefined && ERROR_CODE.test(code) ? code : 'other';
