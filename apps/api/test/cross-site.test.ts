@@ -14,19 +14,21 @@ beforeAll(async () => {
 afterAll(() => service?.stop());
 
 describe('spec Cross-site 1 and Endpoints OPTIONS: CORS preflight', () => {
-  it('allowed origin: 204 echoing the origin, methods POST, GET, headers content-type (and authorization)', async () => {
+  it('allowed origin: 204 echoing the origin, methods POST, GET, headers content-type, authorization, dpop and the client-name headers', async () => {
     const res = await fetch(url, {
       method: 'OPTIONS',
       headers: {
         origin: ALLOWED,
         'access-control-request-method': 'POST',
-        'access-control-request-headers': 'content-type, authorization',
+        'access-control-request-headers': 'content-type, authorization, graphql-client-name, apollographql-client-name',
       },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     expect(res.headers.get('access-control-allow-methods')).toBe('POST, GET');
-    expect(res.headers.get('access-control-allow-headers')).toBe('content-type, authorization, dpop');
+    expect(res.headers.get('access-control-allow-headers')).toBe(
+      'content-type, authorization, dpop, graphql-client-name, apollographql-client-name',
+    );
     expect(res.headers.get('vary')).toContain('Origin');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });

@@ -38,7 +38,8 @@ export function createCors({ origins, maxAgeSeconds = 600 }: CorsOptions) {
       if (origin !== undefined && origins.has(origin)) {
         headers['access-control-allow-origin'] = origin;
         headers['access-control-allow-methods'] = 'POST, GET';
-        headers['access-control-allow-headers'] = 'content-type, authorization, dpop';
+        // The client-name headers (Hive's and Apollo's) name the app whose uses of deprecated fields are counted.
+        headers['access-control-allow-headers'] = 'content-type, authorization, dpop, graphql-client-name, apollographql-client-name';
         headers['access-control-max-age'] = maxAge;
       }
       res.writeHead(204, headers);
