@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOf, type Demo } from './support/demo.js';
 import { postGraphQL, startTestService, type TestService } from './support/service.js';
 import { COST_REPORTED } from './support/cost.js';
+import { multipartParts, ssePayloads } from './support/incremental.js';
 
 let service: TestService;
 let demo: Demo;
@@ -13,20 +14,6 @@ beforeAll(async () => {
   demo = await demoOf(service);
 });
 afterAll(() => service?.stop());
-
-/** The JSON parts of a multipart/mixed answer, in order. */
-function multipartParts(body: string): any[] {
-  return [...body.matchAll(/\r\n\r\n(\{[\s\S]*?\})\r\n---/g)].map((match) => JSON.parse(match[1]!));
-}
-
-/** The `next` payloads of an SSE answer, in order, and whether it completed. */
-function ssePayloads(body: string): { payloads: any[]; completed: boolean } {
-  const events = body.split('\n\n').filter((block) => block.startsWith('event:'));
-  return {
-    payloads: events.filter((block) => block.startsWith('event: next')).map((block) => JSON.parse(block.slice(block.indexOf('data:') + 5))),
-    completed: events.some((block) => block.startsWith('event: complete')),
-  };
-}
 
 async function incremental(query: string, token: string | undefined, accept: string) {
   const response = await fetch(service.graphqlUrl, {

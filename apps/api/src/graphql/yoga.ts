@@ -56,6 +56,8 @@ export interface GraphQLHandlerDeps {
   countError?: (code: string | undefined) => void;
   /** the tracing plugin (OTEL_EXPORTER_OTLP_ENDPOINT); undefined: no spans */
   tracing?: Plugin;
+  /** `extensions.deprecated` and the count of each use (`useDeprecationReport`) */
+  deprecationReport: Plugin<GraphQLContext>;
   /** the callers' cost budgets (API_BUDGET); undefined: off */
   budget?: Plugin<GraphQLContext>;
   /** the cost estimator MAX_COST shares with the budgets; undefined: one of its own */
@@ -116,6 +118,7 @@ export function createGraphQLHandler({
   operationMetrics,
   countError,
   tracing,
+  deprecationReport,
   budget,
   costEstimator,
   graphiql,
@@ -167,6 +170,8 @@ export function createGraphQLHandler({
       // Last of the execution plugins: only operations that pass every check before execution are counted, or get a span.
       ...(operationMetrics ? [operationMetrics] : []),
       ...(tracing ? [tracing] : []),
+      // Likewise: only operations that run are reported and counted as uses of what they select.
+      deprecationReport,
       useErrorLog(logger),
       useErrorCodes({ onError: countError }),
     ],

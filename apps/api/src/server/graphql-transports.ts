@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { SignInLimits } from '@latchkey/auth';
 import type { AccessTokenVerifier } from '@latchkey/auth/tokens';
 import type { DatabaseHandle } from '@latchkey/db';
-import { createPersistedRequestResolver, ManifestError } from '@latchkey/persisted';
+import { createPersistedRequestResolver, listAppNames, ManifestError } from '@latchkey/persisted';
 import { createRouteRules } from '@latchkey/policy';
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -14,6 +14,9 @@ import { createPersistedOperations, importAllowlist, registerDemoOperations } fr
 import { buildSchema } from '../graphql/schema.js';
 import { createCostEstimator } from '../graphql/plugins/use-cost-limit.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
+import { useDeprecationReport } from '../graphql/plugins/use-deprecation-report.js';
+import { createDeprecatedUses } from '../observability/deprecated-uses.js';
+import { createKnownApps } from '../observability/known-apps.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { useOperationMetrics } from '../observability/use-operation-metrics.js';
 import type { Budgets } from '../budget/budgets.js';
@@ -48,6 +51,17 @@ async function preparePersistedOperations(
     logger.debug({ operations: await registerDemoOperations(persisted.store) }, "registered the demo page's operations");
   }
   return persisted;
+}
+
+/**
+ * `extensions.deprecated`, and each use counted (METRICS_PORT) and its last time kept in the database, for the client
+ * a token or an imported app's header names. The imported apps are read before the first request.
+ */
+async function deprecationReportFor(database: DatabaseHandle, logger: Logger, metrics: ServiceMetrics | undefined) {
+  const knownApps = createKnownApps({ list: () => listAppNames(database.background), logger });
+  await knownApps.start();
+  const uses = createDeprecatedUses({ db: database.background, logger, count: metrics?.deprecatedUse });
+  return useDeprecationReport({ isKnownApp: knownApps.has, uses });
 }
 
 /** What the GraphQL transports, over HTTP (Yoga) and over WebSocket (graphql-ws), are built from. */
@@ -92,6 +106,7 @@ export async function createGraphQLTransports(deps: GraphQLTransportDeps) {
     operationMetrics: metrics && useOperationMetrics({ count: metrics.graphqlOperation }),
     countError: metrics?.graphqlError,
     tracing,
+    deprecationReport: await deprecationReportFor(database, logger, metrics),
     budget:
       budgets &&
       useApiBudget({
