@@ -20,6 +20,9 @@
 //      buckets in PostgreSQL (memory on PGlite) and in Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379,
 //      left out when nothing answers there), alternated round by round on status, viewer and documents; prints
 //      on / off CPU per request per scenario with the spread of the paired rounds),
+//      BENCH_DEPRECATIONS=compare (instead: one latchkey with metrics on, the status and dashboard documents selecting
+//      the deprecated Status.time against the same selecting Status.serverTime, alternated round by round; prints
+//      with / without CPU per request per document with the spread of the paired rounds),
 //      BENCH_COMPARE_BUILD=<another checkout's apps/api/dist> (instead: this build and that one,
 //      alternated round by round on status, viewer, documents and the dashboard as text; prints
 //      this/other per scenario: what a change costs, measured in one run),
@@ -34,6 +37,7 @@
 import { constants as osConstants } from 'node:os';
 import { check, load, rssMiB, scenario, scenarioWithBody, summarize, type Sample, type Scenario } from './harness/load.js';
 import { budgetSettings, compareBudgets } from './harness/budgets.js';
+import { checkReported, compareDeprecations, deprecationScenarios, usesCounted } from './harness/deprecations.js';
 import { parseAndValidateMicros } from './harness/parse-cost.js';
 import { canPin, freePort, pinDatabase, pinned, reexecPinned, sleep, stopAll, stopping } from './harness/processes.js';
 import { compareMetrics, fmt, log, report } from './harness/report.js';
@@ -41,6 +45,7 @@ import { closeDatabases, startBaseline, startLatchkey, THIS_BUILD, type Server }
 import {
   COMPARE_BUDGETS,
   COMPARE_BUILD,
+  COMPARE_DEPRECATIONS,
   COMPARE_METRICS,
   CONNECTIONS,
   DASHBOARD_HASH,
@@ -99,6 +104,13 @@ async function main(): Promise<void> {
         scenario(`documents(first: 20), ${setting.label}`, started.server, DOCUMENTS_QUERY, started.aliceToken),
       );
     }
+  } else if (COMPARE_DEPRECATIONS) {
+    // One server, metrics on (each use counted): the same documents with and without a deprecated field, alternated.
+    const started = await startLatchkey('latchkey (metrics on)', { METRICS_PORT: String(await freePort()) }, undefined, 'deprecations');
+    servers.push(started.server);
+    metricsUrl = started.metricsUrl;
+    scenarios.push(...deprecationScenarios(started.server, started.aliceToken, started.pinnedId));
+    await checkReported(scenarios);
   } else if (COMPARE_METRICS) {
     // The same server twice, without and with METRICS_PORT: what collecting metrics costs, alternated in one run.
     for (const setting of ['off', 'on'] as const) {
@@ -145,7 +157,7 @@ async function main(): Promise<void> {
     );
   }
   for (const name of ['stock-yoga', 'yoga-floor', 'raw-node'] as const) {
-    if (COMPARE_METRICS || COMPARE_BUILD || COMPARE_BUDGETS || !only.has(name)) continue;
+    if (COMPARE_METRICS || COMPARE_BUILD || COMPARE_BUDGETS || COMPARE_DEPRECATIONS || !only.has(name)) continue;
     const server = await startBaseline(name);
     servers.push(server);
     scenarios.push(scenario(`${name} status`, server, STATUS_QUERY));
@@ -192,10 +204,14 @@ async function main(): Promise<void> {
   await sleep(SETTLE_S * 1000);
   const settled = Object.fromEntries(servers.map((s) => [s.name, rssMiB(s.child.pid)]));
   const rss = { afterLoad, settled };
-  const micro = only.has('latchkey') && !COMPARE_METRICS && !COMPARE_BUILD && !COMPARE_BUDGETS ? parseAndValidateMicros() : undefined;
+  const comparing = COMPARE_METRICS || COMPARE_BUILD || COMPARE_BUDGETS || COMPARE_DEPRECATIONS;
+  const micro = only.has('latchkey') && !comparing ? parseAndValidateMicros() : undefined;
   const metricsCost = COMPARE_METRICS ? await compareMetrics(summaries, metricsUrl!) : undefined;
   const budgetCost = COMPARE_BUDGETS ? compareBudgets(summaries) : undefined;
-  await report({ summaries, rss, micro, metricsCost, budgetCost });
+  const deprecationCost = COMPARE_DEPRECATIONS
+    ? { documents: compareDeprecations(summaries), usesCounted: await usesCounted(metricsUrl!) }
+    : undefined;
+  await report({ summaries, rss, micro, metricsCost, budgetCost, deprecationCost });
 }
 
 // ---------------------------------------------------------------- entry

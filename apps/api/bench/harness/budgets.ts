@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { Summary } from './load.js';
+import { pairedServerCpu, type Summary } from './load.js';
 import { log } from './report.js';
 import { BENCH_REDIS_URL } from './settings.js';
 
@@ -51,11 +51,10 @@ export function compareBudgets(summaries: Summary[]): BudgetCost[] {
   for (const off of summaries.filter((s) => s.scenario.endsWith(', budgets off'))) {
     const name = off.scenario.slice(0, -', budgets off'.length);
     for (const on of summaries.filter((s) => s.scenario.startsWith(`${name}, budgets in `))) {
-      const paired = on.rounds.map((round, i) => round.serverCpuMs / off.rounds[i]!.serverCpuMs);
       costs.push({
         scenario: name,
         setting: on.scenario.slice(name.length + 2),
-        serverCpu: { median: on.serverCpuMs / off.serverCpuMs, low: Math.min(...paired), high: Math.max(...paired) },
+        serverCpu: pairedServerCpu(on, off),
         databaseCpuMsAdded: on.databaseCpuMs !== null && off.databaseCpuMs !== null ? on.databaseCpuMs - off.databaseCpuMs : null,
       });
     }

@@ -118,6 +118,12 @@ export function summarize(s: Scenario, rounds: Sample[]): Summary {
   };
 }
 
+/** Server CPU per request of `on` against `off`: the ratio of the medians, and the lowest and highest of the rounds paired in order. */
+export function pairedServerCpu(on: Summary, off: Summary): { median: number; low: number; high: number } {
+  const paired = on.rounds.map((round, i) => round.serverCpuMs / off.rounds[i]!.serverCpuMs);
+  return { median: on.serverCpuMs / off.serverCpuMs, low: Math.min(...paired), high: Math.max(...paired) };
+}
+
 export function rssMiB(pid: number | undefined): number | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');

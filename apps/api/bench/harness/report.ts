@@ -3,6 +3,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BudgetCost } from './budgets.js';
+import type { DeprecationCost } from './deprecations.js';
 import type { Summary } from './load.js';
 import { pinned } from './processes.js';
 import { COMPARE_BUILD, CONNECTIONS, DASHBOARD_QUERY, DURATION_S, ROUNDS, SETTLE_S, WARMUP_S } from './settings.js';
@@ -29,10 +30,12 @@ export interface RunResults {
   metricsCost: Awaited<ReturnType<typeof compareMetrics>> | undefined;
   /** BENCH_BUDGETS=compare only */
   budgetCost?: BudgetCost[] | undefined;
+  /** BENCH_DEPRECATIONS=compare only: per document, and the uses the server counted */
+  deprecationCost?: { documents: DeprecationCost[]; usesCounted: number } | undefined;
 }
 
 /** Prints the report and writes bench-results/latest.json. */
-export async function report({ summaries, rss, micro, metricsCost, budgetCost }: RunResults): Promise<void> {
+export async function report({ summaries, rss, micro, metricsCost, budgetCost, deprecationCost }: RunResults): Promise<void> {
   const byName = (name: string) => summaries.find((s) => s.scenario === name);
   const ratio = (a: string, b: string) => {
     const x = byName(a);
@@ -88,6 +91,13 @@ export async function report({ summaries, rss, micro, metricsCost, budgetCost }:
             ? ''
             : `, database CPU ${databaseCpuMsAdded >= 0 ? '+' : ''}${fmt(databaseCpuMsAdded, 3)} ms per request`),
       );
+  } else if (deprecationCost) {
+    for (const { scenario, serverCpu } of deprecationCost.documents)
+      lines.push(
+        `${scenario}: deprecated field / none = ${fmtRatio(serverCpu.median)} server CPU per request ` +
+          `(paired rounds ${fmtRatio(serverCpu.low)}-${fmtRatio(serverCpu.high)}; target: within the run's noise)`,
+      );
+    lines.push(`the server counted ${deprecationCost.usesCounted} uses (latchkey_deprecated_uses_total)`);
   } else if (metricsCost) {
     for (const { scenario: name, ratio: onOff } of metricsCost.ratios)
       lines.push(`${name}: metrics on / off = ${fmtRatio(onOff)} (target >= 0.95x)`);
@@ -124,6 +134,7 @@ export async function report({ summaries, rss, micro, metricsCost, budgetCost }:
     dashboard: { bytes: DASHBOARD_QUERY.length, parseAndValidateMicros: micro },
     metricsCost,
     budgetCost,
+    deprecationCost,
   };
   await writeFile(join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   log(`results written to ${join(outDir, 'latest.json')}`);

@@ -17,6 +17,10 @@ export const COMPARE_BUILD = process.env.BENCH_COMPARE_BUILD?.trim() || undefine
 export const COMPARE_BUDGETS = process.env.BENCH_BUDGETS === 'compare';
 if (process.env.BENCH_BUDGETS !== undefined && !COMPARE_BUDGETS)
   throw new Error(`BENCH_BUDGETS: only "compare" is known, got "${process.env.BENCH_BUDGETS}"`);
+/** The bench's documents with a deprecated field against the same without, on one server with metrics on, alternated. */
+export const COMPARE_DEPRECATIONS = process.env.BENCH_DEPRECATIONS === 'compare';
+if (process.env.BENCH_DEPRECATIONS !== undefined && !COMPARE_DEPRECATIONS)
+  throw new Error(`BENCH_DEPRECATIONS: only "compare" is known, got "${process.env.BENCH_DEPRECATIONS}"`);
 /** Where the Redis buckets of BENCH_BUDGETS=compare live; without a Redis answering there they are left out. */
 export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL?.trim() || 'redis://127.0.0.1:6379';
 if (process.env.BENCH_METRICS !== undefined && !COMPARE_METRICS)
