@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { createDatabase, listDeprecatedUses, persistedAppVersions } from '@latchkey/db';
+import { operationUsage, splitOperations } from '@latchkey/schema-contract';
+import { parse } from 'graphql';
 import { testTempDir } from '@latchkey/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COST_REPORTED } from './support/cost.js';
@@ -18,6 +21,7 @@ import {
   type TestService,
 } from './support/service.js';
 import { overWebSocket, wsClient } from './support/subscriptions.js';
+import { buildSchema } from '../src/graphql/schema.js';
 
 const TIME = { coordinate: 'Status.time', reason: 'Use `serverTime`.' };
 const OLD_STATUS = 'query OldStatus { status { service time } }';
@@ -166,6 +170,19 @@ describe('latchkey_deprecated_uses_total{coordinate, client} and the database re
     expect(clients(text)).toEqual(clients(before));
     expect(service.logText()).not.toContain('x'.repeat(100));
     expect(service.logText()).not.toContain('\\u009b');
+  });
+});
+
+describe("packages/client's operations", () => {
+  it('use nothing deprecated: the clients built from this repository move first', () => {
+    const manifest = createRequire(import.meta.url).resolve('@latchkey/client/persisted-documents.json');
+    const schema = buildSchema();
+    const deprecatedIn = (text: string) =>
+      splitOperations(parse(text)).flatMap((operation) => operationUsage(schema, operation.document, operation.name).deprecated);
+    const texts = Object.values(JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, string>);
+    expect(texts.length).toBeGreaterThan(0);
+    expect(texts.flatMap(deprecatedIn)).toEqual([]);
+    expect(deprecatedIn(OLD_STATUS)).toEqual([TIME]); // what it would say
   });
 });
 
