@@ -22,7 +22,7 @@
 //      on / off CPU per request per scenario with the spread of the paired rounds),
 //      BENCH_DEPRECATIONS=compare (instead: one latchkey with metrics on, the status and dashboard documents selecting
 //      the deprecated Status.time against the same selecting Status.serverTime, alternated round by round; prints
-//      with / without CPU per request per document with the spread of the paired rounds),
+//      with / without CPU per request per document with the paired rounds' interval, and status against itself: the noise),
 //      BENCH_COMPARE_BUILD=<another checkout's apps/api/dist> (instead: this build and that one,
 //      alternated round by round on status, viewer, documents and the dashboard as text; prints
 //      this/other per scenario: what a change costs, measured in one run),

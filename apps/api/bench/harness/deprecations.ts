@@ -9,6 +9,8 @@ import { DASHBOARD_QUERY } from './settings.js';
 
 const WITH = ', deprecated field';
 const WITHOUT = ', no deprecated field';
+/** The document without, sent as a scenario of its own: the same against the same, the run's noise. */
+const AGAIN = ', no deprecated field again';
 
 /** The two sides of each comparison, on one server. */
 export function deprecationScenarios(server: Server, aliceToken: string, pinnedId: string): Scenario[] {
@@ -18,6 +20,7 @@ export function deprecationScenarios(server: Server, aliceToken: string, pinnedI
   return [
     scenario(`status${WITH}`, server, '{ status { version time } }'),
     scenario(`status${WITHOUT}`, server, '{ status { version serverTime } }'),
+    scenario(`status${AGAIN}`, server, '{ status { version serverTime } }'),
     scenarioWithBody(`dashboard text${WITH}`, server, dashboard(deprecatedDashboard), aliceToken),
     scenarioWithBody(`dashboard text${WITHOUT}`, server, dashboard(DASHBOARD_QUERY), aliceToken),
   ];
@@ -35,19 +38,33 @@ export async function checkReported(scenarios: Scenario[]): Promise<void> {
 
 export interface DeprecationCost {
   scenario: string;
-  /** server CPU per request, with / without the deprecated field: of the medians, and the rounds paired in order */
-  serverCpu: { median: number; low: number; high: number };
+  /** what is compared with what */
+  ratio: string;
+  /** server CPU per request, with / without the deprecated field: of the medians, the rounds paired in order, and the 90% interval */
+  serverCpu: { median: number; low: number; high: number; interval: [number, number] };
+  /** server CPU per request, ms: with the deprecated field, and without */
+  cpuMs: { deprecated: number; plain: number };
 }
 
-/** Per document: CPU per request with the deprecated field against without. */
+/** Per document: CPU per request with the deprecated field against without; and status without against itself (noise). */
 export function compareDeprecations(summaries: Summary[]): DeprecationCost[] {
-  return summaries
+  const pair = (scenario: string, one: Summary, other: Summary, ratio = 'deprecated field / none'): DeprecationCost => ({
+    scenario,
+    ratio,
+    serverCpu: pairedServerCpu(one, other),
+    cpuMs: { deprecated: one.serverCpuMs, plain: other.serverCpuMs },
+  });
+  const costs = summaries
     .filter((s) => s.scenario.endsWith(WITH))
     .map((deprecated) => {
       const name = deprecated.scenario.slice(0, -WITH.length);
-      const plain = summaries.find((s) => s.scenario === `${name}${WITHOUT}`)!;
-      return { scenario: name, serverCpu: pairedServerCpu(deprecated, plain) };
+      return pair(name, deprecated, summaries.find((s) => s.scenario === `${name}${WITHOUT}`)!);
     });
+  const again = summaries.find((s) => s.scenario === `status${AGAIN}`)!;
+  return [
+    ...costs,
+    pair('status, the same document twice', again, summaries.find((s) => s.scenario === `status${WITHOUT}`)!, 'noise, one / other'),
+  ];
 }
 
 /** How many uses the server counted (its metrics, scraped at the end): a run that counted none measured nothing. */

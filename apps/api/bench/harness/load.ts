@@ -118,10 +118,36 @@ export function summarize(s: Scenario, rounds: Sample[]): Summary {
   };
 }
 
-/** Server CPU per request of `on` against `off`: the ratio of the medians, and the lowest and highest of the rounds paired in order. */
-export function pairedServerCpu(on: Summary, off: Summary): { median: number; low: number; high: number } {
-  const paired = on.rounds.map((round, i) => round.serverCpuMs / off.rounds[i]!.serverCpuMs);
-  return { median: on.serverCpuMs / off.serverCpuMs, low: Math.min(...paired), high: Math.max(...paired) };
+/**
+ * Server CPU per request of `on` against `off`: the ratio of the medians, the lowest and highest of the rounds paired
+ * in order, and a distribution-free interval of the paired ratios' median (order statistics: the widest pair of ranks
+ * k and n + 1 - k that still holds the median with at least 90% confidence, whatever the rounds' distribution).
+ */
+export function pairedServerCpu(on: Summary, off: Summary): { median: number; low: number; high: number; interval: [number, number] } {
+  const paired = on.rounds.map((round, i) => round.serverCpuMs / off.rounds[i]!.serverCpuMs).sort((a, b) => a - b);
+  const k = medianRank(paired.length, 0.9);
+  return {
+    median: on.serverCpuMs / off.serverCpuMs,
+    low: paired[0]!,
+    high: paired.at(-1)!,
+    interval: [paired[k - 1]!, paired[paired.length - k]!],
+  };
+}
+
+/** The largest rank k (at least 1) whose order statistics k and n + 1 - k hold the median with `confidence`. */
+function medianRank(n: number, confidence: number): number {
+  const binomial = (i: number) => {
+    let c = 1;
+    for (let j = 0; j < i; j += 1) c = (c * (n - j)) / (j + 1);
+    return c / 2 ** n;
+  };
+  let k = 1;
+  let tail = binomial(0); // P(fewer than k rounds fall below the median)
+  while (k < n / 2 && 1 - 2 * (tail + binomial(k)) >= confidence) {
+    tail += binomial(k);
+    k += 1;
+  }
+  return k;
 }
 
 export function rssMiB(pid: number | undefined): number | null {

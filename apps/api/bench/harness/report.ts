@@ -92,10 +92,12 @@ export async function report({ summaries, rss, micro, metricsCost, budgetCost, d
             : `, database CPU ${databaseCpuMsAdded >= 0 ? '+' : ''}${fmt(databaseCpuMsAdded, 3)} ms per request`),
       );
   } else if (deprecationCost) {
-    for (const { scenario, serverCpu } of deprecationCost.documents)
+    for (const { scenario, ratio, serverCpu, cpuMs } of deprecationCost.documents)
       lines.push(
-        `${scenario}: deprecated field / none = ${fmtRatio(serverCpu.median)} server CPU per request ` +
-          `(paired rounds ${fmtRatio(serverCpu.low)}-${fmtRatio(serverCpu.high)}; target: within the run's noise)`,
+        `${scenario}: ${ratio} = ${fmtRatio(serverCpu.median)} server CPU per request ` +
+          `(${fmt(cpuMs.deprecated, 3)} / ${fmt(cpuMs.plain, 3)} ms; paired rounds' median within ` +
+          `${fmtRatio(serverCpu.interval[0])}-${fmtRatio(serverCpu.interval[1])} (90%), rounds ${fmtRatio(serverCpu.low)}-${fmtRatio(serverCpu.high)}; ` +
+          `target: within the run's noise)`,
       );
     lines.push(`the server counted ${deprecationCost.usesCounted} uses (latchkey_deprecated_uses_total)`);
   } else if (metricsCost) {
