@@ -21,6 +21,9 @@ import {
   type TestService,
 } from './support/service.js';
 import { overWebSocket, wsClient } from './support/subscriptions.js';
+import type { Browser } from 'playwright-core';
+import { hasChromium, launchChromium } from './support/chromium.js';
+import { startRelyingParty, type RelyingPartyServer } from './support/relying-party.js';
 import { buildSchema } from '../src/graphql/schema.js';
 
 const TIME = { coordinate: 'Status.time', reason: 'Use `serverTime`.' };
@@ -28,6 +31,8 @@ const OLD_STATUS = 'query OldStatus { status { service time } }';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 let service: TestService;
+/** a browser app's origin, allowed by CORS_ORIGINS */
+let app: RelyingPartyServer;
 let cleanUp: () => Promise<void> = async () => undefined;
 
 /**
@@ -45,7 +50,14 @@ beforeAll(async () => {
   await database.close();
   const manifest = join(testTempDir('deprecations-manifest'), 'manifest.json');
   writeFileSync(manifest, JSON.stringify({ [`sha256:${sha256(OLD_STATUS)}`]: OLD_STATUS }));
-  service = await startTestService({ DATA_DIR: dataDir, DATABASE_URL: own?.url, METRICS_PORT: '0', PERSISTED_ALLOWLIST_FILE: manifest });
+  app = await startRelyingParty();
+  service = await startTestService({
+    DATA_DIR: dataDir,
+    DATABASE_URL: own?.url,
+    METRICS_PORT: '0',
+    PERSISTED_ALLOWLIST_FILE: manifest,
+    CORS_ORIGINS: app.origin,
+  });
   cleanUp = async () => {
     await own?.drop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -53,6 +65,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await service?.stop();
+  await app?.close();
   await cleanUp();
 });
 
@@ -170,6 +183,35 @@ describe('latchkey_deprecated_uses_total{coordinate, client} and the database re
     expect(clients(text)).toEqual(clients(before));
     expect(service.logText()).not.toContain('x'.repeat(100));
     expect(service.logText()).not.toContain('\\u009b');
+  });
+});
+
+describe.runIf(hasChromium)('a browser app on another origin (Chromium)', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(() => browser?.close());
+
+  it("sends a client-name header through CORS' preflight, reads extensions.deprecated, and its use counts under its app", async () => {
+    app.servePage(
+      '/deprecated',
+      `<!doctype html><title>Deprecated</title><pre id="out"></pre><script type="module">
+        const answer = await fetch(${JSON.stringify(service.graphqlUrl)}, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'graphql-client-name': 'android' },
+          body: JSON.stringify({ query: '{ status { time } }' }),
+        });
+        document.getElementById('out').textContent = JSON.stringify((await answer.json()).extensions.deprecated);
+      </script>`,
+    );
+    await countedDuring({ android: 1 }, async () => {
+      const page = await browser.newPage();
+      await page.goto(`${app.origin}/deprecated`);
+      await expect.poll(() => page.locator('#out').textContent(), { timeout: 20_000 }).not.toBe('');
+      expect(JSON.parse((await page.locator('#out').textContent())!)).toEqual([TIME]);
+      await page.close();
+    });
   });
 });
 
