@@ -766,6 +766,13 @@ export type CanDirectiveArgs = {
 
 export type CanDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = CanDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
+export type DeferDirectiveArgs = {
+  if?: Scalars['Boolean']['input'];
+  label?: Maybe<Scalars['String']['input']>;
+};
+
+export type DeferDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = DeferDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
 export type PublicDirectiveArgs = { };
 
 export type PublicDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = PublicDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
@@ -776,6 +783,14 @@ export type StepUpDirectiveArgs = {
 };
 
 export type StepUpDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = StepUpDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
+export type StreamDirectiveArgs = {
+  if?: Scalars['Boolean']['input'];
+  initialCount?: Maybe<Scalars['Int']['input']>;
+  label?: Maybe<Scalars['String']['input']>;
+};
+
+export type StreamDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = StreamDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type ChangeMemberRolePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeMemberRolePayload'] = ResolversParentTypes['ChangeMemberRolePayload']> = {
   membership?: Resolver<Maybe<ResolversTypes['Membership']>, ParentType, ContextType>;
@@ -989,6 +1004,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
 export type DirectiveResolvers<ContextType = GraphQLContext> = {
   auth?: AuthDirectiveResolver<any, any, ContextType>;
   can?: CanDirectiveResolver<any, any, ContextType>;
+  defer?: DeferDirectiveResolver<any, any, ContextType>;
   public?: PublicDirectiveResolver<any, any, ContextType>;
   stepUp?: StepUpDirectiveResolver<any, any, ContextType>;
+  stream?: StreamDirectiveResolver<any, any, ContextType>;
 };

@@ -6,7 +6,8 @@ import type { Plugin } from 'graphql-yoga';
  * added only for documents that use the directives: it swaps a standard rule for its own and adds four more on
  * every validation, which costs the hot path of every other request (the rule set is part of the validation
  * cache's key) for nothing. Documents without `@defer`/`@stream` are validated by the standard rules, which are
- * the right ones for them.
+ * the right ones for them. The directives are declared in schema/directives.graphql, so the printed schema clients
+ * generate against carries them; the plugin's `onSchemaChange` adds them only to a schema without them.
  */
 export function useIncrementalDelivery(): Plugin {
   const deferStream = useDeferStream();
