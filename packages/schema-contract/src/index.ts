@@ -7,7 +7,7 @@ export type { Deprecation, OperationUsage } from './coordinates.js';
 export { deprecatedCoordinates } from './deprecated-coordinates.js';
 
 // Schemas and documents from files
-export { clientView, located, schemaOfSources, SOURCE_ERRORS, SourceError } from './schema-source.js';
+export { clientView, located, printClientSchema, schemaOfSources, SOURCE_ERRORS, SourceError } from './schema-source.js';
 export type { SourceFile } from './schema-source.js';
 export { operationsOf } from './known-operation.js';
 export type { KnownOperation, OperationOrigin } from './known-operation.js';

@@ -78,12 +78,17 @@ const EXECUTABLE_LOCATIONS: ReadonlySet<DirectiveLocation> = new Set([
 /**
  * The schema as clients see it, sorted: every type, field, description and deprecation, without the directives that
  * stand only on the schema's own definitions (the server's access rules), which are neither introspected nor part of
- * what a client builds against. The same rule as the printed `@latchkey/client/schema.graphql`
- * (packages/client/codegen/schema-sdl-plugin.cjs), so that file can serve as a base.
+ * what a client builds against (a directive a document may carry stays). What `@latchkey/client/schema.graphql` prints
+ * (printClientSchema), so a release's printed schema can serve as a base.
  */
 export function clientView(schema: GraphQLSchema): GraphQLSchema {
   const directives = schema
     .getDirectives()
     .filter((directive) => isSpecifiedDirective(directive) || directive.locations.some((location) => EXECUTABLE_LOCATIONS.has(location)));
   return lexicographicSortSchema(buildSchema(printSchema(new GraphQLSchema({ ...schema.toConfig(), directives }))));
+}
+
+/** The SDL of the schema as clients see it (clientView): the printed `@latchkey/client/schema.graphql`, sorted. */
+export function printClientSchema(schema: GraphQLSchema): string {
+  return printSchema(clientView(schema));
 }
