@@ -1,6 +1,5 @@
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from './support/service.js';
+import { rawPost, startTestService, type TestService } from './support/service.js';
 
 const ALLOWED = 'https://app.example.test';
 const OTHER = 'https://evil.example.test';
@@ -63,21 +62,7 @@ describe('spec Cross-site 1 and Endpoints OPTIONS: CORS preflight', () => {
 });
 
 /** Raw request, so the exact Content-Type (or none) reaches the server. */
-function rawPost(contentType: string | undefined, body: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, {
-      method: 'POST',
-      headers: { ...(contentType ? { 'content-type': contentType } : {}), 'content-length': Buffer.byteLength(body) },
-    });
-    req.on('response', (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const rawPostOf = (contentType: string | undefined, body: string) => rawPost(url, body, contentType ? { 'content-type': contentType } : {});
 
 describe('spec Cross-site 2: non-JSON POST bodies are refused (CSRF)', () => {
   const query = '{ status { service } }';
@@ -90,7 +75,7 @@ describe('spec Cross-site 2: non-JSON POST bodies are refused (CSRF)', () => {
     ['missing content type', undefined, JSON.stringify({ query })],
     ['JSON in another charset', 'application/json; charset=latin1', JSON.stringify({ query })],
   ])('%s -> 415 UNSUPPORTED_MEDIA_TYPE and nothing executes', async (_name, type, body) => {
-    const res = await rawPost(type, body);
+    const res = await rawPostOf(type, body);
     expect(res.status).toBe(415);
     const json = JSON.parse(res.body);
     expect(json.errors[0].extensions.code).toBe('UNSUPPORTED_MEDIA_TYPE');

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -16,6 +15,7 @@ import {
   databaseKind,
   getGraphQL,
   postGraphQL,
+  rawPost,
   serviceDataDir,
   startTestService,
   type TestService,
@@ -173,7 +173,10 @@ describe('latchkey_deprecated_uses_total{coordinate, client} and the database re
     const before = await scrapeMetrics(service.metricsUrl!);
     const text = await countedDuring({ unknown: names.length, ios: 0 }, async () => {
       for (const name of names) {
-        const answer = await rawPost(JSON.stringify({ query: '{ status { time } }' }), { 'graphql-client-name': name });
+        const answer = await rawPost(service.graphqlUrl, JSON.stringify({ query: '{ status { time } }' }), {
+          'content-type': 'application/json',
+          'graphql-client-name': name,
+        });
         expect(answer.status).toBe(200);
         expect(JSON.parse(answer.body).extensions.deprecated).toEqual([TIME]);
       }
@@ -227,20 +230,3 @@ describe("packages/client's operations", () => {
     expect(deprecatedIn(OLD_STATUS)).toEqual([TIME]); // what it would say
   });
 });
-
-/** A POST through node:http, whose header checks (unlike fetch's) let tabs and bytes 0x80-0xff through, as a client may send. */
-function rawPost(body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(service.graphqlUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
-    });
-    req.on('response', (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}

@@ -1,4 +1,5 @@
 import { readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createOwnDatabase, seedPgliteDataDir, testTempDir } from '@latchkey/db/testing';
 import { freePort } from './browser-session.js';
 import { Writable } from 'node:stream';
@@ -203,4 +204,21 @@ export async function startLocalhostService(
   const port = await freePort();
   const base = `http://localhost:${port}`;
   return { service: await startTestService({ PORT: String(port), PUBLIC_URL: base, ...env }, options), base };
+}
+
+/**
+ * A POST through node:http: the exact headers reach the server (a Content-Type or none, tabs and bytes 0x80-0xff a
+ * client may send), which fetch's own header checks would not let through.
+ */
+export function rawPost(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { 'content-length': Buffer.byteLength(body), ...headers } });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
