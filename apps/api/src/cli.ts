@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { issuedAmrValues } from '@latchkey/auth/configuration';
+import { API_SCOPE_NAMES, EVERY_API_SCOPE, isApiScope, issuedAmrValues, OPENID_SCOPES } from '@latchkey/auth/configuration';
 import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './config/load.js';
 import { COMMANDS, didYouMean, helpFor, optionsOf, USAGE, UsageError } from './commands/usage.js';
 import { generateSigningJwk, KeyMaterialError, loadKeyMaterial, mintAccessToken } from '@latchkey/auth/tokens';
@@ -26,6 +26,24 @@ function amrValues(list: string, config: Config): string[] {
   const twice = values.find((value, index) => values.indexOf(value) !== index);
   if (twice !== undefined) throw new UsageError(`token: --amr names ${twice} twice (each of ${issued.join(', ')} at most once)`);
   return values;
+}
+
+/**
+ * `--scope "openid documents:read"`: the API scopes it names, or every API scope when it names none (OpenID scopes add
+ * claims and restrict nothing, so `--scope "openid profile"` still calls the whole API); a scope the server does not
+ * offer is refused.
+ */
+function scopesOf(list: string | undefined): string[] {
+  const named = (list ?? 'openid').split(/\s+/).filter(Boolean);
+  const unknown = named.find(
+    (scope) => !isApiScope(scope) && !(OPENID_SCOPES as readonly string[]).includes(scope) && scope !== EVERY_API_SCOPE,
+  );
+  if (unknown !== undefined)
+    throw new UsageError(
+      `token: --scope ${JSON.stringify(unknown)} is not a scope this server offers (${[...OPENID_SCOPES, ...API_SCOPE_NAMES].join(', ')})`,
+    );
+  const scopes = [...new Set(named)];
+  return scopes.some((scope) => isApiScope(scope) || scope === EVERY_API_SCOPE) ? scopes : [...scopes, ...API_SCOPE_NAMES];
 }
 
 async function token(config: Config, args: string[]): Promise<void> {
@@ -70,7 +88,7 @@ async function token(config: Config, args: string[]): Promise<void> {
     ttlSeconds,
     amr,
     ...(values.acr ? { acr: values.acr } : {}),
-    ...(values.scope ? { scope: values.scope.split(/\s+/).filter(Boolean) } : {}),
+    scope: scopesOf(values.scope),
   });
   process.stdout.write(`${jwt}\n`);
 }

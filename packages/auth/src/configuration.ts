@@ -8,6 +8,17 @@ export type { AcrLevel, Factor, FactorRule } from './factors/types.js';
 export { SIGN_IN_FACTORS } from './factor-registry.js';
 export type { FactorSettings, SignInFactor } from './web/factor-module.js';
 export { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './oidc/offered.js';
+export {
+  API_SCOPE_NAMES,
+  API_SCOPE_VOCABULARY,
+  apiScopesOf,
+  describeScope,
+  EVERY_API_SCOPE,
+  isApiScope,
+  OPENID_SCOPES,
+  type ApiScope,
+  type ApiScopeName,
+} from './scopes/vocabulary.js';
 export type { SignInPolicy } from './sign-in/requirement.js';
 export {
   normalizeFingerprint,

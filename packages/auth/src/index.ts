@@ -51,6 +51,17 @@ export type {
 // OpenID provider
 export { createAuthorizationServer, API_SCOPES, FACTORS_REQUIRED, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
 export { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './oidc/offered.js';
+export {
+  API_SCOPE_NAMES,
+  API_SCOPE_VOCABULARY,
+  apiScopesOf,
+  describeScope,
+  EVERY_API_SCOPE,
+  isApiScope,
+  OPENID_SCOPES,
+  type ApiScope,
+  type ApiScopeName,
+} from './scopes/vocabulary.js';
 export type { AuthorizationServerOptions, SessionStandingQuery } from './oidc/provider.js';
 export type { default as Provider, ClientMetadata } from 'oidc-provider';
 export { findAccount, findUserIdByEmail } from './oidc/account.js';

@@ -11,7 +11,9 @@ commands:
                                one JSON line of the rows added; refused under NODE_ENV=production
   token --sub SUBJECT | --email EMAIL
         [--amr otp,swk] [--acr VALUE] [--scope "openid profile"] [--ttl 10m]
-                               mint an access token with the configured key; prints only the token
+                               mint an access token with the configured key; prints only the token. It carries
+                               every API scope unless --scope names API scopes (documents:read, ...); OpenID scopes
+                               there add to the token and restrict nothing
   keygen                       print a new private signing key (JWK) for SIGNING_KEY
   outbox [--limit 10]          print the latest messages of the development outbox (DATA_DIR/outbox)
   documents --as EMAIL [--organization SLUG] [--status DRAFT,PUBLISHED] [--first 20] [--after CURSOR]

@@ -777,6 +777,12 @@ export type PublicDirectiveArgs = { };
 
 export type PublicDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = PublicDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
+export type ScopeDirectiveArgs = {
+  name: Scalars['String']['input'];
+};
+
+export type ScopeDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = ScopeDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
 export type StepUpDirectiveArgs = {
   acr?: Maybe<Scalars['String']['input']>;
   maxAge?: Maybe<Scalars['Int']['input']>;
@@ -1006,6 +1012,7 @@ export type DirectiveResolvers<ContextType = GraphQLContext> = {
   can?: CanDirectiveResolver<any, any, ContextType>;
   defer?: DeferDirectiveResolver<any, any, ContextType>;
   public?: PublicDirectiveResolver<any, any, ContextType>;
+  scope?: ScopeDirectiveResolver<any, any, ContextType>;
   stepUp?: StepUpDirectiveResolver<any, any, ContextType>;
   stream?: StreamDirectiveResolver<any, any, ContextType>;
 };

@@ -1,4 +1,5 @@
 import { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './offered.js';
+import { API_SCOPE_NAMES, EVERY_API_SCOPE, OPENID_SCOPES } from '../scopes/vocabulary.js';
 import { DPOP_ALGORITHMS } from '../principal/dpop-proof.js';
 import type { Database } from '@latchkey/db';
 import type Provider from 'oidc-provider';
@@ -99,14 +100,15 @@ export interface SessionStandingQuery {
   cookieHeader: string | undefined;
 }
 
-/** The OpenID scopes the provider offers, and the API's own scope. */
-const OIDC_SCOPES = ['openid', 'offline_access', 'email', 'profile'] as const;
-export const API_SCOPE = 'api';
 /**
- * The scopes an access token for the API may carry: `api`, and the OpenID scopes whose claims the userinfo endpoint
- * releases for it (as an access token for an API audience carries them at Auth0). Each only when the request asked.
+ * The scopes an access token for the API may carry: the API's (its vocabulary, and `api`, every one of them, which
+ * first-party apps ask for), and the OpenID scopes whose claims the userinfo endpoint releases for it (as an access
+ * token for an API audience carries them at Auth0). Each only when the request asked and the grant holds it.
  */
-export const API_SCOPES = `openid email profile ${API_SCOPE}`;
+export const API_SCOPES = ['openid', 'email', 'profile', EVERY_API_SCOPE, ...API_SCOPE_NAMES].join(' ');
+
+/** Every scope the provider offers (discovery's `scopes_supported`): OpenID's, `api`, and the API's own. */
+const OFFERED_SCOPES: readonly string[] = [...OPENID_SCOPES, EVERY_API_SCOPE, ...API_SCOPE_NAMES];
 
 /** The reason the login prompt gives when an existing session does not meet the rules or the requested acr. */
 export const FACTORS_REQUIRED = 'latchkey_factors_required';
@@ -156,7 +158,7 @@ interface ProviderSettings {
 function grantsEverything(grant: InstanceType<Provider['Grant']>, apiAudience: string): boolean {
   const openid = new Set(grant.getOIDCScope().split(' '));
   const api = new Set(grant.getResourceScope(apiAudience).split(' '));
-  return [...OIDC_SCOPES, API_SCOPE].every((scope) => openid.has(scope)) && API_SCOPES.split(' ').every((scope) => api.has(scope));
+  return OFFERED_SCOPES.every((scope) => openid.has(scope)) && API_SCOPES.split(' ').every((scope) => api.has(scope));
 }
 
 /** Consent is implicit for first-party clients: their grant is created on first use. */
@@ -169,7 +171,7 @@ function firstPartyGrants(firstParty: ReadonlySet<string>, apiAudience: string):
     const grant = existing ?? new ctx.oidc.provider.Grant({ clientId, accountId: ctx.oidc.session!.accountId! });
     // Everything a first-party client may ask for; a grant made by an older version gets what it lacks.
     if (!existing || !grantsEverything(grant, apiAudience)) {
-      grant.addOIDCScope([...OIDC_SCOPES, API_SCOPE].join(' '));
+      grant.addOIDCScope(OFFERED_SCOPES.join(' '));
       grant.addOIDCClaims(['email', 'email_verified', 'name']);
       grant.addResourceScope(apiAudience, API_SCOPES);
       await grant.save();
@@ -272,9 +274,9 @@ function providerConfiguration(
       sid: null,
     },
     acrValues: [...options.acrValues],
-    // The OpenID scopes, and `api`: the API's (resource) scope, granted through the resource indicator. Listing it
-    // here puts it in discovery's `scopes_supported`.
-    scopes: [...OIDC_SCOPES, API_SCOPE],
+    // The OpenID scopes, `api` and the API's (resource) scopes, granted through the resource indicator. Listing them
+    // here puts them in discovery's `scopes_supported`.
+    scopes: [...OFFERED_SCOPES],
     findAccount: (_ctx, id) => findAccount(options.db, id),
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { SigningKey } from '../keys/key-material.js';
+import { API_SCOPE_NAMES } from '../scopes/vocabulary.js';
 
 export interface MintAccessTokenInput {
   subject: string;
@@ -9,6 +10,7 @@ export interface MintAccessTokenInput {
   ttlSeconds: number;
   amr?: string[];
   acr?: string;
+  /** @default openid and every API scope */
   scope?: string[];
   /** epoch seconds; defaults to now */
   authTime?: number;
@@ -20,7 +22,7 @@ export interface MintAccessTokenInput {
 export async function mintAccessToken(key: SigningKey, input: MintAccessTokenInput): Promise<string> {
   const iat = Math.floor((input.now ?? Date.now()) / 1000);
   const claims: Record<string, unknown> = {
-    scope: (input.scope ?? ['openid']).join(' '),
+    scope: (input.scope ?? ['openid', ...API_SCOPE_NAMES]).join(' '),
     amr: input.amr ?? [],
     auth_time: input.authTime ?? iat,
     client_id: input.clientId ?? 'latchkey-cli',
