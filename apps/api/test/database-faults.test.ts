@@ -319,7 +319,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('an event that cannot be
         })
         .catch(() => undefined);
       await isLocked;
-      const root = { id: demo.userId.root, superAdmin: true, suspended: false, emailVerified: true, roles: new Map() };
+      const root = { id: demo.userId.root, superAdmin: true, suspended: false, emailVerified: true, roles: new Map(), scopes: null };
       const request: DomainRequest = {
         db: service.database.db,
         subject: root,

@@ -63,3 +63,5 @@ export {
   type StepUpRequirement,
 } from './principal/step-up.js';
 export { ACR_ONE_FACTOR, ACR_PHISHING_RESISTANT, ACR_TWO_FACTOR } from './factors/acr.js';
+export { insufficientScopeChallenge, insufficientScopeMessage } from './scopes/challenge.js';
+export { apiScopesOf, EVERY_API_SCOPE, type ApiScopeName } from './scopes/vocabulary.js';

@@ -1,13 +1,21 @@
 import { AuthorizationDenied } from './denial.js';
 import { publishDenial } from './events.js';
-import type { Ability, Guest } from './types.js';
+import type { Ability, Guest, ScopedUser } from './types.js';
 
 function isGuest(user: unknown): user is Guest {
   return user === null || user === undefined || user === false;
 }
 
+/** Whether a caller's token holds `scope` (a caller scopes do not restrict holds every one). */
+function holdsScope(user: unknown, scope: string): boolean {
+  const scopes = (user as ScopedUser | null)?.scopes;
+  return scopes == null || scopes.has(scope);
+}
+
 function decide<User, Args extends unknown[]>(user: User | Guest, ability: Ability<User, Args>, args: Args): boolean {
   const subject = isGuest(user) ? null : user;
+  // The token's scopes narrow whatever the caller may do: before the before hook (a super-admin's token too).
+  if (ability.scope !== undefined && !holdsScope(subject, ability.scope)) return false;
   if (!ability.binding && ability.before) {
     const verdict = ability.before(subject, ability.name, args);
     if (verdict === true) return true;

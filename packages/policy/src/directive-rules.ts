@@ -55,6 +55,7 @@ const signedIn: Ability<unknown, []> = Object.freeze({
   binding: true,
   check: (user: unknown) => user !== null,
   before: undefined,
+  scope: undefined,
 });
 
 const wrapped = new WeakSet<GraphQLSchema>();

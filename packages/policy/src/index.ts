@@ -28,4 +28,4 @@ export type { RouteRulesOptions } from './use-route-rules.js';
 export { denialToHttp } from './http-errors.js';
 
 // Types
-export type { Ability, BeforeHook, Check, DenialEvent, DenialReason, Guest } from './types.js';
+export type { Ability, BeforeHook, Check, DenialEvent, DenialReason, Guest, ScopedUser } from './types.js';

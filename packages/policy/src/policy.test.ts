@@ -208,3 +208,34 @@ describe('REST edge: a denial becomes {statusCode, message, error} with 401 or 4
     });
   });
 });
+
+describe('scopes narrow what an ability allows (delegated access)', () => {
+  interface Caller extends User {
+    scopes?: ReadonlySet<string> | null;
+  }
+  const NotePolicy = definePolicy('NotePolicy', {
+    before: (user: Caller | null) => (user?.superAdmin ? true : undefined),
+    scopes: { read: 'notes:read', erase: 'notes:write' },
+    abilities: {
+      read: (user: Caller | null) => user !== null,
+      erase: binding((user: Caller | null) => user !== null && roles.grants(user.role, 'ADMIN')),
+      count: (user: Caller | null) => user !== null,
+    },
+  });
+  const admin = (scopes?: ReadonlySet<string> | null): Caller => ({ id: 'a', role: 'ADMIN', scopes });
+
+  it("an ability that names a scope allows only a token holding it, whatever the caller's rights, a super-admin's and a binding ability's included", () => {
+    expect(can(admin(new Set(['notes:read'])), NotePolicy.read)).toBe(true);
+    expect(can(admin(new Set(['notes:read'])), NotePolicy.erase)).toBe(false);
+    expect(can({ ...admin(new Set(['notes:read'])), superAdmin: true }, NotePolicy.erase)).toBe(false);
+    expect(can(admin(new Set(['notes:write'])), NotePolicy.erase)).toBe(true);
+    expect(() => authorize(admin(new Set()), NotePolicy.read, [])).toThrow(AuthorizationDenied);
+  });
+
+  it('a scope never adds a right, an ability naming none ignores scopes, and a caller scopes do not restrict holds them all', () => {
+    expect(can({ id: 'v', role: 'VIEWER', scopes: new Set(['notes:write']) }, NotePolicy.erase)).toBe(false);
+    expect(can(admin(new Set()), NotePolicy.count)).toBe(true);
+    expect(can(admin(null), NotePolicy.erase)).toBe(true);
+    expect(can(admin(), NotePolicy.erase)).toBe(true);
+  });
+});

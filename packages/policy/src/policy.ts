@@ -28,18 +28,21 @@ export function binding<User, Args extends unknown[]>(
 
 /**
  * Groups the abilities of one resource under a name. Every ability becomes a frozen singleton
- * (`DocumentPolicy.delete`) that knows its policy, so denials can be reported by name.
+ * (`DocumentPolicy.delete`) that knows its policy, so denials can be reported by name. `scopes` names the scope a
+ * caller's token must hold for an ability (checked before anything else, binding abilities and the before hook
+ * included): a scope never adds a right, it only narrows the caller's.
  */
 export function definePolicy<const Definitions extends Record<string, AbilityDefinition<any>>>(
   name: string,
-  spec: { before?: BeforeHook<any>; abilities: Definitions },
+  spec: { before?: BeforeHook<any>; scopes?: { readonly [Ability in keyof Definitions]?: string }; abilities: Definitions },
 ): Policy<Definitions> {
   const policy: Record<string, unknown> = { name };
   for (const [abilityName, definition] of Object.entries(spec.abilities)) {
     if (abilityName === 'name') throw new TypeError(`${name}: an ability cannot be called "name"`);
     const check = typeof definition === 'function' ? definition : definition.check;
     const isBinding = typeof definition !== 'function' && definition.binding === true;
-    policy[abilityName] = Object.freeze({ policy: name, name: abilityName, binding: isBinding, check, before: spec.before });
+    const scope = spec.scopes?.[abilityName as keyof Definitions];
+    policy[abilityName] = Object.freeze({ policy: name, name: abilityName, binding: isBinding, check, before: spec.before, scope });
   }
   return Object.freeze(policy) as Policy<Definitions>;
 }

@@ -42,9 +42,9 @@ describe('route rules (spec Authorization 1, 4, 7)', () => {
 
   it('Authorization 4: an operation needs sign-in when any field it selects (fragments included) is not public', () => {
     const of = (query: string) => rules.requirementsOf(schema, parse(query), undefined);
-    expect(of('{ status { version } hint __typename }')).toEqual({ signIn: false, introspection: false });
-    expect(of('{ ...F } fragment F on Query { secret }')).toEqual({ signIn: true, introspection: false });
-    expect(of('{ __schema { queryType { name } } }')).toEqual({ signIn: false, introspection: true });
+    expect(of('{ status { version } hint __typename }')).toEqual({ signIn: false, introspection: false, scopes: [] });
+    expect(of('{ ...F } fragment F on Query { secret }')).toEqual({ signIn: true, introspection: false, scopes: [] });
+    expect(of('{ __schema { queryType { name } } }')).toEqual({ signIn: false, introspection: true, scopes: [] });
   });
 
   it('requirements are judged once per document and operation name', () => {
@@ -110,5 +110,76 @@ describe('the route check, with the caller resolved by @envelop/generic-auth (sp
     const res = await post('{ secret status { build } }', { authorization: 'Bearer good' });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: { secret: 'hidden', status: { build: 'b' } } });
+  });
+});
+
+describe('@scope: what a token must hold to select a field (delegated access)', () => {
+  let resolved = 0;
+  const scoped = createSchema({
+    typeDefs: /* GraphQL */ `
+      directive @public on FIELD_DEFINITION | OBJECT
+      directive @scope(name: String!) on FIELD_DEFINITION | OBJECT
+      type Query {
+        status: String @public
+        notes: [Note!]! @scope(name: "notes:read")
+      }
+      type Mutation {
+        write: Boolean @scope(name: "notes:write")
+      }
+      type Note @scope(name: "notes:read") {
+        text: String
+        author: String @scope(name: "people:read")
+      }
+    `,
+    resolvers: {
+      Query: { status: () => 'ok', notes: () => ++resolved && [{ text: 't', author: 'a' }] },
+      Mutation: { write: () => ++resolved > 0 },
+    },
+  });
+  const rules = createRouteRules();
+  const of = (query: string) => rules.requirementsOf(scoped, parse(query), undefined).scopes;
+
+  it("every selected field's scope, its own mark replacing its type's, fragments included; public fields need none", () => {
+    expect(of('{ status }')).toEqual([]);
+    expect(of('{ notes { text } }')).toEqual(['notes:read']);
+    expect(of('{ ...F } fragment F on Query { notes { author } }')).toEqual(['notes:read', 'people:read']);
+    expect(of('mutation { write }')).toEqual(['notes:write']);
+  });
+
+  it('a signed-in caller whose token lacks one is refused whole, before anything runs; one scopes do not restrict passes', async () => {
+    type Context = { request: Request; granted: ReadonlySet<string> | null };
+    const yoga = createYoga<Record<string, unknown>, Context>({
+      schema: scoped,
+      context: ({ request }) => ({
+        request,
+        granted: request.headers.get('x-scopes') === null ? null : new Set(request.headers.get('x-scopes')!.split(' ').filter(Boolean)),
+      }),
+      plugins: [
+        useRouteRules<Context>({
+          rules,
+          isGuest: () => false,
+          refusal: () => new GraphQLError('sign in'),
+          grantedScopes: (context) => context.granted,
+          scopeRefusal: (required, missing) => new GraphQLError(`needs ${required.join(' ')}; lacks ${missing.join(' ')}`),
+        }),
+      ],
+    });
+    const call = async (query: string, scopes?: string) => {
+      const response = await yoga.fetch('http://yoga/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(scopes === undefined ? {} : { 'x-scopes': scopes }) },
+        body: JSON.stringify({ query }),
+      });
+      return (await response.json()) as { data?: unknown; errors?: { message: string }[] };
+    };
+    expect(await call('{ notes { text author } }', 'notes:read')).toEqual({
+      errors: [{ message: 'needs notes:read people:read; lacks people:read' }],
+    });
+    expect(await call('mutation { write }', 'notes:read')).toEqual({ errors: [{ message: 'needs notes:write; lacks notes:write' }] });
+    expect(resolved).toBe(0);
+    expect(await call('{ notes { text } }', 'notes:read')).toEqual({ data: { notes: [{ text: 't' }] } });
+    expect(await call('{ notes { author } }')).toEqual({ data: { notes: [{ author: 'a' }] } });
+    expect(await call('{ status }', '')).toEqual({ data: { status: 'ok' } });
+    expect(resolved).toBe(2);
   });
 });

@@ -20,6 +20,8 @@ export interface RuleDirectiveNames {
   authDirective?: string;
   /** @default 'can' */
   canDirective?: string;
+  /** @default 'scope' */
+  scopeDirective?: string;
 }
 
 type Marked = { readonly directives?: readonly ConstDirectiveNode[] } | null | undefined;
@@ -30,6 +32,7 @@ export function ruleDirectives(names: RuleDirectiveNames = {}) {
     public: names.publicDirective ?? 'public',
     auth: names.authDirective ?? 'auth',
     can: names.canDirective ?? 'can',
+    scope: names.scopeDirective ?? 'scope',
   };
 }
 
@@ -62,12 +65,39 @@ function publicFields(schema: GraphQLSchema, names: ReturnType<typeof ruleDirect
   return fields;
 }
 
+/**
+ * The scope `Type.field` needs (`@scope(name:)`): the field's own mark, else its type's; undefined when neither has one.
+ */
+function scopeMark(type: GraphQLNamedType, field: Pick<GraphQLField<unknown, unknown>, 'astNode'>, directive: string): string | undefined {
+  const nameOf = (node: Marked) => {
+    const mark = node?.directives?.find((d) => d.name.value === directive);
+    const argument = mark?.arguments?.find((a) => a.name.value === 'name');
+    return argument?.value.kind === Kind.STRING ? argument.value.value : undefined;
+  };
+  return nameOf(field.astNode) ?? [type.astNode, ...(type.extensionASTNodes ?? [])].map((node) => nameOf(node as Marked)).find(Boolean);
+}
+
+/** The scope each scoped `Type.field` needs. */
+function scopedFields(schema: GraphQLSchema, directive: string): Map<string, string> {
+  const fields = new Map<string, string>();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__') || !('getFields' in type)) continue;
+    for (const field of Object.values(type.getFields())) {
+      const scope = 'astNode' in field ? scopeMark(type, field, directive) : undefined;
+      if (scope) fields.set(`${type.name}.${field.name}`, scope);
+    }
+  }
+  return fields;
+}
+
 /** What an operation needs before it may run, derived from the document alone (so it is cached per document). */
 export interface RouteRequirements {
   /** it selects a field that is not `@public` */
   signIn: boolean;
   /** it selects `__schema` or `__type` */
   introspection: boolean;
+  /** the scopes an access token needs for it (`@scope` of every field it selects), sorted; empty: none */
+  scopes: readonly string[];
 }
 
 export interface RouteRules {
@@ -85,11 +115,17 @@ export interface RouteRules {
 export function createRouteRules(names: RuleDirectiveNames = {}): RouteRules {
   const directives = ruleDirectives(names);
   const publicBySchema = new WeakMap<GraphQLSchema, Set<string>>();
+  const scopedBySchema = new WeakMap<GraphQLSchema, Map<string, string>>();
   const requirementsByDocument = new WeakMap<DocumentNode, Map<string, RouteRequirements>>();
 
   const publicOf = (schema: GraphQLSchema) => {
     let fields = publicBySchema.get(schema);
     if (!fields) publicBySchema.set(schema, (fields = publicFields(schema, directives)));
+    return fields;
+  };
+  const scopedOf = (schema: GraphQLSchema) => {
+    let fields = scopedBySchema.get(schema);
+    if (!fields) scopedBySchema.set(schema, (fields = scopedFields(schema, directives.scope)));
     return fields;
   };
   const isPublic: RouteRules['isPublic'] = (schema, typeName, fieldName) =>
@@ -104,8 +140,10 @@ export function createRouteRules(names: RuleDirectiveNames = {}): RouteRules {
         operation ??= definition;
       }
     }
-    const requirements: RouteRequirements = { signIn: false, introspection: false };
-    if (!operation) return requirements;
+    const requirements = { signIn: false, introspection: false };
+    const scopes = new Set<string>();
+    if (!operation) return { ...requirements, scopes: [] };
+    const scoped = scopedOf(schema);
     const typeInfo = new TypeInfo(schema);
     const pending: (OperationDefinitionNode | FragmentDefinitionNode)[] = [operation];
     const visited = new Set<string>();
@@ -118,6 +156,8 @@ export function createRouteRules(names: RuleDirectiveNames = {}): RouteRules {
         }
         const parent = typeInfo.getParentType();
         if (!parent || !isPublic(schema, parent.name, name)) requirements.signIn = true;
+        const scope = parent && scoped.get(`${parent.name}.${name}`);
+        if (scope) scopes.add(scope);
         return undefined;
       },
       FragmentSpread(node) {
@@ -130,7 +170,7 @@ export function createRouteRules(names: RuleDirectiveNames = {}): RouteRules {
       },
     });
     while (pending.length > 0) visit(pending.pop()!, visitor);
-    return requirements;
+    return { ...requirements, scopes: [...scopes].sort() };
   }
 
   return {

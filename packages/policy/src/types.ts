@@ -19,6 +19,16 @@ export interface Ability<User, Args extends unknown[]> {
   readonly binding: boolean;
   readonly check: Check<User, Args>;
   readonly before: BeforeHook<User> | undefined;
+  /** the scope a caller's token must hold for the ability to allow, whatever else is true; undefined: none */
+  readonly scope: string | undefined;
+}
+
+/**
+ * A caller's scopes as the decisions read them: `scopes` is the set its access token holds, or null / absent for a
+ * caller scopes do not restrict (an operator acting through the CLI). What the caller may do is its rights AND these.
+ */
+export interface ScopedUser {
+  readonly scopes?: ReadonlySet<string> | null;
 }
 
 export type DenialReason = 'unauthenticated' | 'forbidden';

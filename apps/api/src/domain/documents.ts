@@ -156,7 +156,8 @@ export function readCallerWithDocumentPage(
   }
   if (list.first === 0) return;
   const visibility: DocumentVisibility = guess.everything ? guess : { ...guess, now: new Date() };
-  services.subjects.readWith(scope, loaders.documentList.readWithCaller(list.queryFor(visibility), userId).then(subjectOfUser));
+  const read = loaders.documentList.readWithCaller(list.queryFor(visibility), userId);
+  services.subjects.readWith(scope, read.then((user) => subjectOfUser(user, services.subjects.scopesOf(caller))));
 }
 
 /**

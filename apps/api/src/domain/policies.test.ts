@@ -13,6 +13,7 @@ const person = (id: string, memberships: [string, Role][], extra: Partial<Subjec
   suspended: false,
   emailVerified: true,
   roles: new Map(memberships),
+  scopes: null,
   ...extra,
 });
 const alice = person('alice', [[ACME.id, 'OWNER']]);

@@ -24,6 +24,7 @@ function before(user: Subject | null): boolean | undefined {
 /** An account is visible to itself; the before hook refuses a suspended one (and allows super-admins). */
 export const AccountPolicy = definePolicy('AccountPolicy', {
   before,
+  scopes: { view: 'account:read', endSessions: 'sessions:manage', publish: 'documents:write' },
   abilities: {
     view: (user: Subject | null, account: { id: string }) => user !== null && user.id === account.id,
     /** an e-mail address is for its owner and for ADMINs of an organization the account belongs to */
@@ -49,8 +50,14 @@ export const AccountPolicy = definePolicy('AccountPolicy', {
   },
 });
 
+/**
+ * Seeing an organization is part of seeing its documents (`documents:read` reaches `Document.organization`);
+ * `Query.organization` asks `organizations:read` at the route level. Its billing address and its members' roles are
+ * the organization's own.
+ */
 export const OrganizationPolicy = definePolicy('OrganizationPolicy', {
   before,
+  scopes: { viewBilling: 'organizations:read', changeRole: 'organizations:manage' },
   abilities: {
     view: (user: Subject | null, org: Org) => atLeast(user, org.id, 'VIEWER'),
     viewBilling: (user: Subject | null, org: Org) => atLeast(user, org.id, 'ADMIN'),
@@ -86,6 +93,17 @@ export function visibleDocumentsScope(user: Subject, now: Date): DocumentVisibil
 
 export const DocumentPolicy = definePolicy('DocumentPolicy', {
   before,
+  scopes: {
+    list: 'documents:read',
+    view: 'documents:read',
+    viewInternalNotes: 'documents:read',
+    create: 'documents:write',
+    update: 'documents:write',
+    archive: 'documents:write',
+    publish: 'documents:write',
+    setLegalHold: 'documents:write',
+    delete: 'documents:write',
+  },
   abilities: {
     /** listing is open to every signed-in account the before hook lets through; rows are filtered in SQL */
     list: (user: Subject | null) => user !== null,

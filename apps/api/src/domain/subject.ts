@@ -3,13 +3,14 @@ import { requestMemo } from './request-memo.js';
 import type { AuthenticationEvidence, Principal } from '@latchkey/auth/tokens';
 import type { RequestScope } from './request-scope.js';
 import { isUuid } from './validate.js';
+import type { GrantedScopes } from './scopes.js';
 
 /**
  * Who is asking: a verified token's claims (a `Principal`), an operator acting as a user (the CLI: a subject and
  * no sign-in to judge), or null for a guest. Its `subject` is the token's `sub`; the `Subject` the policies judge
  * is read from it (`SubjectLoader.load`).
  */
-export type RequestCaller = (Pick<Principal, 'subject'> & AuthenticationEvidence) | null;
+export type RequestCaller = (Pick<Principal, 'subject'> & Partial<Pick<Principal, 'scope' | 'clientId'>> & AuthenticationEvidence) | null;
 
 /**
  * The caller as the policies see it: volatile attributes read from the database at decision time
@@ -22,6 +23,11 @@ export interface Subject {
   emailVerified: boolean;
   /** organization id -> role */
   roles: ReadonlyMap<string, Role>;
+  /**
+   * The API scopes of the caller's token, which narrow all of the above (`ScopedUser` of @latchkey/policy); null for a
+   * caller scopes do not restrict (the operator's CLI).
+   */
+  scopes: ReadonlySet<string> | null;
 }
 
 /**
@@ -30,13 +36,19 @@ export interface Subject {
  */
 const accounts = requestMemo<UserRow>('account read with the subject');
 
-/** The caller's volatile attributes, read now (spec Authentication 3): null when the subject is no user. */
-export async function loadSubject(db: Database, userId: string): Promise<Subject | null> {
-  return isUuid(userId) ? subjectOfUser(await findUserWithRoles(db, userId)) : null;
+/**
+ * The caller's volatile attributes, read now (spec Authentication 3), with its token's scopes: null when the subject is
+ * no user.
+ */
+export async function loadSubject(db: Database, userId: string, scopes: ReadonlySet<string> | null): Promise<Subject | null> {
+  return isUuid(userId) ? subjectOfUser(await findUserWithRoles(db, userId), scopes) : null;
 }
 
-/** The subject made of an account and its roles as just read (`findUserWithRoles`, or a statement that read them with more). */
-export function subjectOfUser(user: UserWithRoles | null): Subject | null {
+/**
+ * The subject made of an account and its roles as just read (`findUserWithRoles`, or a statement that read them with
+ * more), and the scopes of the token it called with.
+ */
+export function subjectOfUser(user: UserWithRoles | null, scopes: ReadonlySet<string> | null): Subject | null {
   if (!user) return null;
   const roles = new Map<string, Role>();
   for (const { organizationId, role } of user.roles) roles.set(organizationId, role);
@@ -46,6 +58,7 @@ export function subjectOfUser(user: UserWithRoles | null): Subject | null {
     suspended: user.suspended,
     emailVerified: user.emailVerified,
     roles,
+    scopes,
   };
   accounts.set(subject, user.account);
   return subject;
@@ -72,6 +85,8 @@ export interface SubjectLoader {
   prime(request: RequestScope, subject: Promise<Subject | null>): void;
   /** Whether this request key's subject has been read, or is being read. */
   started(request: RequestScope): boolean;
+  /** The API scopes a caller's token holds, which narrow what its subject may do (null: scopes do not restrict it). */
+  scopesOf: GrantedScopes;
   /**
    * Takes this request key's subject from a read made for it alone by another statement (the caller's row read
    * with a page of documents): as if `load` had read it, at the same moment.
@@ -79,8 +94,11 @@ export interface SubjectLoader {
   readWith(request: RequestScope, read: Promise<Subject | null>): void;
 }
 
-/** One subject per request however many fields ask (per-request memos keyed by the request's scope). */
-export function createSubjectLoader(): SubjectLoader {
+/**
+ * One subject per request however many fields ask (per-request memos keyed by the request's scope), with the scopes
+ * of the caller's token (`scopesOf`; without it none restrict: the CLI's callers present no token).
+ */
+export function createSubjectLoader(scopesOf: GrantedScopes = () => null): SubjectLoader {
   // Kept on the request key and on the subject (request-memo.ts): the subject leads back to its request key, which
   // as a pair of WeakMaps kept every request that read one alive into the old generation.
   const byRequest = requestMemo<Promise<Subject | null>>('subject of the request');
@@ -101,13 +119,15 @@ export function createSubjectLoader(): SubjectLoader {
     load(request, caller, db) {
       if (caller === null) return Promise.resolve(null);
       let subject = byRequest.get(request);
-      if (!subject) byRequest.set(request, (subject = settle(request, loadSubject(db, caller.subject).then(remember(request)))));
+      if (!subject)
+        byRequest.set(request, (subject = settle(request, loadSubject(db, caller.subject, scopesOf(caller)).then(remember(request)))));
       return subject;
     },
     now: (request, caller) => (caller === null ? null : settled.get(request)),
     scopeOf: (subject) => scopes.get(subject as Subject),
     prime: (request, subject) => void byRequest.set(request, settle(request, subject)),
     started: (request) => byRequest.has(request),
+    scopesOf,
     readWith: (request, read) => void byRequest.set(request, settle(request, read.then(remember(request)))),
   };
 }

@@ -9,6 +9,7 @@ import { getOrganization } from '../domain/organizations.js';
 import { DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
 import { loadSubject } from '../domain/subject.js';
+import { scopesKey } from '../domain/scopes.js';
 import type { DocumentEventKind } from '../domain/document-events.js';
 import type { Delivery, Subscriber } from '../events/subscription-hub.js';
 import { domainRequest } from './context.js';
@@ -105,7 +106,11 @@ async function judge(watch: Watch, delivery: Delivery): Promise<StreamItem | 'sk
     const deadline = database.deadlineFromNow();
     return { deadline, db: database.until(deadline) };
   });
-  const subject: Promise<Subject | null> = shared(delivery, `subject:${userId}`, () => loadSubject(view.db, userId));
+  // Shared by this user's subscribers whose tokens hold the same scopes (the scopes narrow what the subject may see).
+  const scopes = context.app.subjects.scopesOf(watch.caller);
+  const subject: Promise<Subject | null> = shared(delivery, `subject:${userId}:${scopesKey(scopes)}`, () =>
+    loadSubject(view.db, userId, scopes),
+  );
   const now = new Date();
   const current = await subject;
   if (!current || current.suspended || !can(current, OrganizationPolicy.view, organization)) return NO_LONGER_ALLOWED();

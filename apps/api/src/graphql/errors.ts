@@ -1,6 +1,13 @@
 import { RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { GraphQLError, type ASTNode } from 'graphql';
-import { stepUpChallengeHeader, stepUpDescription, stepUpParameters, type StepUpRequirement } from '@latchkey/auth/tokens';
+import {
+  insufficientScopeChallenge,
+  insufficientScopeMessage,
+  stepUpChallengeHeader,
+  stepUpDescription,
+  stepUpParameters,
+  type StepUpRequirement,
+} from '@latchkey/auth/tokens';
 
 /** The one error vocabulary of the service (its codes in docs/), kept as data. */
 export const ErrorCode = {
@@ -61,6 +68,19 @@ export function unauthenticated(rejected: string | undefined): GraphQLError {
     status: 401,
     spec: true,
     headers: { 'WWW-Authenticate': rejected ?? 'Bearer' },
+  });
+}
+
+/**
+ * Route-level refusal of a caller whose access token lacks a scope the operation needs (RFC 6750 §3.1): the operation
+ * never executes, no record is loaded. 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`
+ * (every scope it needs) under application/graphql-response+json, 200 under application/json.
+ */
+export function insufficientScope(required: readonly string[]): GraphQLError {
+  return requestError(insufficientScopeMessage(required), ErrorCode.FORBIDDEN, {
+    status: 403,
+    spec: true,
+    headers: { 'WWW-Authenticate': insufficientScopeChallenge(required) },
   });
 }
 

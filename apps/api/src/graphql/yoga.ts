@@ -6,7 +6,7 @@ import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { createYoga, maskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import { isDatabaseUnavailable, type DatabaseHealth } from '@latchkey/db';
 import { isDomainError } from '../domain/errors.js';
-import { serviceUnavailableAt, unauthenticated } from './errors.js';
+import { insufficientScope, serviceUnavailableAt, unauthenticated } from './errors.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import { principalFrom, type AccessTokenVerifier } from '@latchkey/auth/tokens';
@@ -161,6 +161,9 @@ export function createGraphQLHandler({
         rules: routeRules,
         isGuest: (context) => context.caller === null,
         refusal: (context) => unauthenticated(callers.challengeOf(context)),
+        // What the caller may do is its rights and its token's scopes: a missing scope refuses the operation whole.
+        grantedScopes: (context) => app.subjects.scopesOf(context.caller),
+        scopeRefusal: insufficientScope,
       }),
       useDatabaseAvailability({ health, deadlineFromNow: app.database.deadlineFromNow, databaseFree: DATABASE_FREE_FIELDS }),
       useHiddenSuggestions({ introspection: config.introspection, signedIn: signedInRequest }),

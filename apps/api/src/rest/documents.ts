@@ -164,6 +164,7 @@ function readRoutes({ services, database, requestFor, view }: DocumentRouteKit):
     {
       method: 'GET',
       path: '/api/documents',
+      scope: 'documents:read',
       // A list costs its page size (what `first` asks for, at most 100; 20 without it), plus one.
       cost: (http) => 1 + pageSizeAskedFor(http.query),
       async handler(http) {
@@ -189,6 +190,7 @@ function readRoutes({ services, database, requestFor, view }: DocumentRouteKit):
     {
       method: 'GET',
       path: '/api/documents/:id',
+      scope: 'documents:read',
       async handler(http) {
         const request = await requestFor(http, 'GET /api/documents/:id');
         const { document, organization } = await getDocument(request, http.params['id']!);
@@ -204,6 +206,7 @@ function writeRoutes({ requestFor, requires, role, view, changed }: DocumentRout
     {
       method: 'POST',
       path: '/api/documents',
+      scope: 'documents:write',
       guard: role('POST /api/documents', 'EDITOR'),
       async handler(http) {
         const request = await requestFor(http, 'POST /api/documents');
@@ -222,6 +225,7 @@ function writeRoutes({ requestFor, requires, role, view, changed }: DocumentRout
       (method): RestRoute<Principal> => ({
         method,
         path: '/api/documents/:id',
+        scope: 'documents:write',
         guard: role(`${method} /api/documents/:id`, 'EDITOR'),
         async handler(http) {
           const request = await requestFor(http, `${method} /api/documents/:id`);
@@ -233,6 +237,7 @@ function writeRoutes({ requestFor, requires, role, view, changed }: DocumentRout
     {
       method: 'POST',
       path: '/api/documents/:id/publish',
+      scope: 'documents:write',
       guard: requires('POST /api/documents/:id/publish', AccountPolicy.publish),
       async handler(http) {
         const request = await requestFor(http, 'POST /api/documents/:id/publish');
@@ -242,6 +247,7 @@ function writeRoutes({ requestFor, requires, role, view, changed }: DocumentRout
     {
       method: 'POST',
       path: '/api/documents/:id/archive',
+      scope: 'documents:write',
       guard: role('POST /api/documents/:id/archive', 'EDITOR'),
       async handler(http) {
         const request = await requestFor(http, 'POST /api/documents/:id/archive');
@@ -252,6 +258,7 @@ function writeRoutes({ requestFor, requires, role, view, changed }: DocumentRout
       // The twin of Mutation.setLegalHold, with its marks: @auth(role: ADMIN) and @stepUp(acr: phr).
       method: 'POST',
       path: '/api/documents/:id/legal-hold',
+      scope: 'documents:write',
       guard: role('POST /api/documents/:id/legal-hold', 'ADMIN'),
       stepUp: LEGAL_HOLD_STEP_UP,
       async handler(http) {
@@ -268,6 +275,7 @@ function writeRoutes({ requestFor, requires, role, view, changed }: DocumentRout
     {
       method: 'DELETE',
       path: '/api/documents/:id',
+      scope: 'documents:write',
       guard: role('DELETE /api/documents/:id', 'EDITOR'),
       async handler(http) {
         const request = await requestFor(http, 'DELETE /api/documents/:id');

@@ -5,6 +5,8 @@ import { isDomainError } from '../domain/errors.js';
 import type { RequestScope } from '../domain/request-scope.js';
 import { acceptableContentType, BodyTooLargeError, httpErrorBody, readBody, sendJson } from '@latchkey/http';
 import {
+  insufficientScopeChallenge,
+  insufficientScopeMessage,
   isStepUpRequired,
   meetsStepUp,
   stepUpChallengeHeader,
@@ -40,6 +42,11 @@ export interface RestRoute<Caller> {
   path: string;
   /** route metadata: readable without signing in (spec Authorization 7). @default false */
   public?: boolean;
+  /**
+   * Route metadata (delegated access): the API scope the caller's token must hold, checked right after signing in and
+   * before anything else (no record is loaded): 403 with `WWW-Authenticate: Bearer error="insufficient_scope"`.
+   */
+  scope?: string;
   /**
    * Route level (spec Authorization 1): a check from the caller and the route's metadata, before the body is
    * read and the handler runs. It answers with the denial (already published) or null; the router converts
@@ -90,6 +97,8 @@ export interface RestRouterOptions<Caller> {
   requestIdOf?: (req: IncomingMessage) => string | undefined;
   /** charges every routed request to its caller's budget once it is authenticated; undefined: no budgets */
   charge?: RestCharge<Caller>;
+  /** the API scopes a signed-in caller's token holds; null: a caller scopes do not restrict. @default null for every caller */
+  grantedScopes?: (caller: Caller) => ReadonlySet<string> | null;
 }
 
 /** The error body of docs/endpoints.md: `{ statusCode, message, error }`, plus any extra fields given. */
@@ -185,17 +194,26 @@ const setHeaders = (res: ServerResponse, headers: Record<string, string>) => {
 async function refusalBeforeHandler<Caller>(
   route: RestRoute<Caller>,
   request: RestRequest<Caller>,
-  maxBodyBytes: number,
+  options: Pick<RestRouterOptions<Caller>, 'grantedScopes'> & { maxBodyBytes: number },
 ): Promise<RestResponse | undefined> {
   // Route level (spec Authorization 4, 7): no declared requirement still means signed in.
   if (!route.public && request.caller === null)
     return restError(401, 'Sign in to perform this operation.', {}, { 'www-authenticate': 'Bearer' });
+  if (route.scope && request.caller !== null && options.grantedScopes?.(request.caller)?.has(route.scope) === false) {
+    const required = [route.scope];
+    return restError(
+      403,
+      insufficientScopeMessage(required),
+      { scope: route.scope },
+      { 'www-authenticate': insufficientScopeChallenge(required) },
+    );
+  }
   const denied = route.guard ? await route.guard(request) : null;
   if (denied) return denial(denied);
   if (route.stepUp && !meetsStepUp(request.caller as AuthenticationEvidence | null, route.stepUp))
     return stepUpChallenge(new StepUpRequired(route.stepUp));
   if (WITH_BODY.has(request.req.method!)) {
-    const parsed = await readJsonBody(request.req, maxBodyBytes);
+    const parsed = await readJsonBody(request.req, options.maxBodyBytes);
     if ('refused' in parsed) return parsed.refused;
     request.body = parsed.value;
   }
@@ -273,7 +291,7 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
     }
     const charged = options.charge && (await spend(options.charge, request, found.route, res));
     if (charged?.refused) return send(res, charged.refused);
-    const refused = await refusalBeforeHandler(found.route, request, maxBodyBytes);
+    const refused = await refusalBeforeHandler(found.route, request, { grantedScopes: options.grantedScopes, maxBodyBytes });
     if (refused) {
       // Refused before its handler ran: the request costs its minimum.
       if (charged?.toMinimum) setHeaders(res, charged.toMinimum());

@@ -21,6 +21,7 @@ import type { Config } from '../config/load.js';
 import { createDemoClient } from '../demo/page.js';
 import { createLoaderFactory } from '../domain/loaders.js';
 import { createSubjectLoader, type Subject } from '../domain/subject.js';
+import { createGrantedScopes } from '../domain/scopes.js';
 import { fieldRulesOfType } from '../graphql/schema.js';
 import type { FieldRule } from '@latchkey/policy';
 import type { DocumentEventRecorder } from '../domain/document-events.js';
@@ -151,6 +152,7 @@ function createRestApi({ config, fieldRules, app, database, verifier, logger, re
     onUnexpected: (error, req) => logger.error({ reqId: requestIdOf(req), err: error }, 'rest handler failed'),
     requestIdOf,
     ...(budgets ? { charge: restBudgetCharge(budgets) } : {}),
+    grantedScopes: app.subjects.scopesOf,
   });
   const { maxUrlBytes } = config.limits;
 
@@ -263,7 +265,7 @@ export async function createHttpApp({
   const requestIdOf = observer.requestIdOf;
   // The one AuditTrail of this instance: sign-in events (the login routes), policy denials, and whatever else records.
   const audit = createAuditTrail({ enqueue: auditWriter.enqueue, clientAddress, requestIdOf });
-  const subjects = createSubjectLoader();
+  const subjects = createSubjectLoader(createGrantedScopes(config.auth.firstPartyClientIds));
   const stopAuditingDenials = auditDenials({ audit, scopeOf: subjects.scopeOf });
   const authorization = await createAuthorizationServerRoutes({
     config,
