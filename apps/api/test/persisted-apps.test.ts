@@ -8,6 +8,12 @@ import { CLI, cli, requireBuild, run, STACK_TRACE, useOperatorCli, workDir } fro
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import { postGraphQL } from './support/service.js';
 
+/**
+ * Each test here runs the CLI several times in a row, each a Node process of its own (a second or two, more on a
+ * loaded machine): their sum, not any one step, needs more than the default per-test time.
+ */
+const PROCESSES = { timeout: 120_000 };
+
 /** A manifest as the client preset writes it: `sha256:<hex>` of each document's text. */
 function manifestOf(...queries: string[]): Record<string, string> {
   return Object.fromEntries(queries.map((query) => [`sha256:${createHash('sha256').update(query).digest('hex')}`, query]));
@@ -43,29 +49,33 @@ describe('persisted import --app --version, persisted apps, persisted retire (th
       .map((line) => JSON.parse(line) as Record<string, unknown>);
   };
 
-  it('records which app and version each document belongs to; a shared document is stored once; `persisted apps` lists each version', async () => {
-    const v1 = writeManifest(workDir, 'web-1', manifestOf(STATUS, VERSION));
-    const v2 = writeManifest(workDir, 'web-2', manifestOf(VERSION, BOTH));
-    const first = await cli('persisted', 'import', v1, '--app', 'web', '--version', '1.0.0');
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toContain('web 1.0.0: 2 documents, 2 added to the allowlist, 0 already there');
-    const second = await cli('persisted', 'import', v2, '--app', 'web', '--version', '1.1.0');
-    expect(second.stderr).toContain('web 1.1.0: 2 documents, 1 added to the allowlist, 1 already there');
-    expect(await hashes()).toBe(3);
+  it(
+    'records which app and version each document belongs to; a shared document is stored once; `persisted apps` lists each version',
+    PROCESSES,
+    async () => {
+      const v1 = writeManifest(workDir, 'web-1', manifestOf(STATUS, VERSION));
+      const v2 = writeManifest(workDir, 'web-2', manifestOf(VERSION, BOTH));
+      const first = await cli('persisted', 'import', v1, '--app', 'web', '--version', '1.0.0');
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toContain('web 1.0.0: 2 documents, 2 added to the allowlist, 0 already there');
+      const second = await cli('persisted', 'import', v2, '--app', 'web', '--version', '1.1.0');
+      expect(second.stderr).toContain('web 1.1.0: 2 documents, 1 added to the allowlist, 1 already there');
+      expect(await hashes()).toBe(3);
 
-    const again = await cli('persisted', 'import', v1, '--app', 'web', '--version', '1.0.0');
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toContain('0 added to the allowlist, 2 already there');
+      const again = await cli('persisted', 'import', v1, '--app', 'web', '--version', '1.0.0');
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain('0 added to the allowlist, 2 already there');
 
-    const listed = await apps();
-    expect(listed.map(({ app, version, status, documents, lastUsedAt }) => ({ app, version, status, documents, lastUsedAt }))).toEqual([
-      { app: 'web', version: '1.0.0', status: 'active', documents: 2, lastUsedAt: null },
-      { app: 'web', version: '1.1.0', status: 'active', documents: 2, lastUsedAt: null },
-    ]);
-    expect(Number.isNaN(Date.parse(String(listed[0]!['importedAt'])))).toBe(false);
-  });
+      const listed = await apps();
+      expect(listed.map(({ app, version, status, documents, lastUsedAt }) => ({ app, version, status, documents, lastUsedAt }))).toEqual([
+        { app: 'web', version: '1.0.0', status: 'active', documents: 2, lastUsedAt: null },
+        { app: 'web', version: '1.1.0', status: 'active', documents: 2, lastUsedAt: null },
+      ]);
+      expect(Number.isNaN(Date.parse(String(listed[0]!['importedAt'])))).toBe(false);
+    },
+  );
 
-  it('an import whose app version exists with other documents is refused: exit 3, nothing imported', async () => {
+  it('an import whose app version exists with other documents is refused: exit 3, nothing imported', PROCESSES, async () => {
     const before = { hashes: await hashes(), apps: await apps() };
     const other = writeManifest(workDir, 'web-1-other', manifestOf(STATUS, 'query Extra { status { time } }'));
     const refused = await cli('persisted', 'import', other, '--app', 'web', '--version', '1.0.0');
@@ -75,7 +85,7 @@ describe('persisted import --app --version, persisted apps, persisted retire (th
     expect({ hashes: await hashes(), apps: await apps() }).toEqual(before);
   });
 
-  it('retire of an app version that does not exist: exit 4, nothing changed', async () => {
+  it('retire of an app version that does not exist: exit 4, nothing changed', PROCESSES, async () => {
     const before = { hashes: await hashes(), apps: await apps() };
     for (const [app, version] of [
       ['web', '9.9.9'],
@@ -88,38 +98,46 @@ describe('persisted import --app --version, persisted apps, persisted retire (th
     expect({ hashes: await hashes(), apps: await apps() }).toEqual(before);
   });
 
-  it('bad input is exit 2 with nothing changed: one of --app and --version, a malformed name, the reserved app name', async () => {
-    const file = writeManifest(workDir, 'bad', manifestOf(STATUS));
-    const before = { hashes: await hashes(), apps: await apps() };
-    for (const args of [
-      ['import', file, '--app', 'web'],
-      ['import', file, '--version', '1.0.0'],
-      ['import', file, '--app', 'we b', '--version', '1'],
-      ['import', file, '--app', 'web', '--version', '1.0.0\n'],
-      ['import', file, '--app', 'x'.repeat(101), '--version', '1'],
-      ['import', file, '--app', 'unnamed', '--version', '1'],
-      ['retire', '--app', 'web'],
-      ['retire'],
-    ]) {
-      const refused = await cli('persisted', ...args);
-      expect(refused.code, args.join(' ')).toBe(2);
-      expect(refused.stderr).toMatch(/^latchkey: persisted (import|retire): /);
-    }
-    expect({ hashes: await hashes(), apps: await apps() }).toEqual(before);
-  });
+  it(
+    'bad input is exit 2 with nothing changed: one of --app and --version, a malformed name, the reserved app name',
+    PROCESSES,
+    async () => {
+      const file = writeManifest(workDir, 'bad', manifestOf(STATUS));
+      const before = { hashes: await hashes(), apps: await apps() };
+      for (const args of [
+        ['import', file, '--app', 'web'],
+        ['import', file, '--version', '1.0.0'],
+        ['import', file, '--app', 'we b', '--version', '1'],
+        ['import', file, '--app', 'web', '--version', '1.0.0\n'],
+        ['import', file, '--app', 'x'.repeat(101), '--version', '1'],
+        ['import', file, '--app', 'unnamed', '--version', '1'],
+        ['retire', '--app', 'web'],
+        ['retire'],
+      ]) {
+        const refused = await cli('persisted', ...args);
+        expect(refused.code, args.join(' ')).toBe(2);
+        expect(refused.stderr).toMatch(/^latchkey: persisted (import|retire): /);
+      }
+      expect({ hashes: await hashes(), apps: await apps() }).toEqual(before);
+    },
+  );
 
-  it('retire takes the version off the allowlist but what another active version holds; it stays listed as retired', async () => {
-    const retired = await cli('persisted', 'retire', '--app', 'web', '--version', '1.0.0');
-    expect(retired.code, retired.stderr).toBe(0);
-    expect(JSON.parse(retired.stdout)).toEqual({ removed: 1, kept: 1 });
-    expect(retired.stderr).toContain(`refuse the others within ${RECHECK_SECONDS} seconds`);
-    expect(await hashes()).toBe(2);
-    expect((await apps()).map(({ version, status }) => `${version} ${status}`)).toEqual(['1.0.0 retired', '1.1.0 active']);
-    const help = await run(CLI, ['help', 'persisted'], {}, workDir);
-    expect(help.stdout).toContain(`within ${RECHECK_SECONDS} seconds`);
-  });
+  it(
+    'retire takes the version off the allowlist but what another active version holds; it stays listed as retired',
+    PROCESSES,
+    async () => {
+      const retired = await cli('persisted', 'retire', '--app', 'web', '--version', '1.0.0');
+      expect(retired.code, retired.stderr).toBe(0);
+      expect(JSON.parse(retired.stdout)).toEqual({ removed: 1, kept: 1 });
+      expect(retired.stderr).toContain(`refuse the others within ${RECHECK_SECONDS} seconds`);
+      expect(await hashes()).toBe(2);
+      expect((await apps()).map(({ version, status }) => `${version} ${status}`)).toEqual(['1.0.0 retired', '1.1.0 active']);
+      const help = await run(CLI, ['help', 'persisted'], {}, workDir);
+      expect(help.stdout).toContain(`within ${RECHECK_SECONDS} seconds`);
+    },
+  );
 
-  it('an import without --app keeps its meaning: it adds to the allowlist, listed as the app `unnamed`', async () => {
+  it('an import without --app keeps its meaning: it adds to the allowlist, listed as the app `unnamed`', PROCESSES, async () => {
     const plain = await cli(
       'persisted',
       'import',
@@ -139,7 +157,7 @@ describe.runIf(onPostgres('the PostgreSQL-only tests'))('a retired document, on 
 
   // "Within RECHECK_SECONDS" is the store's reading interval, proved with an injected clock on the store itself
   // (packages/persisted persisted-store.test.ts); here each instance's refusal is the event waited for.
-  it('answers PERSISTED_QUERY_NOT_FOUND on both instances after its only app version is retired', async () => {
+  it('answers PERSISTED_QUERY_NOT_FOUND on both instances after its only app version is retired', PROCESSES, async () => {
     const env = { DATABASE_URL: processes.databaseUrl, DATA_DIR: processes.dataDir, PUBLIC_URL: processes.publicUrl };
     const manifest = manifestOf(STATUS);
     const file = writeManifest(processes.dataDir, 'instances', manifest);

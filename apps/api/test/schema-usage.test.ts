@@ -42,7 +42,10 @@ describe('schema usage after real requests', () => {
     return (JSON.parse(answer.stdout) as { coordinates: Listed[] }).coordinates.find((listed) => listed.coordinate === coordinate);
   }
 
-  it('lists Status.time with the app whose requests used it; 40 days later, with no use since, it is safe to remove', async () => {
+  // It starts a server and runs the CLI three times, each a Node process of its own: more than the default per-test time.
+  it('lists Status.time with the app whose requests used it; 40 days later, with no use since, it is safe to remove', {
+    timeout: 120_000,
+  }, async () => {
     const setup = await createDatabase({ url: databaseUrl, dataDir });
     await setup.db.insert(persistedAppVersions).values({ app: 'ios', version: '1.0' });
     await setup.close();

@@ -1,8 +1,8 @@
 // `pnpm latchkey persisted import|apps|retire|count`: the trusted documents of each app version (docs/graphql.md,
-// "Apps and their documents"). Loaded only when such a command runs.
+// "Apps and their documents"). Loaded only when such a command runs; the database and the schema are loaded once the
+// command line has been checked, so a mistyped one is answered at once.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { runMigrations } from '@latchkey/db';
 import {
   createPersistedStore,
   listAppVersions,
@@ -14,10 +14,19 @@ import {
   type AppVersion,
 } from '@latchkey/persisted';
 import type { Config } from '../config/load.js';
-import { importAllowlist } from '../graphql/persisted.js';
-import { buildSchema } from '../graphql/schema.js';
-import { withDatabase } from './database-commands.js';
+import type { Database } from '@latchkey/db';
 import { UsageError } from './usage.js';
+
+type Handle = { db: Database; kind: string };
+
+/** Runs `command` on the migrated database (loaded only now: the command line has been checked). */
+async function onDatabase<T>(config: Config, command: (database: Handle) => Promise<T>): Promise<T> {
+  const [{ runMigrations }, { withDatabase }] = await Promise.all([import('@latchkey/db'), import('./database-commands.js')]);
+  return withDatabase(config, async (database) => {
+    await runMigrations(database);
+    return command(database);
+  });
+}
 
 /** npm-style names (`web`, `@acme/web-app`) and versions (`1.4.0`, `2026.12.06+a1b2c3`): what a client-name header can carry. */
 const APP_NAME = /^[A-Za-z0-9@][A-Za-z0-9._@/+-]{0,99}$/;
@@ -54,8 +63,8 @@ async function importManifest(config: Config, args: string[]): Promise<void> {
   } catch {
     throw new UsageError(`persisted import: cannot read ${positionals[0]}`);
   }
-  await withDatabase(config, async (database) => {
-    await runMigrations(database);
+  const [{ importAllowlist }, { buildSchema }] = await Promise.all([import('../graphql/persisted.js'), import('../graphql/schema.js')]);
+  await onDatabase(config, async (database) => {
     const store = createPersistedStore({ db: database.db, maxRegistrations: config.persisted.maxRegistrations });
     try {
       const { added, unchanged } = await importAllowlist(store, buildSchema(), text, config.limits, version);
@@ -71,8 +80,7 @@ async function importManifest(config: Config, args: string[]): Promise<void> {
 
 async function apps(config: Config, args: string[]): Promise<void> {
   parseArgs({ args, options: {}, strict: true });
-  await withDatabase(config, async (database) => {
-    await runMigrations(database);
+  await onDatabase(config, async (database) => {
     for (const { app, version, documents, importedAt, lastUsedAt, retiredAt } of await listAppVersions(database.db))
       process.stdout.write(
         `${JSON.stringify({ app, version, status: retiredAt ? 'retired' : 'active', documents, importedAt, lastUsedAt, retiredAt })}\n`,
@@ -84,8 +92,7 @@ async function retire(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { app: { type: 'string' }, version: { type: 'string' } }, strict: true });
   const version = appVersionOf(values, 'persisted retire', true);
   if (!version) throw new UsageError('persisted retire: give --app NAME --version VERSION');
-  await withDatabase(config, async (database) => {
-    await runMigrations(database);
+  await onDatabase(config, async (database) => {
     const { removed, kept, alreadyRetired } = await retireAppVersion(database.db, version);
     if (alreadyRetired) process.stderr.write(`${named(version)} was already retired: nothing changed\n`);
     else
@@ -99,8 +106,7 @@ async function retire(config: Config, args: string[]): Promise<void> {
 
 async function count(config: Config, args: string[]): Promise<void> {
   parseArgs({ args, options: {}, strict: true });
-  await withDatabase(config, async (database) => {
-    await runMigrations(database);
+  await onDatabase(config, async (database) => {
     const store = createPersistedStore({ db: database.db, maxRegistrations: config.persisted.maxRegistrations });
     process.stdout.write(`${JSON.stringify(await store.count())}\n`);
   });

@@ -157,7 +157,10 @@ export function readCallerWithDocumentPage(
   if (list.first === 0) return;
   const visibility: DocumentVisibility = guess.everything ? guess : { ...guess, now: new Date() };
   const read = loaders.documentList.readWithCaller(list.queryFor(visibility), userId);
-  services.subjects.readWith(scope, read.then((user) => subjectOfUser(user, services.subjects.scopesOf(caller))));
+  services.subjects.readWith(
+    scope,
+    read.then((user) => subjectOfUser(user, services.subjects.scopesOf(caller))),
+  );
 }
 
 /**
