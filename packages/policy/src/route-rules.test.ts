@@ -1,5 +1,5 @@
 import { useGenericAuth } from '@envelop/generic-auth';
-import { GraphQLError, parse } from 'graphql';
+import { GraphQLError, type GraphQLSchema, parse } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { createRouteRules, useRouteRules } from './index.js';
@@ -149,7 +149,7 @@ describe('@scope: what a token must hold to select a field (delegated access)', 
   it('a signed-in caller whose token lacks one is refused whole, before anything runs; one scopes do not restrict passes', async () => {
     type Context = { request: Request; granted: ReadonlySet<string> | null };
     const yoga = createYoga<Record<string, unknown>, Context>({
-      schema: scoped,
+      schema: scoped as GraphQLSchema,
       context: ({ request }) => ({
         request,
         granted: request.headers.get('x-scopes') === null ? null : new Set(request.headers.get('x-scopes')!.split(' ').filter(Boolean)),
