@@ -12,7 +12,7 @@ import {
   type SignInLimits,
   type Principal,
 } from '@latchkey/auth';
-import type { AccessTokenVerifier } from '@latchkey/auth/tokens';
+import { type AccessTokenVerifier, describeProtectedResource, type ProtectedResource } from '@latchkey/auth/tokens';
 import { recordDpopProofUse, type DatabaseHandle } from '@latchkey/db';
 import { createClientAddresses, createRouteTable, sendHttpError } from '@latchkey/http';
 import type { Plugin } from 'graphql-yoga';
@@ -104,7 +104,7 @@ function createVerifier(config: Config, database: DatabaseHandle, keys: KeyMater
     jwks: keys.jwks,
     algorithms: keys.algorithms,
     issuer: config.tokens.issuer,
-    audience: config.tokens.audience,
+    audience: config.tokens.acceptedAudiences,
     clockSkewSeconds: config.tokens.clockSkewSeconds,
     cacheSize: config.tokens.cacheSize,
     endedSessions,
@@ -120,6 +120,8 @@ function createVerifier(config: Config, database: DatabaseHandle, keys: KeyMater
 
 interface RestApiDeps {
   config: Config;
+  /** the API's protected resource metadata (RFC 9728), named by every 401 */
+  protectedResource: ProtectedResource;
   /** the field rules the schema declares on `Document`, applied to REST's bodies */
   fieldRules: readonly FieldRule<Subject>[];
   app: AppServices;
@@ -144,7 +146,18 @@ function budgetsOf(
 }
 
 /** The REST routes under `/api` (documents), and the route templates they declare. */
-function createRestApi({ config, fieldRules, app, database, verifier, logger, requestIdOf, cors, budgets }: RestApiDeps) {
+function createRestApi({
+  config,
+  fieldRules,
+  app,
+  database,
+  verifier,
+  logger,
+  requestIdOf,
+  cors,
+  budgets,
+  protectedResource,
+}: RestApiDeps) {
   const rest = createRestRouter<Principal>({
     routes: documentRoutes({ services: app, database, fieldRules }),
     middleware: [authenticate(verifier)],
@@ -153,6 +166,7 @@ function createRestApi({ config, fieldRules, app, database, verifier, logger, re
     requestIdOf,
     ...(budgets ? { charge: restBudgetCharge(budgets) } : {}),
     grantedScopes: app.subjects.scopesOf,
+    resourceMetadataUrl: protectedResource.url,
   });
   const { maxUrlBytes } = config.limits;
 
@@ -233,6 +247,15 @@ function createFrontDoor(
   return { handle, upgrade };
 }
 
+/** The API as an OAuth protected resource (RFC 9728): its identifier, PUBLIC_URL, protected by this issuer. */
+function protectedResourceOf(config: Config): ProtectedResource {
+  return describeProtectedResource({
+    resourceIdentifier: config.tokens.resourceIdentifier,
+    issuer: config.tokens.issuer,
+    name: 'Latchkey API',
+  });
+}
+
 /**
  * The composition root of the HTTP front: it builds the GraphQL handler, the REST router, the authorization
  * server and the probes from Config, and answers each request through one declarative route table.
@@ -252,7 +275,7 @@ export async function createHttpApp({
   endedSessions,
   budgetStore,
 }: HttpAppDeps) {
-  const { limits } = config;
+  const protectedResource = protectedResourceOf(config);
   // With metrics on, rate-limit refusals are counted, and sign-in events by the method whose routes they come from.
   const countedLimits = metrics ? countSignInLimits(uncountedLimits, metrics) : undefined;
   const signInLimits = countedLimits?.limits ?? uncountedLimits;
@@ -296,21 +319,22 @@ export async function createHttpApp({
     metrics,
     tracing,
     budgets,
+    protectedResource,
   });
   const cors = createCors({ origins: config.http.corsOrigins });
   const fieldRules = fieldRulesOfType(schema, 'Document');
-  const rest = createRestApi({ config, fieldRules, app, database, verifier, logger, requestIdOf, cors, budgets });
-
+  const rest = createRestApi({ config, fieldRules, app, database, verifier, logger, requestIdOf, cors, budgets, protectedResource });
   const lifecycle: Lifecycle = { draining: false };
   const probes = createProbes(database, () => lifecycle.draining);
   const table = createRouteTable(
     routeTable({
-      graphql: createGraphQLRoute({ yoga, cors, limits, graphiql, logger, requestIdOf }),
+      graphql: createGraphQLRoute({ yoga, cors, limits: config.limits, graphiql, logger, requestIdOf }),
       api: rest.api,
       apiTemplateOf: rest.templateOf,
       authorization: authorization.routes,
       probes,
       jwksBody: JSON.stringify(keys.jwks),
+      protectedResource,
       demo: demoClientOf(config),
     }),
   );

@@ -62,6 +62,7 @@ export function createConfiguredProvider(
     publicUrl: config.http.publicUrl,
     trustForwardedHeaders: config.http.trustProxy !== undefined,
     apiAudience: config.tokens.audience,
+    apiAliases: [config.tokens.resourceIdentifier, ...config.tokens.acceptedAudiences],
     signingJwk: { ...signingJwk, kid: keys.signing.kid, alg: keys.signing.alg, use: 'sig' },
     db: database.db,
     adapter: createDrizzleAdapter(database.db),

@@ -45,6 +45,12 @@ export interface AuthorizationServerOptions {
   trustForwardedHeaders?: boolean;
   /** the API's audience (resource indicator) that access tokens are issued for */
   apiAudience: string;
+  /**
+   * Other resource indicators (RFC 8707) that name the API: its RFC 9728 resource identifier (PUBLIC_URL), the
+   * audience of an older version (so grants made for it still refresh). A token asked for one is issued for
+   * `apiAudience`. @default []
+   */
+  apiAliases?: readonly string[];
   /** the private signing key as a JWK with `kid` and `alg` (the same key the API verifies with) */
   signingJwk: { kid?: string; alg?: string; d?: string } & Record<string, unknown>;
   db: Database;
@@ -152,17 +158,25 @@ interface ProviderSettings {
   pages: ReturnType<typeof providerPages>;
   signingAlg: AsymmetricSigningAlgorithm;
   introspectionPolicy: { resourceServers: ReadonlySet<string> };
+  /** every resource indicator that names the API: its audience and its aliases */
+  apiIndicators: readonly string[];
 }
 
 /** Whether a first-party grant holds every scope the provider offers (OpenID's, and the API's for its audience). */
-function grantsEverything(grant: InstanceType<Provider['Grant']>, apiAudience: string): boolean {
+function grantsEverything(grant: InstanceType<Provider['Grant']>, apiIndicators: readonly string[]): boolean {
   const openid = new Set(grant.getOIDCScope().split(' '));
-  const api = new Set(grant.getResourceScope(apiAudience).split(' '));
-  return OFFERED_SCOPES.every((scope) => openid.has(scope)) && API_SCOPES.split(' ').every((scope) => api.has(scope));
+  const holdsEveryApiScope = (indicator: string) => {
+    const api = new Set(grant.getResourceScope(indicator).split(' '));
+    return API_SCOPES.split(' ').every((scope) => api.has(scope));
+  };
+  return OFFERED_SCOPES.every((scope) => openid.has(scope)) && apiIndicators.every(holdsEveryApiScope);
 }
 
 /** Consent is implicit for first-party clients: their grant is created on first use. */
-function firstPartyGrants(firstParty: ReadonlySet<string>, apiAudience: string): NonNullable<Configuration['loadExistingGrant']> {
+function firstPartyGrants(
+  firstParty: ReadonlySet<string>,
+  apiIndicators: readonly string[],
+): NonNullable<Configuration['loadExistingGrant']> {
   return async (ctx) => {
     const clientId = ctx.oidc.client!.clientId;
     const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(clientId);
@@ -170,10 +184,10 @@ function firstPartyGrants(firstParty: ReadonlySet<string>, apiAudience: string):
     if (!firstParty.has(clientId)) return existing;
     const grant = existing ?? new ctx.oidc.provider.Grant({ clientId, accountId: ctx.oidc.session!.accountId! });
     // Everything a first-party client may ask for; a grant made by an older version gets what it lacks.
-    if (!existing || !grantsEverything(grant, apiAudience)) {
+    if (!existing || !grantsEverything(grant, apiIndicators)) {
       grant.addOIDCScope(OFFERED_SCOPES.join(' '));
       grant.addOIDCClaims(['email', 'email_verified', 'name']);
-      grant.addResourceScope(apiAudience, API_SCOPES);
+      for (const indicator of apiIndicators) grant.addResourceScope(indicator, API_SCOPES);
       await grant.save();
     }
     return grant;
@@ -197,6 +211,7 @@ function providerFeatures({
   pages,
   signingAlg,
   introspectionPolicy,
+  apiIndicators,
 }: ProviderSettings): Configuration['features'] {
   const { apiAudience } = options;
   return {
@@ -224,7 +239,7 @@ function providerFeatures({
       defaultResource: () => apiAudience,
       useGrantedResource: () => true,
       getResourceServerInfo: (_ctx, resourceIndicator): ResourceServer => {
-        if (resourceIndicator !== apiAudience) throw new errors.InvalidTarget();
+        if (!apiIndicators.includes(resourceIndicator)) throw new errors.InvalidTarget();
         return {
           scope: API_SCOPES,
           audience: apiAudience,
@@ -296,7 +311,7 @@ function providerConfiguration(
     clientBasedCORS: tokenEndpointCors as never,
     features: providerFeatures(settings),
     extraTokenClaims: accessTokenClaims,
-    loadExistingGrant: firstPartyGrants(firstParty, options.apiAudience),
+    loadExistingGrant: firstPartyGrants(firstParty, settings.apiIndicators),
     // Refresh tokens rotate on every use. First-party clients get one whenever they may use the grant
     // (`offline_access` alone is dropped by OpenID Connect unless consent is prompted for, which they skip).
     rotateRefreshToken: true,
@@ -334,6 +349,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     pages: providerPages(options.renderPage),
     signingAlg: (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm,
     introspectionPolicy: { resourceServers: new Set(options.resourceServerClientIds ?? []) },
+    apiIndicators: [...new Set([apiAudience, ...(options.apiAliases ?? [])])],
   };
   const { introspectionPolicy } = settings;
   const provider = new ProviderClass(options.issuer, providerConfiguration(settings, interactionPolicy));
