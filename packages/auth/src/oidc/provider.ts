@@ -12,6 +12,7 @@ import { type OnSignedOut, reportSignOut, sessionStillOpen } from './sign-out.js
 import { tokenEndpointCors } from './token-endpoint-cors.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { deriveCookieKeys } from './cookie-keys.js';
+import { serviceTokenClaims, type ServiceTokenPolicy } from './services.js';
 import { SESSION_COOKIE_OPTIONS, SESSION_TTL_SECONDS } from './provider-session.js';
 
 /** Where the provider's endpoints live; discovery stays at `/.well-known/openid-configuration`. */
@@ -88,6 +89,8 @@ export interface AuthorizationServerOptions {
    * page, so its access tokens are refused.
    */
   onSignedOut?: OnSignedOut;
+  /** the services (client credentials): their token requests are checked against their registrations (services.ts) */
+  services?: ServiceTokenPolicy;
 }
 
 /** What the login prompt asks the application about a browser's existing session. */
@@ -201,6 +204,8 @@ function providerFeatures({
   const { apiAudience } = options;
   return {
     devInteractions: { enabled: false },
+    // Services (client credentials): tokens with no user, for clients registered as services alone (services.ts).
+    clientCredentials: { enabled: true },
     // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets tokens bound to its key (`cnf.jkt`;
     // a public client's refresh token too); the API then wants a proof from that key on every request.
     dPoP: { enabled: true },
@@ -295,7 +300,7 @@ function providerConfiguration(
     pkce: { required: () => true },
     clientBasedCORS: tokenEndpointCors as never,
     features: providerFeatures(settings),
-    extraTokenClaims: accessTokenClaims,
+    extraTokenClaims: serviceTokenClaims(options.services, settings.errors, accessTokenClaims),
     loadExistingGrant: firstPartyGrants(firstParty, options.apiAudience),
     // Refresh tokens rotate on every use. First-party clients get one whenever they may use the grant
     // (`offline_access` alone is dropped by OpenID Connect unless consent is prompted for, which they skip).
