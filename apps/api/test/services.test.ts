@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows, ofType } from './support/audit.js';
 import { discover, startProviderFor } from './support/relying-party.js';
 import type { TestService } from './support/service.js';
+import { overSse, sseClient } from './support/subscriptions.js';
 
 // Services (client credentials, RFC 6749 section 4.4): a back-end registered with one organization, a role and the
 // API scopes it may ask for gets tokens with no user (openid-client's clientCredentialsGrant, private_key_jwt or a
@@ -228,6 +229,39 @@ describe('the API treats it as a principal of its own kind, within its organizat
     expect(published.json.errors[0].extensions.code).toBe('FORBIDDEN');
   });
 
+  it('over REST as over GraphQL: its organization’s documents only', async () => {
+    const token = await tokenOf(reports, 'documents:read');
+    const response = await fetch(`${base}/api/documents?first=100`, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain('Draft roadmap');
+    expect(text).not.toContain('Globex');
+  });
+
+  it('subscribes to its organization’s changes, each event judged on its rights at delivery; another organization is NOT_FOUND', async () => {
+    const writer = await tokenOf(reports, 'documents:read documents:write');
+    const stream = overSse(sseClient(`${base}/graphql`, writer), {
+      query: 'subscription { documentChanged(organization: "acme") { kind document { title } } }',
+    });
+    const draft = (await graphql(writer, DOCUMENTS)).json.data.documents.edges.find((edge: any) => edge.node.title === 'Draft roadmap');
+    // The stream is open once a change made after it arrives: change until one does.
+    for (let attempt = 0; stream.results.length === 0 && attempt < 50; attempt++) {
+      await graphql(writer, 'mutation ($input: UpdateDocumentInput!) { updateDocument(input: $input) { document { id } } }', {
+        input: { id: draft.node.id, body: `Change ${attempt}.` },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await stream.waitFor(1, 10_000);
+    expect(stream.results[0]!.data.documentChanged).toEqual({ kind: 'UPDATED', document: { title: 'Draft roadmap' } });
+    stream.dispose();
+
+    const other = overSse(sseClient(`${base}/graphql`, writer), {
+      query: 'subscription { documentChanged(organization: "globex") { kind } }',
+    });
+    await other.ended(10_000);
+    expect(JSON.stringify(other.results[0] ?? other.error)).toContain('NOT_FOUND');
+  });
+
   it('its refusals are in the audit trail under its own name (client:<id>), never an account id', async () => {
     const rows = ofType(await auditRows(service), 'policy.denied');
     const its = rows.filter((row) => row.actor === 'client:acme-reports');
@@ -250,6 +284,13 @@ describe('the API treats it as a principal of its own kind, within its organizat
     // globex is on FREE.
     const globex = (await graphql(await tokenOf(globexFeed, 'documents:read'), RATE)).json.data.rateLimit;
     expect(globex).toMatchObject({ plan: 'FREE', maximumAvailable: 50_000 });
+  });
+});
+
+describe('discovery', () => {
+  it('offers the grant when a service is registered', async () => {
+    const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as { grant_types_supported: string[] };
+    expect(discovery.grant_types_supported).toContain('client_credentials');
   });
 });
 

@@ -102,7 +102,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     verifier: options.verifier,
     onSignedOut: (session, request) =>
       listSignedOut(database.db, session, { reason: 'signed out by its user at an application', actor: session.accountId, request }),
-    services: serviceTokenPolicy(config.auth.services, database.db, logger),
+    ...(config.auth.services.length > 0 ? { services: serviceTokenPolicy(config.auth.services, database.db, logger) } : {}),
   });
   answerOutagesInProvider(provider);
   // Each session's last use and client (the session list), from the provider's own events.

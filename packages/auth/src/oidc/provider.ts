@@ -89,7 +89,10 @@ export interface AuthorizationServerOptions {
    * page, so its access tokens are refused.
    */
   onSignedOut?: OnSignedOut;
-  /** the services (client credentials): their token requests are checked against their registrations (services.ts) */
+  /**
+   * the services (client credentials): their token requests are checked against their registrations (services.ts).
+   * Without it the grant is not offered.
+   */
   services?: ServiceTokenPolicy;
 }
 
@@ -204,8 +207,9 @@ function providerFeatures({
   const { apiAudience } = options;
   return {
     devInteractions: { enabled: false },
-    // Services (client credentials): tokens with no user, for clients registered as services alone (services.ts).
-    clientCredentials: { enabled: true },
+    // Services (client credentials): tokens with no user, for clients registered as services (services.ts); the grant
+    // is offered (and advertised) only when there is one.
+    clientCredentials: { enabled: options.services !== undefined },
     // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets tokens bound to its key (`cnf.jkt`;
     // a public client's refresh token too); the API then wants a proof from that key on every request.
     dPoP: { enabled: true },
