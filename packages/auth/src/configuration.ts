@@ -9,6 +9,14 @@ export { SIGN_IN_FACTORS } from './factor-registry.js';
 export type { FactorSettings, SignInFactor } from './web/factor-module.js';
 export { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './oidc/offered.js';
 export {
+  CLIENT_CREDENTIALS,
+  isRedirectless,
+  isServiceScope,
+  SERVICE_AUTH_METHODS,
+  SERVICE_SCOPES,
+  USER_ONLY_SCOPES,
+} from './oidc/services.js';
+export {
   API_SCOPE_NAMES,
   API_SCOPE_VOCABULARY,
   apiScopesOf,

@@ -52,6 +52,15 @@ export type {
 export { createAuthorizationServer, API_SCOPES, FACTORS_REQUIRED, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
 export { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './oidc/offered.js';
 export {
+  CLIENT_CREDENTIALS,
+  isRedirectless,
+  isServiceScope,
+  SERVICE_AUTH_METHODS,
+  SERVICE_SCOPES,
+  USER_ONLY_SCOPES,
+  type ServiceTokenPolicy,
+} from './oidc/services.js';
+export {
   API_SCOPE_NAMES,
   API_SCOPE_VOCABULARY,
   apiScopesOf,

@@ -1,21 +1,25 @@
-import { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from '@latchkey/auth/configuration';
+import { CLIENT_CREDENTIALS, isRedirectless, OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from '@latchkey/auth/configuration';
 import { z } from 'zod';
 import { ConfigError } from './error.js';
 import type { Config, OidcClient } from './types.js';
+import { serviceRegistrations, withRedirectlessDefaults } from './services.js';
+
+/** The grant types a registration may name: the code flow's, and a service's (services.ts). */
+const GRANT_TYPES = [...OFFERED_GRANT_TYPES, CLIENT_CREDENTIALS] as const;
 
 const oidcClients = z.array(
   z
     .object({
       client_id: z.string().min(1).max(100),
       client_secret: z.string().min(32).optional(),
-      redirect_uris: z.array(z.url()),
+      redirect_uris: z.array(z.url()).optional(),
       post_logout_redirect_uris: z.array(z.url()).optional(),
       // Back-channel logout (OpenID Connect Back-Channel Logout 1.0): told when a session it was used in ends.
       backchannel_logout_uri: z.url().optional(),
       backchannel_logout_session_required: z.boolean().optional(),
       // Only authorization code with PKCE is offered (RFC 9700): asking for anything else stops start-up.
       grant_types: z
-        .array(z.enum(OFFERED_GRANT_TYPES, { error: `only ${OFFERED_GRANT_TYPES.map((type) => `"${type}"`).join(' and ')} are offered` }))
+        .array(z.enum(GRANT_TYPES, { error: `only ${GRANT_TYPES.map((type) => `"${type}"`).join(', ')} are offered` }))
         .optional(),
       response_types: z
         .array(
@@ -29,10 +33,12 @@ const oidcClients = z.array(
       resource_server: z.boolean().optional(),
     })
     .loose()
-    // Only a client that signs nobody in (a back-end that introspects: `grant_types: []`) may have no redirect URI.
-    .refine((client) => client.redirect_uris.length > 0 || (client.grant_types !== undefined && client.grant_types.length === 0), {
+    // Only a client whose grants send no browser back to it (a service's, the device grant, or none: a back-end that
+    // introspects) may have no redirect URI.
+    .refine((client) => (client.redirect_uris?.length ?? 0) > 0 || isRedirectless(client.grant_types), {
       path: ['redirect_uris'],
-      message: 'at least one redirect URI (a client that only introspects tokens has "grant_types": [] and "response_types": [])',
+      message:
+        'at least one redirect URI (a client that only introspects tokens has "grant_types": [] and "response_types": []; a service has "grant_types": ["client_credentials"])',
     }),
 );
 
@@ -51,7 +57,7 @@ export function parseClients(raw: string | undefined): OidcClient[] {
     const lines = result.error.issues.map((issue) => `  OIDC_CLIENTS.${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  return result.data as OidcClient[];
+  return (result.data as OidcClient[]).map(withRedirectlessDefaults);
 }
 
 export function authConfig(
@@ -90,6 +96,7 @@ export function authConfig(
     clients,
     firstPartyClientIds: clients.filter((client) => client.first_party).map((client) => client.client_id),
     resourceServerClientIds: clients.filter((client) => client.resource_server).map((client) => client.client_id),
+    services: serviceRegistrations(clients),
     demoClientId: demo ? DEMO_CLIENT_ID : undefined,
   };
 }

@@ -1,6 +1,7 @@
 import type { ClientCertificateUsers, SignInFactor, SignInPolicy } from '@latchkey/auth/configuration';
 import type { TrustProxy } from '@latchkey/http';
 import type { BudgetSettings } from './budget.js';
+import type { ServiceRegistration } from './services.js';
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -103,6 +104,8 @@ export interface Config {
     firstPartyClientIds: string[];
     /** clients that may introspect any API access token (`resource_server: true`) */
     resourceServerClientIds: string[];
+    /** the services (`client_credentials`): each one's organization, role and scopes (services.ts) */
+    services: ServiceRegistration[];
     /** the demo page's client id, when the demo client is on */
     demoClientId: string | undefined;
     /** whether the provider's outgoing requests (back-channel logout) may reach loopback and private addresses */

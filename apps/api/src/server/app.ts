@@ -22,6 +22,7 @@ import { createDemoClient } from '../demo/page.js';
 import { createLoaderFactory } from '../domain/loaders.js';
 import { createSubjectLoader, type Subject } from '../domain/subject.js';
 import { createGrantedScopes } from '../domain/scopes.js';
+import { createServicePrincipals, type ServicePrincipals } from '../domain/service-principals.js';
 import { fieldRulesOfType } from '../graphql/schema.js';
 import type { FieldRule } from '@latchkey/policy';
 import type { DocumentEventRecorder } from '../domain/document-events.js';
@@ -140,9 +141,17 @@ function budgetsOf(
   clientAddressOf: (req: IncomingMessage) => string,
   metrics: ServiceMetrics | undefined,
   store: BudgetStore | undefined,
+  services: ServicePrincipals,
 ): Budgets | undefined {
   if (!config.budget.enabled) return undefined;
-  return createBudgets({ settings: config.budget, database, clientAddressOf, metrics: metrics?.budgets, ...(store ? { store } : {}) });
+  return createBudgets({
+    settings: config.budget,
+    database,
+    clientAddressOf,
+    metrics: metrics?.budgets,
+    services,
+    ...(store ? { store } : {}),
+  });
 }
 
 /** The REST routes under `/api` (documents), and the route templates they declare. */
@@ -288,7 +297,8 @@ export async function createHttpApp({
   const requestIdOf = observer.requestIdOf;
   // The one AuditTrail of this instance: sign-in events (the login routes), policy denials, and whatever else records.
   const audit = createAuditTrail({ enqueue: auditWriter.enqueue, clientAddress, requestIdOf });
-  const subjects = createSubjectLoader(createGrantedScopes(config.auth.firstPartyClientIds));
+  const servicePrincipals = createServicePrincipals(config.auth.services);
+  const subjects = createSubjectLoader(createGrantedScopes(config.auth.firstPartyClientIds), servicePrincipals);
   const stopAuditingDenials = auditDenials({ audit, scopeOf: subjects.scopeOf });
   const authorization = await createAuthorizationServerRoutes({
     config,
@@ -305,7 +315,7 @@ export async function createHttpApp({
   });
 
   const sessions = { ended: endedSessions, end: authorization.endSessions };
-  const budgets = budgetsOf(config, database, clientAddress, metrics, budgetStore);
+  const budgets = budgetsOf(config, database, clientAddress, metrics, budgetStore, servicePrincipals);
   const app = appServices({ config, database, audit, subjects, events, subscriptions, sessions, budgets });
   const { schema, yoga, webSocket, graphiql } = await createGraphQLTransports({
     config,

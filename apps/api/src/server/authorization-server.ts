@@ -23,6 +23,7 @@ import { type ClientAddresses, type Route, sendHttpError, sendServiceUnavailable
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import type { SignInMethod } from '../observability/metrics.js';
+import { serviceTokenPolicy } from './service-tokens.js';
 
 export interface AuthorizationServerOptions {
   config: Config;
@@ -54,7 +55,7 @@ export function createConfiguredProvider(
   config: Config,
   keys: KeyMaterial,
   database: Pick<DatabaseHandle, 'db'>,
-  served?: Pick<ProviderOptions, 'sessionNeedsLogin' | 'verifier' | 'onSignedOut'>,
+  served?: Pick<ProviderOptions, 'sessionNeedsLogin' | 'verifier' | 'onSignedOut' | 'services'>,
 ) {
   const signingJwk = keys.signing.key.export({ format: 'jwk' });
   return createAuthorizationServer({
@@ -67,7 +68,8 @@ export function createConfiguredProvider(
     db: database.db,
     adapter: createDrizzleAdapter(database.db),
     clients: config.auth.clients.map(
-      ({ first_party: _firstParty, resource_server: _resourceServer, ...metadata }) => metadata as ClientMetadata,
+      ({ first_party: _firstParty, resource_server: _resourceServer, organization: _organization, role: _role, ...metadata }) =>
+        metadata as ClientMetadata,
     ),
     firstPartyClientIds: config.auth.firstPartyClientIds,
     resourceServerClientIds: config.auth.resourceServerClientIds,
@@ -101,6 +103,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     verifier: options.verifier,
     onSignedOut: (session, request) =>
       listSignedOut(database.db, session, { reason: 'signed out by its user at an application', actor: session.accountId, request }),
+    ...(config.auth.services.length > 0 ? { services: serviceTokenPolicy(config.auth.services, database.db, logger) } : {}),
   });
   answerOutagesInProvider(provider);
   // Each session's last use and client (the session list), from the provider's own events.

@@ -12,6 +12,7 @@ import { type OnSignedOut, reportSignOut, sessionStillOpen } from './sign-out.js
 import { tokenEndpointCors } from './token-endpoint-cors.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { deriveCookieKeys } from './cookie-keys.js';
+import { serviceTokenClaims, type ServiceTokenPolicy } from './services.js';
 import { SESSION_COOKIE_OPTIONS, SESSION_TTL_SECONDS } from './provider-session.js';
 
 /** Where the provider's endpoints live; discovery stays at `/.well-known/openid-configuration`. */
@@ -94,6 +95,11 @@ export interface AuthorizationServerOptions {
    * page, so its access tokens are refused.
    */
   onSignedOut?: OnSignedOut;
+  /**
+   * the services (client credentials): their token requests are checked against their registrations (services.ts).
+   * Without it the grant is not offered.
+   */
+  services?: ServiceTokenPolicy;
 }
 
 /** What the login prompt asks the application about a browser's existing session. */
@@ -216,6 +222,9 @@ function providerFeatures({
   const { apiAudience } = options;
   return {
     devInteractions: { enabled: false },
+    // Services (client credentials): tokens with no user, for clients registered as services (services.ts); the grant
+    // is offered (and advertised) only when there is one.
+    clientCredentials: { enabled: options.services !== undefined },
     // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets tokens bound to its key (`cnf.jkt`;
     // a public client's refresh token too); the API then wants a proof from that key on every request.
     dPoP: { enabled: true },
@@ -310,7 +319,7 @@ function providerConfiguration(
     pkce: { required: () => true },
     clientBasedCORS: tokenEndpointCors as never,
     features: providerFeatures(settings),
-    extraTokenClaims: accessTokenClaims,
+    extraTokenClaims: serviceTokenClaims(options.services, settings.errors, accessTokenClaims),
     loadExistingGrant: firstPartyGrants(firstParty, settings.apiIndicators),
     // Refresh tokens rotate on every use. First-party clients get one whenever they may use the grant
     // (`offline_access` alone is dropped by OpenID Connect unless consent is prompted for, which they skip).
