@@ -256,6 +256,12 @@ function createFrontDoor(
   return { handle, upgrade };
 }
 
+/** Who a verified token is: a person (their account, by their token's scopes) or a registered service. */
+function subjectsOf(config: Config) {
+  const servicePrincipals = createServicePrincipals(config.auth.services);
+  return { servicePrincipals, subjects: createSubjectLoader(createGrantedScopes(config.auth.firstPartyClientIds), servicePrincipals) };
+}
+
 /** The API as an OAuth protected resource (RFC 9728): its identifier, PUBLIC_URL, protected by this issuer. */
 function protectedResourceOf(config: Config): ProtectedResource {
   return describeProtectedResource({
@@ -297,8 +303,7 @@ export async function createHttpApp({
   const requestIdOf = observer.requestIdOf;
   // The one AuditTrail of this instance: sign-in events (the login routes), policy denials, and whatever else records.
   const audit = createAuditTrail({ enqueue: auditWriter.enqueue, clientAddress, requestIdOf });
-  const servicePrincipals = createServicePrincipals(config.auth.services);
-  const subjects = createSubjectLoader(createGrantedScopes(config.auth.firstPartyClientIds), servicePrincipals);
+  const { servicePrincipals, subjects } = subjectsOf(config);
   const stopAuditingDenials = auditDenials({ audit, scopeOf: subjects.scopeOf });
   const authorization = await createAuthorizationServerRoutes({
     config,
