@@ -7,7 +7,7 @@ export { FactorRuleError, validateRules } from './factors/rules.js';
 export type { AcrLevel, Factor, FactorRule } from './factors/types.js';
 export { SIGN_IN_FACTORS } from './factor-registry.js';
 export type { FactorSettings, SignInFactor } from './web/factor-module.js';
-export { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './oidc/offered.js';
+export { DEVICE_CODE_GRANT_TYPE, OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES, REGISTRABLE_GRANT_TYPES } from './oidc/offered.js';
 export {
   API_SCOPE_NAMES,
   API_SCOPE_VOCABULARY,

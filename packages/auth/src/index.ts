@@ -50,7 +50,7 @@ export type {
 
 // OpenID provider
 export { createAuthorizationServer, API_SCOPES, FACTORS_REQUIRED, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
-export { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './oidc/offered.js';
+export { DEVICE_CODE_GRANT_TYPE, OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES, REGISTRABLE_GRANT_TYPES } from './oidc/offered.js';
 export {
   API_SCOPE_NAMES,
   API_SCOPE_VOCABULARY,

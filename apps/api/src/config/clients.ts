@@ -1,4 +1,4 @@
-import { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from '@latchkey/auth/configuration';
+import { DEVICE_CODE_GRANT_TYPE, OFFERED_RESPONSE_TYPES, REGISTRABLE_GRANT_TYPES } from '@latchkey/auth/configuration';
 import { z } from 'zod';
 import { ConfigError } from './error.js';
 import type { Config, OidcClient } from './types.js';
@@ -8,14 +8,16 @@ const oidcClients = z.array(
     .object({
       client_id: z.string().min(1).max(100),
       client_secret: z.string().min(32).optional(),
-      redirect_uris: z.array(z.url()),
+      redirect_uris: z.array(z.url()).default([]),
       post_logout_redirect_uris: z.array(z.url()).optional(),
       // Back-channel logout (OpenID Connect Back-Channel Logout 1.0): told when a session it was used in ends.
       backchannel_logout_uri: z.url().optional(),
       backchannel_logout_session_required: z.boolean().optional(),
-      // Only authorization code with PKCE is offered (RFC 9700): asking for anything else stops start-up.
+      // Authorization code with PKCE (RFC 9700) and the device grant (RFC 8628): asking for anything else stops start-up.
       grant_types: z
-        .array(z.enum(OFFERED_GRANT_TYPES, { error: `only ${OFFERED_GRANT_TYPES.map((type) => `"${type}"`).join(' and ')} are offered` }))
+        .array(
+          z.enum(REGISTRABLE_GRANT_TYPES, { error: `only ${REGISTRABLE_GRANT_TYPES.map((type) => `"${type}"`).join(', ')} are offered` }),
+        )
         .optional(),
       response_types: z
         .array(
@@ -29,14 +31,22 @@ const oidcClients = z.array(
       resource_server: z.boolean().optional(),
     })
     .loose()
-    // Only a client that signs nobody in (a back-end that introspects: `grant_types: []`) may have no redirect URI.
-    .refine((client) => client.redirect_uris.length > 0 || (client.grant_types !== undefined && client.grant_types.length === 0), {
-      path: ['redirect_uris'],
-      message: 'at least one redirect URI (a client that only introspects tokens has "grant_types": [] and "response_types": [])',
-    }),
+    // Only a client that signs nobody in at a redirect URI may have none: a back-end that introspects
+    // (`grant_types: []`) or a device (the device grant, without the authorization code).
+    .refine(
+      (client) =>
+        client.redirect_uris.length > 0 || (client.grant_types !== undefined && !client.grant_types.includes('authorization_code')),
+      {
+        path: ['redirect_uris'],
+        message:
+          'at least one redirect URI (a client that only introspects tokens has "grant_types": [] and "response_types": []; a device has only the device grant)',
+      },
+    ),
 );
 
 export const DEMO_CLIENT_ID = 'latchkey-demo';
+/** The command line's own client (`pnpm latchkey login`): first-party, public, the device grant. */
+export const CLI_CLIENT_ID = 'latchkey-cli';
 
 export function parseClients(raw: string | undefined): OidcClient[] {
   if (!raw) return [];
@@ -58,6 +68,7 @@ export function authConfig(
   configured: OidcClient[],
   demo: boolean,
   publicUrl: string,
+  cli = true,
 ): Omit<
   Config['auth'],
   | 'smtpUrl'
@@ -86,10 +97,27 @@ export function authConfig(
       first_party: true,
     });
   }
+  if (cli && !clients.some((client) => client.client_id === CLI_CLIENT_ID)) clients.push(cliClient());
   return {
     clients,
     firstPartyClientIds: clients.filter((client) => client.first_party).map((client) => client.client_id),
     resourceServerClientIds: clients.filter((client) => client.resource_server).map((client) => client.client_id),
     demoClientId: demo ? DEMO_CLIENT_ID : undefined,
+  };
+}
+
+/**
+ * The command line's client (OIDC_CLI_CLIENT, on by default): public (it keeps no secret), the device grant and
+ * refresh-token rotation, no redirect URI; first-party, so its tokens hold every API scope of the person.
+ */
+function cliClient(): OidcClient {
+  return {
+    client_id: CLI_CLIENT_ID,
+    client_name: 'Latchkey command line',
+    redirect_uris: [],
+    grant_types: [DEVICE_CODE_GRANT_TYPE, 'refresh_token'],
+    response_types: [],
+    token_endpoint_auth_method: 'none',
+    first_party: true,
   };
 }

@@ -274,6 +274,7 @@ export async function createHttpApp({
     keys,
     delivery,
     limitsFor,
+    userCodeLimits: signInLimits,
     verifier,
     clientAddresses,
     requestIdOf,

@@ -32,6 +32,8 @@ export interface AuthorizationServerOptions {
   delivery: DeliveryHandler;
   /** the login limits a sign-in method's routes use (counted by method when metrics are kept) */
   limitsFor: (method: SignInMethod) => SignInLimits;
+  /** the limits a device's user code is entered under (the same counters as every sign-in of the address) */
+  userCodeLimits: SignInLimits;
   verifier: AccessTokenVerifier;
   clientAddresses: ClientAddresses;
   requestIdOf: (req: IncomingMessage) => string | undefined;
@@ -54,7 +56,7 @@ export function createConfiguredProvider(
   config: Config,
   keys: KeyMaterial,
   database: Pick<DatabaseHandle, 'db'>,
-  served?: Pick<ProviderOptions, 'sessionNeedsLogin' | 'verifier' | 'onSignedOut'>,
+  served?: Pick<ProviderOptions, 'sessionNeedsLogin' | 'verifier' | 'onSignedOut' | 'userCodeLimits'>,
 ) {
   const signingJwk = keys.signing.key.export({ format: 'jwk' });
   return createAuthorizationServer({
@@ -100,6 +102,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     verifier: options.verifier,
     onSignedOut: (session, request) =>
       listSignedOut(database.db, session, { reason: 'signed out by its user at an application', actor: session.accountId, request }),
+    userCodeLimits: { limits: options.userCodeLimits, clientAddress: options.clientAddresses.addressOf },
   });
   answerOutagesInProvider(provider);
   // Each session's last use and client (the session list), from the provider's own events.

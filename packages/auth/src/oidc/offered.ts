@@ -4,3 +4,7 @@
 export const OFFERED_RESPONSE_TYPES = ['code'] as const;
 /** The grant types that go with it: the code itself and refresh-token rotation. */
 export const OFFERED_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+/** The device grant (RFC 8628): offered to a client that registers it (a CLI, a TV), never by default. */
+export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
+/** Every grant type a registration may name. */
+export const REGISTRABLE_GRANT_TYPES = [...OFFERED_GRANT_TYPES, DEVICE_CODE_GRANT_TYPE] as const;

@@ -7,12 +7,13 @@ import type { AsymmetricSigningAlgorithm, ClientMetadata, Configuration, KoaCont
 import { findAccount } from './account.js';
 import { introspectionInFront, mayIntrospect } from './introspection.js';
 import { userinfoInFront } from './userinfo.js';
-import { providerPages } from './provider-pages.js';
+import { barePage, providerPages } from './provider-pages.js';
 import { type OnSignedOut, reportSignOut, sessionStillOpen } from './sign-out.js';
 import { tokenEndpointCors } from './token-endpoint-cors.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { deriveCookieKeys } from './cookie-keys.js';
 import { SESSION_COOKIE_OPTIONS, SESSION_TTL_SECONDS } from './provider-session.js';
+import { DEVICE_CODE_TTL_SECONDS, deviceFlow, type DeviceFlowOptions } from './device-flow.js';
 
 /** Where the provider's endpoints live; discovery stays at `/.well-known/openid-configuration`. */
 export const OIDC_ROUTES = {
@@ -23,6 +24,9 @@ export const OIDC_ROUTES = {
   revocation: '/oidc/token/revocation',
   introspection: '/oidc/token/introspection',
   pushed_authorization_request: '/oidc/request',
+  // The device grant (RFC 8628): a device asks for a code here; a person types it at code_verification.
+  device_authorization: '/oidc/device/auth',
+  code_verification: '/oidc/device',
   // The platform's own key endpoint: the provider and the API publish one and the same key set.
   jwks: '/.well-known/jwks.json',
 } as const;
@@ -88,6 +92,8 @@ export interface AuthorizationServerOptions {
    * page, so its access tokens are refused.
    */
   onSignedOut?: OnSignedOut;
+  /** the limits user-code entry (the device grant) is counted against; none: not limited (the CLI's provider) */
+  userCodeLimits?: DeviceFlowOptions['limits'];
 }
 
 /** What the login prompt asks the application about a browser's existing session. */
@@ -137,10 +143,10 @@ function loginPolicy(
   return prompts;
 }
 
-/** Where amr / acr / auth_time of an access token come from: the code or refresh token it is issued for. */
+/** Where amr / acr / auth_time of an access token come from: the code, device code or refresh token it is issued for. */
 function loginOf(ctx: KoaContextWithOIDC) {
-  const { AuthorizationCode, RefreshToken } = ctx.oidc.entities;
-  return AuthorizationCode ?? RefreshToken;
+  const { AuthorizationCode, DeviceCode, RefreshToken } = ctx.oidc.entities;
+  return AuthorizationCode ?? DeviceCode ?? RefreshToken;
 }
 
 /** What the provider's configuration is built from: the options, and what start-up derives from them once. */
@@ -152,6 +158,7 @@ interface ProviderSettings {
   pages: ReturnType<typeof providerPages>;
   signingAlg: AsymmetricSigningAlgorithm;
   introspectionPolicy: { resourceServers: ReadonlySet<string> };
+  device: ReturnType<typeof deviceFlow>;
 }
 
 /** Whether a first-party grant holds every scope the provider offers (OpenID's, and the API's for its audience). */
@@ -197,6 +204,7 @@ function providerFeatures({
   pages,
   signingAlg,
   introspectionPolicy,
+  device,
 }: ProviderSettings): Configuration['features'] {
   const { apiAudience } = options;
   return {
@@ -219,6 +227,8 @@ function providerFeatures({
         mayIntrospect(introspectionPolicy, client, token.clientId ?? null, false),
     } as never,
     rpInitiatedLogout: { enabled: true, ...pages.signOut },
+    // The device grant (RFC 8628) for clients that register it: see device-flow.ts.
+    deviceFlow: device.feature,
     resourceIndicators: {
       enabled: true,
       defaultResource: () => apiAudience,
@@ -305,6 +315,7 @@ function providerConfiguration(
     ttl: {
       AccessToken: accessTokenTTL,
       AuthorizationCode: 60,
+      DeviceCode: DEVICE_CODE_TTL_SECONDS,
       IdToken: 3600,
       Interaction: 3600,
       Grant: 14 * 86_400,
@@ -334,6 +345,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     pages: providerPages(options.renderPage),
     signingAlg: (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm,
     introspectionPolicy: { resourceServers: new Set(options.resourceServerClientIds ?? []) },
+    device: deviceFlow({ path: OIDC_ROUTES.code_verification, renderPage: options.renderPage ?? barePage, limits: options.userCodeLimits }),
   };
   const { introspectionPolicy } = settings;
   const provider = new ProviderClass(options.issuer, providerConfiguration(settings, interactionPolicy));
@@ -344,6 +356,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     );
   }
   if (options.onSignedOut) provider.use(reportSignOut(options.onSignedOut));
+  provider.use(settings.device.inFront as never);
   // Behind a TLS-terminating proxy X-Forwarded-Proto makes the provider's cookies Secure: read only when the
   // application has replaced every forwarded header with what a trusted proxy told it. X-Forwarded-Host never counts.
   provider.proxy = options.trustForwardedHeaders ?? false;
