@@ -5,6 +5,7 @@ import {
   createLoginRoutes,
   htmlPage,
   OIDC_ROUTES,
+  POLL_WINDOW_SECONDS,
   type AccessTokenVerifier,
   type AuditTrail,
   type ClientMetadata,
@@ -102,7 +103,11 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     verifier: options.verifier,
     onSignedOut: (session, request) =>
       listSignedOut(database.db, session, { reason: 'signed out by its user at an application', actor: session.accountId, request }),
-    userCodeLimits: { limits: options.userCodeLimits, clientAddress: options.clientAddresses.addressOf },
+    userCodeLimits: {
+      limits: options.userCodeLimits,
+      clientAddress: options.clientAddresses.addressOf,
+      pollWindow: options.userCodeLimits.window('device-poll', { points: 1, durationSeconds: POLL_WINDOW_SECONDS, blockSeconds: 0 }),
+    },
   });
   answerOutagesInProvider(provider);
   // Each session's last use and client (the session list), from the provider's own events.

@@ -345,7 +345,12 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     pages: providerPages(options.renderPage),
     signingAlg: (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm,
     introspectionPolicy: { resourceServers: new Set(options.resourceServerClientIds ?? []) },
-    device: deviceFlow({ path: OIDC_ROUTES.code_verification, renderPage: options.renderPage ?? barePage, limits: options.userCodeLimits }),
+    device: deviceFlow({
+      path: OIDC_ROUTES.code_verification,
+      tokenPath: OIDC_ROUTES.token,
+      renderPage: options.renderPage ?? barePage,
+      limits: options.userCodeLimits,
+    }),
   };
   const { introspectionPolicy } = settings;
   const provider = new ProviderClass(options.issuer, providerConfiguration(settings, interactionPolicy));
