@@ -134,10 +134,15 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect(discovery['code_challenge_methods_supported']).toEqual(['S256']);
   });
 
-  it('discovery advertises only code + PKCE (RFC 9700), and the authorization endpoint accepts nothing else', async () => {
+  it('discovery advertises only code + PKCE (RFC 9700) for redirects, and the authorization endpoint accepts nothing else', async () => {
     const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect(discovery['response_types_supported']).toEqual(['code']);
-    expect(discovery['grant_types_supported']).toEqual(['authorization_code', 'refresh_token']);
+    // ... and the device grant, for a client that registers it (RFC 8628).
+    expect(discovery['grant_types_supported']).toEqual([
+      'authorization_code',
+      'refresh_token',
+      'urn:ietf:params:oauth:grant-type:device_code',
+    ]);
     for (const responseType of ['id_token', 'code id_token', 'none']) {
       const start = await new BrowserSession(base).request(
         `/oidc/auth?${new URLSearchParams({

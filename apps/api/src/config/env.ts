@@ -71,6 +71,8 @@ export const envSchema = z.object({
   OIDC_CLIENTS: z.string().optional(),
   /** the first-party public client of the demo page at / (default: on outside production) */
   OIDC_DEMO_CLIENT: bool.optional(),
+  /** the first-party public client `latchkey-cli` of `pnpm latchkey login` (the device grant). On by default. */
+  OIDC_CLI_CLIENT: bool.default(true),
   /** the provider's outgoing requests (back-channel logout) may reach loopback and private addresses. Off by default (SSRF). */
   OIDC_PRIVATE_NETWORK_FETCH: bool.default(false),
   /** smtp:// or smtps:// URL of the mail server that delivers sign-in links */

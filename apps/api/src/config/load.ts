@@ -83,7 +83,7 @@ export function loadConfig({ env, readFile, version = '0.0.0', factors = SIGN_IN
       factors,
       upstream,
       clientCertificates,
-      ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl),
+      ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl, e.OIDC_CLI_CLIENT),
     },
   };
 }

@@ -312,13 +312,13 @@ export async function createHttpApp({
     keys,
     delivery,
     limitsFor,
+    userCodeLimits: signInLimits,
     verifier,
     clientAddresses,
     requestIdOf,
     endedSessions,
     audit,
   });
-
   const sessions = { ended: endedSessions, end: authorization.endSessions };
   const budgets = budgetsOf(config, database, clientAddress, metrics, budgetStore, servicePrincipals);
   const app = appServices({ config, database, audit, subjects, events, subscriptions, sessions, budgets });

@@ -7,13 +7,14 @@ import type { AsymmetricSigningAlgorithm, ClientMetadata, Configuration, KoaCont
 import { findAccount } from './account.js';
 import { introspectionInFront, mayIntrospect } from './introspection.js';
 import { userinfoInFront } from './userinfo.js';
-import { providerPages } from './provider-pages.js';
+import { barePage, providerPages } from './provider-pages.js';
 import { type OnSignedOut, reportSignOut, sessionStillOpen } from './sign-out.js';
 import { tokenEndpointCors } from './token-endpoint-cors.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { deriveCookieKeys } from './cookie-keys.js';
 import { serviceTokenClaims, type ServiceTokenPolicy } from './services.js';
 import { SESSION_COOKIE_OPTIONS, SESSION_TTL_SECONDS } from './provider-session.js';
+import { DEVICE_CODE_TTL_SECONDS, deviceFlow, type DeviceFlowOptions } from './device-flow.js';
 
 /** Where the provider's endpoints live; discovery stays at `/.well-known/openid-configuration`. */
 export const OIDC_ROUTES = {
@@ -24,6 +25,9 @@ export const OIDC_ROUTES = {
   revocation: '/oidc/token/revocation',
   introspection: '/oidc/token/introspection',
   pushed_authorization_request: '/oidc/request',
+  // The device grant (RFC 8628): a device asks for a code here; a person types it at code_verification.
+  device_authorization: '/oidc/device/auth',
+  code_verification: '/oidc/device',
   // The platform's own key endpoint: the provider and the API publish one and the same key set.
   jwks: '/.well-known/jwks.json',
 } as const;
@@ -100,6 +104,8 @@ export interface AuthorizationServerOptions {
    * Without it the grant is not offered.
    */
   services?: ServiceTokenPolicy;
+  /** the limits user-code entry (the device grant) is counted against; none: not limited (the CLI's provider) */
+  userCodeLimits?: DeviceFlowOptions['limits'];
 }
 
 /** What the login prompt asks the application about a browser's existing session. */
@@ -149,10 +155,10 @@ function loginPolicy(
   return prompts;
 }
 
-/** Where amr / acr / auth_time of an access token come from: the code or refresh token it is issued for. */
+/** Where amr / acr / auth_time of an access token come from: the code, device code or refresh token it is issued for. */
 function loginOf(ctx: KoaContextWithOIDC) {
-  const { AuthorizationCode, RefreshToken } = ctx.oidc.entities;
-  return AuthorizationCode ?? RefreshToken;
+  const { AuthorizationCode, DeviceCode, RefreshToken } = ctx.oidc.entities;
+  return AuthorizationCode ?? DeviceCode ?? RefreshToken;
 }
 
 /** What the provider's configuration is built from: the options, and what start-up derives from them once. */
@@ -166,6 +172,7 @@ interface ProviderSettings {
   introspectionPolicy: { resourceServers: ReadonlySet<string> };
   /** every resource indicator that names the API: its audience and its aliases */
   apiIndicators: readonly string[];
+  device: ReturnType<typeof deviceFlow>;
 }
 
 /** Whether a first-party grant holds every scope the provider offers (OpenID's, and the API's for its audience). */
@@ -218,6 +225,7 @@ function providerFeatures({
   signingAlg,
   introspectionPolicy,
   apiIndicators,
+  device,
 }: ProviderSettings): Configuration['features'] {
   const { apiAudience } = options;
   return {
@@ -243,6 +251,8 @@ function providerFeatures({
         mayIntrospect(introspectionPolicy, client, token.clientId ?? null, false),
     } as never,
     rpInitiatedLogout: { enabled: true, ...pages.signOut },
+    // The device grant (RFC 8628) for clients that register it: see device-flow.ts.
+    deviceFlow: device.feature,
     resourceIndicators: {
       enabled: true,
       defaultResource: () => apiAudience,
@@ -329,6 +339,7 @@ function providerConfiguration(
     ttl: {
       AccessToken: accessTokenTTL,
       AuthorizationCode: 60,
+      DeviceCode: DEVICE_CODE_TTL_SECONDS,
       IdToken: 3600,
       Interaction: 3600,
       Grant: 14 * 86_400,
@@ -359,6 +370,12 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     signingAlg: (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm,
     introspectionPolicy: { resourceServers: new Set(options.resourceServerClientIds ?? []) },
     apiIndicators: [...new Set([apiAudience, ...(options.apiAliases ?? [])])],
+    device: deviceFlow({
+      path: OIDC_ROUTES.code_verification,
+      tokenPath: OIDC_ROUTES.token,
+      renderPage: options.renderPage ?? barePage,
+      limits: options.userCodeLimits,
+    }),
   };
   const { introspectionPolicy } = settings;
   const provider = new ProviderClass(options.issuer, providerConfiguration(settings, interactionPolicy));
@@ -369,6 +386,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     );
   }
   if (options.onSignedOut) provider.use(reportSignOut(options.onSignedOut));
+  provider.use(settings.device.inFront as never);
   // Behind a TLS-terminating proxy X-Forwarded-Proto makes the provider's cookies Secure: read only when the
   // application has replaced every forwarded header with what a trusted proxy told it. X-Forwarded-Host never counts.
   provider.proxy = options.trustForwardedHeaders ?? false;

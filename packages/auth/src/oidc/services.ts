@@ -5,18 +5,6 @@
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { API_SCOPE_NAMES, type ApiScopeName } from '../scopes/vocabulary.js';
 
-/** The grant of a service (RFC 6749 section 4.4). */
-export const CLIENT_CREDENTIALS = 'client_credentials';
-/** The device grant (RFC 8628): like a service's, it needs no redirect URI. */
-export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-
-/** The grants that send nobody's browser back to the client: a client with only these registers no redirect URI. */
-export const REDIRECTLESS_GRANT_TYPES: readonly string[] = [CLIENT_CREDENTIALS, DEVICE_CODE_GRANT];
-
-/** Whether a registration's grants need no redirect URI (`[]`, an introspecting back-end, included). */
-export const isRedirectless = (grantTypes: readonly string[] | undefined): boolean =>
-  grantTypes?.every((grant) => REDIRECTLESS_GRANT_TYPES.includes(grant)) === true;
-
 /**
  * The API scopes that concern a person's own account (their profile, passkeys, sessions, connected apps): a service
  * acts for no person, so it may neither be registered with them nor ask for them.
