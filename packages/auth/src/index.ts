@@ -51,6 +51,7 @@ export type {
 // OpenID provider
 export { createAuthorizationServer, API_SCOPES, FACTORS_REQUIRED, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
 export { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './oidc/offered.js';
+export { watchConnectedAppUse } from './oidc/consent.js';
 export {
   API_SCOPE_NAMES,
   API_SCOPE_VOCABULARY,
@@ -115,14 +116,19 @@ export type { SignInPolicy, SignInProgress, SignInStanding } from './sign-in/ind
 
 // Sessions people can see and end: listing, ending, the ended list every instance checks
 export {
+  createAppRevocation,
   createEndedSessions,
   createSessionEnding,
   createSignedOutListing,
   isSessionId,
+  listAppsOf,
   listSessions,
   watchSessionUse,
 } from './sessions/index.js';
 export type {
+  AppRevocationCause,
+  ConnectedAppView,
+  RevokeApp,
   EndedSessions,
   EndedSessionsOptions,
   EndedSessionsResult,

@@ -1,6 +1,7 @@
 import { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from '@latchkey/auth/configuration';
 import { z } from 'zod';
 import { ConfigError } from './error.js';
+import { checkThirdPartyClients } from './third-party.js';
 import type { Config, OidcClient } from './types.js';
 
 const oidcClients = z.array(
@@ -51,6 +52,7 @@ export function parseClients(raw: string | undefined): OidcClient[] {
     const lines = result.error.issues.map((issue) => `  OIDC_CLIENTS.${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
+  checkThirdPartyClients(result.data as OidcClient[]);
   return result.data as OidcClient[];
 }
 
