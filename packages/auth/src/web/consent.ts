@@ -65,7 +65,9 @@ export async function consentPage(deps: ConsentDeps, req: IncomingMessage, res: 
   const metadata = client.metadata() as Record<string, unknown>;
   const name = typeof metadata['client_name'] === 'string' && metadata['client_name'] ? metadata['client_name'] : clientId;
   const logo = logoOf(metadata['logo_uri']);
-  const scopes = missingScopes(details);
+  // Nothing new (the app asked to be confirmed again, prompt=consent): what it asks for is listed.
+  const missing = missingScopes(details);
+  const scopes = missing.length > 0 ? missing : String(details.params['scope'] ?? '').split(' ').filter(Boolean);
   const links = [
     link(metadata['client_uri'], 'Its website'),
     link(metadata['policy_uri'], 'privacy policy'),
