@@ -44,7 +44,8 @@ const CREATE = 'mutation ($input: CreateDocumentInput!) { createDocument(input: 
 const CONNECTED = '{ viewer { connectedApps { clientId name scopes grantedAt lastUsedAt } } }';
 
 /** The scopes the consent page lists (each item names its scope). */
-const listedScopes = (page: Page) => page.locator('#scopes li').evaluateAll((items) => items.map((item) => item.getAttribute('data-scope')));
+const listedScopes = (page: Page) =>
+  page.locator('#scopes li').evaluateAll((items) => items.map((item) => item.getAttribute('data-scope')));
 
 /** Brings `page` to the app's authorization request and waits for the consent page, signing in first when asked. */
 async function toConsent(page: Page, request: PendingAuthorization, outbox: ReturnType<typeof outboxOf>, signIn: boolean) {

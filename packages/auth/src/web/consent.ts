@@ -67,7 +67,12 @@ export async function consentPage(deps: ConsentDeps, req: IncomingMessage, res: 
   const logo = logoOf(metadata['logo_uri']);
   // Nothing new (the app asked to be confirmed again, prompt=consent): what it asks for is listed.
   const missing = missingScopes(details);
-  const scopes = missing.length > 0 ? missing : String(details.params['scope'] ?? '').split(' ').filter(Boolean);
+  const scopes =
+    missing.length > 0
+      ? missing
+      : String(details.params['scope'] ?? '')
+          .split(' ')
+          .filter(Boolean);
   const links = [
     link(metadata['client_uri'], 'Its website'),
     link(metadata['policy_uri'], 'privacy policy'),
