@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { connectedApps, endedSessions, oidcModels, type ConnectedAppRow } from '../schema/index.js';
 
@@ -46,9 +46,25 @@ export async function recordConnectedAppUse(db: Database, grantId: string): Prom
   await db.update(connectedApps).set({ lastUsedAt: new Date() }).where(eq(connectedApps.grantId, grantId));
 }
 
-/** A user's connected apps, most recently used first. */
-export async function listConnectedApps(db: Database, userId: string): Promise<ConnectedAppRow[]> {
-  return db.select().from(connectedApps).where(eq(connectedApps.userId, userId)).orderBy(desc(connectedApps.lastUsedAt));
+/**
+ * A user's connected apps whose grant is still alive, most recently used first. A grant also ends with the session it
+ * was made in (ended, or signed out of) and with its lifetime: its app is then no longer connected.
+ */
+export async function listConnectedApps(db: Database, userId: string, now = new Date()): Promise<ConnectedAppRow[]> {
+  const rows = await db
+    .select({ app: connectedApps })
+    .from(connectedApps)
+    .innerJoin(
+      oidcModels,
+      and(
+        eq(oidcModels.model, 'Grant'),
+        eq(oidcModels.id, connectedApps.grantId),
+        or(isNull(oidcModels.expiresAt), gt(oidcModels.expiresAt, now)),
+      ),
+    )
+    .where(eq(connectedApps.userId, userId))
+    .orderBy(desc(connectedApps.lastUsedAt));
+  return rows.map((row) => row.app);
 }
 
 /**
