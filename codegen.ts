@@ -32,6 +32,7 @@ const server: CodegenConfig['generates'] = {
         DocumentEvent: '../graphql/document-stream.js#DocumentEventPayload',
         Passkey: '@latchkey/auth#PasskeySummary',
         Session: '@latchkey/auth#SessionView',
+        ConnectedApp: '../domain/connected-apps.js#ConnectedAppEntry',
         Status: '../graphql/resolvers/status.js#StatusSource',
       },
       scalars: {

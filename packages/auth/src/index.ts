@@ -66,6 +66,7 @@ export {
   USER_ONLY_SCOPES,
   type ServiceTokenPolicy,
 } from './oidc/services.js';
+export { watchConnectedAppUse } from './oidc/consent.js';
 export {
   API_SCOPE_NAMES,
   API_SCOPE_VOCABULARY,
@@ -130,14 +131,19 @@ export type { SignInPolicy, SignInProgress, SignInStanding } from './sign-in/ind
 
 // Sessions people can see and end: listing, ending, the ended list every instance checks
 export {
+  createAppRevocation,
   createEndedSessions,
   createSessionEnding,
   createSignedOutListing,
   isSessionId,
+  listAppsOf,
   listSessions,
   watchSessionUse,
 } from './sessions/index.js';
 export type {
+  AppRevocationCause,
+  ConnectedAppView,
+  RevokeApp,
   EndedSessions,
   EndedSessionsOptions,
   EndedSessionsResult,

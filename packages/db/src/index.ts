@@ -21,6 +21,7 @@ export {
   apiBudgets,
   auditAnchors,
   auditEvents,
+  connectedApps,
   documentEvents,
   documentEventsPurged,
   documents,
@@ -134,6 +135,15 @@ export {
   recordSessionUse,
 } from './repositories/sessions.js';
 export type { SessionSelection, StoredSession } from './repositories/sessions.js';
+export {
+  findConnectedAppGrant,
+  listConnectedApps,
+  parseRevokedAppKey,
+  recordConnectedApp,
+  recordConnectedAppUse,
+  revokeConnectedApp,
+  revokedAppKey,
+} from './repositories/connected-apps.js';
 export { addUserIfAbsent, findUserById, findUserIdByEmail, findUserWithRoles, listUsersWithOrganizationIds } from './repositories/users.js';
 export type { UserWithRoles } from './repositories/users.js';
 

@@ -66,6 +66,7 @@ describe(`runMigrations (${serverUrl ? 'PostgreSQL' : 'PGlite'})`, () => {
       'api_budgets',
       'audit_anchors',
       'audit_events',
+      'connected_apps',
       'deprecated_uses',
       'document_events',
       'document_events_purged',

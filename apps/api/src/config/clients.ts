@@ -1,6 +1,7 @@
 import { DEVICE_CODE_GRANT_TYPE, isRedirectless, OFFERED_RESPONSE_TYPES, REGISTRABLE_GRANT_TYPES } from '@latchkey/auth/configuration';
 import { z } from 'zod';
 import { ConfigError } from './error.js';
+import { checkThirdPartyClients } from './third-party.js';
 import type { Config, OidcClient } from './types.js';
 import { serviceRegistrations, withRedirectlessDefaults } from './services.js';
 
@@ -58,6 +59,7 @@ export function parseClients(raw: string | undefined): OidcClient[] {
     const lines = result.error.issues.map((issue) => `  OIDC_CLIENTS.${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
+  checkThirdPartyClients(result.data as OidcClient[]);
   return (result.data as OidcClient[]).map(withRedirectlessDefaults);
 }
 

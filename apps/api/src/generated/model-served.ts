@@ -3,6 +3,11 @@
 export const MODEL_SERVED_FIELDS: readonly string[] = [
   "ChangeMemberRolePayload.membership",
   "ChangeMemberRolePayload.userErrors",
+  "ConnectedApp.clientId",
+  "ConnectedApp.grantedAt",
+  "ConnectedApp.lastUsedAt",
+  "ConnectedApp.name",
+  "ConnectedApp.scopes",
   "DeleteDocumentPayload.deletedDocumentId",
   "DeleteDocumentPayload.userErrors",
   "Document.body",

@@ -7,6 +7,7 @@ import type { MembershipWithOrganization, MembershipResult } from '../domain/mem
 import type { DocumentResult } from '../domain/document-mutations.js';
 import type { DocumentEventPayload } from '../graphql/document-stream.js';
 import type { PasskeySummary, SessionView } from '@latchkey/auth';
+import type { ConnectedAppEntry } from '../domain/connected-apps.js';
 import type { StatusSource } from '../graphql/resolvers/status.js';
 import type { GraphQLContext } from '../graphql/context.js';
 export type Maybe<T> = T | null;
@@ -36,6 +37,21 @@ export type ChangeMemberRolePayload = {
   /** The membership after the change; null when `userErrors` is not empty. */
   membership: Maybe<Membership>;
   userErrors: Array<UserError>;
+};
+
+/** A third-party app a person allowed on the consent page: who it is, what it may do, when. */
+export type ConnectedApp = {
+  __typename?: 'ConnectedApp';
+  /** The app's OAuth client id. */
+  clientId: Scalars['ID']['output'];
+  /** When the person first allowed it. */
+  grantedAt: Scalars['DateTime']['output'];
+  /** Its last consent, sign-in or token (a code exchanged or a refresh). */
+  lastUsedAt: Scalars['DateTime']['output'];
+  /** The app's registered name (`client_name`), or its client id. */
+  name: Scalars['String']['output'];
+  /** Every scope the person allowed it (OpenID's and the API's). */
+  scopes: Array<Scalars['String']['output']>;
 };
 
 export type CreateDocumentInput = {
@@ -194,6 +210,11 @@ export type Mutation = {
   removePasskey: Maybe<RemovePasskeyPayload>;
   /** Renames one of the caller's passkeys (1-64 characters). */
   renamePasskey: Maybe<PasskeyPayload>;
+  /**
+   * Revokes one of the caller's connected apps: its grant and refresh tokens end at once, and its access tokens for
+   * the caller are refused on every instance within seconds. NOT_FOUND for an app the caller has not connected.
+   */
+  revokeConnectedApp: Scalars['Boolean']['output'];
   /** ADMIN or above, signed in with a phishing-resistant factor (a passkey): a step-up otherwise. */
   setLegalHold: Maybe<DocumentPayload>;
   /** EDITOR or above; archived documents are read-only. */
@@ -289,6 +310,16 @@ export type MutationRemovePasskeyArgs = {
 export type MutationRenamePasskeyArgs = {
   id: Scalars['ID']['input'];
   label: Scalars['String']['input'];
+};
+
+
+/**
+ * Changes to documents. Expected business failures (a title already taken, a state change that is not
+ * allowed) are answered in `userErrors`; authorization failures are errors at the mutation's path
+ * (UNAUTHENTICATED, FORBIDDEN, or NOT_FOUND where the document's existence is not to be revealed).
+ */
+export type MutationRevokeConnectedAppArgs = {
+  clientId: Scalars['ID']['input'];
 };
 
 
@@ -589,6 +620,11 @@ export type Viewer = {
   amr: Array<Scalars['String']['output']>;
   /** When the caller authenticated (auth_time), when the token carries it. */
   authTime: Maybe<Scalars['DateTime']['output']>;
+  /**
+   * The third-party apps the caller allowed to use their account (Connected apps), most recently used first. Each
+   * keeps what it was allowed until revoked.
+   */
+  connectedApps: Array<ConnectedApp>;
   /** When the access token expires (exp). */
   expiresAt: Scalars['DateTime']['output'];
   /** Scopes granted to the token. */
@@ -675,6 +711,7 @@ export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   ChangeMemberRoleInput: ChangeMemberRoleInput;
   ChangeMemberRolePayload: ResolverTypeWrapper<MembershipResult>;
+  ConnectedApp: ResolverTypeWrapper<ConnectedAppEntry>;
   CreateDocumentInput: CreateDocumentInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeleteDocumentPayload: ResolverTypeWrapper<DeleteDocumentPayload>;
@@ -719,6 +756,7 @@ export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
   ChangeMemberRoleInput: ChangeMemberRoleInput;
   ChangeMemberRolePayload: MembershipResult;
+  ConnectedApp: ConnectedAppEntry;
   CreateDocumentInput: CreateDocumentInput;
   DateTime: Scalars['DateTime']['output'];
   DeleteDocumentPayload: DeleteDocumentPayload;
@@ -803,6 +841,14 @@ export type ChangeMemberRolePayloadResolvers<ContextType = GraphQLContext, Paren
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
+export type ConnectedAppResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConnectedApp'] = ResolversParentTypes['ConnectedApp']> = {
+  clientId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  grantedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  lastUsedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  scopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
@@ -874,6 +920,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   publishDocument?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationPublishDocumentArgs, 'id'>>;
   removePasskey?: Resolver<Maybe<ResolversTypes['RemovePasskeyPayload']>, ParentType, ContextType, RequireFields<MutationRemovePasskeyArgs, 'id'>>;
   renamePasskey?: Resolver<Maybe<ResolversTypes['PasskeyPayload']>, ParentType, ContextType, RequireFields<MutationRenamePasskeyArgs, 'id' | 'label'>>;
+  revokeConnectedApp?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationRevokeConnectedAppArgs, 'clientId'>>;
   setLegalHold?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationSetLegalHoldArgs, 'id' | 'legalHold'>>;
   updateDocument?: Resolver<Maybe<ResolversTypes['DocumentPayload']>, ParentType, ContextType, RequireFields<MutationUpdateDocumentArgs, 'input'>>;
 };
@@ -974,6 +1021,7 @@ export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends Res
   acr?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   amr?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   authTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  connectedApps?: Resolver<Array<ResolversTypes['ConnectedApp']>, ParentType, ContextType>;
   expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   scope?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   subject?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -982,6 +1030,7 @@ export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends Res
 
 export type Resolvers<ContextType = GraphQLContext> = {
   ChangeMemberRolePayload?: ChangeMemberRolePayloadResolvers<ContextType>;
+  ConnectedApp?: ConnectedAppResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   DeleteDocumentPayload?: DeleteDocumentPayloadResolvers<ContextType>;
   Document?: DocumentResolvers<ContextType>;

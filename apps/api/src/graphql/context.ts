@@ -17,6 +17,7 @@ import { serviceUnavailable } from './errors.js';
 import type { AuditTrail } from '@latchkey/auth';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 import type { SessionServices } from '../domain/sessions.js';
+import type { ConnectedAppServices } from '../domain/connected-apps.js';
 import { readCallerWithDocumentPage, type DocumentListInput } from '../domain/documents.js';
 import type { Subject } from '../domain/subject.js';
 import type { Budgets } from '../budget/budgets.js';
@@ -30,6 +31,8 @@ export interface AppServices extends DomainServices {
   subscriptions: SubscriptionHub;
   /** the sessions ended on any instance, and the way to end them */
   sessions: SessionServices;
+  /** third-party apps people allowed: revoking one, their names */
+  apps: ConnectedAppServices;
   /** records security events (docs/audit.md); never throws, never waits for the database */
   audit: AuditTrail;
   /** the callers' cost budgets (`Query.rateLimit` reads them); undefined: API_BUDGET=off */

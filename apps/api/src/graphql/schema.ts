@@ -10,6 +10,7 @@ import { resolverGaps, type CompletenessCheck } from './completeness.js';
 import type { GraphQLContext } from './context.js';
 import { applyStepUpRules } from './plugins/use-step-up.js';
 import { accountResolvers } from './resolvers/account.js';
+import { connectedAppResolvers } from './resolvers/connected-apps.js';
 import { documentResolvers } from './resolvers/documents.js';
 import { passkeyResolvers } from './resolvers/passkeys.js';
 import { DateTime } from './resolvers/scalars.js';
@@ -29,6 +30,7 @@ export const resolverMaps = [
   documentResolvers,
   passkeyResolvers,
   sessionResolvers,
+  connectedAppResolvers,
   subscriptionResolvers,
 ] as const;
 
@@ -45,6 +47,7 @@ const resolverCompleteness: CompletenessCheck<
     typeof documentResolvers &
     typeof passkeyResolvers &
     typeof sessionResolvers &
+    typeof connectedAppResolvers &
     typeof subscriptionResolvers
 > = 'complete';
 

@@ -82,8 +82,9 @@ function appServices({
   events,
   subscriptions,
   sessions,
+  apps,
   budgets,
-}: Pick<AppServices, 'database' | 'audit' | 'subjects' | 'events' | 'subscriptions' | 'sessions' | 'budgets'> & {
+}: Pick<AppServices, 'database' | 'audit' | 'subjects' | 'events' | 'subscriptions' | 'sessions' | 'apps' | 'budgets'> & {
   config: Config;
 }): AppServices {
   return {
@@ -95,8 +96,18 @@ function appServices({
     events,
     subscriptions,
     sessions,
+    apps,
     ...(budgets ? { budgets } : {}),
   };
+}
+
+/** Connected apps: revoking one (the authorization server's), and each client's registered name. */
+function connectedAppServices(config: Config, revoke: AppServices['apps']['revoke']): AppServices['apps'] {
+  const names = new Map<string, string>();
+  for (const client of config.auth.clients) {
+    if (typeof client['client_name'] === 'string' && client['client_name']) names.set(client.client_id, client['client_name']);
+  }
+  return { revoke, nameOf: (clientId) => names.get(clientId) ?? clientId };
 }
 
 /** The verifier of every access token this instance is shown (HTTP, WebSocket, the REST routes). */
@@ -321,7 +332,8 @@ export async function createHttpApp({
   });
   const sessions = { ended: endedSessions, end: authorization.endSessions };
   const budgets = budgetsOf(config, database, clientAddress, metrics, budgetStore, servicePrincipals);
-  const app = appServices({ config, database, audit, subjects, events, subscriptions, sessions, budgets });
+  const apps = connectedAppServices(config, authorization.revokeApp);
+  const app = appServices({ config, database, audit, subjects, events, subscriptions, sessions, apps, budgets });
   const { schema, yoga, webSocket, graphiql } = await createGraphQLTransports({
     config,
     logger,
@@ -354,7 +366,6 @@ export async function createHttpApp({
     }),
   );
   observer.labelWith(table.templateOf);
-
   const { handle, upgrade } = createFrontDoor(config, observer, table, webSocket, lifecycle);
 
   return {

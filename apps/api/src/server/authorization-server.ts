@@ -12,11 +12,13 @@ import {
   type DeliveryHandler,
   type KeyMaterial,
   type Provider,
+  createAppRevocation,
   createSessionEnding,
   createSignedOutListing,
   type AuthorizationServerOptions as ProviderOptions,
   type EndedSessions,
   type SignInLimits,
+  watchConnectedAppUse,
   watchSessionUse,
 } from '@latchkey/auth';
 import { type DatabaseHandle, isDatabaseUnavailable, RETRY_AFTER_SECONDS, withDatabaseDeadline } from '@latchkey/db';
@@ -125,8 +127,18 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     onBackchannelError: (error, { clientId }) => logger.warn({ err: error, clientId }, 'back-channel logout failed'),
     audit: options.audit,
   });
-  const login = await createLoginRoutes(loginRoutesOptions(options, provider, endSessions));
-  return { routes: mountedRoutes(options, provider.callback(), login.routes), provider, endSessions };
+  // Third-party apps: each one's last use (Connected apps), and revoking one (the account page, GraphQL).
+  watchConnectedAppUse(provider, database.background, new Set(config.auth.firstPartyClientIds), (error) =>
+    logger.warn({ err: error }, 'recording an app use failed'),
+  );
+  const revokeApp = createAppRevocation({
+    accessTokenTtlSeconds: config.tokens.accessTokenTtlSeconds,
+    clockSkewSeconds: config.tokens.clockSkewSeconds,
+    endedSessions: options.endedSessions,
+    audit: options.audit,
+  });
+  const login = await createLoginRoutes({ ...loginRoutesOptions(options, provider, endSessions), revokeApp });
+  return { routes: mountedRoutes(options, provider.callback(), login.routes), provider, endSessions, revokeApp };
 }
 
 /** A database outage met inside the provider is SERVICE_UNAVAILABLE (503 with Retry-After), not its server_error. */

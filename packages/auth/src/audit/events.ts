@@ -15,6 +15,8 @@ export const AUDIT_EVENT_TYPES = [
   'step_up.succeeded',
   'lockout',
   'session.ended',
+  'app.allowed',
+  'app.revoked',
   'role.changed',
   'legal_hold.changed',
   'policy.denied',
@@ -41,6 +43,10 @@ export interface AuditDetails {
   lockout: { method: Factor };
   /** a session ended (signed out, ended by its user or an administrator, expired) */
   'session.ended': { sessionId: string; reason: string };
+  /** a person allowed a third-party app (consent): the scopes it holds now */
+  'app.allowed': { clientId: string; scope: string };
+  /** a person revoked a third-party app (Connected apps): its grant, refresh tokens and access tokens end */
+  'app.revoked': { clientId: string; reason: string };
   'role.changed': { organizationId: string; from: string | null; to: string };
   'legal_hold.changed': { documentId: string; legalHold: boolean };
   /**

@@ -5,6 +5,7 @@ import type { Database } from '@latchkey/db';
 import type Provider from 'oidc-provider';
 import type { AsymmetricSigningAlgorithm, ClientMetadata, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
 import { findAccount } from './account.js';
+import { checkRequestedScopes, rememberedGrant } from './consent.js';
 import { introspectionInFront, mayIntrospect } from './introspection.js';
 import { userinfoInFront } from './userinfo.js';
 import { barePage, providerPages } from './provider-pages.js';
@@ -189,12 +190,14 @@ function grantsEverything(grant: InstanceType<Provider['Grant']>, apiIndicators:
 function firstPartyGrants(
   firstParty: ReadonlySet<string>,
   apiIndicators: readonly string[],
+  db: Database,
 ): NonNullable<Configuration['loadExistingGrant']> {
   return async (ctx) => {
     const clientId = ctx.oidc.client!.clientId;
     const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(clientId);
     const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
-    if (!firstParty.has(clientId)) return existing;
+    // A third-party app's grant is remembered per user and client, across sessions (until revoked).
+    if (!firstParty.has(clientId)) return existing ?? (await rememberedGrant(ctx, db));
     const grant = existing ?? new ctx.oidc.provider.Grant({ clientId, accountId: ctx.oidc.session!.accountId! });
     // Everything a first-party client may ask for; a grant made by an older version gets what it lacks.
     if (!existing || !grantsEverything(grant, apiIndicators)) {
@@ -314,7 +317,12 @@ function providerConfiguration(
     findAccount: (_ctx, id) => findAccount(options.db, id),
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
-      ...(options.sessionNeedsLogin ? { policy: loginPolicy(interactionPolicy, options.sessionNeedsLogin) } : {}),
+      policy: checkRequestedScopes(
+        options.sessionNeedsLogin ? loginPolicy(interactionPolicy, options.sessionNeedsLogin) : interactionPolicy.base(),
+        interactionPolicy,
+        settings.errors,
+        firstParty,
+      ),
     },
     // Authorization code with PKCE (S256) for every client, public or not, and nothing else (RFC 9700): no
     // implicit grant, no `id_token` or `code id_token` response types, so discovery advertises none of them.
@@ -330,7 +338,7 @@ function providerConfiguration(
     clientBasedCORS: tokenEndpointCors as never,
     features: providerFeatures(settings),
     extraTokenClaims: serviceTokenClaims(options.services, settings.errors, accessTokenClaims),
-    loadExistingGrant: firstPartyGrants(firstParty, settings.apiIndicators),
+    loadExistingGrant: firstPartyGrants(firstParty, settings.apiIndicators, options.db),
     // Refresh tokens rotate on every use. First-party clients get one whenever they may use the grant
     // (`offline_access` alone is dropped by OpenID Connect unless consent is prompted for, which they skip).
     rotateRefreshToken: true,

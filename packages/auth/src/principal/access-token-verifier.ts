@@ -55,7 +55,11 @@ export interface AccessTokenVerifierOptions {
    * after the cache. `isEnded` throws when it cannot say (the list is stale): the caller answers SERVICE_UNAVAILABLE.
    * Without it, `sid` is not checked.
    */
-  endedSessions?: { isEnded(sessionId: string): boolean };
+  endedSessions?: {
+    isEnded(sessionId: string): boolean;
+    /** whether the user revoked the client (Connected apps) after this token was issued */
+    isAppRevoked?(clientId: string, userId: string, issuedAt: number | null): boolean;
+  };
   /**
    * Checks the DPoP proof of a request whose token is bound to a key (`cnf.jkt`, RFC 9449), on every request.
    * Without it, bound tokens are refused (they would be worth nothing without their proof).
@@ -149,10 +153,13 @@ interface VerifierState {
   verifyOptions: JWTVerifyOptions;
 }
 
-/** A verified token of an ended session is refused; asked on every request, cached or not. */
+/** A verified token of an ended session, or of an app its user revoked, is refused; asked on every request, cached or not. */
 function live({ endedSessions }: VerifierState, result: VerificationResult): VerificationResult {
-  const sessionId = result.ok ? result.principal.sessionId : null;
-  return sessionId !== null && endedSessions?.isEnded(sessionId) ? REVOKED : result;
+  if (!result.ok || !endedSessions) return result;
+  const { sessionId, clientId, subject, issuedAt } = result.principal;
+  if (sessionId !== null && endedSessions.isEnded(sessionId)) return REVOKED;
+  // An app its user disconnected: its tokens for that user issued before are refused (they carry no grant id).
+  return clientId !== null && endedSessions.isAppRevoked?.(clientId, subject, issuedAt) ? REVOKED : result;
 }
 
 function remember({ cache, cacheSize }: VerifierState, token: string, entry: CacheEntry): void {

@@ -1,4 +1,5 @@
-import { DatabaseUnavailableError, listEndedSessions, type Database } from '@latchkey/db';
+import { DatabaseUnavailableError, listEndedSessions, parseRevokedAppKey, type Database } from '@latchkey/db';
+import { createRevokedApps } from './revoked-apps.js';
 
 export interface EndedSessionsOptions {
   /** the database of the process's own work (statements with a deadline of their own) */
@@ -11,6 +12,17 @@ export interface EndedSessionsOptions {
   onRefreshFailed?: (error: unknown) => void;
   /** @default Date.now */
   now?: () => number;
+}
+
+/** A read's rows: ended sessions (uid -> ms until), and revoked apps (key -> [ms revoked, ms until]). */
+function splitRows(rows: { sessionUid: string; endedAt: Date; expiresAt: Date }[]) {
+  const next = new Map<string, number>();
+  const apps = new Map<string, [number, number]>();
+  for (const row of rows) {
+    if (parseRevokedAppKey(row.sessionUid)) apps.set(row.sessionUid, [row.endedAt.getTime(), row.expiresAt.getTime()]);
+    else next.set(row.sessionUid, row.expiresAt.getTime());
+  }
+  return { next, apps };
 }
 
 /** The message of a refusal for want of a fresh list: nothing about sessions. */
@@ -36,6 +48,8 @@ export function createEndedSessions(options: EndedSessionsOptions) {
   const watchers = new Map<string, Set<() => void>>();
   /** entries this instance added, until a read finds them in the table */
   const locallyAdded = new Map<string, number>();
+  /** apps revoked by their users, listed in the same table (revoked-apps.ts) */
+  const revokedApps = createRevokedApps(now);
 
   function tell(sessionUid: string): void {
     const waiting = watchers.get(sessionUid);
@@ -47,14 +61,14 @@ export function createEndedSessions(options: EndedSessionsOptions) {
   async function read(): Promise<void> {
     try {
       const rows = await listEndedSessions(options.db, new Date(now()));
-      const next = new Map<string, number>();
-      for (const row of rows) next.set(row.sessionUid, row.expiresAt.getTime());
+      const { next, apps } = splitRows(rows);
       // An entry added here (`add`) stays until a read sees it in the table (this read may have begun before its commit).
       for (const [uid, until] of locallyAdded) {
         if (next.has(uid) || until <= now()) locallyAdded.delete(uid);
         else next.set(uid, until);
       }
       ended = next;
+      revokedApps.replace(apps);
       readAt = now();
       failing = false;
       for (const uid of next.keys()) tell(uid);
@@ -94,6 +108,9 @@ export function createEndedSessions(options: EndedSessionsOptions) {
       locallyAdded.set(sessionUid, until.getTime());
       tell(sessionUid);
     },
+    /** Whether a client's token for a user predates the user's revoking it; `addRevokedApp`: revoked here, at once. */
+    isAppRevoked: revokedApps.isRevoked,
+    addRevokedApp: revokedApps.add,
     /** Calls `callback` once when the session is seen ended; returns the way to stop waiting. */
     whenEnded(sessionUid: string, callback: () => void): () => void {
       const until = ended.get(sessionUid);

@@ -9,3 +9,11 @@ export {
 } from './end-sessions.js';
 export { isSessionId, listSessions, type SessionView } from './list-sessions.js';
 export { recordSignInStep, watchSessionUse } from './session-use.js';
+export {
+  createAppRevocation,
+  listAppsOf,
+  type AppRevocationCause,
+  type AppRevocationOptions,
+  type ConnectedAppView,
+  type RevokeApp,
+} from './revoke-app.js';

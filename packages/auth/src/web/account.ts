@@ -4,8 +4,9 @@ import { seeOther, sendHtml, type Route } from '@latchkey/http';
 import type Provider from 'oidc-provider';
 import { readProviderSession } from '../oidc/provider-session.js';
 import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp } from '../principal/step-up.js';
-import type { EndSessions } from '../sessions/index.js';
+import type { EndSessions, RevokeApp } from '../sessions/index.js';
 import { readSessionFactors } from '../sign-in/index.js';
+import { createAccountApps } from './account-apps.js';
 import { createAccountSessions } from './account-sessions.js';
 import { FORM_BODY_BYTES, type LoginContext } from './context.js';
 import { readCookie } from './cookies.js';
@@ -25,6 +26,8 @@ export interface AccountRoutesOptions {
   endSessions?: EndSessions;
   /** the factors' pages, whose account sections and texts the page shows (read when the page is drawn) */
   webs: readonly RegisteredWeb[];
+  /** revokes a third-party app (the Connected apps section); undefined: no such section */
+  revokeApp?: RevokeApp;
 }
 
 /** What the account page says of what it does itself once done: fixed texts, chosen by a key (nothing from the URL is echoed). */
@@ -32,6 +35,7 @@ const DONE: Record<string, string> = {
   'device-forgotten': 'The browser is no longer remembered: it asks for every step again.',
   'session-ended': 'The session was ended: that browser is signed out and its applications lose access within seconds.',
   'sessions-ended': 'Every other session was ended: only this browser is still signed in.',
+  'app-revoked': 'The app was disconnected: it can no longer refresh its access, and its tokens are refused within seconds.',
 };
 
 /** What the account page is drawn from: the login context, the options, who is signed in, its sessions section. */
@@ -40,6 +44,7 @@ interface AccountPageDeps {
   options: AccountRoutesOptions;
   signedIn(req: IncomingMessage, res: ServerResponse): Promise<SignedInAccount | null>;
   sessions: ReturnType<typeof createAccountSessions> | undefined;
+  apps: ReturnType<typeof createAccountApps> | undefined;
 }
 
 /** The text of `/account?done=<key>`: the page's own, or a factor's. */
@@ -51,7 +56,7 @@ function doneText({ webs }: AccountRoutesOptions, key: string): string | undefin
 
 /** The account page: who is signed in and how, then a section per way of signing in, sessions, history, sign-out. */
 async function accountPage(
-  { context: { origin, dbOf, flow, factors }, options, signedIn, sessions }: AccountPageDeps,
+  { context: { origin, dbOf, flow, factors }, options, signedIn, sessions, apps }: AccountPageDeps,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -69,6 +74,7 @@ async function accountPage(
   const sections = [];
   for (const { web } of options.webs) if (web.accountSection) sections.push(await web.accountSection(account, req));
   const sessionsSection = sessions ? await sessions.section(req, account) : '';
+  const appsSection = apps ? await apps.section(req, account) : '';
   const devices = await rememberedBrowsersSection(db, account.userId, readCookie(req, DEVICE_COOKIE));
   sendHtml(
     res,
@@ -79,6 +85,7 @@ async function accountPage(
 <p>Signed in as <strong>${escapeHtml(account.email)}</strong> with ${escapeHtml(how)} at ${when(account.authTime * 1000)}.</p>
 ${sections.map((section) => section.html).join('\n')}
 ${sessionsSection}
+${appsSection}
 ${devices}
 ${await signInHistorySection(db, factors, account.userId)}
 <h2>Sign out</h2>
@@ -145,12 +152,15 @@ export function createAccountRoutes(context: LoginContext, options: AccountRoute
     return { account, fields };
   }
 
-  const pageDeps: AccountPageDeps = { context, options, signedIn, sessions };
+  const apps = options.revokeApp ? createAccountApps(context, { signedIn, problem, revokeApp: options.revokeApp, provider }) : undefined;
+
+  const pageDeps: AccountPageDeps = { context, options, signedIn, sessions, apps };
   const helpers: AccountPageHelpers = { signedIn, credentialForm, problem, factorChanged };
   const routes: Route[] = [
     { path: '/account', methods: ['GET', 'HEAD'], handler: (req, res) => accountPage(pageDeps, req, res) },
     forgetBrowserForm(context, helpers),
     ...(sessions?.routes ?? []),
+    ...(apps?.routes ?? []),
   ];
   return { routes, helpers };
 }

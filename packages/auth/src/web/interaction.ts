@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { refuse as refuseWith, seeOther, sendHtml, type Route } from '@latchkey/http';
 import type Provider from 'oidc-provider';
 import { FACTORS_REQUIRED } from '../oidc/provider.js';
+import { consentPage, consentRoute } from './consent.js';
 import type { LoginContext } from './context.js';
 import { PENDING_COOKIE, clearCookie, setCookie } from './cookies.js';
 import { escapeHtml, page } from './html.js';
@@ -69,7 +70,7 @@ async function interaction(deps: InteractionDeps, req: IncomingMessage, res: Ser
 /**
  * The consent prompt. A first-party client's consent is implicit: its grant holds every scope already (the
  * provider's `loadExistingGrant`), so a prompt asked for explicitly (`prompt=consent`, which OpenID Connect wants
- * before it grants `offline_access`) is answered with that grant. Third-party consent screens are not offered.
+ * before it grants `offline_access`) is answered with that grant. A third-party app gets the consent page.
  */
 async function consent(deps: InteractionDeps, req: IncomingMessage, res: ServerResponse, details: InteractionDetails) {
   const { provider, firstParty } = deps;
@@ -80,6 +81,10 @@ async function consent(deps: InteractionDeps, req: IncomingMessage, res: ServerR
     return void (await inProvider(req, () =>
       provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true }),
     ));
+  }
+  // A third-party app: the person allows or denies on the consent page (web/consent.ts).
+  if (details.prompt.name === 'consent' && typeof clientId === 'string' && !firstParty.has(clientId)) {
+    return consentPage({ context: deps.context, provider }, req, res, details);
   }
   const refusal = { error: 'access_denied', error_description: 'consent is not available for this client' };
   await inProvider(req, () => provider.interactionFinished(req, res, refusal, { mergeWithLastSubmission: false }));
@@ -103,5 +108,6 @@ export function createInteractionRoutes(deps: InteractionDeps): Route[] {
       params: { uid: /^[A-Za-z0-9_-]{1,64}$/ },
       handler: (req, res, { params }) => interaction(deps, req, res, params['uid']!),
     },
+    consentRoute({ context: deps.context, provider: deps.provider, firstParty: deps.firstParty }),
   ];
 }

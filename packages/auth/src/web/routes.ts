@@ -6,7 +6,7 @@ import type { AuditTrail } from '../audit/index.js';
 import type { Factor } from '../factors/index.js';
 import type { SessionStandingQuery } from '../oidc/provider.js';
 import type { SignInLimits } from '../rate-limit/index.js';
-import type { EndSessions } from '../sessions/index.js';
+import type { EndSessions, RevokeApp } from '../sessions/index.js';
 import type { SignInPolicy } from '../sign-in/index.js';
 import { createAccountRoutes } from './account.js';
 import { createAuditedGate } from './audited-gate.js';
@@ -37,6 +37,8 @@ export interface LoginRoutesOptions extends FactorWebSettings {
   clientAddress: (req: IncomingMessage) => string;
   /** ends sessions: the account page lists this account's sessions and ends others; undefined: no such section */
   endSessions?: EndSessions;
+  /** revokes a third-party app: the account page lists this account's connected apps; undefined: no such section */
+  revokeApp?: RevokeApp;
   /** the security events of sign-in (started, succeeded, failed, lockout, step-up, factors added and removed) */
   audit: AuditTrail;
 }
@@ -92,7 +94,7 @@ export async function createLoginRoutes(options: LoginRoutesOptions) {
   const { flow } = context;
   // The pages list every factor's parts; the account page lends its helpers to the factors' account forms.
   const webs: RegisteredWeb[] = [];
-  const account = createAccountRoutes(context, { provider, endSessions: options.endSessions, webs });
+  const account = createAccountRoutes(context, { provider, endSessions: options.endSessions, revokeApp: options.revokeApp, webs });
   const drawSignInPage = (hint: string) => signInPage(webs, hint);
   for (const factor of options.factors) {
     const createWeb = await factor.web();

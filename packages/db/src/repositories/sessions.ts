@@ -120,10 +120,10 @@ export async function recordSessionUse(db: Database, sessionUid: string, clientI
   await db.update(sessionActivity).set({ clientId, lastUsedAt: new Date() }).where(eq(sessionActivity.sessionUid, sessionUid));
 }
 
-/** The ended sessions whose tokens may still be alive. */
-export async function listEndedSessions(db: Database, now = new Date()): Promise<{ sessionUid: string; expiresAt: Date }[]> {
+/** The ended sessions (and revoked apps, see connected-apps.ts) whose tokens may still be alive. */
+export async function listEndedSessions(db: Database, now = new Date()): Promise<{ sessionUid: string; endedAt: Date; expiresAt: Date }[]> {
   return db
-    .select({ sessionUid: endedSessions.sessionUid, expiresAt: endedSessions.expiresAt })
+    .select({ sessionUid: endedSessions.sessionUid, endedAt: endedSessions.endedAt, expiresAt: endedSessions.expiresAt })
     .from(endedSessions)
     .where(gt(endedSessions.expiresAt, now));
 }

@@ -3,6 +3,7 @@
 export * from './accounts.js';
 export * from './audit.js';
 export * from './budgets.js';
+export * from './connected-apps.js';
 export * from './credentials.js';
 export * from './documents.js';
 export * from './dpop.js';
