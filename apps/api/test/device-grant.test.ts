@@ -157,6 +157,8 @@ describe.runIf(hasChromium)('devices and CLIs: the device grant (RFC 8628) with 
       auth_time: id.auth_time,
     });
     expect(id['amr']).toEqual(['otp']);
+    // ... and its session: ending that session in the browser refuses the device's token too.
+    expect(access['sid']).toEqual(expect.any(String));
     expect(access['auth_time']).toBeGreaterThanOrEqual(before - 1);
     expect(String(access['scope']).split(' ')).toContain('documents:read');
     const viewer = await postGraphQL(`${base}/graphql`, { query: '{ viewer { amr scope } }' }, { token: tokens.access_token });
