@@ -270,6 +270,11 @@ describe.runIf(hasChromium)('devices and CLIs: the device grant (RFC 8628) with 
     // A script guessing codes: each guess carries the form's fresh xsrf value, as a browser's would.
     const guesser = new BrowserSession(base);
     let form = await guesser.request('/oidc/device');
+    // The page's headers: nothing loads, forms post only here, never framed, never cached, no referrer.
+    expect(form.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    expect([form.headers.get('cache-control'), form.headers.get('referrer-policy')]).toEqual(['no-store', 'no-referrer']);
     const statuses: number[] = [];
     for (let guess = 0; guess < 6 && !statuses.includes(429); guess++) {
       const xsrf = /name="xsrf" value="([0-9a-f]+)"/.exec(form.text)?.[1] ?? '';
