@@ -76,6 +76,8 @@ describe.runIf(hasChromium)('devices and CLIs: the device grant (RFC 8628) with 
         token_endpoint_auth_method: 'none',
         first_party: true,
       },
+      // A third-party device app (no first_party): the person's consent is asked for after the sign-in.
+      { client_id: 'partner-tv', grant_types: [DEVICE_GRANT], response_types: [], token_endpoint_auth_method: 'none' },
       {
         client_id: 'kiosk',
         client_secret: SECRET,
@@ -200,6 +202,23 @@ describe.runIf(hasChromium)('devices and CLIs: the device grant (RFC 8628) with 
       cause: [{ parameters: { error: 'invalid_client' } }],
     });
   }, 60_000);
+
+  it("a third-party device app: after the code and the sign-in, the flow goes on to the consent step (the provider's next interaction)", async () => {
+    const partner = await discover(base, 'partner-tv');
+    const started = await oidc.initiateDeviceAuthorization(partner, { scope: 'openid documents:read' });
+    const { page, violations } = await freshPage();
+    const interactions = new Set<string>();
+    page.on('request', (request) => {
+      const uid = /\/interaction\/([A-Za-z0-9_-]+)$/.exec(new URL(request.url()).pathname)?.[1];
+      if (uid) interactions.add(uid);
+    });
+    await enterUserCode(page, base, started.user_code, 'partner-tv');
+    await page.waitForURL(/\/interaction\//);
+    await signInAtProvider(page, outbox, 'carol@globex.test', 'code');
+    // The login prompt was one interaction; the consent prompt is the next one.
+    await expect.poll(() => interactions.size).toBe(2);
+    expect(violations).toEqual([]);
+  });
 
   it('an expired code: the device is told expired_token, the person that the code has expired', async () => {
     const started = await oidc.initiateDeviceAuthorization(tv, { scope: 'openid' });
