@@ -177,6 +177,14 @@ describe.runIf(hasChromium)('devices and CLIs: the device grant (RFC 8628) with 
     // code and revokes what it issued (the refresh token; the access token ends with its short lifetime).
     await expect(oidc.pollDeviceAuthorizationGrant(tv, { ...started, interval: 0 })).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(oidc.refreshTokenGrant(tv, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+
+    // The device's token shares the browser sign-in's session: signing out of Latchkey there refuses it too.
+    await page.goto(`${base}/account`);
+    await page.getByRole('link', { name: 'Sign out of Latchkey in this browser' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await expect.poll(() => page.locator('main').textContent()).toContain('You are signed out of Latchkey in this browser.');
+    const refused = () => postGraphQL(`${base}/graphql`, { query: '{ viewer { amr } }' }, { token: tokens.access_token });
+    await expect.poll(async () => (await refused()).status, { timeout: 10_000 }).toBe(401);
     expect(violations).toEqual([]);
   }, 90_000);
 
