@@ -112,6 +112,19 @@ describe('start-up faults of the environment: plain lines naming the fix, exit 1
     for (const { key, result } of results) expectPlainRefusal(result, `API_BUDGET_FILE: ${key}`);
   });
 
+  it('a service registered with the role OWNER names the client (OIDC_CLIENTS)', async () => {
+    const owner = {
+      client_id: 'nightly-export',
+      client_secret: 'nightly-export-secret-that-is-long-enough-0123456789',
+      grant_types: ['client_credentials'],
+      organization: 'acme',
+      role: 'OWNER',
+      scope: 'documents:read',
+    };
+    const result = await start({ OIDC_CLIENTS: JSON.stringify([owner]) });
+    expectPlainRefusal(result, 'OIDC_CLIENTS.0 (service "nightly-export"): role', 'OWNER');
+  });
+
   it.runIf(onPostgres('the PostgreSQL-only tests'))('a database the server does not have says how to create it', async () => {
     const url = new URL(process.env['DATABASE_URL']!);
     url.pathname = '/latchkey_no_such_database';

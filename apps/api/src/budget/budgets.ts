@@ -5,7 +5,8 @@ import type { DatabaseHandle, Plan } from '@latchkey/db';
 import { handleMaybePromise, type MaybePromise } from '@whatwg-node/promise-helpers';
 import type { BucketSize, BudgetSettings } from '../config/budget.js';
 import { createMemoryBudgetStore, type BudgetStore } from './bucket.js';
-import { createPlanLookup } from './plans.js';
+import { createPlanLookup, readPlanOfOrganization } from './plans.js';
+import { NO_SERVICE_PRINCIPALS, serviceActor, type ServicePrincipals } from '../domain/service-principals.js';
 
 /** Whose budget a request spends, and its size. */
 export interface Bucket {
@@ -29,7 +30,10 @@ const UNCOUNTED: BudgetMetrics = { refused: () => undefined, spent: () => undefi
 /** The budgets of this instance, spent alike by GraphQL (over HTTP and WebSocket) and REST. */
 export interface Budgets {
   store: BudgetStore;
-  /** The bucket of a caller: the account's (sized by its plan, read now), or a guest's client address (its /64). */
+  /**
+   * The bucket of a caller: the account's (sized by its plan, read now), a service's (by client id, sized by its
+   * organization's plan), or a guest's client address (its /64).
+   */
   bucketOf(caller: Caller, req: IncomingMessage | undefined): MaybePromise<Bucket>;
   /** milliseconds, the store's clock */
   now(): number;
@@ -51,17 +55,28 @@ export interface BudgetsOptions {
   metrics?: BudgetMetrics;
   /** where the buckets live (open-store.ts); @default this process's memory */
   store?: BudgetStore;
+  /** the services (client credentials): each is charged by its client id, under its organization's plan */
+  services?: ServicePrincipals;
 }
 
 export function createBudgets(options: BudgetsOptions): Budgets {
   const { settings, database, clientAddressOf, now = () => performance.now(), metrics } = options;
   const plans = createPlanLookup({ database, now });
+  const services = options.services ?? NO_SERVICE_PRINCIPALS;
+  const organizationPlans = createPlanLookup({ database, now, read: readPlanOfOrganization, accepts: () => true });
   return {
     store: options.store ?? createMemoryBudgetStore(),
     now,
     counted: metrics ?? UNCOUNTED,
     bucketOf(caller, req) {
       if (!caller) return { key: `guest:${sourceKey(req ? clientAddressOf(req) : 'unknown')}`, size: settings.guest, plan: 'guest' };
+      const service = services.registrationOf(caller);
+      if (service) {
+        return handleMaybePromise(
+          () => organizationPlans.planOf(service.organization),
+          (plan) => ({ key: serviceActor(service.clientId), size: settings.plans[plan], plan }),
+        );
+      }
       return handleMaybePromise(
         () => plans.planOf(caller.subject),
         (plan) => ({ key: accountBucketKey(caller.subject), size: settings.plans[plan], plan }),

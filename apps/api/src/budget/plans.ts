@@ -1,4 +1,4 @@
-import { listPlansOfUser, type DatabaseHandle, type Plan } from '@latchkey/db';
+import { findOrganizationBySlug, listPlansOfUser, type Database, type DatabaseHandle, type Plan } from '@latchkey/db';
 import { isUuid } from '../domain/validate.js';
 
 export interface PlanLookupOptions {
@@ -12,6 +12,10 @@ export interface PlanLookupOptions {
   maxCallers?: number;
   /** @default Date.now */
   now?: () => number;
+  /** what is read for a key: @default an account's best plan (`planOf(userId)`) */
+  read?: (db: Database, key: string) => Promise<Plan>;
+  /** which keys can be read at all (others are FALLBACK at once) @default account ids (UUIDs) */
+  accepts?: (key: string) => boolean;
 }
 
 /** A caller's plan: the best among the organizations the account belongs to (`PRO` over `FREE`). */
@@ -32,6 +36,7 @@ export const bestPlanOf = (plans: readonly Plan[]): Plan => (plans.includes('PRO
  */
 export function createPlanLookup(options: PlanLookupOptions): PlanLookup {
   const { database, ttlMs = 5000, maxCallers = 10_000, now = Date.now } = options;
+  const { read: readPlan = readPlanOfUser, accepts = isUuid } = options;
   const known = new Map<string, { plan: Plan; until: number }>();
   const reading = new Map<string, Promise<Plan>>();
   const remember = (userId: string, plan: Plan) => {
@@ -41,13 +46,13 @@ export function createPlanLookup(options: PlanLookupOptions): PlanLookup {
     return plan;
   };
   const read = (userId: string): Promise<Plan> =>
-    listPlansOfUser(database.until(database.deadlineFromNow()), userId).then(
-      (plans) => remember(userId, bestPlanOf(plans)),
+    readPlan(database.until(database.deadlineFromNow()), userId).then(
+      (plan) => remember(userId, plan),
       () => known.get(userId)?.plan ?? FALLBACK,
     );
   return {
     planOf(userId) {
-      if (!isUuid(userId)) return FALLBACK;
+      if (!accepts(userId)) return FALLBACK;
       const entry = known.get(userId);
       if (entry && entry.until > now()) return entry.plan;
       let pending = reading.get(userId);
@@ -59,3 +64,9 @@ export function createPlanLookup(options: PlanLookupOptions): PlanLookup {
     },
   };
 }
+
+const readPlanOfUser = async (db: Database, userId: string): Promise<Plan> => bestPlanOf(await listPlansOfUser(db, userId));
+
+/** The plan of an organization, by slug (a service's: config/services.ts); FALLBACK while it does not exist. */
+export const readPlanOfOrganization = async (db: Database, slug: string): Promise<Plan> =>
+  (await findOrganizationBySlug(db, slug))?.plan ?? FALLBACK;

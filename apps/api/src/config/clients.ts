@@ -1,14 +1,15 @@
-import { DEVICE_CODE_GRANT_TYPE, OFFERED_RESPONSE_TYPES, REGISTRABLE_GRANT_TYPES } from '@latchkey/auth/configuration';
+import { DEVICE_CODE_GRANT_TYPE, isRedirectless, OFFERED_RESPONSE_TYPES, REGISTRABLE_GRANT_TYPES } from '@latchkey/auth/configuration';
 import { z } from 'zod';
 import { ConfigError } from './error.js';
 import type { Config, OidcClient } from './types.js';
+import { serviceRegistrations, withRedirectlessDefaults } from './services.js';
 
 const oidcClients = z.array(
   z
     .object({
       client_id: z.string().min(1).max(100),
       client_secret: z.string().min(32).optional(),
-      redirect_uris: z.array(z.url()).default([]),
+      redirect_uris: z.array(z.url()).optional(),
       post_logout_redirect_uris: z.array(z.url()).optional(),
       // Back-channel logout (OpenID Connect Back-Channel Logout 1.0): told when a session it was used in ends.
       backchannel_logout_uri: z.url().optional(),
@@ -31,17 +32,13 @@ const oidcClients = z.array(
       resource_server: z.boolean().optional(),
     })
     .loose()
-    // Only a client that signs nobody in at a redirect URI may have none: a back-end that introspects
-    // (`grant_types: []`) or a device (the device grant, without the authorization code).
-    .refine(
-      (client) =>
-        client.redirect_uris.length > 0 || (client.grant_types !== undefined && !client.grant_types.includes('authorization_code')),
-      {
-        path: ['redirect_uris'],
-        message:
-          'at least one redirect URI (a client that only introspects tokens has "grant_types": [] and "response_types": []; a device has only the device grant)',
-      },
-    ),
+    // Only a client whose grants send no browser back to it (a service's, the device grant, or none: a back-end that
+    // introspects) may have no redirect URI.
+    .refine((client) => (client.redirect_uris?.length ?? 0) > 0 || isRedirectless(client.grant_types), {
+      path: ['redirect_uris'],
+      message:
+        'at least one redirect URI (a client that only introspects tokens has "grant_types": [] and "response_types": []; a service has "grant_types": ["client_credentials"])',
+    }),
 );
 
 export const DEMO_CLIENT_ID = 'latchkey-demo';
@@ -61,7 +58,7 @@ export function parseClients(raw: string | undefined): OidcClient[] {
     const lines = result.error.issues.map((issue) => `  OIDC_CLIENTS.${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  return result.data as OidcClient[];
+  return (result.data as OidcClient[]).map(withRedirectlessDefaults);
 }
 
 export function authConfig(
@@ -102,6 +99,7 @@ export function authConfig(
     clients,
     firstPartyClientIds: clients.filter((client) => client.first_party).map((client) => client.client_id),
     resourceServerClientIds: clients.filter((client) => client.resource_server).map((client) => client.client_id),
+    services: serviceRegistrations(clients),
     demoClientId: demo ? DEMO_CLIENT_ID : undefined,
   };
 }

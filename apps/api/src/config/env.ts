@@ -117,7 +117,7 @@ export const envSchema = z.object({
   SIGNING_KEY_FILE: z.string().min(1).optional(),
   VERIFY_KEYS: z.string().min(1).optional(),
   JWT_ISSUER: z.string().min(1).optional(),
-  API_AUDIENCE: z.string().min(1).default('urn:latchkey:api'),
+  API_AUDIENCE: z.string().min(1).optional(),
   JWT_CLOCK_SKEW: duration.default(30),
   /** how old a DPoP proof's `iat` may be (RFC 9449) */
   DPOP_PROOF_MAX_AGE: duration.pipe(z.number().int().min(1, 'must be at least 1s').max(3600, 'must be at most 1h')).default(60),

@@ -31,7 +31,10 @@ describe('loadConfig defaults', () => {
     expect(config.http.host).toBe('127.0.0.1');
     expect(config.http.publicUrl).toBe('http://localhost:4000');
     expect(config.tokens.issuer).toBe('http://localhost:4000');
-    expect(config.tokens.audience).toBe('urn:latchkey:api');
+    // The API's resource identifier (RFC 9728) is its audience; tokens for the former default stay accepted.
+    expect(config.tokens.audience).toBe('http://localhost:4000');
+    expect(config.tokens.resourceIdentifier).toBe('http://localhost:4000');
+    expect(config.tokens.acceptedAudiences).toEqual(['http://localhost:4000', 'urn:latchkey:api']);
     expect([...config.http.corsOrigins]).toEqual(['http://localhost:4000']);
     expect(config.keys.signingKey).toBeUndefined();
     expect(config.database.url).toBeUndefined();
@@ -79,6 +82,15 @@ describe('loadConfig defaults', () => {
     expect(load({ PUBLIC_URL: 'https://api.example.com', JWT_ISSUER: 'https://id.example.com' }).tokens.issuer).toBe(
       'https://id.example.com',
     );
+  });
+
+  it('PUBLIC_URL is the API audience and resource identifier; an explicit API_AUDIENCE is the only audience accepted', () => {
+    const byDefault = load({ PUBLIC_URL: 'https://api.example.com/' }).tokens;
+    expect(byDefault).toMatchObject({ audience: 'https://api.example.com', resourceIdentifier: 'https://api.example.com' });
+    expect(byDefault.acceptedAudiences).toEqual(['https://api.example.com', 'urn:latchkey:api']);
+    const explicit = load({ PUBLIC_URL: 'https://api.example.com', API_AUDIENCE: 'urn:acme:api' }).tokens;
+    expect(explicit).toMatchObject({ audience: 'urn:acme:api', resourceIdentifier: 'https://api.example.com' });
+    expect(explicit.acceptedAudiences).toEqual(['urn:acme:api']);
   });
 });
 
@@ -302,7 +314,7 @@ describe('OIDC_CLIENTS may ask only for what is offered (authorization code with
     },
   );
 
-  it.each([['implicit'], ['client_credentials'], ['password']])('grant type %j stops start-up, naming what is offered', (grantType) => {
+  it.each([['implicit'], ['password']])('grant type %j stops start-up, naming what is offered', (grantType) => {
     const error = expectConfigError({ OIDC_CLIENTS: client({ grant_types: [grantType] }) }, 'OIDC_CLIENTS.0.grant_types.0');
     expect(error.message).toContain('"authorization_code"');
   });

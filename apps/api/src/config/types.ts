@@ -1,6 +1,7 @@
 import type { ClientCertificateUsers, SignInFactor, SignInPolicy } from '@latchkey/auth/configuration';
 import type { TrustProxy } from '@latchkey/http';
 import type { BudgetSettings } from './budget.js';
+import type { ServiceRegistration } from './services.js';
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -30,7 +31,12 @@ export interface Config {
   };
   tokens: {
     issuer: string;
+    /** API_AUDIENCE, PUBLIC_URL by default: the `aud` of every access token issued for the API */
     audience: string;
+    /** the audiences the API accepts: `audience`, and the legacy `urn:latchkey:api` while API_AUDIENCE is unset */
+    acceptedAudiences: readonly string[];
+    /** the API's resource identifier (RFC 9728): PUBLIC_URL */
+    resourceIdentifier: string;
     clockSkewSeconds: number;
     accessTokenTtlSeconds: number;
     cacheSize: number;
@@ -98,6 +104,8 @@ export interface Config {
     firstPartyClientIds: string[];
     /** clients that may introspect any API access token (`resource_server: true`) */
     resourceServerClientIds: string[];
+    /** the services (`client_credentials`): each one's organization, role and scopes (services.ts) */
+    services: ServiceRegistration[];
     /** the demo page's client id, when the demo client is on */
     demoClientId: string | undefined;
     /** whether the provider's outgoing requests (back-channel logout) may reach loopback and private addresses */

@@ -142,7 +142,7 @@ export function readCallerWithDocumentPage(
   fields: ListFields = LIST_FIELDS,
 ): void {
   const { caller, db } = asking;
-  if (caller === null || !isUuid(caller.subject) || services.subjects.started(scope)) return;
+  if (caller === null || !isUuid(caller.subject) || services.subjects.isService(caller) || services.subjects.started(scope)) return;
   const userId = caller.subject;
   const loaders = services.loaders(scope, db);
   const guess = loaders.documentList.guessFor(userId);

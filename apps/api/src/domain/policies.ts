@@ -1,6 +1,6 @@
 import type { DocumentRow, DocumentVisibility, OrganizationRow, Role } from '@latchkey/db';
 import { binding, createRoleHierarchy, definePolicy } from '@latchkey/policy';
-import type { Subject } from './subject.js';
+import { isPerson, type Subject } from './subject.js';
 
 export const roles = createRoleHierarchy<Role>(['OWNER', 'ADMIN', 'EDITOR', 'VIEWER']);
 
@@ -26,7 +26,8 @@ export const AccountPolicy = definePolicy('AccountPolicy', {
   before,
   scopes: { view: 'account:read', endSessions: 'sessions:manage', publish: 'documents:write' },
   abilities: {
-    view: (user: Subject | null, account: { id: string }) => user !== null && user.id === account.id,
+    /** a service (client credentials) has no account of its own: nothing it asks about "its account" is allowed */
+    view: (user: Subject | null, account: { id: string }) => isPerson(user) && user.id === account.id,
     /** an e-mail address is for its owner and for ADMINs of an organization the account belongs to */
     viewEmail: (user: Subject | null, account: { id: string }, organizationIds: readonly string[]) =>
       user !== null && (user.id === account.id || organizationIds.some((id) => atLeast(user, id, 'ADMIN'))),
@@ -109,7 +110,8 @@ export const DocumentPolicy = definePolicy('DocumentPolicy', {
     list: (user: Subject | null) => user !== null,
     view: (user: Subject | null, doc: Doc, now: Date) => visibleTo(user, doc, now),
     viewInternalNotes: (user: Subject | null, doc: Doc) => atLeast(user, doc.organizationId, 'EDITOR'),
-    create: (user: Subject | null, org: Org) => atLeast(user, org.id, 'EDITOR'),
+    /** a document's owner is a person: a service (client credentials) edits documents but creates none */
+    create: (user: Subject | null, org: Org) => isPerson(user) && atLeast(user, org.id, 'EDITOR'),
     update: (user: Subject | null, doc: Doc) => atLeast(user, doc.organizationId, 'EDITOR'),
     archive: (user: Subject | null, doc: Doc) => atLeast(user, doc.organizationId, 'EDITOR'),
     /** publishing needs a verified e-mail and a PRO organization (attribute rules, spec Authorization 11) */

@@ -4,6 +4,7 @@ import type { AuthenticationEvidence, Principal } from '@latchkey/auth/tokens';
 import type { RequestScope } from './request-scope.js';
 import { isUuid } from './validate.js';
 import type { GrantedScopes } from './scopes.js';
+import { loadServiceSubject, NO_SERVICE_PRINCIPALS, type ServicePrincipals } from './service-principals.js';
 
 /**
  * Who is asking: a verified token's claims (a `Principal`), an operator acting as a user (the CLI: a subject and
@@ -28,7 +29,15 @@ export interface Subject {
    * caller scopes do not restrict (the operator's CLI).
    */
   scopes: ReadonlySet<string> | null;
+  /**
+   * Set when the caller is a service (client credentials), a principal of its own kind: `id` is then
+   * `client:<client id>`, never an account's, and `roles` holds its one organization. Absent for a person.
+   */
+  service?: { clientId: string };
 }
+
+/** Whether a subject is a person (an account), not a service. */
+export const isPerson = (subject: Subject | null): subject is Subject => subject !== null && subject.service === undefined;
 
 /**
  * The account row read with each subject: kept as a memo (not an enumerable field), so the policies' view of the
@@ -92,13 +101,24 @@ export interface SubjectLoader {
    * with a page of documents): as if `load` had read it, at the same moment.
    */
   readWith(request: RequestScope, read: Promise<Subject | null>): void;
+  /** The caller's subject read now, outside any request's memo (a subscription's event); null for a guest. */
+  fresh(db: Database, caller: RequestCaller, scopes: ReadonlySet<string> | null): Promise<Subject | null>;
+  /** Whether a caller is a service (then its subject is no account's, see service-principals.ts). */
+  isService(caller: RequestCaller): boolean;
 }
 
 /**
  * One subject per request however many fields ask (per-request memos keyed by the request's scope), with the scopes
  * of the caller's token (`scopesOf`; without it none restrict: the CLI's callers present no token).
  */
-export function createSubjectLoader(scopesOf: GrantedScopes = () => null): SubjectLoader {
+export function createSubjectLoader(
+  scopesOf: GrantedScopes = () => null,
+  services: ServicePrincipals = NO_SERVICE_PRINCIPALS,
+): SubjectLoader {
+  const read = (db: Database, caller: NonNullable<RequestCaller>, scopes: ReadonlySet<string> | null) => {
+    const service = services.registrationOf(caller);
+    return service ? loadServiceSubject(db, service, scopes) : loadSubject(db, caller.subject, scopes);
+  };
   // Kept on the request key and on the subject (request-memo.ts): the subject leads back to its request key, which
   // as a pair of WeakMaps kept every request that read one alive into the old generation.
   const byRequest = requestMemo<Promise<Subject | null>>('subject of the request');
@@ -119,8 +139,7 @@ export function createSubjectLoader(scopesOf: GrantedScopes = () => null): Subje
     load(request, caller, db) {
       if (caller === null) return Promise.resolve(null);
       let subject = byRequest.get(request);
-      if (!subject)
-        byRequest.set(request, (subject = settle(request, loadSubject(db, caller.subject, scopesOf(caller)).then(remember(request)))));
+      if (!subject) byRequest.set(request, (subject = settle(request, read(db, caller, scopesOf(caller)).then(remember(request)))));
       return subject;
     },
     now: (request, caller) => (caller === null ? null : settled.get(request)),
@@ -128,6 +147,8 @@ export function createSubjectLoader(scopesOf: GrantedScopes = () => null): Subje
     prime: (request, subject) => void byRequest.set(request, settle(request, subject)),
     started: (request) => byRequest.has(request),
     scopesOf,
-    readWith: (request, read) => void byRequest.set(request, settle(request, read.then(remember(request)))),
+    readWith: (request, reading) => void byRequest.set(request, settle(request, reading.then(remember(request)))),
+    fresh: (db, caller, scopes) => (caller === null ? Promise.resolve(null) : read(db, caller, scopes)),
+    isService: (caller) => services.registrationOf(caller) !== undefined,
   };
 }

@@ -8,7 +8,6 @@ import type { Principal } from '@latchkey/auth/tokens';
 import { getOrganization } from '../domain/organizations.js';
 import { DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
-import { loadSubject } from '../domain/subject.js';
 import { scopesKey } from '../domain/scopes.js';
 import type { DocumentEventKind } from '../domain/document-events.js';
 import type { Delivery, Subscriber } from '../events/subscription-hub.js';
@@ -109,7 +108,7 @@ async function judge(watch: Watch, delivery: Delivery): Promise<StreamItem | 'sk
   // Shared by this user's subscribers whose tokens hold the same scopes (the scopes narrow what the subject may see).
   const scopes = context.app.subjects.scopesOf(watch.caller);
   const subject: Promise<Subject | null> = shared(delivery, `subject:${userId}:${scopesKey(scopes)}`, () =>
-    loadSubject(view.db, userId, scopes),
+    context.app.subjects.fresh(view.db, watch.caller, scopes),
   );
   const now = new Date();
   const current = await subject;

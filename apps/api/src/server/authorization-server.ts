@@ -24,6 +24,7 @@ import { type ClientAddresses, type Route, sendHttpError, sendServiceUnavailable
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import type { SignInMethod } from '../observability/metrics.js';
+import { serviceTokenPolicy } from './service-tokens.js';
 
 export interface AuthorizationServerOptions {
   config: Config;
@@ -57,7 +58,7 @@ export function createConfiguredProvider(
   config: Config,
   keys: KeyMaterial,
   database: Pick<DatabaseHandle, 'db'>,
-  served?: Pick<ProviderOptions, 'sessionNeedsLogin' | 'verifier' | 'onSignedOut' | 'userCodeLimits'>,
+  served?: Pick<ProviderOptions, 'sessionNeedsLogin' | 'verifier' | 'onSignedOut' | 'services' | 'userCodeLimits'>,
 ) {
   const signingJwk = keys.signing.key.export({ format: 'jwk' });
   return createAuthorizationServer({
@@ -65,11 +66,13 @@ export function createConfiguredProvider(
     publicUrl: config.http.publicUrl,
     trustForwardedHeaders: config.http.trustProxy !== undefined,
     apiAudience: config.tokens.audience,
+    apiAliases: [config.tokens.resourceIdentifier, ...config.tokens.acceptedAudiences],
     signingJwk: { ...signingJwk, kid: keys.signing.kid, alg: keys.signing.alg, use: 'sig' },
     db: database.db,
     adapter: createDrizzleAdapter(database.db),
     clients: config.auth.clients.map(
-      ({ first_party: _firstParty, resource_server: _resourceServer, ...metadata }) => metadata as ClientMetadata,
+      ({ first_party: _firstParty, resource_server: _resourceServer, organization: _organization, role: _role, ...metadata }) =>
+        metadata as ClientMetadata,
     ),
     firstPartyClientIds: config.auth.firstPartyClientIds,
     resourceServerClientIds: config.auth.resourceServerClientIds,
@@ -103,6 +106,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     verifier: options.verifier,
     onSignedOut: (session, request) =>
       listSignedOut(database.db, session, { reason: 'signed out by its user at an application', actor: session.accountId, request }),
+    ...(config.auth.services.length > 0 ? { services: serviceTokenPolicy(config.auth.services, database.db, logger) } : {}),
     userCodeLimits: {
       limits: options.userCodeLimits,
       clientAddress: options.clientAddresses.addressOf,

@@ -12,6 +12,7 @@ import { type OnSignedOut, reportSignOut, sessionStillOpen } from './sign-out.js
 import { tokenEndpointCors } from './token-endpoint-cors.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { deriveCookieKeys } from './cookie-keys.js';
+import { serviceTokenClaims, type ServiceTokenPolicy } from './services.js';
 import { SESSION_COOKIE_OPTIONS, SESSION_TTL_SECONDS } from './provider-session.js';
 import { DEVICE_CODE_TTL_SECONDS, deviceFlow, type DeviceFlowOptions } from './device-flow.js';
 
@@ -49,6 +50,12 @@ export interface AuthorizationServerOptions {
   trustForwardedHeaders?: boolean;
   /** the API's audience (resource indicator) that access tokens are issued for */
   apiAudience: string;
+  /**
+   * Other resource indicators (RFC 8707) that name the API: its RFC 9728 resource identifier (PUBLIC_URL), the
+   * audience of an older version (so grants made for it still refresh). A token asked for one is issued for
+   * `apiAudience`. @default []
+   */
+  apiAliases?: readonly string[];
   /** the private signing key as a JWK with `kid` and `alg` (the same key the API verifies with) */
   signingJwk: { kid?: string; alg?: string; d?: string } & Record<string, unknown>;
   db: Database;
@@ -92,6 +99,11 @@ export interface AuthorizationServerOptions {
    * page, so its access tokens are refused.
    */
   onSignedOut?: OnSignedOut;
+  /**
+   * the services (client credentials): their token requests are checked against their registrations (services.ts).
+   * Without it the grant is not offered.
+   */
+  services?: ServiceTokenPolicy;
   /** the limits user-code entry (the device grant) is counted against; none: not limited (the CLI's provider) */
   userCodeLimits?: DeviceFlowOptions['limits'];
 }
@@ -158,18 +170,26 @@ interface ProviderSettings {
   pages: ReturnType<typeof providerPages>;
   signingAlg: AsymmetricSigningAlgorithm;
   introspectionPolicy: { resourceServers: ReadonlySet<string> };
+  /** every resource indicator that names the API: its audience and its aliases */
+  apiIndicators: readonly string[];
   device: ReturnType<typeof deviceFlow>;
 }
 
 /** Whether a first-party grant holds every scope the provider offers (OpenID's, and the API's for its audience). */
-function grantsEverything(grant: InstanceType<Provider['Grant']>, apiAudience: string): boolean {
+function grantsEverything(grant: InstanceType<Provider['Grant']>, apiIndicators: readonly string[]): boolean {
   const openid = new Set(grant.getOIDCScope().split(' '));
-  const api = new Set(grant.getResourceScope(apiAudience).split(' '));
-  return OFFERED_SCOPES.every((scope) => openid.has(scope)) && API_SCOPES.split(' ').every((scope) => api.has(scope));
+  const holdsEveryApiScope = (indicator: string) => {
+    const api = new Set(grant.getResourceScope(indicator).split(' '));
+    return API_SCOPES.split(' ').every((scope) => api.has(scope));
+  };
+  return OFFERED_SCOPES.every((scope) => openid.has(scope)) && apiIndicators.every(holdsEveryApiScope);
 }
 
 /** Consent is implicit for first-party clients: their grant is created on first use. */
-function firstPartyGrants(firstParty: ReadonlySet<string>, apiAudience: string): NonNullable<Configuration['loadExistingGrant']> {
+function firstPartyGrants(
+  firstParty: ReadonlySet<string>,
+  apiIndicators: readonly string[],
+): NonNullable<Configuration['loadExistingGrant']> {
   return async (ctx) => {
     const clientId = ctx.oidc.client!.clientId;
     const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(clientId);
@@ -177,10 +197,10 @@ function firstPartyGrants(firstParty: ReadonlySet<string>, apiAudience: string):
     if (!firstParty.has(clientId)) return existing;
     const grant = existing ?? new ctx.oidc.provider.Grant({ clientId, accountId: ctx.oidc.session!.accountId! });
     // Everything a first-party client may ask for; a grant made by an older version gets what it lacks.
-    if (!existing || !grantsEverything(grant, apiAudience)) {
+    if (!existing || !grantsEverything(grant, apiIndicators)) {
       grant.addOIDCScope(OFFERED_SCOPES.join(' '));
       grant.addOIDCClaims(['email', 'email_verified', 'name']);
-      grant.addResourceScope(apiAudience, API_SCOPES);
+      for (const indicator of apiIndicators) grant.addResourceScope(indicator, API_SCOPES);
       await grant.save();
     }
     return grant;
@@ -204,11 +224,15 @@ function providerFeatures({
   pages,
   signingAlg,
   introspectionPolicy,
+  apiIndicators,
   device,
 }: ProviderSettings): Configuration['features'] {
   const { apiAudience } = options;
   return {
     devInteractions: { enabled: false },
+    // Services (client credentials): tokens with no user, for clients registered as services (services.ts); the grant
+    // is offered (and advertised) only when there is one.
+    clientCredentials: { enabled: options.services !== undefined },
     // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets tokens bound to its key (`cnf.jkt`;
     // a public client's refresh token too); the API then wants a proof from that key on every request.
     dPoP: { enabled: true },
@@ -234,7 +258,7 @@ function providerFeatures({
       defaultResource: () => apiAudience,
       useGrantedResource: () => true,
       getResourceServerInfo: (_ctx, resourceIndicator): ResourceServer => {
-        if (resourceIndicator !== apiAudience) throw new errors.InvalidTarget();
+        if (!apiIndicators.includes(resourceIndicator)) throw new errors.InvalidTarget();
         return {
           scope: API_SCOPES,
           audience: apiAudience,
@@ -305,8 +329,8 @@ function providerConfiguration(
     pkce: { required: () => true },
     clientBasedCORS: tokenEndpointCors as never,
     features: providerFeatures(settings),
-    extraTokenClaims: accessTokenClaims,
-    loadExistingGrant: firstPartyGrants(firstParty, options.apiAudience),
+    extraTokenClaims: serviceTokenClaims(options.services, settings.errors, accessTokenClaims),
+    loadExistingGrant: firstPartyGrants(firstParty, settings.apiIndicators),
     // Refresh tokens rotate on every use. First-party clients get one whenever they may use the grant
     // (`offline_access` alone is dropped by OpenID Connect unless consent is prompted for, which they skip).
     rotateRefreshToken: true,
@@ -345,6 +369,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     pages: providerPages(options.renderPage),
     signingAlg: (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm,
     introspectionPolicy: { resourceServers: new Set(options.resourceServerClientIds ?? []) },
+    apiIndicators: [...new Set([apiAudience, ...(options.apiAliases ?? [])])],
     device: deviceFlow({
       path: OIDC_ROUTES.code_verification,
       tokenPath: OIDC_ROUTES.token,
