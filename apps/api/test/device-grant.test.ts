@@ -76,6 +76,8 @@ describe.runIf(hasChromium)('devices and CLIs: the device grant (RFC 8628) with 
         token_endpoint_auth_method: 'none',
         first_party: true,
       },
+      // A third-party device app (no first_party): the person's consent is asked for after the sign-in.
+      { client_id: 'partner-tv', grant_types: [DEVICE_GRANT], response_types: [], token_endpoint_auth_method: 'none' },
       {
         client_id: 'kiosk',
         client_secret: SECRET,
@@ -157,6 +159,8 @@ describe.runIf(hasChromium)('devices and CLIs: the device grant (RFC 8628) with 
       auth_time: id.auth_time,
     });
     expect(id['amr']).toEqual(['otp']);
+    // ... and its session: ending that session in the browser refuses the device's token too.
+    expect(access['sid']).toEqual(expect.any(String));
     expect(access['auth_time']).toBeGreaterThanOrEqual(before - 1);
     expect(String(access['scope']).split(' ')).toContain('documents:read');
     const viewer = await postGraphQL(`${base}/graphql`, { query: '{ viewer { amr scope } }' }, { token: tokens.access_token });
@@ -173,6 +177,14 @@ describe.runIf(hasChromium)('devices and CLIs: the device grant (RFC 8628) with 
     // code and revokes what it issued (the refresh token; the access token ends with its short lifetime).
     await expect(oidc.pollDeviceAuthorizationGrant(tv, { ...started, interval: 0 })).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(oidc.refreshTokenGrant(tv, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+
+    // The device's token shares the browser sign-in's session: signing out of Latchkey there refuses it too.
+    await page.goto(`${base}/account`);
+    await page.getByRole('link', { name: 'Sign out of Latchkey in this browser' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await expect.poll(() => page.locator('main').textContent()).toContain('You are signed out of Latchkey in this browser.');
+    const refused = () => postGraphQL(`${base}/graphql`, { query: '{ viewer { amr } }' }, { token: tokens.access_token });
+    await expect.poll(async () => (await refused()).status, { timeout: 10_000 }).toBe(401);
     expect(violations).toEqual([]);
   }, 90_000);
 
@@ -198,6 +210,23 @@ describe.runIf(hasChromium)('devices and CLIs: the device grant (RFC 8628) with 
       cause: [{ parameters: { error: 'invalid_client' } }],
     });
   }, 60_000);
+
+  it("a third-party device app: after the code and the sign-in, the flow goes on to the consent step (the provider's next interaction)", async () => {
+    const partner = await discover(base, 'partner-tv');
+    const started = await oidc.initiateDeviceAuthorization(partner, { scope: 'openid documents:read' });
+    const { page, violations } = await freshPage();
+    const interactions = new Set<string>();
+    page.on('request', (request) => {
+      const uid = /\/interaction\/([A-Za-z0-9_-]+)$/.exec(new URL(request.url()).pathname)?.[1];
+      if (uid) interactions.add(uid);
+    });
+    await enterUserCode(page, base, started.user_code, 'partner-tv');
+    await page.waitForURL(/\/interaction\//);
+    await signInAtProvider(page, outbox, 'carol@globex.test', 'code');
+    // The login prompt was one interaction; the consent prompt is the next one.
+    await expect.poll(() => interactions.size).toBe(2);
+    expect(violations).toEqual([]);
+  });
 
   it('an expired code: the device is told expired_token, the person that the code has expired', async () => {
     const started = await oidc.initiateDeviceAuthorization(tv, { scope: 'openid' });
@@ -268,6 +297,11 @@ describe.runIf(hasChromium)('devices and CLIs: the device grant (RFC 8628) with 
     // A script guessing codes: each guess carries the form's fresh xsrf value, as a browser's would.
     const guesser = new BrowserSession(base);
     let form = await guesser.request('/oidc/device');
+    // The page's headers: nothing loads, forms post only here, never framed, never cached, no referrer.
+    expect(form.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    expect([form.headers.get('cache-control'), form.headers.get('referrer-policy')]).toEqual(['no-store', 'no-referrer']);
     const statuses: number[] = [];
     for (let guess = 0; guess < 6 && !statuses.includes(429); guess++) {
       const xsrf = /name="xsrf" value="([0-9a-f]+)"/.exec(form.text)?.[1] ?? '';

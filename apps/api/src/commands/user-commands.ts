@@ -162,7 +162,8 @@ export async function loginCommand(args: string[]): Promise<void> {
       return;
     }
     const error = polled.body['error'];
-    if (error === 'authorization_pending') continue;
+    // A server briefly unavailable (503, e.g. its database) is asked again at the next interval.
+    if (error === 'authorization_pending' || polled.status === 503) continue;
     if (error === 'slow_down') {
       interval += SLOW_DOWN_SECONDS;
       continue;

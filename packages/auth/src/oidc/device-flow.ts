@@ -99,6 +99,8 @@ export function deviceFlow(options: DeviceFlowOptions) {
     if (ctx.method === 'GET') {
       // verification_uri_complete: the provider answers with a form that submits itself (its script's hash is added).
       ctx.set('content-security-policy', AUTO_SUBMIT_CSP);
+      // The address may carry the code (`?user_code=`): never sent on as a referrer.
+      ctx.set('referrer-policy', 'no-referrer');
       return next();
     }
     if (ctx.method !== 'POST' || !options.limits) return next();
@@ -128,6 +130,7 @@ function refusal(ctx: KoaContextWithOIDC, renderPage: DeviceFlowOptions['renderP
   ctx.status = status;
   ctx.set('content-security-policy', DEVICE_PAGE_CSP);
   ctx.set('cache-control', 'no-store');
+  ctx.set('referrer-policy', 'no-referrer');
   ctx.type = 'html';
   ctx.body = renderPage('Sign in a device', `<p class="error" role="alert">${text(message)}</p>`);
 }
@@ -158,6 +161,7 @@ function devicePages(renderPage: DeviceFlowOptions['renderPage'], wrongCode: Wea
     ctx.type = 'html';
     ctx.set('content-security-policy', DEVICE_PAGE_CSP);
     ctx.set('cache-control', 'no-store');
+    ctx.set('referrer-policy', 'no-referrer');
     ctx.body = renderPage(title, body);
   };
   return {

@@ -107,19 +107,22 @@ describe('Drizzle adapter for oidc-provider', () => {
     expect(await tokens.find('at-2')).toEqual({ jti: 'at-2' });
   });
 
-  it("findByUid and findByUserCode look up within the adapter's model and skip expired rows", async () => {
+  it("findByUid and findByUserCode look up within the adapter's model and skip expired rows (a device code's after a grace period)", async () => {
     const sessions = adapterFor('Session');
     const deviceCodes = adapterFor('DeviceCode');
     await sessions.upsert('sess-a', { jti: 'sess-a', uid: 'uid-a', accountId: 'alice' }, 60);
     await sessions.upsert('sess-old', { jti: 'sess-old', uid: 'uid-old' }, -1);
     await deviceCodes.upsert('dc-1', { jti: 'dc-1', userCode: 'WDJB-MJHT', grantId: 'g-dc', uid: 'uid-a' }, 600);
-    await deviceCodes.upsert('dc-old', { jti: 'dc-old', userCode: 'OLD-CODE' }, -1);
+    // A device code's row outlives its expiry by 10 minutes (the provider then answers expired_token), no longer.
+    await deviceCodes.upsert('dc-old', { jti: 'dc-old', userCode: 'OLD-CODE' }, -601);
+    await deviceCodes.upsert('dc-just-expired', { jti: 'dc-just-expired', userCode: 'JUST-EXPIRED' }, -1);
 
     expect(await sessions.findByUid('uid-a')).toEqual({ jti: 'sess-a', uid: 'uid-a', accountId: 'alice' });
     expect(await sessions.findByUid('uid-old')).toBeUndefined();
     expect(await sessions.findByUid('unknown')).toBeUndefined();
     expect(await deviceCodes.findByUserCode('WDJB-MJHT')).toEqual({ jti: 'dc-1', userCode: 'WDJB-MJHT', grantId: 'g-dc', uid: 'uid-a' });
     expect(await deviceCodes.findByUserCode('OLD-CODE')).toBeUndefined();
+    expect(await deviceCodes.findByUserCode('JUST-EXPIRED')).toEqual({ jti: 'dc-just-expired', userCode: 'JUST-EXPIRED' });
     expect(await deviceCodes.findByUserCode('wdjb-mjht')).toBeUndefined();
     // Another model's rows never answer.
     expect(await sessions.findByUserCode('WDJB-MJHT')).toBeUndefined();
