@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/load.js';
 import { hasChromium, launchChromium, signInAtProvider } from './support/chromium.js';
+import { auditRows, ofType } from './support/audit.js';
 import { outboxOf } from './support/outbox.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import {
@@ -212,6 +213,17 @@ describe.runIf(hasChromium)('a third-party web app on another origin asks for co
     expect(revoked.json.data).toEqual({ revokeConnectedApp: true });
     expect((await graphqlAs(tokens.access_token, READ)).status).toBe(401);
     await allowed.context.close();
+
+    // Audited like an ended session: who, whom, which app, why; and each consent with the scopes it left the app.
+    const rows = await auditRows(service);
+    expect(ofType(rows, 'app.revoked').map(({ actor, subject, details }) => ({ actor, subject, details }))).toEqual([
+      { actor: first.sub, subject: first.sub, details: { clientId: 'photo-app', reason: 'revoked by its user on the account page' } },
+      { actor: first.sub, subject: first.sub, details: { clientId: 'photo-app', reason: 'revoked by its user' } },
+    ]);
+    expect(ofType(rows, 'app.allowed').map((row) => row.details)).toContainEqual({
+      clientId: 'photo-app',
+      scope: 'openid email offline_access documents:read',
+    });
   }, 90_000);
 
   it('bad input: an unknown scope, or `api` from a third-party app, is invalid_scope before any sign-in', async () => {
