@@ -127,6 +127,10 @@ describe.runIf(hasChromium)('a third-party web app on another origin asks for co
     expect(write.status).toBe(403);
     expect(write.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
     expect(write.json.errors[0].extensions.code).toBe('FORBIDDEN');
+    // Its own user's connected apps are not its business without account:read.
+    const apps = await graphqlAs(tokens.access_token, CONNECTED);
+    expect(apps.status).toBe(403);
+    expect(apps.headers.get('www-authenticate')).toContain('scope="account:read"');
 
     allowed = { context, page };
     first = { accessToken: tokens.access_token, refreshToken: tokens.refresh_token!, sub: String(access.sub) };
