@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/load.js';
 import { hasChromium, launchChromium, signInAtProvider } from './support/chromium.js';
+import { auditRows, ofType } from './support/audit.js';
 import { outboxOf } from './support/outbox.js';
 import { startServiceProcesses, type ServiceProcesses } from './support/processes.js';
 import {
@@ -126,6 +127,10 @@ describe.runIf(hasChromium)('a third-party web app on another origin asks for co
     expect(write.status).toBe(403);
     expect(write.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
     expect(write.json.errors[0].extensions.code).toBe('FORBIDDEN');
+    // Its own user's connected apps are not its business without account:read.
+    const apps = await graphqlAs(tokens.access_token, CONNECTED);
+    expect(apps.status).toBe(403);
+    expect(apps.headers.get('www-authenticate')).toContain('scope="account:read"');
 
     allowed = { context, page };
     first = { accessToken: tokens.access_token, refreshToken: tokens.refresh_token!, sub: String(access.sub) };
@@ -212,6 +217,17 @@ describe.runIf(hasChromium)('a third-party web app on another origin asks for co
     expect(revoked.json.data).toEqual({ revokeConnectedApp: true });
     expect((await graphqlAs(tokens.access_token, READ)).status).toBe(401);
     await allowed.context.close();
+
+    // Audited like an ended session: who, whom, which app, why; and each consent with the scopes it left the app.
+    const rows = await auditRows(service);
+    expect(ofType(rows, 'app.revoked').map(({ actor, subject, details }) => ({ actor, subject, details }))).toEqual([
+      { actor: first.sub, subject: first.sub, details: { clientId: 'photo-app', reason: 'revoked by its user on the account page' } },
+      { actor: first.sub, subject: first.sub, details: { clientId: 'photo-app', reason: 'revoked by its user' } },
+    ]);
+    expect(ofType(rows, 'app.allowed').map((row) => row.details)).toContainEqual({
+      clientId: 'photo-app',
+      scope: 'openid email offline_access documents:read',
+    });
   }, 90_000);
 
   it('bad input: an unknown scope, or `api` from a third-party app, is invalid_scope before any sign-in', async () => {

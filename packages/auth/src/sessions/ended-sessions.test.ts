@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DatabaseUnavailableError, listSignedOutSession, type Database } from '@latchkey/db';
+import { DatabaseUnavailableError, endedSessions, listSignedOutSession, revokedAppKey, type Database } from '@latchkey/db';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { database, useOwnDatabase } from '../test-support/own-database.js';
 import { createEndedSessions } from './ended-sessions.js';
@@ -140,5 +140,40 @@ describe('the ended sessions list: a session ended on another instance is refuse
     here.ended.add(sessionUid, new Date(1_000_000 + 600_000));
     expect(here.ended.isEnded(sessionUid)).toBe(true);
     expect(here.reads).toBe(1);
+  });
+});
+
+describe('the ended sessions list: apps revoked by their users (Connected apps), listed in the same table', () => {
+  it('refuses a client’s tokens for that user issued at or before the revocation’s second, on another instance after its next read; later ones pass', async () => {
+    const here = reader();
+    await here.ended.refresh();
+    const userId = randomUUID();
+    const revokedAt = new Date(1_000_000 - 10_000); // ten seconds before the reader's clock
+    // Another instance revokes the app: the row every instance reads.
+    await database.db
+      .insert(endedSessions)
+      .values({ sessionUid: revokedAppKey(userId, 'photo-app'), endedAt: revokedAt, expiresAt: new Date(Date.now() + 600_000) });
+    const revokedSecond = Math.floor(revokedAt.getTime() / 1000);
+    expect(here.ended.isAppRevoked('photo-app', userId, revokedSecond - 5)).toBe(false);
+
+    await here.ended.refresh();
+    expect(here.ended.isAppRevoked('photo-app', userId, revokedSecond - 5)).toBe(true);
+    expect(here.ended.isAppRevoked('photo-app', userId, revokedSecond)).toBe(true);
+    expect(here.ended.isAppRevoked('photo-app', userId, revokedSecond + 1)).toBe(false);
+    expect(here.ended.isAppRevoked('other-app', userId, revokedSecond - 5)).toBe(false);
+    expect(here.ended.isAppRevoked('photo-app', randomUUID(), revokedSecond - 5)).toBe(false);
+    // A revoked app is no ended session.
+    expect(here.ended.isEnded(revokedAppKey(userId, 'photo-app'))).toBe(false);
+  });
+
+  it('an app revoked here is refused at once, before any read, and stays so across reads that do not see it yet', async () => {
+    const here = reader();
+    await here.ended.refresh();
+    const userId = randomUUID();
+    here.ended.addRevokedApp(userId, 'photo-app', new Date(1_000_000), new Date(1_000_000 + 600_000));
+    expect(here.ended.isAppRevoked('photo-app', userId, 999)).toBe(true);
+    await here.ended.refresh();
+    expect(here.ended.isAppRevoked('photo-app', userId, 999)).toBe(true);
+    expect(here.ended.isAppRevoked('photo-app', userId, 1001)).toBe(false);
   });
 });

@@ -13,7 +13,6 @@ export {
   createAppRevocation,
   listAppsOf,
   type AppRevocationCause,
-  type AppRevocationOptions,
   type ConnectedAppView,
   type RevokeApp,
 } from './revoke-app.js';
