@@ -297,6 +297,17 @@ describe('the API treats it as a principal of its own kind, within its organizat
     expect(hold.json.errors[0].extensions.code).toBe('INSUFFICIENT_USER_AUTHENTICATION');
   });
 
+  it('each token it was given is in the audit trail under its own name, with its scopes and binding', async () => {
+    const issued = ofType(await auditRows(service), 'service.token_issued').filter((row) => row.actor === 'client:acme-reports');
+    expect(issued.map((row) => row.details)).toContainEqual({
+      clientId: 'acme-reports',
+      scope: 'documents:read documents:write',
+      dpop: false,
+    });
+    expect(issued.map((row) => row.details)).toContainEqual({ clientId: 'acme-reports', scope: 'documents:read', dpop: true });
+    expect(issued.every((row) => row.subject === null && row.address !== null)).toBe(true);
+  });
+
   it('its refusals are in the audit trail under its own name (client:<id>), never an account id', async () => {
     const rows = ofType(await auditRows(service), 'policy.denied');
     const its = rows.filter((row) => row.actor === 'client:acme-reports');
@@ -350,6 +361,12 @@ describe('bad input at the token endpoint', () => {
     expect(await refusal(tokenOf(ghost, 'documents:read'))).toEqual({ error: 'invalid_client', status: 401 });
     const logged = service.logs.find((line) => line['clientId'] === 'ghost-service' && line['reason']);
     expect(logged?.['reason']).toBe('its organization "no-such-org" does not exist');
+    const audited = ofType(await auditRows(service), 'service.token_refused');
+    expect(audited.map((row) => [row.actor, row.details])).toContainEqual([
+      'client:ghost-service',
+      { clientId: 'ghost-service', reason: 'its organization "no-such-org" does not exist' },
+    ]);
+    expect(ofType(await auditRows(service), 'service.token_issued').some((row) => row.actor === 'client:ghost-service')).toBe(false);
   });
 
   it('a wrong secret, or a key not its own, is refused (invalid_client)', async () => {
