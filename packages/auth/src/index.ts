@@ -54,6 +54,7 @@ export { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './oidc/offered.js';
 export {
   CLIENT_CREDENTIALS,
   isRedirectless,
+  isService,
   isServiceScope,
   SERVICE_AUTH_METHODS,
   SERVICE_SCOPES,

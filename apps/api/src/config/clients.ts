@@ -17,7 +17,8 @@ const oidcClients = z.array(
       // Back-channel logout (OpenID Connect Back-Channel Logout 1.0): told when a session it was used in ends.
       backchannel_logout_uri: z.url().optional(),
       backchannel_logout_session_required: z.boolean().optional(),
-      // Only authorization code with PKCE is offered (RFC 9700): asking for anything else stops start-up.
+      // Only authorization code with PKCE is offered (RFC 9700), and client credentials to a service (services.ts):
+      // asking for anything else stops start-up.
       grant_types: z
         .array(z.enum(GRANT_TYPES, { error: `only ${GRANT_TYPES.map((type) => `"${type}"`).join(', ')} are offered` }))
         .optional(),

@@ -102,7 +102,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     verifier: options.verifier,
     onSignedOut: (session, request) =>
       listSignedOut(database.db, session, { reason: 'signed out by its user at an application', actor: session.accountId, request }),
-    ...(config.auth.services.length > 0 ? { services: serviceTokenPolicy(config.auth.services, database.db, logger, options.audit) } : {}),
+    services: serviceTokenPolicy(config.auth.services, database.db, logger, options.audit),
   });
   answerOutagesInProvider(provider);
   auditServiceTokens(provider, options.audit);

@@ -11,6 +11,10 @@ export const CLIENT_CREDENTIALS = 'client_credentials';
 /** The device grant (RFC 8628): like a service's, it needs no redirect URI. */
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
+/** Whether a client's registration makes it a service (the grant is offered only when one is registered). */
+export const isService = (client: { grant_types?: readonly string[] | undefined }): boolean =>
+  client.grant_types?.includes(CLIENT_CREDENTIALS) === true;
+
 /** The grants that send nobody's browser back to the client: a client with only these registers no redirect URI. */
 export const REDIRECTLESS_GRANT_TYPES: readonly string[] = [CLIENT_CREDENTIALS, DEVICE_CODE_GRANT];
 
