@@ -15,8 +15,11 @@ export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 export const isService = (client: { grant_types?: readonly string[] | undefined }): boolean =>
   client.grant_types?.includes(CLIENT_CREDENTIALS) === true;
 
-/** The grants that send nobody's browser back to the client: a client with only these registers no redirect URI. */
-export const REDIRECTLESS_GRANT_TYPES: readonly string[] = [CLIENT_CREDENTIALS, DEVICE_CODE_GRANT];
+/**
+ * The grants that send nobody's browser back to the client: a client with only these registers no redirect URI (a
+ * device client may refresh what the device grant gave it).
+ */
+export const REDIRECTLESS_GRANT_TYPES: readonly string[] = [CLIENT_CREDENTIALS, DEVICE_CODE_GRANT, 'refresh_token'];
 
 /** Whether a registration's grants need no redirect URI (`[]`, an introspecting back-end, included). */
 export const isRedirectless = (grantTypes: readonly string[] | undefined): boolean =>
