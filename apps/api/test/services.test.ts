@@ -15,6 +15,7 @@ import { overSse, sseClient } from './support/subscriptions.js';
 
 const READER_SECRET = 'acme-reader-secret-that-is-long-enough-0123456789';
 const GHOST_SECRET = 'ghost-service-secret-that-is-long-enough-0123456789';
+const ADMIN_SECRET = 'acme-admin-secret-that-is-long-enough-0123456789';
 const GLOBEX_SECRET = 'globex-feed-secret-that-is-long-enough-0123456789';
 
 let service: TestService;
@@ -25,6 +26,8 @@ let reports: oidc.Configuration;
 let reader: oidc.Configuration;
 /** globex's VIEWER */
 let globexFeed: oidc.Configuration;
+/** acme's ADMIN, which may manage roles */
+let admin: oidc.Configuration;
 /** registered with an organization that does not exist */
 let ghost: oidc.Configuration;
 
@@ -60,6 +63,15 @@ beforeAll(async () => {
         scope: 'documents:read',
       },
       {
+        client_id: 'acme-admin',
+        client_secret: ADMIN_SECRET,
+        token_endpoint_auth_method: 'client_secret_post',
+        grant_types: ['client_credentials'],
+        organization: 'acme',
+        role: 'ADMIN',
+        scope: 'documents:read documents:write organizations:manage',
+      },
+      {
         client_id: 'ghost-service',
         client_secret: GHOST_SECRET,
         grant_types: ['client_credentials'],
@@ -72,6 +84,7 @@ beforeAll(async () => {
   reports = await discover(base, 'acme-reports', oidc.PrivateKeyJwt(privateKey));
   reader = await discover(base, 'acme-reader', oidc.ClientSecretBasic(READER_SECRET));
   globexFeed = await discover(base, 'globex-feed', oidc.ClientSecretBasic(GLOBEX_SECRET));
+  admin = await discover(base, 'acme-admin', oidc.ClientSecretPost(ADMIN_SECRET));
   ghost = await discover(base, 'ghost-service', oidc.ClientSecretBasic(GHOST_SECRET));
 }, 60_000);
 afterAll(() => service?.stop());
@@ -262,6 +275,39 @@ describe('the API treats it as a principal of its own kind, within its organizat
     expect(JSON.stringify(other.results[0] ?? other.error)).toContain('NOT_FOUND');
   });
 
+  it('an ADMIN service changes a member’s role within its own (audited as client:<id>); what needs a step-up is never a service’s', async () => {
+    const token = await tokenOf(admin, 'documents:read documents:write organizations:manage');
+    const page = await graphql(token, '{ documents(first: 100) { edges { node { id title owner { id email } } } } }');
+    const draft = page.json.data.documents.edges.find((edge: any) => edge.node.title === 'Draft roadmap').node;
+    expect(draft.owner.email).toBe('erin@acme.test');
+    const change = (role: string) =>
+      graphql(
+        token,
+        `mutation { changeMemberRole(input: { organization: "acme", userId: "${draft.owner.id}", role: ${role} }) { membership { role } userErrors { code } } }`,
+      );
+    expect((await change('VIEWER')).json.data.changeMemberRole.membership.role).toBe('VIEWER');
+    expect((await change('EDITOR')).json.data.changeMemberRole.membership.role).toBe('EDITOR');
+    // Not above its own role.
+    expect((await change('OWNER')).json.errors[0].extensions.code).toBe('FORBIDDEN');
+    const changed = ofType(await auditRows(service), 'role.changed').filter((row) => row.actor === 'client:acme-admin');
+    expect(changed.map((row) => (row.details as { to: string }).to)).toEqual(['VIEWER', 'EDITOR']);
+
+    // A legal hold wants a recent phishing-resistant sign-in; a service signs nobody in.
+    const hold = await graphql(token, `mutation { setLegalHold(id: "${draft.id}", legalHold: true) { document { legalHold } } }`);
+    expect(hold.json.errors[0].extensions.code).toBe('INSUFFICIENT_USER_AUTHENTICATION');
+  });
+
+  it('each token it was given is in the audit trail under its own name, with its scopes and binding', async () => {
+    const issued = ofType(await auditRows(service), 'service.token_issued').filter((row) => row.actor === 'client:acme-reports');
+    expect(issued.map((row) => row.details)).toContainEqual({
+      clientId: 'acme-reports',
+      scope: 'documents:read documents:write',
+      dpop: false,
+    });
+    expect(issued.map((row) => row.details)).toContainEqual({ clientId: 'acme-reports', scope: 'documents:read', dpop: true });
+    expect(issued.every((row) => row.subject === null && row.address !== null)).toBe(true);
+  });
+
   it('its refusals are in the audit trail under its own name (client:<id>), never an account id', async () => {
     const rows = ofType(await auditRows(service), 'policy.denied');
     const its = rows.filter((row) => row.actor === 'client:acme-reports');
@@ -315,6 +361,12 @@ describe('bad input at the token endpoint', () => {
     expect(await refusal(tokenOf(ghost, 'documents:read'))).toEqual({ error: 'invalid_client', status: 401 });
     const logged = service.logs.find((line) => line['clientId'] === 'ghost-service' && line['reason']);
     expect(logged?.['reason']).toBe('its organization "no-such-org" does not exist');
+    const audited = ofType(await auditRows(service), 'service.token_refused');
+    expect(audited.map((row) => [row.actor, row.details])).toContainEqual([
+      'client:ghost-service',
+      { clientId: 'ghost-service', reason: 'its organization "no-such-org" does not exist' },
+    ]);
+    expect(ofType(await auditRows(service), 'service.token_issued').some((row) => row.actor === 'client:ghost-service')).toBe(false);
   });
 
   it('a wrong secret, or a key not its own, is refused (invalid_client)', async () => {

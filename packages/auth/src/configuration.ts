@@ -16,6 +16,7 @@ export {
   REGISTRABLE_GRANT_TYPES,
 } from './oidc/offered.js';
 export {
+  isService,
   isServiceScope,
   SERVICE_AUTH_METHODS,
   SERVICE_SCOPES,

@@ -60,6 +60,7 @@ export {
 } from './oidc/offered.js';
 export { DEVICE_CODE_TTL_SECONDS, POLL_WINDOW_SECONDS, USER_CODE_MASK } from './oidc/device-flow.js';
 export {
+  isService,
   isServiceScope,
   SERVICE_AUTH_METHODS,
   SERVICE_SCOPES,

@@ -15,7 +15,8 @@ const oidcClients = z.array(
       // Back-channel logout (OpenID Connect Back-Channel Logout 1.0): told when a session it was used in ends.
       backchannel_logout_uri: z.url().optional(),
       backchannel_logout_session_required: z.boolean().optional(),
-      // Authorization code with PKCE (RFC 9700) and the device grant (RFC 8628): asking for anything else stops start-up.
+      // Authorization code with PKCE (RFC 9700), the device grant (RFC 8628), and client credentials to a service
+      // (services.ts): asking for anything else stops start-up.
       grant_types: z
         .array(
           z.enum(REGISTRABLE_GRANT_TYPES, { error: `only ${REGISTRABLE_GRANT_TYPES.map((type) => `"${type}"`).join(', ')} are offered` }),

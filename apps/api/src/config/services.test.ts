@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isRedirectless } from '@latchkey/auth/configuration';
 import { ConfigError, loadConfig } from './load.js';
 
 // Services in OIDC_CLIENTS (client credentials): what a registration must say, and what start-up refuses, naming
@@ -79,5 +80,22 @@ describe('a service registration (grant_types ["client_credentials"])', () => {
     const message = startUpError({ client_id: 'web', grant_types: ['authorization_code'] });
     expect(message).toContain('OIDC_CLIENTS.0.redirect_uris');
     expect(load({ client_id: 'introspector', grant_types: [], response_types: [] }).auth.clients[0]).toMatchObject({ redirect_uris: [] });
+  });
+});
+
+describe('which grants need no redirect URI', () => {
+  it('none, client credentials, the device grant (with refresh_token), or both; the code grant needs one', () => {
+    const device = 'urn:ietf:params:oauth:grant-type:device_code';
+    for (const grants of [[], ['client_credentials'], [device], [device, 'refresh_token'], ['client_credentials', device]]) {
+      expect(isRedirectless(grants)).toBe(true);
+    }
+    for (const grants of [
+      undefined,
+      ['authorization_code'],
+      ['authorization_code', 'refresh_token'],
+      ['client_credentials', 'authorization_code'],
+    ]) {
+      expect(isRedirectless(grants)).toBe(false);
+    }
   });
 });

@@ -2,7 +2,14 @@
 // themselves. Each is bound to one organization (`organization`, its slug) with a role below OWNER (`role`, VIEWER
 // when absent), and to the API scopes it may ask for (the standard `scope` metadata).
 
-import { CLIENT_CREDENTIALS, isRedirectless, isServiceScope, SERVICE_AUTH_METHODS, SERVICE_SCOPES } from '@latchkey/auth/configuration';
+import {
+  CLIENT_CREDENTIALS,
+  isRedirectless,
+  isService,
+  isServiceScope,
+  SERVICE_AUTH_METHODS,
+  SERVICE_SCOPES,
+} from '@latchkey/auth/configuration';
 import type { Role } from '@latchkey/db';
 import { ConfigError } from './error.js';
 import type { OidcClient } from './types.js';
@@ -23,8 +30,6 @@ export interface ServiceRegistration {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
-export const isService = (client: Pick<OidcClient, 'grant_types'>): boolean => client.grant_types?.includes(CLIENT_CREDENTIALS) === true;
 
 /** A client registered without redirect URIs gets none and no response type (its grants send no browser back). */
 export function withRedirectlessDefaults(client: OidcClient): OidcClient {

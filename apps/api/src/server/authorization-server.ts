@@ -26,7 +26,7 @@ import { type ClientAddresses, type Route, sendHttpError, sendServiceUnavailable
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import type { SignInMethod } from '../observability/metrics.js';
-import { serviceTokenPolicy } from './service-tokens.js';
+import { auditServiceTokens, serviceTokenPolicy } from './service-tokens.js';
 
 export interface AuthorizationServerOptions {
   config: Config;
@@ -108,7 +108,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     verifier: options.verifier,
     onSignedOut: (session, request) =>
       listSignedOut(database.db, session, { reason: 'signed out by its user at an application', actor: session.accountId, request }),
-    ...(config.auth.services.length > 0 ? { services: serviceTokenPolicy(config.auth.services, database.db, logger) } : {}),
+    services: serviceTokenPolicy(config.auth.services, database.db, logger, options.audit),
     userCodeLimits: {
       limits: options.userCodeLimits,
       clientAddress: options.clientAddresses.addressOf,
@@ -116,6 +116,7 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     },
   });
   answerOutagesInProvider(provider);
+  auditServiceTokens(provider, options.audit);
   // Each session's last use and client (the session list), from the provider's own events.
   watchSessionUse(provider, database.background, (error) => logger.warn({ err: error }, 'recording a session use failed'));
   // Ending sessions (GraphQL, the account page): the provider sends the back-channel logouts.

@@ -20,6 +20,8 @@ export const AUDIT_EVENT_TYPES = [
   'role.changed',
   'legal_hold.changed',
   'policy.denied',
+  'service.token_issued',
+  'service.token_refused',
   'audit.dropped',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
@@ -61,13 +63,17 @@ export interface AuditDetails {
     recordId: string | null;
     aggregated?: true;
   };
+  /** a service (client credentials) was given an access token; the actor is `client:<client id>` */
+  'service.token_issued': { clientId: string; scope: string; dpop: boolean };
+  /** a service that authenticated was refused a token (its organization does not exist) */
+  'service.token_refused': { clientId: string; reason: string };
   /** events lost while the database could not be written or the queue was full, recorded once it answers again */
   'audit.dropped': { count: number };
 }
 
 /** Who and where: all optional. With `request`, its client address, user agent and request id are taken from it. */
 export interface AuditParties {
-  /** who acted (an account id); null: nobody signed in, or the system */
+  /** who acted (an account id, or `client:<client id>` for a service); null: nobody signed in, or the system */
   actor?: string | null;
   /** whom the event concerns (an account id) */
   subject?: string | null;

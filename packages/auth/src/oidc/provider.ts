@@ -13,7 +13,7 @@ import { type OnSignedOut, reportSignOut, sessionStillOpen } from './sign-out.js
 import { tokenEndpointCors } from './token-endpoint-cors.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { deriveCookieKeys } from './cookie-keys.js';
-import { serviceTokenClaims, type ServiceTokenPolicy } from './services.js';
+import { isService, serviceTokenClaims, type ServiceTokenPolicy } from './services.js';
 import { SESSION_COOKIE_OPTIONS, SESSION_TTL_SECONDS } from './provider-session.js';
 import { DEVICE_CODE_TTL_SECONDS, deviceFlow, type DeviceFlowOptions } from './device-flow.js';
 
@@ -102,7 +102,7 @@ export interface AuthorizationServerOptions {
   onSignedOut?: OnSignedOut;
   /**
    * the services (client credentials): their token requests are checked against their registrations (services.ts).
-   * Without it the grant is not offered.
+   * Without it every one is refused (the CLI's provider issues no tokens).
    */
   services?: ServiceTokenPolicy;
   /** the limits user-code entry (the device grant) is counted against; none: not limited (the CLI's provider) */
@@ -235,7 +235,7 @@ function providerFeatures({
     devInteractions: { enabled: false },
     // Services (client credentials): tokens with no user, for clients registered as services (services.ts); the grant
     // is offered (and advertised) only when there is one.
-    clientCredentials: { enabled: options.services !== undefined },
+    clientCredentials: { enabled: options.clients.some(isService) },
     // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets tokens bound to its key (`cnf.jkt`;
     // a public client's refresh token too); the API then wants a proof from that key on every request.
     dPoP: { enabled: true },

@@ -2,8 +2,14 @@
 // user. A service is registered with one organization and the API scopes it may ask for; its access token's `sub` is
 // its client id. What configuration checks of a registration, and what the token endpoint checks of each request.
 
+import type { IncomingMessage } from 'node:http';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { API_SCOPE_NAMES, type ApiScopeName } from '../scopes/vocabulary.js';
+import { CLIENT_CREDENTIALS } from './offered.js';
+
+/** Whether a client's registration makes it a service (the grant is offered only when one is registered). */
+export const isService = (client: { grant_types?: readonly string[] | undefined }): boolean =>
+  client.grant_types?.includes(CLIENT_CREDENTIALS) === true;
 
 /**
  * The API scopes that concern a person's own account (their profile, passkeys, sessions, connected apps): a service
@@ -28,8 +34,8 @@ export interface ServiceTokenPolicy {
    * reason goes to the log, never to the client, which is answered `invalid_client`.
    */
   refusal(clientId: string): Promise<string | undefined>;
-  /** told of each refusal with its reason (the log) */
-  onRefused?(clientId: string, reason: string): void;
+  /** told of each refusal with its reason and the token request (the log, the audit trail) */
+  onRefused?(clientId: string, reason: string, request: IncomingMessage): void;
 }
 
 type ProviderErrors = typeof import('oidc-provider').errors;
@@ -55,7 +61,7 @@ export async function checkServiceToken(ctx: KoaContextWithOIDC, policy: Service
   }
   const reason = await policy.refusal(clientId);
   if (reason !== undefined) {
-    policy.onRefused?.(clientId, reason);
+    policy.onRefused?.(clientId, reason, ctx.req);
     // 401 invalid_client, as a failed authentication is answered (RFC 6749 section 5.2); the reason stays here.
     throw new errors.InvalidClientAuth(reason);
   }
