@@ -10,23 +10,11 @@ import {
   SERVICE_AUTH_METHODS,
   SERVICE_SCOPES,
 } from '@latchkey/auth/configuration';
-import type { Role } from '@latchkey/db';
 import { ConfigError } from './error.js';
-import type { OidcClient } from './types.js';
+import type { OidcClient, ServiceRegistration, ServiceRole } from './types.js';
 
 /** The roles a service may hold in its organization: every one below OWNER. */
-export const SERVICE_ROLES = ['ADMIN', 'EDITOR', 'VIEWER'] as const satisfies readonly Role[];
-export type ServiceRole = (typeof SERVICE_ROLES)[number];
-
-/** A service as its registration binds it. */
-export interface ServiceRegistration {
-  clientId: string;
-  /** the slug of its organization */
-  organization: string;
-  role: ServiceRole;
-  /** the API scopes it may ask for (its `scope` metadata) */
-  scopes: readonly string[];
-}
+export const SERVICE_ROLES = ['ADMIN', 'EDITOR', 'VIEWER'] as const satisfies readonly ServiceRole[];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;

@@ -1,7 +1,7 @@
 import type { ClientCertificateUsers, SignInFactor, SignInPolicy } from '@latchkey/auth/configuration';
 import type { TrustProxy } from '@latchkey/http';
 import type { BudgetSettings } from './budget.js';
-import type { ServiceRegistration } from './services.js';
+import type { Role } from '@latchkey/db';
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -144,4 +144,17 @@ export interface ConfigSources {
   /** reads SIGNING_KEY_FILE; injected so tests need no files */
   readFile?: (file: string) => string;
   version?: string;
+}
+
+/** The roles a service may hold in its organization: every one below OWNER (services.ts checks it). */
+export type ServiceRole = Exclude<Role, 'OWNER'>;
+
+/** A service as its registration binds it (OIDC_CLIENTS, services.ts). */
+export interface ServiceRegistration {
+  clientId: string;
+  /** the slug of its organization */
+  organization: string;
+  role: ServiceRole;
+  /** the API scopes it may ask for (its `scope` metadata) */
+  scopes: readonly string[];
 }

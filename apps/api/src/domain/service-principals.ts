@@ -1,6 +1,4 @@
-import { findOrganizationBySlug, type Database } from '@latchkey/db';
-import type { ServiceRegistration } from '../config/services.js';
-import type { Subject } from './subject.js';
+import type { ServiceRegistration } from '../config/types.js';
 
 /**
  * Services as callers: a token issued by the client credentials grant has its client's id as `sub` and as
@@ -28,25 +26,3 @@ export function createServicePrincipals(registrations: readonly ServiceRegistrat
 
 /** No service is registered (the CLI's callers, tests of the domain). */
 export const NO_SERVICE_PRINCIPALS: ServicePrincipals = { registrationOf: () => undefined };
-
-/**
- * A service's subject, read now: its role in its organization (none when the organization no longer exists: it then
- * sees nothing), its token's scopes, never a super-admin, never suspended, and no verified e-mail address (it has none:
- * what needs one, publishing, is a person's act).
- */
-export async function loadServiceSubject(
-  db: Database,
-  registration: ServiceRegistration,
-  scopes: ReadonlySet<string> | null,
-): Promise<Subject> {
-  const organization = await findOrganizationBySlug(db, registration.organization);
-  return {
-    id: serviceActor(registration.clientId),
-    superAdmin: false,
-    suspended: false,
-    emailVerified: false,
-    roles: new Map(organization ? [[organization.id, registration.role]] : []),
-    scopes,
-    service: { clientId: registration.clientId },
-  };
-}

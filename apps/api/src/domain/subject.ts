@@ -1,10 +1,11 @@
-import { findUserWithRoles, type Database, type Role, type UserRow, type UserWithRoles } from '@latchkey/db';
+import { findOrganizationBySlug, findUserWithRoles, type Database, type Role, type UserRow, type UserWithRoles } from '@latchkey/db';
+import type { ServiceRegistration } from '../config/types.js';
 import { requestMemo } from './request-memo.js';
 import type { AuthenticationEvidence, Principal } from '@latchkey/auth/tokens';
 import type { RequestScope } from './request-scope.js';
 import { isUuid } from './validate.js';
 import type { GrantedScopes } from './scopes.js';
-import { loadServiceSubject, NO_SERVICE_PRINCIPALS, type ServicePrincipals } from './service-principals.js';
+import { NO_SERVICE_PRINCIPALS, serviceActor, type ServicePrincipals } from './service-principals.js';
 
 /**
  * Who is asking: a verified token's claims (a `Principal`), an operator acting as a user (the CLI: a subject and
@@ -150,5 +151,23 @@ export function createSubjectLoader(
     readWith: (request, reading) => void byRequest.set(request, settle(request, reading.then(remember(request)))),
     fresh: (db, caller, scopes) => (caller === null ? Promise.resolve(null) : read(db, caller, scopes)),
     isService: (caller) => services.registrationOf(caller) !== undefined,
+  };
+}
+
+/**
+ * A service's subject, read now: its role in its organization (none when the organization no longer exists: it then
+ * sees nothing), its token's scopes, never a super-admin, never suspended, and no verified e-mail address (it has none:
+ * what needs one, publishing, is a person's act).
+ */
+async function loadServiceSubject(db: Database, registration: ServiceRegistration, scopes: ReadonlySet<string> | null): Promise<Subject> {
+  const organization = await findOrganizationBySlug(db, registration.organization);
+  return {
+    id: serviceActor(registration.clientId),
+    superAdmin: false,
+    suspended: false,
+    emailVerified: false,
+    roles: new Map(organization ? [[organization.id, registration.role]] : []),
+    scopes,
+    service: { clientId: registration.clientId },
   };
 }

@@ -1,7 +1,7 @@
 import type { AuditTrail, Provider, ServiceTokenPolicy } from '@latchkey/auth';
 import { findOrganizationBySlug, type Database } from '@latchkey/db';
 import type { Logger } from 'pino';
-import type { ServiceRegistration } from '../config/services.js';
+import type { ServiceRegistration } from '../config/types.js';
 import { serviceActor } from '../domain/service-principals.js';
 
 /**

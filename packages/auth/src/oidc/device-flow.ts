@@ -7,8 +7,6 @@ import type { FailureOutcome, RateLimitDecision } from '../rate-limit/index.js';
 // The device grant (RFC 8628) as Latchkey offers it: oidc-provider's `features.deviceFlow`, its pages in the
 // application's style and CSP, and user-code entry under the sign-in limits.
 
-export { DEVICE_CODE_GRANT_TYPE } from './offered.js';
-
 /** How long a device code (and its user code) may be used: 10 minutes from the device authorization request. */
 export const DEVICE_CODE_TTL_SECONDS = 600;
 
