@@ -103,6 +103,16 @@ async function databaseCommand(
   await commands[name](config, args);
 }
 
+/** A person's own commands: over HTTP to a server, with no configuration, database or key of this machine. */
+const USER_COMMANDS = ['login', 'whoami', 'logout'];
+
+async function userCommand(command: string, args: string[]): Promise<void> {
+  const { loginCommand, whoamiCommand, logoutCommand } = await import('./commands/user-commands.js');
+  if (command === 'login') return loginCommand(args);
+  if (command === 'whoami') return whoamiCommand(args);
+  return logoutCommand(args);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (!command || command === 'help' || command === '--help' || command === '-h') {
@@ -120,6 +130,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${JSON.stringify(await generateSigningJwk())}\n`);
     return;
   }
+  if (USER_COMMANDS.includes(command)) return userCommand(command, rest);
   if (existsSync('.env')) process.loadEnvFile('.env');
   const config = loadConfig({ env: process.env, readFile: (file) => readFileSync(file, 'utf8'), version: readVersion() });
   switch (command) {
@@ -188,6 +199,7 @@ const isParseArgsError = (error: unknown) =>
   error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
 
 async function exitCodeOf(error: unknown): Promise<number> {
+  if (error instanceof Error && error.name === 'UserCommandError') return 1;
   if (error instanceof UsageError || error instanceof ConfigError || error instanceof KeyMaterialError || isParseArgsError(error)) return 2;
   // A domain answer can only come from a command that loaded the domain.
   const { domainExitCode } = await import('./commands/database-commands.js');

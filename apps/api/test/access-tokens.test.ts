@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { base64url, decodeJwt, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postGraphQL, startTestService, type TestService } from './support/service.js';
+import { challengeOf, postGraphQL, startTestService, type TestService } from './support/service.js';
 import { COST_REPORTED } from './support/cost.js';
 
 // Spec "Authentication > Credentials presented to the API", driven over real HTTP against the real server.
@@ -241,7 +241,7 @@ describe('Authentication > Credentials presented to the API', () => {
     it('with no credential at all, the refusal asks for a token without calling one invalid', async () => {
       const response = await ask(service, VIEWER);
       expectRefused(response, { presented: false });
-      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      expect(response.headers.get('www-authenticate')).toBe(challengeOf(service, 'Bearer'));
     });
 
     it('under Accept: application/json the refusal is status 200 with the same error body', async () => {

@@ -24,7 +24,7 @@ import {
   useAuthorizationService,
 } from './support/authorization-suite.js';
 import { callRest } from './support/demo.js';
-import { postGraphQL } from './support/service.js';
+import { challengeOf, postGraphQL } from './support/service.js';
 import { COST_REPORTED } from './support/cost.js';
 
 /**
@@ -63,7 +63,7 @@ describe('guests (spec Authorization 4, 5, 7)', () => {
       for (const [method, path, body] of routes) {
         const res = await rest('guest', method, path, body);
         expect(res.status, `${method} ${path}`).toBe(401);
-        expect(res.headers.get('www-authenticate')).toBe('Bearer');
+        expect(res.headers.get('www-authenticate')).toBe(challengeOf(service, 'Bearer'));
         expect(res.json).toEqual({ statusCode: 401, message: 'Sign in to perform this operation.', error: 'Unauthorized' });
       }
     });

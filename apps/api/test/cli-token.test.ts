@@ -28,7 +28,7 @@ describe('operator CLI (dist/src/cli.js)', () => {
 
       const claims = decodeJwt(lines[0]!);
       expect(decodeProtectedHeader(lines[0]!)).toMatchObject({ alg: 'RS256', kid: service.signingKey.kid, typ: 'at+jwt' });
-      expect(claims).toMatchObject({ sub: 'cli-user', amr: ['otp', 'swk'], iss: 'http://localhost:4000', aud: 'urn:latchkey:api' });
+      expect(claims).toMatchObject({ sub: 'cli-user', amr: ['otp', 'swk'], iss: 'http://localhost:4000', aud: 'http://localhost:4000' });
       expect(claims.exp! - claims.iat!).toBe(300);
     });
 

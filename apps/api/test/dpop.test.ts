@@ -7,7 +7,7 @@ import { signInThroughDemo } from './support/sessions.js';
 import { overWebSocket } from './support/subscriptions.js';
 
 const VIEWER = '{ viewer { subject } }';
-const ALGS = /, algs="[^"]*ES256[^"]*"$/;
+const ALGS = /, algs="[^"]*ES256[^"]*", resource_metadata="[^"]+"$/;
 
 describe('DPoP-bound tokens (RFC 9449) at the API', () => {
   let service: TestService;

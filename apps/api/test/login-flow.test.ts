@@ -22,7 +22,7 @@ const outboxMessages = () => ({ length: outbox().count() });
 const nextMessage = (after: number, to?: string) => outbox().next(after, to);
 
 /** Starts an authorization-code + PKCE request of the demo client; returns the interaction path. */
-async function authorize(browser: BrowserSession, scope = 'openid email profile api') {
+async function authorize(browser: BrowserSession, scope = 'openid email profile api', extra: Record<string, string> = {}) {
   const verifier = randomToken();
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const state = randomBytes(8).toString('hex');
@@ -35,6 +35,7 @@ async function authorize(browser: BrowserSession, scope = 'openid email profile 
     code_challenge_method: 'S256',
     state,
     nonce: randomBytes(8).toString('hex'),
+    ...extra,
   });
   const start = await browser.request(`/oidc/auth?${params}`);
   expect(start.status).toBe(303);
@@ -101,7 +102,8 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     const accessToken = decodeJwt(tokens.access_token);
     expect(accessToken).toMatchObject({
       iss: base,
-      aud: 'urn:latchkey:api',
+      // The API's resource identifier (RFC 9728): PUBLIC_URL.
+      aud: base,
       sub: idToken.sub,
       amr: ['otp'],
       acr: 'urn:latchkey:acr:1fa',
@@ -132,10 +134,15 @@ describe('one-time-token login through the OpenID provider (spec One-time token 
     expect(discovery['code_challenge_methods_supported']).toEqual(['S256']);
   });
 
-  it('discovery advertises only code + PKCE (RFC 9700), and the authorization endpoint accepts nothing else', async () => {
+  it('discovery advertises only code + PKCE (RFC 9700) for redirects, and the authorization endpoint accepts nothing else', async () => {
     const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect(discovery['response_types_supported']).toEqual(['code']);
-    expect(discovery['grant_types_supported']).toEqual(['authorization_code', 'refresh_token']);
+    // ... and the device grant, for a client that registers it (RFC 8628).
+    expect(discovery['grant_types_supported']).toEqual([
+      'authorization_code',
+      'refresh_token',
+      'urn:ietf:params:oauth:grant-type:device_code',
+    ]);
     for (const responseType of ['id_token', 'code id_token', 'none']) {
       const start = await new BrowserSession(base).request(
         `/oidc/auth?${new URLSearchParams({
@@ -252,36 +259,43 @@ describe('a sign-in in progress cannot be forged from other tokens', () => {
 });
 
 describe('refresh tokens (offline_access) rotate on every use', () => {
-  it('a refresh token gives a new access token and a new refresh token once; the old one is then refused', async () => {
-    const browser = new BrowserSession(base);
-    const { interaction, verifier } = await authorize(browser, 'openid email offline_access api');
-    await browser.request(interaction);
-    const before = outboxMessages().length;
-    await browser.request('/ott/generate', { form: { username: 'carol@globex.test' } });
-    const token = new URL((await nextMessage(before, 'carol@globex.test')).magicLink).searchParams.get('token')!;
-    await browser.request('/login/ott', { form: { token } });
-    const resumed = await browser.request((await browser.request(interaction)).location!);
-    const code = new URL(resumed.location!).searchParams.get('code')!;
-    const exchange = (body: Record<string, string>) =>
-      fetch(`${base}/oidc/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ client_id: 'latchkey-demo', ...body }),
-      });
-    const first = (await (
-      await exchange({ grant_type: 'authorization_code', code, redirect_uri: `${base}/callback`, code_verifier: verifier })
-    ).json()) as { refresh_token: string; access_token: string };
-    expect(first.refresh_token).toEqual(expect.any(String));
-    const rotated = await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
-    expect(rotated.status).toBe(200);
-    const second = (await rotated.json()) as { refresh_token: string; access_token: string };
-    expect(second.refresh_token).not.toBe(first.refresh_token);
-    expect(decodeJwt(second.access_token)).toMatchObject({ aud: 'urn:latchkey:api', amr: ['otp'] });
-    const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: second.access_token });
-    expect(api.json).toEqual({ data: { me: { email: 'carol@globex.test' } }, extensions: COST_REPORTED });
-    // The used refresh token is spent (reuse is refused).
-    expect((await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token })).status).toBe(400);
-  });
+  // A grant an older version made names the API by its former audience: it still refreshes, into tokens for PUBLIC_URL.
+  it.each([
+    ['the API by default', {}],
+    ['the former audience, urn:latchkey:api', { resource: 'urn:latchkey:api' }],
+  ])(
+    'a refresh token (granted for %s) gives a new access token and a new refresh token once; the old one is then refused',
+    async (_, resource) => {
+      const browser = new BrowserSession(base);
+      const { interaction, verifier } = await authorize(browser, 'openid email offline_access api', resource);
+      await browser.request(interaction);
+      const before = outboxMessages().length;
+      await browser.request('/ott/generate', { form: { username: 'carol@globex.test' } });
+      const token = new URL((await nextMessage(before, 'carol@globex.test')).magicLink).searchParams.get('token')!;
+      await browser.request('/login/ott', { form: { token } });
+      const resumed = await browser.request((await browser.request(interaction)).location!);
+      const code = new URL(resumed.location!).searchParams.get('code')!;
+      const exchange = (body: Record<string, string>) =>
+        fetch(`${base}/oidc/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ client_id: 'latchkey-demo', ...body }),
+        });
+      const first = (await (
+        await exchange({ grant_type: 'authorization_code', code, redirect_uri: `${base}/callback`, code_verifier: verifier })
+      ).json()) as { refresh_token: string; access_token: string };
+      expect(first.refresh_token).toEqual(expect.any(String));
+      const rotated = await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
+      expect(rotated.status).toBe(200);
+      const second = (await rotated.json()) as { refresh_token: string; access_token: string };
+      expect(second.refresh_token).not.toBe(first.refresh_token);
+      expect(decodeJwt(second.access_token)).toMatchObject({ aud: base, amr: ['otp'] });
+      const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: second.access_token });
+      expect(api.json).toEqual({ data: { me: { email: 'carol@globex.test' } }, extensions: COST_REPORTED });
+      // The used refresh token is spent (reuse is refused).
+      expect((await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token })).status).toBe(400);
+    },
+  );
 });
 
 describe('DPoP now that the API checks proof of possession', () => {

@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium, signInAtProvider } from './support/chromium.js';
 import { COST_REPORTED } from './support/cost.js';
+import { confirmUserCode, DEVICE_GRANT, deviceSignedIn } from './support/device.js';
 import type { outboxOf } from './support/outbox.js';
 import {
   authorizationRequest,
@@ -170,6 +171,18 @@ describe.runIf(hasChromium)('discovery advertises only what works: every endpoin
         const { tokens } = await silently(walker);
         expect(await oidc.tokenIntrospection(walker, tokens.access_token)).toMatchObject({ active: true, client_id: 'walker' });
       },
+      device_authorization_endpoint: async (value) => {
+        // The command line's client (registered by default) asks; the signed-in browser confirms the code.
+        const cli = await discover(base, 'latchkey-cli');
+        const started = await oidc.initiateDeviceAuthorization(cli, { scope: 'openid' });
+        expect(started.verification_uri).toBe(`${String(value).replace(/\/auth$/, '')}`);
+        const polling = oidc.pollDeviceAuthorizationGrant(cli, started);
+        polling.catch(() => {});
+        await page.goto(started.verification_uri_complete!);
+        await confirmUserCode(page, started.user_code);
+        await deviceSignedIn(page);
+        expect(decodeJwt((await polling).access_token)).toMatchObject({ client_id: 'latchkey-cli', amr: expect.any(Array) });
+      },
       pushed_authorization_request_endpoint: async () => {
         const { tokens, url } = await silently(walker, {}, { par: true });
         expect(url.searchParams.get('code')).toBeTruthy();
@@ -186,7 +199,8 @@ describe.runIf(hasChromium)('discovery advertises only what works: every endpoin
         }
       },
       grant_types_supported: async (value) => {
-        expect(list(value).sort()).toEqual(['authorization_code', 'refresh_token']);
+        // The device grant is proven by device_authorization_endpoint's proof.
+        expect(list(value).sort()).toEqual(['authorization_code', 'refresh_token', DEVICE_GRANT]);
         const { tokens } = await silently(walker);
         expect((await oidc.refreshTokenGrant(walker, tokens.refresh_token!)).access_token).toBeTruthy();
       },

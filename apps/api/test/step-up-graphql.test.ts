@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { COST_REPORTED } from './support/cost.js';
 import { STEPPED_UP, type Persona } from './support/demo.js';
-import { postGraphQL } from './support/service.js';
+import { challengeOf, postGraphQL } from './support/service.js';
 import { overWebSocket, wsClient } from './support/subscriptions.js';
 import {
   GQL,
@@ -56,13 +56,13 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
     const expected = HOLD_REFUSED;
     const strict = await gql(token, HOLD, variables, GQL);
     expect(strict.status, strict.text).toBe(401);
-    expect(strict.headers.get('www-authenticate')).toBe(CHALLENGE_PHR);
+    expect(strict.headers.get('www-authenticate')).toBe(challengeOf(service, CHALLENGE_PHR));
     expect(strict.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
     expect(strict.json).toEqual(expected);
 
     const legacy = await gql(token, HOLD, variables, JSON_TYPE);
     expect(legacy.status, legacy.text).toBe(200);
-    expect(legacy.headers.get('www-authenticate')).toBe(CHALLENGE_PHR);
+    expect(legacy.headers.get('www-authenticate')).toBe(challengeOf(service, CHALLENGE_PHR));
     expect(legacy.json).toEqual(expected);
     expect(await legalHoldOf('Quarterly plan')).toBe(false);
   });
@@ -92,7 +92,7 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
     for (const claims of [{ acr: TWO_FACTOR, amr: ['otp', 'mfa'] }, { amr: ['otp'] }, { acr: 'urn:latchkey:acr:passkey', amr: ['swk'] }]) {
       const res = await gql(await demo.token('alice', claims), HOLD, { id: idOf('Quarterly plan'), hold: true });
       expect(res.status, JSON.stringify(claims)).toBe(401);
-      expect(res.headers.get('www-authenticate')).toBe(CHALLENGE_PHR);
+      expect(res.headers.get('www-authenticate')).toBe(challengeOf(service, CHALLENGE_PHR));
       expect(res.json.errors[0].extensions).toEqual({ code: 'INSUFFICIENT_USER_AUTHENTICATION', acr_values: PHR });
     }
     expect(await legalHoldOf('Quarterly plan')).toBe(false);
@@ -116,7 +116,7 @@ describe('spec Multi-factor rules 6 / RFC 9470: setLegalHold asks for a phishing
   it('a guest is still UNAUTHENTICATED (401, Bearer), refused before execution', async () => {
     const res = await gql(undefined, HOLD, { id: idOf('Quarterly plan'), hold: true });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    expect(res.headers.get('www-authenticate')).toBe(challengeOf(service, 'Bearer'));
     expect(res.json).toEqual({
       errors: [{ message: 'Sign in to perform this operation.', extensions: { code: 'UNAUTHENTICATED' } }],
       extensions: COST_REPORTED,
@@ -183,7 +183,7 @@ describe('spec Multi-factor rules 6 / RFC 9470: changeMemberRole to OWNER asks f
     for (const accept of [GQL, JSON_TYPE]) {
       const res = await gql(await ottToken('alice'), ROLE, input('bob', 'OWNER'), accept);
       expect(res.status, res.text).toBe(accept === GQL ? 401 : 200);
-      expect(res.headers.get('www-authenticate')).toBe(CHALLENGE_OWNER);
+      expect(res.headers.get('www-authenticate')).toBe(challengeOf(service, CHALLENGE_OWNER));
       expect(res.json).toEqual({
         data: { changeMemberRole: null },
         errors: [
@@ -207,7 +207,7 @@ describe('spec Multi-factor rules 6 / RFC 9470: changeMemberRole to OWNER asks f
       input('bob', 'OWNER'),
     );
     expect(old.status).toBe(401);
-    expect(old.headers.get('www-authenticate')).toBe(CHALLENGE_OWNER);
+    expect(old.headers.get('www-authenticate')).toBe(challengeOf(service, CHALLENGE_OWNER));
     expect(await roleOf('bob')).toBe('VIEWER');
     const fresh = await gql(await demo.token('alice', { acr: TWO_FACTOR, amr: ['otp', 'mfa'] }), ROLE, input('bob', 'OWNER'));
     expect(fresh.status).toBe(200);
@@ -254,7 +254,7 @@ describe('spec Multi-factor rules 6 / RFC 9470: removing a passkey (a credential
     const token = await demo.token('alice', { ...STEPPED_UP, authTime: now() - 600 });
     const res = await gql(token, REMOVE_PASSKEY, { id: 'alice-key-1' });
     expect(res.status, res.text).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe(CHALLENGE_FRESH);
+    expect(res.headers.get('www-authenticate')).toBe(challengeOf(service, CHALLENGE_FRESH));
     expect(res.json).toEqual({
       data: { removePasskey: null },
       errors: [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callRest, STEPPED_UP } from './support/demo.js';
+import { challengeOf } from './support/service.js';
 import { PHR, CHALLENGE_PHR, service, demo, ottToken, idOf, legalHoldOf, useStepUpService } from './support/step-up-suite.js';
 
 // spec Multi-factor rules 6 / RFC 9470. Step-up over REST: POST /api/documents/:id/legal-hold answers like setLegalHold, with the RFC 9470 parameters in
@@ -14,7 +15,7 @@ describe('spec Multi-factor rules 6 / RFC 9470 on REST: POST /api/documents/:id/
   it('a one-factor token: 401, the challenge, and the RFC 9470 parameters in the body; nothing written', async () => {
     const res = await hold(await ottToken('alice'), 'Quarterly plan');
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe(CHALLENGE_PHR);
+    expect(res.headers.get('www-authenticate')).toBe(challengeOf(service, CHALLENGE_PHR));
     expect(res.json).toEqual({
       statusCode: 401,
       message: 'A different authentication level is required.',
@@ -33,7 +34,7 @@ describe('spec Multi-factor rules 6 / RFC 9470 on REST: POST /api/documents/:id/
 
     const guest = await hold(undefined, 'Draft roadmap');
     expect(guest.status).toBe(401);
-    expect(guest.headers.get('www-authenticate')).toBe('Bearer');
+    expect(guest.headers.get('www-authenticate')).toBe(challengeOf(service, 'Bearer'));
     for (const persona of ['bob', 'erin'] as const) {
       const denied = await hold(await ottToken(persona), 'Draft roadmap');
       expect(denied.status).toBe(403);

@@ -7,10 +7,15 @@ export { FactorRuleError, validateRules } from './factors/rules.js';
 export type { AcrLevel, Factor, FactorRule } from './factors/types.js';
 export { SIGN_IN_FACTORS } from './factor-registry.js';
 export type { FactorSettings, SignInFactor } from './web/factor-module.js';
-export { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './oidc/offered.js';
 export {
   CLIENT_CREDENTIALS,
+  DEVICE_CODE_GRANT_TYPE,
   isRedirectless,
+  OFFERED_GRANT_TYPES,
+  OFFERED_RESPONSE_TYPES,
+  REGISTRABLE_GRANT_TYPES,
+} from './oidc/offered.js';
+export {
   isService,
   isServiceScope,
   SERVICE_AUTH_METHODS,

@@ -50,10 +50,16 @@ export type {
 
 // OpenID provider
 export { createAuthorizationServer, API_SCOPES, FACTORS_REQUIRED, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
-export { OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from './oidc/offered.js';
 export {
   CLIENT_CREDENTIALS,
+  DEVICE_CODE_GRANT_TYPE,
   isRedirectless,
+  OFFERED_GRANT_TYPES,
+  OFFERED_RESPONSE_TYPES,
+  REGISTRABLE_GRANT_TYPES,
+} from './oidc/offered.js';
+export { DEVICE_CODE_TTL_SECONDS, POLL_WINDOW_SECONDS, USER_CODE_MASK } from './oidc/device-flow.js';
+export {
   isService,
   isServiceScope,
   SERVICE_AUTH_METHODS,

@@ -65,3 +65,9 @@ export {
 export { ACR_ONE_FACTOR, ACR_PHISHING_RESISTANT, ACR_TWO_FACTOR } from './factors/acr.js';
 export { insufficientScopeChallenge, insufficientScopeMessage } from './scopes/challenge.js';
 export { apiScopesOf, EVERY_API_SCOPE, type ApiScopeName } from './scopes/vocabulary.js';
+export {
+  describeProtectedResource,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  type ProtectedResource,
+  withResourceMetadata,
+} from './resource/protected-resource.js';

@@ -195,7 +195,8 @@ export async function startLatchkey(
   const child = spawnServer(main, env, process.env.BENCH_SERVER_LOGS ? 'inherit' : 'ignore', startFlagsOf(build));
   await waitForReadyz(publicUrl, child);
 
-  // The server's contract: issuer = PUBLIC_URL, audience = urn:latchkey:api.
+  // The server's contract: issuer = PUBLIC_URL, audience = PUBLIC_URL or the former default urn:latchkey:api (accepted
+  // while API_AUDIENCE is unset), which every build compared here accepts alike.
   const now = Math.floor(Date.now() / 1000);
   // It names a provider session (`sid`), as the provider's own tokens do: the ended-sessions check is on the measured path.
   const token = await new SignJWT({ scope: 'openid', amr: ['otp'], acr: 'urn:latchkey:acr:otp', auth_time: now, sid: 'bench-session-0001' })

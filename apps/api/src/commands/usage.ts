@@ -55,6 +55,15 @@ commands:
   sessions end --email EMAIL [--id ID]
                                end one session or all of them (their tokens are refused within seconds; clients
                                with a back-channel logout URI are told); prints {"ended":N}; unknown e-mail or id: exit 4
+  login --url URL [--client ID] [--scope "openid documents:read"]
+                               sign this machine in to the server at URL as a person, with the device grant: prints
+                               a code and the page to enter it at (in any browser), waits for the sign-in, and stores
+                               the token in $XDG_CONFIG_HOME/latchkey/credentials.json (~/.config by default, mode
+                               0600); the client is latchkey-cli unless --client names another; every API scope
+                               unless --scope names fewer
+  whoami --url URL             the account signed in to the server at URL and the token's scopes, as the API answers
+                               (GraphQL viewer); a token past its expiry is refreshed first
+  logout --url URL             revoke this machine's sign-in to the server at URL and forget its token
   audit verify [--checkpoint FILE]
                                verify the audit trail's chain (from its retention anchor); with FILE (a checkpoint
                                JWS as printed), also that the chain still reaches it; exit 1 names the first edited,

@@ -1,11 +1,8 @@
-import { CLIENT_CREDENTIALS, isRedirectless, OFFERED_GRANT_TYPES, OFFERED_RESPONSE_TYPES } from '@latchkey/auth/configuration';
+import { DEVICE_CODE_GRANT_TYPE, isRedirectless, OFFERED_RESPONSE_TYPES, REGISTRABLE_GRANT_TYPES } from '@latchkey/auth/configuration';
 import { z } from 'zod';
 import { ConfigError } from './error.js';
 import type { Config, OidcClient } from './types.js';
 import { serviceRegistrations, withRedirectlessDefaults } from './services.js';
-
-/** The grant types a registration may name: the code flow's, and a service's (services.ts). */
-const GRANT_TYPES = [...OFFERED_GRANT_TYPES, CLIENT_CREDENTIALS] as const;
 
 const oidcClients = z.array(
   z
@@ -17,10 +14,12 @@ const oidcClients = z.array(
       // Back-channel logout (OpenID Connect Back-Channel Logout 1.0): told when a session it was used in ends.
       backchannel_logout_uri: z.url().optional(),
       backchannel_logout_session_required: z.boolean().optional(),
-      // Only authorization code with PKCE is offered (RFC 9700), and client credentials to a service (services.ts):
-      // asking for anything else stops start-up.
+      // Authorization code with PKCE (RFC 9700), the device grant (RFC 8628) and client credentials to a service
+      // (services.ts): asking for anything else stops start-up.
       grant_types: z
-        .array(z.enum(GRANT_TYPES, { error: `only ${GRANT_TYPES.map((type) => `"${type}"`).join(', ')} are offered` }))
+        .array(
+          z.enum(REGISTRABLE_GRANT_TYPES, { error: `only ${REGISTRABLE_GRANT_TYPES.map((type) => `"${type}"`).join(', ')} are offered` }),
+        )
         .optional(),
       response_types: z
         .array(
@@ -44,6 +43,8 @@ const oidcClients = z.array(
 );
 
 export const DEMO_CLIENT_ID = 'latchkey-demo';
+/** The command line's own client (`pnpm latchkey login`): first-party, public, the device grant. */
+export const CLI_CLIENT_ID = 'latchkey-cli';
 
 export function parseClients(raw: string | undefined): OidcClient[] {
   if (!raw) return [];
@@ -65,6 +66,7 @@ export function authConfig(
   configured: OidcClient[],
   demo: boolean,
   publicUrl: string,
+  cli = true,
 ): Omit<
   Config['auth'],
   | 'smtpUrl'
@@ -93,11 +95,28 @@ export function authConfig(
       first_party: true,
     });
   }
+  if (cli && !clients.some((client) => client.client_id === CLI_CLIENT_ID)) clients.push(cliClient());
   return {
     clients,
     firstPartyClientIds: clients.filter((client) => client.first_party).map((client) => client.client_id),
     resourceServerClientIds: clients.filter((client) => client.resource_server).map((client) => client.client_id),
     services: serviceRegistrations(clients),
     demoClientId: demo ? DEMO_CLIENT_ID : undefined,
+  };
+}
+
+/**
+ * The command line's client (OIDC_CLI_CLIENT, on by default): public (it keeps no secret), the device grant and
+ * refresh-token rotation, no redirect URI; first-party, so its tokens hold every API scope of the person.
+ */
+function cliClient(): OidcClient {
+  return {
+    client_id: CLI_CLIENT_ID,
+    client_name: 'Latchkey command line',
+    redirect_uris: [],
+    grant_types: [DEVICE_CODE_GRANT_TYPE, 'refresh_token'],
+    response_types: [],
+    token_endpoint_auth_method: 'none',
+    first_party: true,
   };
 }

@@ -71,6 +71,8 @@ export const envSchema = z.object({
   OIDC_CLIENTS: z.string().optional(),
   /** the first-party public client of the demo page at / (default: on outside production) */
   OIDC_DEMO_CLIENT: bool.optional(),
+  /** the first-party public client `latchkey-cli` of `pnpm latchkey login` (the device grant). On by default. */
+  OIDC_CLI_CLIENT: bool.default(true),
   /** the provider's outgoing requests (back-channel logout) may reach loopback and private addresses. Off by default (SSRF). */
   OIDC_PRIVATE_NETWORK_FETCH: bool.default(false),
   /** smtp:// or smtps:// URL of the mail server that delivers sign-in links */
@@ -115,7 +117,7 @@ export const envSchema = z.object({
   SIGNING_KEY_FILE: z.string().min(1).optional(),
   VERIFY_KEYS: z.string().min(1).optional(),
   JWT_ISSUER: z.string().min(1).optional(),
-  API_AUDIENCE: z.string().min(1).default('urn:latchkey:api'),
+  API_AUDIENCE: z.string().min(1).optional(),
   JWT_CLOCK_SKEW: duration.default(30),
   /** how old a DPoP proof's `iat` may be (RFC 9449) */
   DPOP_PROOF_MAX_AGE: duration.pipe(z.number().int().min(1, 'must be at least 1s').max(3600, 'must be at most 1h')).default(60),

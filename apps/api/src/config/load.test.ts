@@ -31,7 +31,10 @@ describe('loadConfig defaults', () => {
     expect(config.http.host).toBe('127.0.0.1');
     expect(config.http.publicUrl).toBe('http://localhost:4000');
     expect(config.tokens.issuer).toBe('http://localhost:4000');
-    expect(config.tokens.audience).toBe('urn:latchkey:api');
+    // The API's resource identifier (RFC 9728) is its audience; tokens for the former default stay accepted.
+    expect(config.tokens.audience).toBe('http://localhost:4000');
+    expect(config.tokens.resourceIdentifier).toBe('http://localhost:4000');
+    expect(config.tokens.acceptedAudiences).toEqual(['http://localhost:4000', 'urn:latchkey:api']);
     expect([...config.http.corsOrigins]).toEqual(['http://localhost:4000']);
     expect(config.keys.signingKey).toBeUndefined();
     expect(config.database.url).toBeUndefined();
@@ -79,6 +82,15 @@ describe('loadConfig defaults', () => {
     expect(load({ PUBLIC_URL: 'https://api.example.com', JWT_ISSUER: 'https://id.example.com' }).tokens.issuer).toBe(
       'https://id.example.com',
     );
+  });
+
+  it('PUBLIC_URL is the API audience and resource identifier; an explicit API_AUDIENCE is the only audience accepted', () => {
+    const byDefault = load({ PUBLIC_URL: 'https://api.example.com/' }).tokens;
+    expect(byDefault).toMatchObject({ audience: 'https://api.example.com', resourceIdentifier: 'https://api.example.com' });
+    expect(byDefault.acceptedAudiences).toEqual(['https://api.example.com', 'urn:latchkey:api']);
+    const explicit = load({ PUBLIC_URL: 'https://api.example.com', API_AUDIENCE: 'urn:acme:api' }).tokens;
+    expect(explicit).toMatchObject({ audience: 'urn:acme:api', resourceIdentifier: 'https://api.example.com' });
+    expect(explicit.acceptedAudiences).toEqual(['urn:acme:api']);
   });
 });
 
@@ -302,13 +314,47 @@ describe('OIDC_CLIENTS may ask only for what is offered (authorization code with
     },
   );
 
-  it.each([['implicit'], ['password'], ['urn:ietf:params:oauth:grant-type:device_code']])(
-    'grant type %j stops start-up, naming what is offered',
-    (grantType) => {
-      const error = expectConfigError({ OIDC_CLIENTS: client({ grant_types: [grantType] }) }, 'OIDC_CLIENTS.0.grant_types.0');
-      expect(error.message).toContain('"authorization_code"');
-    },
-  );
+  it.each([['implicit'], ['password']])('grant type %j stops start-up, naming what is offered', (grantType) => {
+    const error = expectConfigError({ OIDC_CLIENTS: client({ grant_types: [grantType] }) }, 'OIDC_CLIENTS.0.grant_types.0');
+    expect(error.message).toContain('"authorization_code"');
+  });
+});
+
+describe('the device grant (RFC 8628) and the command line client', () => {
+  const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
+
+  it('a client with only the device grant (and refresh tokens) registers without redirect_uris', () => {
+    const config = load({
+      OIDC_CLIENTS: JSON.stringify([
+        { client_id: 'tv', grant_types: [DEVICE, 'refresh_token'], response_types: [], token_endpoint_auth_method: 'none' },
+      ]),
+    });
+    expect(config.auth.clients.find((client) => client.client_id === 'tv')).toMatchObject({
+      redirect_uris: [],
+      grant_types: [DEVICE, 'refresh_token'],
+    });
+  });
+
+  it('a client with the authorization code still needs a redirect URI', () => {
+    expectConfigError(
+      { OIDC_CLIENTS: JSON.stringify([{ client_id: 'app', grant_types: ['authorization_code', DEVICE] }]) },
+      'OIDC_CLIENTS.0.redirect_uris',
+    );
+  });
+
+  it('latchkey-cli is registered by default (first-party, public, the device grant); OIDC_CLI_CLIENT=false leaves it out', () => {
+    const config = load({});
+    expect(config.auth.clients.find((client) => client.client_id === 'latchkey-cli')).toMatchObject({
+      redirect_uris: [],
+      grant_types: [DEVICE, 'refresh_token'],
+      response_types: [],
+      token_endpoint_auth_method: 'none',
+    });
+    expect(config.auth.firstPartyClientIds).toContain('latchkey-cli');
+    const off = load({ OIDC_CLI_CLIENT: 'false' });
+    expect(off.auth.clients.map((client) => client.client_id)).not.toContain('latchkey-cli');
+    expect(off.auth.firstPartyClientIds).not.toContain('latchkey-cli');
+  });
 });
 
 describe('METRICS_PORT and OTEL_EXPORTER_OTLP_ENDPOINT', () => {

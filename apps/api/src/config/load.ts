@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { apiAudienceConfig } from './audience.js';
 import { authConfig, parseClients } from './clients.js';
 import { SIGN_IN_FACTORS } from '@latchkey/auth/configuration';
 import { readBudgetSettings } from './budget.js';
@@ -48,7 +49,7 @@ export function loadConfig({ env, readFile, version = '0.0.0', factors = SIGN_IN
     keys: { signingKey, verifyKeys: e.VERIFY_KEYS },
     tokens: {
       issuer: e.JWT_ISSUER ?? publicUrl,
-      audience: e.API_AUDIENCE,
+      ...apiAudienceConfig(e.API_AUDIENCE, publicUrl),
       clockSkewSeconds: e.JWT_CLOCK_SKEW,
       accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL,
       cacheSize: e.TOKEN_CACHE_SIZE,
@@ -82,7 +83,7 @@ export function loadConfig({ env, readFile, version = '0.0.0', factors = SIGN_IN
       factors,
       upstream,
       clientCertificates,
-      ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl),
+      ...authConfig(parseClients(e.OIDC_CLIENTS), e.OIDC_DEMO_CLIENT ?? !production, publicUrl, e.OIDC_CLI_CLIENT),
     },
   };
 }

@@ -31,7 +31,12 @@ export interface Config {
   };
   tokens: {
     issuer: string;
+    /** API_AUDIENCE, PUBLIC_URL by default: the `aud` of every access token issued for the API */
     audience: string;
+    /** the audiences the API accepts: `audience`, and the legacy `urn:latchkey:api` while API_AUDIENCE is unset */
+    acceptedAudiences: readonly string[];
+    /** the API's resource identifier (RFC 9728): PUBLIC_URL */
+    resourceIdentifier: string;
     clockSkewSeconds: number;
     accessTokenTtlSeconds: number;
     cacheSize: number;

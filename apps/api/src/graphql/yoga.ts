@@ -58,6 +58,8 @@ export interface GraphQLHandlerDeps {
   tracing?: Plugin;
   /** `extensions.deprecated` and the count of each use (`useDeprecationReport`) */
   deprecationReport: Plugin<GraphQLContext>;
+  /** names the API's protected resource metadata in every 401 (`useResourceMetadata`) */
+  resourceMetadata: Plugin;
   /** the callers' cost budgets (API_BUDGET); undefined: off */
   budget?: Plugin<GraphQLContext>;
   /** the cost estimator MAX_COST shares with the budgets; undefined: one of its own */
@@ -122,6 +124,7 @@ export function createGraphQLHandler({
   budget,
   costEstimator,
   graphiql,
+  resourceMetadata,
 }: GraphQLHandlerDeps) {
   const { limits } = config;
 
@@ -177,6 +180,7 @@ export function createGraphQLHandler({
       deprecationReport,
       useErrorLog(logger),
       useErrorCodes({ onError: countError }),
+      resourceMetadata,
     ],
     batching: limits.maxBatch > 0 ? { limit: limits.maxBatch } : false,
     ...DONE_BY_THE_HTTP_LAYER,

@@ -13,6 +13,7 @@ import {
   stepUpParameters,
   StepUpRequired,
   type AuthenticationEvidence,
+  withResourceMetadata,
   type StepUpRequirement,
 } from '@latchkey/auth/tokens';
 
@@ -99,6 +100,8 @@ export interface RestRouterOptions<Caller> {
   charge?: RestCharge<Caller>;
   /** the API scopes a signed-in caller's token holds; null: a caller scopes do not restrict. @default null for every caller */
   grantedScopes?: (caller: Caller) => ReadonlySet<string> | null;
+  /** the API's protected resource metadata (RFC 9728), named by every 401's `WWW-Authenticate`; undefined: not named */
+  resourceMetadataUrl?: string;
 }
 
 /** The error body of docs/endpoints.md: `{ statusCode, message, error }`, plus any extra fields given. */
@@ -257,6 +260,13 @@ const refuse = (status: number, message: string, headers?: Record<string, string
 export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
   const routes: CompiledRoute<Caller>[] = options.routes.map((route) => ({ route, segments: route.path.split('/').filter(Boolean) }));
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const { resourceMetadataUrl } = options;
+  /** Writes a routed request's answer: a challenge for a token names the resource's metadata (RFC 9728 §5.1). */
+  const reply = (res: ServerResponse, response: RestResponse) => {
+    const challenge = response.headers?.['www-authenticate'];
+    if (!challenge || !resourceMetadataUrl) return send(res, response);
+    send(res, { ...response, headers: { ...response.headers, 'www-authenticate': withResourceMetadata(challenge, resourceMetadataUrl) } });
+  };
 
   async function run(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const parts = path.split('/').filter(Boolean);
@@ -271,8 +281,8 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
       if (route.method === req.method || (route.method === 'GET' && req.method === 'HEAD')) found = { route, params };
     }
     if (!found) {
-      if (allowed.length === 0) return send(res, restError(404, 'Not Found'));
-      return send(res, restError(405, 'Method Not Allowed', {}, { allow: [...new Set(allowed)].join(', ') }));
+      if (allowed.length === 0) return reply(res, restError(404, 'Not Found'));
+      return reply(res, restError(405, 'Method Not Allowed', {}, { allow: [...new Set(allowed)].join(', ') }));
     }
     const requestId = options.requestIdOf?.(req) ?? '';
     const request: RestRequest<Caller> = {
@@ -287,15 +297,15 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
     // Outside the handler: nothing thrown here is converted (spec Events 3).
     for (const step of options.middleware ?? []) {
       const early = await step(request);
-      if (early) return send(res, early);
+      if (early) return reply(res, early);
     }
     const charged = options.charge && (await spend(options.charge, request, found.route, res));
-    if (charged?.refused) return send(res, charged.refused);
+    if (charged?.refused) return reply(res, charged.refused);
     const refused = await refusalBeforeHandler(found.route, request, { grantedScopes: options.grantedScopes, maxBodyBytes });
     if (refused) {
       // Refused before its handler ran: the request costs its minimum.
       if (charged?.toMinimum) setHeaders(res, charged.toMinimum());
-      return send(res, refused);
+      return reply(res, refused);
     }
     let response: RestResponse;
     try {
@@ -308,7 +318,7 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
         response = restError(error.status, error.message, { code: error.code, ...field });
       } else throw error;
     }
-    send(res, response);
+    reply(res, response);
   }
 
   /** Answers one request under the router's paths; never rejects. */

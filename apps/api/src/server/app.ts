@@ -12,7 +12,7 @@ import {
   type SignInLimits,
   type Principal,
 } from '@latchkey/auth';
-import type { AccessTokenVerifier } from '@latchkey/auth/tokens';
+import { type AccessTokenVerifier, describeProtectedResource, type ProtectedResource } from '@latchkey/auth/tokens';
 import { recordDpopProofUse, type DatabaseHandle } from '@latchkey/db';
 import { createClientAddresses, createRouteTable, sendHttpError } from '@latchkey/http';
 import type { Plugin } from 'graphql-yoga';
@@ -105,7 +105,7 @@ function createVerifier(config: Config, database: DatabaseHandle, keys: KeyMater
     jwks: keys.jwks,
     algorithms: keys.algorithms,
     issuer: config.tokens.issuer,
-    audience: config.tokens.audience,
+    audience: config.tokens.acceptedAudiences,
     clockSkewSeconds: config.tokens.clockSkewSeconds,
     cacheSize: config.tokens.cacheSize,
     endedSessions,
@@ -121,6 +121,8 @@ function createVerifier(config: Config, database: DatabaseHandle, keys: KeyMater
 
 interface RestApiDeps {
   config: Config;
+  /** the API's protected resource metadata (RFC 9728), named by every 401 */
+  protectedResource: ProtectedResource;
   /** the field rules the schema declares on `Document`, applied to REST's bodies */
   fieldRules: readonly FieldRule<Subject>[];
   app: AppServices;
@@ -153,7 +155,18 @@ function budgetsOf(
 }
 
 /** The REST routes under `/api` (documents), and the route templates they declare. */
-function createRestApi({ config, fieldRules, app, database, verifier, logger, requestIdOf, cors, budgets }: RestApiDeps) {
+function createRestApi({
+  config,
+  fieldRules,
+  app,
+  database,
+  verifier,
+  logger,
+  requestIdOf,
+  cors,
+  budgets,
+  protectedResource,
+}: RestApiDeps) {
   const rest = createRestRouter<Principal>({
     routes: documentRoutes({ services: app, database, fieldRules }),
     middleware: [authenticate(verifier)],
@@ -162,6 +175,7 @@ function createRestApi({ config, fieldRules, app, database, verifier, logger, re
     requestIdOf,
     ...(budgets ? { charge: restBudgetCharge(budgets) } : {}),
     grantedScopes: app.subjects.scopesOf,
+    resourceMetadataUrl: protectedResource.url,
   });
   const { maxUrlBytes } = config.limits;
 
@@ -242,6 +256,21 @@ function createFrontDoor(
   return { handle, upgrade };
 }
 
+/** Who a verified token is: a person (their account, by their token's scopes) or a registered service. */
+function subjectsOf(config: Config) {
+  const servicePrincipals = createServicePrincipals(config.auth.services);
+  return { servicePrincipals, subjects: createSubjectLoader(createGrantedScopes(config.auth.firstPartyClientIds), servicePrincipals) };
+}
+
+/** The API as an OAuth protected resource (RFC 9728): its identifier, PUBLIC_URL, protected by this issuer. */
+function protectedResourceOf(config: Config): ProtectedResource {
+  return describeProtectedResource({
+    resourceIdentifier: config.tokens.resourceIdentifier,
+    issuer: config.tokens.issuer,
+    name: 'Latchkey API',
+  });
+}
+
 /**
  * The composition root of the HTTP front: it builds the GraphQL handler, the REST router, the authorization
  * server and the probes from Config, and answers each request through one declarative route table.
@@ -261,7 +290,7 @@ export async function createHttpApp({
   endedSessions,
   budgetStore,
 }: HttpAppDeps) {
-  const { limits } = config;
+  const protectedResource = protectedResourceOf(config);
   // With metrics on, rate-limit refusals are counted, and sign-in events by the method whose routes they come from.
   const countedLimits = metrics ? countSignInLimits(uncountedLimits, metrics) : undefined;
   const signInLimits = countedLimits?.limits ?? uncountedLimits;
@@ -274,8 +303,7 @@ export async function createHttpApp({
   const requestIdOf = observer.requestIdOf;
   // The one AuditTrail of this instance: sign-in events (the login routes), policy denials, and whatever else records.
   const audit = createAuditTrail({ enqueue: auditWriter.enqueue, clientAddress, requestIdOf });
-  const servicePrincipals = createServicePrincipals(config.auth.services);
-  const subjects = createSubjectLoader(createGrantedScopes(config.auth.firstPartyClientIds), servicePrincipals);
+  const { servicePrincipals, subjects } = subjectsOf(config);
   const stopAuditingDenials = auditDenials({ audit, scopeOf: subjects.scopeOf });
   const authorization = await createAuthorizationServerRoutes({
     config,
@@ -284,13 +312,13 @@ export async function createHttpApp({
     keys,
     delivery,
     limitsFor,
+    userCodeLimits: signInLimits,
     verifier,
     clientAddresses,
     requestIdOf,
     endedSessions,
     audit,
   });
-
   const sessions = { ended: endedSessions, end: authorization.endSessions };
   const budgets = budgetsOf(config, database, clientAddress, metrics, budgetStore, servicePrincipals);
   const app = appServices({ config, database, audit, subjects, events, subscriptions, sessions, budgets });
@@ -306,21 +334,22 @@ export async function createHttpApp({
     metrics,
     tracing,
     budgets,
+    protectedResource,
   });
   const cors = createCors({ origins: config.http.corsOrigins });
   const fieldRules = fieldRulesOfType(schema, 'Document');
-  const rest = createRestApi({ config, fieldRules, app, database, verifier, logger, requestIdOf, cors, budgets });
-
+  const rest = createRestApi({ config, fieldRules, app, database, verifier, logger, requestIdOf, cors, budgets, protectedResource });
   const lifecycle: Lifecycle = { draining: false };
   const probes = createProbes(database, () => lifecycle.draining);
   const table = createRouteTable(
     routeTable({
-      graphql: createGraphQLRoute({ yoga, cors, limits, graphiql, logger, requestIdOf }),
+      graphql: createGraphQLRoute({ yoga, cors, limits: config.limits, graphiql, logger, requestIdOf }),
       api: rest.api,
       apiTemplateOf: rest.templateOf,
       authorization: authorization.routes,
       probes,
       jwksBody: JSON.stringify(keys.jwks),
+      protectedResource,
       demo: demoClientOf(config),
     }),
   );

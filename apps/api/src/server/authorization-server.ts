@@ -5,6 +5,7 @@ import {
   createLoginRoutes,
   htmlPage,
   OIDC_ROUTES,
+  POLL_WINDOW_SECONDS,
   type AccessTokenVerifier,
   type AuditTrail,
   type ClientMetadata,
@@ -33,6 +34,8 @@ export interface AuthorizationServerOptions {
   delivery: DeliveryHandler;
   /** the login limits a sign-in method's routes use (counted by method when metrics are kept) */
   limitsFor: (method: SignInMethod) => SignInLimits;
+  /** the limits a device's user code is entered under (the same counters as every sign-in of the address) */
+  userCodeLimits: SignInLimits;
   verifier: AccessTokenVerifier;
   clientAddresses: ClientAddresses;
   requestIdOf: (req: IncomingMessage) => string | undefined;
@@ -55,7 +58,7 @@ export function createConfiguredProvider(
   config: Config,
   keys: KeyMaterial,
   database: Pick<DatabaseHandle, 'db'>,
-  served?: Pick<ProviderOptions, 'sessionNeedsLogin' | 'verifier' | 'onSignedOut' | 'services'>,
+  served?: Pick<ProviderOptions, 'sessionNeedsLogin' | 'verifier' | 'onSignedOut' | 'services' | 'userCodeLimits'>,
 ) {
   const signingJwk = keys.signing.key.export({ format: 'jwk' });
   return createAuthorizationServer({
@@ -63,6 +66,7 @@ export function createConfiguredProvider(
     publicUrl: config.http.publicUrl,
     trustForwardedHeaders: config.http.trustProxy !== undefined,
     apiAudience: config.tokens.audience,
+    apiAliases: [config.tokens.resourceIdentifier, ...config.tokens.acceptedAudiences],
     signingJwk: { ...signingJwk, kid: keys.signing.kid, alg: keys.signing.alg, use: 'sig' },
     db: database.db,
     adapter: createDrizzleAdapter(database.db),
@@ -103,6 +107,11 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
     onSignedOut: (session, request) =>
       listSignedOut(database.db, session, { reason: 'signed out by its user at an application', actor: session.accountId, request }),
     services: serviceTokenPolicy(config.auth.services, database.db, logger, options.audit),
+    userCodeLimits: {
+      limits: options.userCodeLimits,
+      clientAddress: options.clientAddresses.addressOf,
+      pollWindow: options.userCodeLimits.window('device-poll', { points: 1, durationSeconds: POLL_WINDOW_SECONDS, blockSeconds: 0 }),
+    },
   });
   answerOutagesInProvider(provider);
   auditServiceTokens(provider, options.audit);

@@ -14,6 +14,8 @@ import { createPersistedOperations, importAllowlist, registerDemoOperations } fr
 import { buildSchema } from '../graphql/schema.js';
 import { createCostEstimator } from '../graphql/plugins/use-cost-limit.js';
 import { createGraphQLHandler } from '../graphql/yoga.js';
+import { useResourceMetadata } from '../graphql/plugins/use-resource-metadata.js';
+import type { ProtectedResource } from '@latchkey/auth/tokens';
 import { useDeprecationReport } from '../graphql/plugins/use-deprecation-report.js';
 import { createDeprecatedUses } from '../observability/deprecated-uses.js';
 import { createKnownApps } from '../observability/known-apps.js';
@@ -78,11 +80,14 @@ interface GraphQLTransportDeps {
   tracing: Plugin | undefined;
   /** the callers' cost budgets; undefined: API_BUDGET=off */
   budgets: Budgets | undefined;
+  /** the API's protected resource metadata (RFC 9728), named by every 401 */
+  protectedResource: ProtectedResource;
 }
 
 /** The schema and its persisted operations, and the GraphQL handler over HTTP and over WebSocket (GraphiQL's page too). */
 export async function createGraphQLTransports(deps: GraphQLTransportDeps) {
   const { config, logger, database, signInLimits, verifier, app, clientAddress, requestIdOf, metrics, tracing, budgets } = deps;
+  const resourceMetadata = useResourceMetadata({ metadataUrl: deps.protectedResource.url });
   const schema = buildSchema();
   const persisted = await preparePersistedOperations(config, database, signInLimits, logger, schema);
   const graphiql = config.graphiql ? graphiQLPage : undefined;
@@ -117,6 +122,7 @@ export async function createGraphQLTransports(deps: GraphQLTransportDeps) {
       }),
     costEstimator,
     graphiql,
+    resourceMetadata,
   });
   // GraphQL over WebSocket (graphql-ws) on /graphql: the same rules, applied on a path Yoga's HTTP plugins never see.
   const webSocket = createGraphQLWebSocket({

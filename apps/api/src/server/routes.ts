@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Method, type Route, sendHttpError } from '@latchkey/http';
 import type { createDemoClient } from '../demo/page.js';
 import type { Probes } from './probes.js';
+import type { ProtectedResource } from '@latchkey/auth/tokens';
 
 export interface RouteTableParts {
   /** `/graphql` (its refusals are GraphQL errors: it checks the method itself) */
@@ -14,6 +15,8 @@ export interface RouteTableParts {
   probes: Probes;
   /** the public keys, as served at /.well-known/jwks.json */
   jwksBody: string;
+  /** the API's protected resource metadata (RFC 9728): where it is served, and the document */
+  protectedResource: Pick<ProtectedResource, 'path' | 'body'>;
   /** the demo client (AUTH_DEMO_CLIENT); undefined: none */
   demo: ReturnType<typeof createDemoClient> | undefined;
 }
@@ -74,6 +77,19 @@ export function routeTable(parts: RouteTableParts): Route[] {
       handler(_req, res) {
         res.writeHead(200, { 'content-type': 'application/jwk-set+json; charset=utf-8', 'cache-control': 'public, max-age=300' });
         res.end(parts.jwksBody);
+      },
+    },
+    {
+      path: parts.protectedResource.path,
+      methods: GET_HEAD,
+      handler(_req, res) {
+        // Public metadata, as discovery is: any origin may read it (a browser client learns where to sign in).
+        res.writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'cache-control': 'public, max-age=300',
+          'access-control-allow-origin': '*',
+        });
+        res.end(parts.protectedResource.body);
       },
     },
     ...demoRoutes(parts.demo),

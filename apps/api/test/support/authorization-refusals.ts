@@ -49,7 +49,10 @@ export function expectSameRefusal(graphql: Response, field: string, restResponse
 export function expectGuestRefused(res: Response) {
   expect(res.status, res.text).toBe(401);
   expect(res.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
-  expect(res.headers.get('www-authenticate')).toBe('Bearer');
+  // RFC 6750's bare challenge, naming where the API's protected resource metadata is (RFC 9728 §5.1).
+  expect(res.headers.get('www-authenticate')).toMatch(
+    /^Bearer resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource"$/,
+  );
   expect(res.json).not.toHaveProperty('data');
   expect(res.json.errors).toEqual([{ message: 'Sign in to perform this operation.', extensions: { code: 'UNAUTHENTICATED' } }]);
 }

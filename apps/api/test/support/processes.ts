@@ -164,7 +164,7 @@ export async function startServiceProcesses(
       }
     },
     token: (subject, ttlSeconds = 600) =>
-      mintAccessToken(signingKey, { subject, issuer: publicUrl, audience: 'urn:latchkey:api', ttlSeconds, amr: ['otp'] }),
+      mintAccessToken(signingKey, { subject, issuer: publicUrl, audience: publicUrl, ttlSeconds, amr: ['otp'] }),
     async stop() {
       for (const child of children) child.kill('SIGTERM');
       await Promise.all(

@@ -5,7 +5,14 @@ import { freePort } from './browser-session.js';
 import { Writable } from 'node:stream';
 import type { JWK } from 'jose';
 import { loadConfig, type Config, type ConfigSources } from '../../src/config/load.js';
-import { generateSigningJwk, parseSigningKey, type SigningKey, mintAccessToken, type MintAccessTokenInput } from '@latchkey/auth/tokens';
+import {
+  generateSigningJwk,
+  mintAccessToken,
+  type MintAccessTokenInput,
+  parseSigningKey,
+  type SigningKey,
+  withResourceMetadata,
+} from '@latchkey/auth/tokens';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 
@@ -221,4 +228,9 @@ export function rawPost(url: string, body: string, headers: Record<string, strin
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** A 401's challenge as the service sends it: naming its protected resource metadata (RFC 9728 §5.1). */
+export function challengeOf(service: Pick<TestService, 'config'>, challenge: string): string {
+  return withResourceMetadata(challenge, `${service.config.tokens.resourceIdentifier}/.well-known/oauth-protected-resource`);
 }

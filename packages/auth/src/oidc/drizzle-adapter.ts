@@ -31,6 +31,13 @@ const GRANTABLE_MODELS: ReadonlySet<string> = new Set([
   'PreAuthorizedCode',
 ]);
 
+/**
+ * Rows kept for a while after their model expires: a device polling with an expired device code must be told
+ * `expired_token` (RFC 8628 3.5), which the provider can only say about a code it still finds (it judges the
+ * expiry from the payload, not from the row).
+ */
+const OUTLIVES_EXPIRY_SECONDS: Partial<Record<string, number>> = { DeviceCode: 600 };
+
 function stringField(payload: OidcPayload, key: string): string | null {
   const value = payload[key];
   return typeof value === 'string' ? value : null;
@@ -93,7 +100,10 @@ export function createDrizzleAdapter(db: Database, options: DrizzleAdapterOption
         uid: stringField(payload, 'uid'),
         userCode: stringField(payload, 'userCode'),
         // Without a finite expiresIn (e.g. registered clients) the row lives until destroyed.
-        expiresAt: typeof expiresIn === 'number' && Number.isFinite(expiresIn) ? new Date(now() + expiresIn * 1000) : null,
+        expiresAt:
+          typeof expiresIn === 'number' && Number.isFinite(expiresIn)
+            ? new Date(now() + (expiresIn + (OUTLIVES_EXPIRY_SECONDS[this.model] ?? 0)) * 1000)
+            : null,
         consumedAt: typeof consumed === 'number' && Number.isFinite(consumed) ? new Date(consumed * 1000) : null,
       };
       await db

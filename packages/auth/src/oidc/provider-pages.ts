@@ -2,7 +2,7 @@ import { formTargetOf } from '@latchkey/http';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
 const text = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const barePage = (title: string, body: string) =>
+export const barePage = (title: string, body: string) =>
   `<!doctype html><html lang="en"><meta charset="utf-8"><title>${text(title)}</title><main><h1>${text(title)}</h1>${body}</main></html>`;
 /**
  * The provider's pages carry no script and load nothing; their forms post only to the provider. The sign-out

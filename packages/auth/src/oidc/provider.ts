@@ -7,13 +7,14 @@ import type { AsymmetricSigningAlgorithm, ClientMetadata, Configuration, KoaCont
 import { findAccount } from './account.js';
 import { introspectionInFront, mayIntrospect } from './introspection.js';
 import { userinfoInFront } from './userinfo.js';
-import { providerPages } from './provider-pages.js';
+import { barePage, providerPages } from './provider-pages.js';
 import { type OnSignedOut, reportSignOut, sessionStillOpen } from './sign-out.js';
 import { tokenEndpointCors } from './token-endpoint-cors.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { deriveCookieKeys } from './cookie-keys.js';
 import { isService, serviceTokenClaims, type ServiceTokenPolicy } from './services.js';
 import { SESSION_COOKIE_OPTIONS, SESSION_TTL_SECONDS } from './provider-session.js';
+import { DEVICE_CODE_TTL_SECONDS, deviceFlow, type DeviceFlowOptions } from './device-flow.js';
 
 /** Where the provider's endpoints live; discovery stays at `/.well-known/openid-configuration`. */
 export const OIDC_ROUTES = {
@@ -24,6 +25,9 @@ export const OIDC_ROUTES = {
   revocation: '/oidc/token/revocation',
   introspection: '/oidc/token/introspection',
   pushed_authorization_request: '/oidc/request',
+  // The device grant (RFC 8628): a device asks for a code here; a person types it at code_verification.
+  device_authorization: '/oidc/device/auth',
+  code_verification: '/oidc/device',
   // The platform's own key endpoint: the provider and the API publish one and the same key set.
   jwks: '/.well-known/jwks.json',
 } as const;
@@ -46,6 +50,12 @@ export interface AuthorizationServerOptions {
   trustForwardedHeaders?: boolean;
   /** the API's audience (resource indicator) that access tokens are issued for */
   apiAudience: string;
+  /**
+   * Other resource indicators (RFC 8707) that name the API: its RFC 9728 resource identifier (PUBLIC_URL), the
+   * audience of an older version (so grants made for it still refresh). A token asked for one is issued for
+   * `apiAudience`. @default []
+   */
+  apiAliases?: readonly string[];
   /** the private signing key as a JWK with `kid` and `alg` (the same key the API verifies with) */
   signingJwk: { kid?: string; alg?: string; d?: string } & Record<string, unknown>;
   db: Database;
@@ -94,6 +104,8 @@ export interface AuthorizationServerOptions {
    * Without it every one is refused (the CLI's provider issues no tokens).
    */
   services?: ServiceTokenPolicy;
+  /** the limits user-code entry (the device grant) is counted against; none: not limited (the CLI's provider) */
+  userCodeLimits?: DeviceFlowOptions['limits'];
 }
 
 /** What the login prompt asks the application about a browser's existing session. */
@@ -143,10 +155,10 @@ function loginPolicy(
   return prompts;
 }
 
-/** Where amr / acr / auth_time of an access token come from: the code or refresh token it is issued for. */
+/** Where amr / acr / auth_time of an access token come from: the code, device code or refresh token it is issued for. */
 function loginOf(ctx: KoaContextWithOIDC) {
-  const { AuthorizationCode, RefreshToken } = ctx.oidc.entities;
-  return AuthorizationCode ?? RefreshToken;
+  const { AuthorizationCode, DeviceCode, RefreshToken } = ctx.oidc.entities;
+  return AuthorizationCode ?? DeviceCode ?? RefreshToken;
 }
 
 /** What the provider's configuration is built from: the options, and what start-up derives from them once. */
@@ -158,17 +170,26 @@ interface ProviderSettings {
   pages: ReturnType<typeof providerPages>;
   signingAlg: AsymmetricSigningAlgorithm;
   introspectionPolicy: { resourceServers: ReadonlySet<string> };
+  /** every resource indicator that names the API: its audience and its aliases */
+  apiIndicators: readonly string[];
+  device: ReturnType<typeof deviceFlow>;
 }
 
 /** Whether a first-party grant holds every scope the provider offers (OpenID's, and the API's for its audience). */
-function grantsEverything(grant: InstanceType<Provider['Grant']>, apiAudience: string): boolean {
+function grantsEverything(grant: InstanceType<Provider['Grant']>, apiIndicators: readonly string[]): boolean {
   const openid = new Set(grant.getOIDCScope().split(' '));
-  const api = new Set(grant.getResourceScope(apiAudience).split(' '));
-  return OFFERED_SCOPES.every((scope) => openid.has(scope)) && API_SCOPES.split(' ').every((scope) => api.has(scope));
+  const holdsEveryApiScope = (indicator: string) => {
+    const api = new Set(grant.getResourceScope(indicator).split(' '));
+    return API_SCOPES.split(' ').every((scope) => api.has(scope));
+  };
+  return OFFERED_SCOPES.every((scope) => openid.has(scope)) && apiIndicators.every(holdsEveryApiScope);
 }
 
 /** Consent is implicit for first-party clients: their grant is created on first use. */
-function firstPartyGrants(firstParty: ReadonlySet<string>, apiAudience: string): NonNullable<Configuration['loadExistingGrant']> {
+function firstPartyGrants(
+  firstParty: ReadonlySet<string>,
+  apiIndicators: readonly string[],
+): NonNullable<Configuration['loadExistingGrant']> {
   return async (ctx) => {
     const clientId = ctx.oidc.client!.clientId;
     const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(clientId);
@@ -176,10 +197,10 @@ function firstPartyGrants(firstParty: ReadonlySet<string>, apiAudience: string):
     if (!firstParty.has(clientId)) return existing;
     const grant = existing ?? new ctx.oidc.provider.Grant({ clientId, accountId: ctx.oidc.session!.accountId! });
     // Everything a first-party client may ask for; a grant made by an older version gets what it lacks.
-    if (!existing || !grantsEverything(grant, apiAudience)) {
+    if (!existing || !grantsEverything(grant, apiIndicators)) {
       grant.addOIDCScope(OFFERED_SCOPES.join(' '));
       grant.addOIDCClaims(['email', 'email_verified', 'name']);
-      grant.addResourceScope(apiAudience, API_SCOPES);
+      for (const indicator of apiIndicators) grant.addResourceScope(indicator, API_SCOPES);
       await grant.save();
     }
     return grant;
@@ -203,6 +224,8 @@ function providerFeatures({
   pages,
   signingAlg,
   introspectionPolicy,
+  apiIndicators,
+  device,
 }: ProviderSettings): Configuration['features'] {
   const { apiAudience } = options;
   return {
@@ -228,12 +251,14 @@ function providerFeatures({
         mayIntrospect(introspectionPolicy, client, token.clientId ?? null, false),
     } as never,
     rpInitiatedLogout: { enabled: true, ...pages.signOut },
+    // The device grant (RFC 8628) for clients that register it: see device-flow.ts.
+    deviceFlow: device.feature,
     resourceIndicators: {
       enabled: true,
       defaultResource: () => apiAudience,
       useGrantedResource: () => true,
       getResourceServerInfo: (_ctx, resourceIndicator): ResourceServer => {
-        if (resourceIndicator !== apiAudience) throw new errors.InvalidTarget();
+        if (!apiIndicators.includes(resourceIndicator)) throw new errors.InvalidTarget();
         return {
           scope: API_SCOPES,
           audience: apiAudience,
@@ -305,7 +330,7 @@ function providerConfiguration(
     clientBasedCORS: tokenEndpointCors as never,
     features: providerFeatures(settings),
     extraTokenClaims: serviceTokenClaims(options.services, settings.errors, accessTokenClaims),
-    loadExistingGrant: firstPartyGrants(firstParty, options.apiAudience),
+    loadExistingGrant: firstPartyGrants(firstParty, settings.apiIndicators),
     // Refresh tokens rotate on every use. First-party clients get one whenever they may use the grant
     // (`offline_access` alone is dropped by OpenID Connect unless consent is prompted for, which they skip).
     rotateRefreshToken: true,
@@ -314,6 +339,7 @@ function providerConfiguration(
     ttl: {
       AccessToken: accessTokenTTL,
       AuthorizationCode: 60,
+      DeviceCode: DEVICE_CODE_TTL_SECONDS,
       IdToken: 3600,
       Interaction: 3600,
       Grant: 14 * 86_400,
@@ -343,6 +369,13 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     pages: providerPages(options.renderPage),
     signingAlg: (typeof signingJwk.alg === 'string' ? signingJwk.alg : 'RS256') as AsymmetricSigningAlgorithm,
     introspectionPolicy: { resourceServers: new Set(options.resourceServerClientIds ?? []) },
+    apiIndicators: [...new Set([apiAudience, ...(options.apiAliases ?? [])])],
+    device: deviceFlow({
+      path: OIDC_ROUTES.code_verification,
+      tokenPath: OIDC_ROUTES.token,
+      renderPage: options.renderPage ?? barePage,
+      limits: options.userCodeLimits,
+    }),
   };
   const { introspectionPolicy } = settings;
   const provider = new ProviderClass(options.issuer, providerConfiguration(settings, interactionPolicy));
@@ -353,6 +386,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     );
   }
   if (options.onSignedOut) provider.use(reportSignOut(options.onSignedOut));
+  provider.use(settings.device.inFront as never);
   // Behind a TLS-terminating proxy X-Forwarded-Proto makes the provider's cookies Secure: read only when the
   // application has replaced every forwarded header with what a trusted proxy told it. X-Forwarded-Host never counts.
   provider.proxy = options.trustForwardedHeaders ?? false;

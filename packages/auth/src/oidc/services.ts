@@ -5,25 +5,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { API_SCOPE_NAMES, type ApiScopeName } from '../scopes/vocabulary.js';
-
-/** The grant of a service (RFC 6749 section 4.4). */
-export const CLIENT_CREDENTIALS = 'client_credentials';
-/** The device grant (RFC 8628): like a service's, it needs no redirect URI. */
-export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+import { CLIENT_CREDENTIALS } from './offered.js';
 
 /** Whether a client's registration makes it a service (the grant is offered only when one is registered). */
 export const isService = (client: { grant_types?: readonly string[] | undefined }): boolean =>
   client.grant_types?.includes(CLIENT_CREDENTIALS) === true;
-
-/**
- * The grants that send nobody's browser back to the client: a client with only these registers no redirect URI (a
- * device client may refresh what the device grant gave it).
- */
-export const REDIRECTLESS_GRANT_TYPES: readonly string[] = [CLIENT_CREDENTIALS, DEVICE_CODE_GRANT, 'refresh_token'];
-
-/** Whether a registration's grants need no redirect URI (`[]`, an introspecting back-end, included). */
-export const isRedirectless = (grantTypes: readonly string[] | undefined): boolean =>
-  grantTypes?.every((grant) => REDIRECTLESS_GRANT_TYPES.includes(grant)) === true;
 
 /**
  * The API scopes that concern a person's own account (their profile, passkeys, sessions, connected apps): a service

@@ -38,7 +38,8 @@ export interface AccessTokenVerifierOptions {
   /** alg allow-list; taken from the keys, never from the token */
   algorithms: string[];
   issuer: string;
-  audience: string;
+  /** the audience a token must be issued for; any one of several (an audience being renamed) */
+  audience: string | readonly string[];
   /** tolerance for exp/nbf/iat, in seconds */
   clockSkewSeconds: number;
   /**
@@ -305,7 +306,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
     verifyOptions: {
       algorithms: options.algorithms,
       issuer: options.issuer,
-      audience: options.audience,
+      audience: typeof options.audience === 'string' ? options.audience : [...options.audience],
       clockTolerance: options.clockSkewSeconds,
       typ: 'at+jwt',
       requiredClaims: ['exp', 'sub'],

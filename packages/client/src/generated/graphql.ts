@@ -103,6 +103,11 @@ export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ViewerQuery = { viewer: { subject: string, amr: Array<string>, acr: string | null, authTime: string | null, expiresAt: string, scope: Array<string> } | null };
 
+export type WhoamiQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WhoamiQuery = { viewer: { subject: string, scope: Array<string>, expiresAt: string, user: { email: string | null, displayName: string | null } | null } | null };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -498,3 +503,16 @@ export const ViewerDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:f200cdf0165982ceea512bb8bc759bcb913e4c13b78716cb41d1e12e2dda9c59"}) as unknown as TypedDocumentString<ViewerQuery, ViewerQueryVariables>;
+export const WhoamiDocument = new TypedDocumentString(`
+    query Whoami {
+  viewer {
+    subject
+    scope
+    expiresAt
+    user {
+      email
+      displayName
+    }
+  }
+}
+    `, {"hash":"sha256:d8f77bac8453bea008b8f5cfc11e4a3795eb909d2cb3a261ce16522baf9d8577"}) as unknown as TypedDocumentString<WhoamiQuery, WhoamiQueryVariables>;
