@@ -1,5 +1,3 @@
-import { GraphQLError } from 'graphql';
-import { ErrorCode } from '../graphql/errors.js';
 import type { BucketSize } from '../config/budget.js';
 import type { Admission } from './bucket.js';
 
@@ -45,29 +43,3 @@ export function rateLimitFields(size: BucketSize, level: number): { 'RateLimit-P
  */
 export const retryAfterOf = (admission: Admission, size: BucketSize, cost: number, level: number): number | undefined =>
   admission.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil((cost - level) / size.restorePerSecond));
-
-/**
- * An operation refused by its caller's budget: it never runs. 429 under application/graphql-response+json, 200 under
- * application/json (a request that reached the GraphQL layer), with `Retry-After` when waiting can help. An
- * operation costed above the bucket's capacity can never run: `exceedsCapacity`, and no `Retry-After`.
- */
-export function rateLimited(size: BucketSize, requested: number, level: number, retryAfterSeconds: number | undefined): GraphQLError {
-  const exceedsCapacity = requested > size.capacity;
-  const available = Math.max(0, Math.floor(level));
-  const message = exceedsCapacity
-    ? `This operation costs ${requested} points, more than this budget ever holds (${size.capacity}).`
-    : `This operation costs ${requested} points and ${available} are available; they refill at ${size.restorePerSecond} a second.`;
-  return new GraphQLError(message, {
-    extensions: {
-      code: ErrorCode.RATE_LIMITED,
-      ...costExtension(size, requested, null, level),
-      exceedsCapacity,
-      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-      http: {
-        status: 429,
-        spec: true,
-        ...(retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) } }),
-      },
-    },
-  });
-}

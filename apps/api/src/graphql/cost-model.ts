@@ -11,7 +11,7 @@ import {
 } from 'graphql';
 
 // The parts of an operation both cost figures read: the estimate before execution (use-cost-limit.ts) and the
-// actual cost after it (budget/actual-cost.ts). Kept here so that the two count the same fields the same way.
+// actual cost after it (actual-cost.ts). Kept here so that the two count the same fields the same way.
 
 /** The document's fragment definitions, by name. */
 export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {

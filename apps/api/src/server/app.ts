@@ -35,7 +35,7 @@ import { authenticate } from '../rest/authenticate.js';
 import { documentRoutes } from '../rest/documents.js';
 import type { BudgetStore } from '../budget/bucket.js';
 import { createBudgets, type Budgets } from '../budget/budgets.js';
-import { restBudgetCharge } from '../budget/rest-budget.js';
+import { restBudgetCharge } from '../rest/budget-charge.js';
 import { createRestRouter } from '../rest/router.js';
 import { createAuthorizationServerRoutes } from './authorization-server.js';
 import { createCors } from './cors.js';

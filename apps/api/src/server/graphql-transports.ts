@@ -22,7 +22,7 @@ import { createKnownApps } from '../observability/known-apps.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { useOperationMetrics } from '../observability/use-operation-metrics.js';
 import type { Budgets } from '../budget/budgets.js';
-import { useApiBudget } from '../budget/use-api-budget.js';
+import { useApiBudget } from '../graphql/plugins/use-api-budget.js';
 import { createGraphQLWebSocket } from './graphql-ws.js';
 
 type PersistedOperations = ReturnType<typeof createPersistedOperations>;

@@ -16,7 +16,7 @@ import {
   type GraphQLTypeResolver,
   type OperationDefinitionNode,
 } from 'graphql';
-import { actualCost } from '../../src/budget/actual-cost.js';
+import { actualCost } from '../../src/graphql/actual-cost.js';
 import { estimateCost } from '../../src/graphql/plugins/use-cost-limit.js';
 
 /** An operation's requested cost (the estimate admission judges) beside the cost it actually had. */

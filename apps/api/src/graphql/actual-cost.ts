@@ -14,7 +14,7 @@ import {
   type SelectionSetNode,
   visit,
 } from 'graphql';
-import { fieldOn, fragmentsOf, isLeftOutOfCost, variableValue } from '../graphql/cost-model.js';
+import { fieldOn, fragmentsOf, isLeftOutOfCost, variableValue } from './cost-model.js';
 
 /** One response key of an object as the operation selects it, with the selections merged below it. */
 interface KeyedField {

@@ -1,8 +1,8 @@
 import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import type { Principal } from '@latchkey/auth/tokens';
-import { restError, type RestCharge } from '../rest/router.js';
-import type { Budgets } from './budgets.js';
-import { costExtension, rateLimitFields, retryAfterOf } from './report.js';
+import { restError, type RestCharge } from './router.js';
+import type { Budgets } from '../budget/budgets.js';
+import { costExtension, rateLimitFields, retryAfterOf } from '../budget/report.js';
 
 /**
  * REST's charge to the same buckets as GraphQL: a request costs what its route declares (a list its page size), at

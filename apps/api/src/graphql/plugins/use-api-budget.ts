@@ -1,13 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '@latchkey/auth/tokens';
 import { handleMaybePromise, type MaybePromise } from '@whatwg-node/promise-helpers';
-import { getOperationAST, Kind, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { GraphQLContext } from '../graphql/context.js';
-import { createCostEstimator, type CostEstimator, type CostLimitOptions } from '../graphql/plugins/use-cost-limit.js';
-import { actualCost } from './actual-cost.js';
-import type { Bucket, Budgets } from './budgets.js';
-import { costExtension, rateLimitFields, rateLimited, retryAfterOf, type CostExtension } from './report.js';
+import type { GraphQLContext } from '../context.js';
+import { createCostEstimator, type CostEstimator, type CostLimitOptions } from './use-cost-limit.js';
+import { actualCost } from '../actual-cost.js';
+import type { Bucket, Budgets } from '../../budget/budgets.js';
+import type { BucketSize } from '../../config/budget.js';
+import { ErrorCode } from '../errors.js';
+import { costExtension, rateLimitFields, retryAfterOf, type CostExtension } from '../../budget/report.js';
 
 export interface ApiBudgetOptions {
   budgets: Budgets;
@@ -259,4 +261,30 @@ function withoutCost(result: unknown): unknown {
   const rest: Record<string, unknown> = {};
   for (const key of Object.keys(extensions)) if (key !== 'cost') rest[key] = extensions[key];
   return Object.assign({}, result, { extensions: Object.keys(rest).length > 0 ? rest : undefined });
+}
+
+/**
+ * An operation refused by its caller's budget: it never runs. 429 under application/graphql-response+json, 200 under
+ * application/json (a request that reached the GraphQL layer), with `Retry-After` when waiting can help. An
+ * operation costed above the bucket's capacity can never run: `exceedsCapacity`, and no `Retry-After`.
+ */
+export function rateLimited(size: BucketSize, requested: number, level: number, retryAfterSeconds: number | undefined): GraphQLError {
+  const exceedsCapacity = requested > size.capacity;
+  const available = Math.max(0, Math.floor(level));
+  const message = exceedsCapacity
+    ? `This operation costs ${requested} points, more than this budget ever holds (${size.capacity}).`
+    : `This operation costs ${requested} points and ${available} are available; they refill at ${size.restorePerSecond} a second.`;
+  return new GraphQLError(message, {
+    extensions: {
+      code: ErrorCode.RATE_LIMITED,
+      ...costExtension(size, requested, null, level),
+      exceedsCapacity,
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      http: {
+        status: 429,
+        spec: true,
+        ...(retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) } }),
+      },
+    },
+  });
 }
