@@ -420,8 +420,9 @@ export type Query = {
    */
   organization: Maybe<Organization>;
   /**
-   * The caller's cost budget as it stands (see docs/graphql.md, "Budgets"): the caller's account's bucket, or a
-   * guest's. Asking costs nothing, and the answer is never publicly cached. Null when budgets are off (API_BUDGET).
+   * The caller's cost budget as it stands (see docs/graphql.md, "Budgets"): the caller's account's bucket, a service's
+   * own (by client id), or a guest's. Asking costs nothing, and the answer is never publicly cached. Null when budgets
+   * are off (API_BUDGET).
    */
   rateLimit: Maybe<RateLimit>;
   /** Service identity and clock; public, so probes and dashboards need no token. */
@@ -459,7 +460,7 @@ export type RateLimit = {
   currentlyAvailable: Scalars['Int']['output'];
   /** The points the bucket holds when full. */
   maximumAvailable: Scalars['Int']['output'];
-  /** The plan that sizes it: the best among the caller's organizations; null for a guest. */
+  /** The plan that sizes it: the best among the caller's organizations (a service's: its organization's); null for a guest. */
   plan: Maybe<Plan>;
   /** The points refilled each second. */
   restoreRate: Scalars['Float']['output'];
