@@ -9,6 +9,7 @@ import { ConfigError, loadConfig, parseDurationSeconds, type Config } from './co
 import { COMMANDS, didYouMean, helpFor, optionsOf, USAGE, UsageError } from './commands/usage.js';
 import { generateSigningJwk, KeyMaterialError, loadKeyMaterial, mintAccessToken } from '@latchkey/auth/tokens';
 import { readVersion } from './version.js';
+import { isCodedError } from '@latchkey/errors';
 
 // A command runs a few statements and exits: V8's optimising tier for the embedded database's 9 MB of WebAssembly
 // cost more CPU than it ever saved here (`documents` on PGlite: 2.6 -> 1.9 CPU-s, 1.8 -> 1.5 s). Liftoff, V8's
@@ -199,7 +200,8 @@ const isParseArgsError = (error: unknown) =>
   error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
 
 async function exitCodeOf(error: unknown): Promise<number> {
-  if (error instanceof Error && error.name === 'UserCommandError') return 1;
+  // By its code: the user commands' module is loaded only when one of them runs.
+  if (isCodedError(error) && error.code === 'USER_COMMAND_FAILED') return 1;
   if (error instanceof UsageError || error instanceof ConfigError || error instanceof KeyMaterialError || isParseArgsError(error)) return 2;
   // A domain answer can only come from a command that loaded the domain.
   const { domainExitCode } = await import('./commands/database-commands.js');

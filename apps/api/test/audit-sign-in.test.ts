@@ -1,5 +1,5 @@
 import { randomToken } from '@latchkey/auth';
-import { findUserIdByEmail, seedDemoData } from '@latchkey/db';
+import { findAnyUserIdByEmail, seedDemoData } from '@latchkey/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows, ofType } from './support/audit.js';
 import { BrowserSession } from './support/browser-session.js';
@@ -16,8 +16,8 @@ let bob: string;
 beforeAll(async () => {
   ({ service, base } = await startLocalhostService());
   await seedDemoData(service.database);
-  alice = (await findUserIdByEmail(service.database.db, 'alice@acme.test'))!;
-  bob = (await findUserIdByEmail(service.database.db, 'bob@acme.test'))!;
+  alice = (await findAnyUserIdByEmail(service.database.db, 'alice@acme.test'))!;
+  bob = (await findAnyUserIdByEmail(service.database.db, 'bob@acme.test'))!;
 }, 60_000);
 afterAll(() => service?.stop());
 
@@ -110,7 +110,7 @@ describe('audit events of policy denials (docs/audit.md "Policy denials")', () =
   }, 60_000);
 
   it('audit denials: a second request is a second event; a record-level denial names its record, a route-level one none (REST DELETE)', async () => {
-    const erin = (await findUserIdByEmail(service.database.db, 'erin@acme.test'))!;
+    const erin = (await findAnyUserIdByEmail(service.database.db, 'erin@acme.test'))!;
     const list = (
       await postGraphQL(
         service.graphqlUrl,

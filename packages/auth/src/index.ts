@@ -81,7 +81,7 @@ export {
 } from './scopes/vocabulary.js';
 export type { AuthorizationServerOptions, SessionStandingQuery } from './oidc/provider.js';
 export type { default as Provider, ClientMetadata } from 'oidc-provider';
-export { findAccount, findUserIdByEmail } from './oidc/account.js';
+export { findAccount, findActiveUserIdByEmail } from './oidc/account.js';
 export { deriveCookieKeys } from './oidc/cookie-keys.js';
 export { readProviderSession, signInProviderSession } from './oidc/provider-session.js';
 export type { ProviderSessionState, ProviderSignIn } from './oidc/provider-session.js';

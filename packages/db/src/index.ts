@@ -144,7 +144,13 @@ export {
   revokeConnectedApp,
   revokedAppKey,
 } from './repositories/connected-apps.js';
-export { addUserIfAbsent, findUserById, findUserIdByEmail, findUserWithRoles, listUsersWithOrganizationIds } from './repositories/users.js';
+export {
+  addUserIfAbsent,
+  findAnyUserIdByEmail,
+  findUserById,
+  findUserWithRoles,
+  listUsersWithOrganizationIds,
+} from './repositories/users.js';
 export type { UserWithRoles } from './repositories/users.js';
 
 // Demo data

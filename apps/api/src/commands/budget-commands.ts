@@ -2,6 +2,7 @@
 // instance shares (docs/graphql.md, "Budgets"). Loaded only when such a command runs.
 import { parseArgs } from 'node:util';
 import { listPlansOfUser } from '@latchkey/db';
+import { CodedError } from '@latchkey/errors';
 import { accountBucketKey } from '../budget/budgets.js';
 import { bestPlanOf } from '../budget/plans.js';
 import { createPostgresBuckets } from '../budget/postgres-buckets.js';
@@ -14,11 +15,14 @@ import { UsageError, requiredEmail } from './usage.js';
 
 /**
  * On the embedded database the buckets live in the server's memory (one process), which no other process reaches:
- * the CLI cannot open that database beside the server either. What it answers instead.
+ * the CLI cannot open that database beside the server either. What it answers instead (code BUDGETS_IN_SERVER_MEMORY,
+ * exit 1).
  */
-export class BudgetsInServerMemoryError extends Error {
+export class BudgetsInServerMemoryError extends CodedError<'BUDGETS_IN_SERVER_MEMORY'> {
   constructor(command: string) {
     super(
+      'BudgetsInServerMemoryError',
+      'BUDGETS_IN_SERVER_MEMORY',
       `budget ${command}: on the embedded database the buckets live in the running server's memory, which this command cannot reach; ` +
         'the caller sees its own with `{ rateLimit { currentlyAvailable maximumAvailable } }`, and a restart of the server fills every bucket. ' +
         'With DATABASE_URL (PostgreSQL) or REDIS_URL the buckets are shared and this command reads them',

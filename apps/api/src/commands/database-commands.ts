@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { NO_AUDIT, readOutbox } from '@latchkey/auth';
-import { BULK_STATEMENT_TIMEOUT_MS, createDatabase, findUserIdByEmail, runMigrations, seedBenchData, seedDemoData } from '@latchkey/db';
+import { BULK_STATEMENT_TIMEOUT_MS, createDatabase, findAnyUserIdByEmail, runMigrations, seedBenchData, seedDemoData } from '@latchkey/db';
 import { AppVersionError } from '@latchkey/persisted';
 import { isAuthorizationDenied } from '@latchkey/policy';
 import type { Config } from '../config/load.js';
@@ -30,7 +30,7 @@ async function asUser<T>(
   if (!email) throw new UsageError(`${handler}: --as EMAIL is required`);
   return withDatabase(config, async (database) => {
     await runMigrations(database);
-    const userId = await findUserIdByEmail(database.db, email.trim().toLowerCase());
+    const userId = await findAnyUserIdByEmail(database.db, email.trim().toLowerCase());
     if (!userId) throw new UsageError(`${handler}: no user with e-mail ${email}`);
     // The change's event goes to the outbox like any other: running servers read it there (woken by NOTIFY or
     // Redis, else by their poll), and their subscribers hear of it. Waking them only hastens that.
@@ -166,7 +166,7 @@ type Database = Parameters<Parameters<typeof withDatabase>[1]>[0];
 /** The account with this e-mail address (migrating first); an unknown one exits 4, like any missing thing. */
 export async function accountIdOf(database: Database, email: string): Promise<string> {
   await runMigrations(database);
-  const userId = await findUserIdByEmail(database.db, email);
+  const userId = await findAnyUserIdByEmail(database.db, email);
   if (!userId) throw new NotFoundError();
   return userId;
 }
@@ -175,7 +175,7 @@ export async function accountIdOf(database: Database, email: string): Promise<st
 export async function userIdByEmail(config: Config, email: string): Promise<string> {
   return withDatabase(config, async (database) => {
     await runMigrations(database);
-    const userId = await findUserIdByEmail(database.db, email);
+    const userId = await findAnyUserIdByEmail(database.db, email);
     if (!userId) throw new UsageError(`token: no user with e-mail ${email}`);
     return userId;
   });

@@ -8,6 +8,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { API_SCOPE_NAMES } from '@latchkey/auth/configuration';
 import { createClient, UnauthenticatedError, WhoamiDocument, type WhoamiQuery } from '@latchkey/client';
+import { CodedError } from '@latchkey/errors';
 import { UsageError } from './usage.js';
 
 /** The command line's own client, registered by every server unless OIDC_CLI_CLIENT=false. */
@@ -17,9 +18,11 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const DEFAULT_INTERVAL_SECONDS = 5;
 const SLOW_DOWN_SECONDS = 5;
 
-/** A failure a person can act on: the message says what happened and what to do (exit 1). */
-export class UserCommandError extends Error {
-  override name = 'UserCommandError';
+/** A failure a person can act on (code USER_COMMAND_FAILED): the message says what happened and what to do (exit 1). */
+export class UserCommandError extends CodedError<'USER_COMMAND_FAILED'> {
+  constructor(message: string) {
+    super('UserCommandError', 'USER_COMMAND_FAILED', message);
+  }
 }
 
 /** What `login` stores for one server. */

@@ -11,7 +11,7 @@
  * WeakMap's key (the attributes, and the account row read with them) made a chain that lived one collection per
  * link. A request's objects held as plain properties die with the request in the first collection after it.
  * Measured on `{ me { id } }` over PostgreSQL: 6.3 MB promoted at each young collection, 1.6-1.9 MB with the memos
- * (under 0.1 MB for a request that reads nothing; see docs/performance-history.md, nineteenth pass).
+ * (under 0.1 MB for a request that reads nothing; docs/performance.md, "The kept levers").
  *
  * The property is keyed by a symbol of this memo and not enumerable: it is not seen by `Object.keys`, spreads,
  * `JSON.stringify` or deep equality, so the object looks as it did to everything else.

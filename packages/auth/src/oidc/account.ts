@@ -16,8 +16,12 @@ export async function findAccount(db: Database, accountId: string) {
   };
 }
 
-/** The user id for a username (a lower-cased e-mail), or null: unknown addresses never create accounts. */
-export async function findUserIdByEmail(db: Database, email: string): Promise<string | null> {
+/**
+ * The id of the active account for a username (a lower-cased e-mail), or null for an unknown address or a suspended
+ * account: what a sign-in asks. Unknown addresses never create accounts. (@latchkey/db's `findAnyUserIdByEmail`
+ * answers a suspended account's id too.)
+ */
+export async function findActiveUserIdByEmail(db: Database, email: string): Promise<string | null> {
   const [user] = await db.select({ id: users.id, suspended: users.suspended }).from(users).where(eq(users.email, email)).limit(1);
   return user && !user.suspended ? user.id : null;
 }

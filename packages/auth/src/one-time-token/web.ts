@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { addUserIfAbsent, type Database } from '@latchkey/db';
 import { refuse as refuseWith, seeOther, sendJson, type TooMany } from '@latchkey/http';
 import type { DeliveryHandler } from '../delivery/index.js';
-import { findUserIdByEmail } from '../oidc/account.js';
+import { findActiveUserIdByEmail } from '../oidc/account.js';
 import {
   consumeOneTimeToken,
   consumeOneTimeTokenInBrowser,
@@ -67,7 +67,7 @@ interface OneTimeTokenDeps {
 /** Self sign-up: the account exists from now on, its e-mail unverified; a suspended one stays suspended. */
 async function signUp(db: Database, email: string): Promise<string | null> {
   await addUserIfAbsent(db, email);
-  return findUserIdByEmail(db, email);
+  return findActiveUserIdByEmail(db, email);
 }
 
 /**
@@ -86,7 +86,7 @@ function deliverLater(
     void (async () => {
       // The request's own view of the database: the look-ups and the new token share its one deadline.
       const db = dbOf(req);
-      let userId = await findUserIdByEmail(db, username);
+      let userId = await findActiveUserIdByEmail(db, username);
       // Unknown addresses never get an account implicitly, unless self sign-up is switched on.
       if (!userId && options.selfSignup) userId = await signUp(db, username);
       if (!userId) return;
@@ -191,7 +191,7 @@ async function consume(deps: OneTimeTokenDeps, req: IncomingMessage, res: Server
     if (inBrowser === 'another-browser') return refuse(req, res, 403, LINK_IN_ANOTHER_BROWSER);
     consumed = inBrowser;
   }
-  const userId = consumed ? await findUserIdByEmail(db, consumed.username) : null;
+  const userId = consumed ? await findActiveUserIdByEmail(db, consumed.username) : null;
   // Wrong tokens and codes slow down, then stop, the source that sends them; the account itself is never locked.
   if (!consumed || !userId) {
     await attempt.failed();

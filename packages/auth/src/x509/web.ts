@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { FormError, readFields, refuse as refuseWith, sendJson, wantsJson } from '@latchkey/http';
-import { findUserIdByEmail } from '../oidc/account.js';
+import { findActiveUserIdByEmail } from '../oidc/account.js';
 import type { SignInLimits } from '../rate-limit/index.js';
 import { FORM_BODY_BYTES, type LoginContext } from '../web/context.js';
 import type { FactorWeb, FactorWebDeps } from '../web/factor-module.js';
@@ -117,7 +117,7 @@ async function signIn({ context, limits, users, refuse }: ClientCertificateDeps,
   if (presented && socket.authorized) {
     refusal = UNMAPPED;
     const email = emailOf(users, certificate);
-    userId = email ? await findUserIdByEmail(dbOf(req), email) : null;
+    userId = email ? await findActiveUserIdByEmail(dbOf(req), email) : null;
   }
   if (!userId) {
     log.info(

@@ -13,7 +13,7 @@ export interface Listed {
  * cannot know that and keeps whatever it points to: the next table, that table's entries (each a statement with its
  * rows, its request's view of the database), and so on down the chain, which then moves to the old generation in
  * turn, until a full collection breaks it. Measured on a page of documents over PostgreSQL: 2.1-2.3 MB promoted at
- * each young collection with a Set, 0.3-0.5 MB with this list (see docs/performance-history.md, nineteenth pass).
+ * each young collection with a Set, 0.3-0.5 MB with this list (docs/performance.md, "The kept levers").
  *
  * An entry is removed by moving the last entry into its place, so the array never holds a finished statement.
  */

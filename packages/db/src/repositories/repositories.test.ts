@@ -8,7 +8,7 @@ import { countOwners, findMemberRole, listMembershipsOfUser, setMemberRole } fro
 import { findOrganizationBySlug, listPlansOfUser, setOrganizationPlan } from './organizations.js';
 import { listPasskeysOfUser } from './passkeys.js';
 import { passkeys } from '../schema/index.js';
-import { findUserById, findUserIdByEmail, findUserWithRoles } from './users.js';
+import { findUserById, findAnyUserIdByEmail, findUserWithRoles } from './users.js';
 
 let database: DatabaseHandle;
 let close: () => Promise<void>;
@@ -114,16 +114,16 @@ describe('listVisibleDocuments applies the visibility it is given, in SQL', () =
 
 describe('users and memberships', () => {
   it('an account with its roles; none for an unknown id; ids by e-mail', async () => {
-    const alice = (await findUserIdByEmail(database.db, 'alice@acme.test'))!;
+    const alice = (await findAnyUserIdByEmail(database.db, 'alice@acme.test'))!;
     expect(await findUserWithRoles(database.db, alice)).toMatchObject({ id: alice, roles: [{ organizationId: acme, role: 'OWNER' }] });
-    const root = (await findUserIdByEmail(database.db, 'root@latchkey.test'))!;
+    const root = (await findAnyUserIdByEmail(database.db, 'root@latchkey.test'))!;
     expect(await findUserWithRoles(database.db, root)).toMatchObject({ superAdmin: true, roles: [] });
     expect(await findUserWithRoles(database.db, '00000000-0000-4000-8000-000000000000')).toBeNull();
-    expect(await findUserIdByEmail(database.db, 'nobody@acme.test')).toBeNull();
+    expect(await findAnyUserIdByEmail(database.db, 'nobody@acme.test')).toBeNull();
   });
 
   it('roles are read, counted and changed per member', async () => {
-    const erin = (await findUserIdByEmail(database.db, 'erin@acme.test'))!;
+    const erin = (await findAnyUserIdByEmail(database.db, 'erin@acme.test'))!;
     expect(await countOwners(database.db, acme)).toBe(1);
     await setMemberRole(database.db, { organizationId: acme, userId: erin }, 'OWNER');
     expect(await findMemberRole(database.db, { organizationId: acme, userId: erin })).toBe('OWNER');
@@ -136,7 +136,7 @@ describe('users and memberships', () => {
 
 describe('organizations', () => {
   it("a plan is set by slug in one statement that answers the plan before; its members' plans follow; an unknown slug changes nothing", async () => {
-    const carol = (await findUserIdByEmail(database.db, 'carol@globex.test'))!;
+    const carol = (await findAnyUserIdByEmail(database.db, 'carol@globex.test'))!;
     expect(await listPlansOfUser(database.db, carol)).toEqual(['FREE']);
     expect(await setOrganizationPlan(database.db, 'globex', 'PRO')).toEqual({ previous: 'FREE' });
     expect((await findOrganizationBySlug(database.db, 'globex'))!.plan).toBe('PRO');
@@ -151,8 +151,8 @@ describe('organizations', () => {
 
 describe('passkeys', () => {
   it("an account's passkeys, oldest first and by id within a moment, each decoded as the table declares it, no one else's", async () => {
-    const alice = (await findUserIdByEmail(database.db, 'alice@acme.test'))!;
-    const bob = (await findUserIdByEmail(database.db, 'bob@acme.test'))!;
+    const alice = (await findAnyUserIdByEmail(database.db, 'alice@acme.test'))!;
+    const bob = (await findAnyUserIdByEmail(database.db, 'bob@acme.test'))!;
     const at = new Date('2026-01-02T03:04:05.678Z');
     const key = (id: string, userId: string, createdAt: Date) => ({
       id,

@@ -18,8 +18,12 @@ export async function findUserById(db: Database, id: string): Promise<UserRow | 
   return user ?? null;
 }
 
-/** The id of the account with this e-mail address, as given (the caller normalises it). */
-export async function findUserIdByEmail(db: Database, email: string): Promise<string | null> {
+/**
+ * The id of the account with this e-mail address, as given (the caller normalises it), whatever its state: a
+ * suspended account's id too. For operators' commands and tests; a sign-in asks `findActiveUserIdByEmail`
+ * (@latchkey/auth), which answers null for a suspended account.
+ */
+export async function findAnyUserIdByEmail(db: Database, email: string): Promise<string | null> {
   const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
   return user?.id ?? null;
 }
