@@ -1,18 +1,18 @@
 import { findOrganizationBySlug, findUserWithRoles, type Database, type Role, type UserRow, type UserWithRoles } from '@latchkey/db';
 import type { ServiceRegistration } from '../config/types.js';
 import { requestMemo } from './request-memo.js';
-import type { AuthenticationEvidence, Principal } from '@latchkey/auth/tokens';
+import type { AuthenticationEvidence, SignedInCaller } from '@latchkey/auth/tokens';
 import type { RequestScope } from './request-scope.js';
 import { isUuid } from './validate.js';
 import type { GrantedScopes } from './scopes.js';
 import { NO_SERVICE_PRINCIPALS, serviceActor, type ServicePrincipals } from './service-principals.js';
 
 /**
- * Who is asking: a verified token's claims (a `Principal`), an operator acting as a user (the CLI: a subject and
+ * Who is asking: a verified token's claims (a `SignedInCaller`), an operator acting as a user (the CLI: a subject and
  * no sign-in to judge), or null for a guest. Its `subject` is the token's `sub`; the `Subject` the policies judge
  * is read from it (`SubjectLoader.load`).
  */
-export type RequestCaller = (Pick<Principal, 'subject'> & Partial<Pick<Principal, 'scope' | 'clientId'>> & AuthenticationEvidence) | null;
+export type RequestCaller = (Pick<SignedInCaller, 'subject'> & Partial<Pick<SignedInCaller, 'scope' | 'clientId'>> & AuthenticationEvidence) | null;
 
 /**
  * The caller as the policies see it: volatile attributes read from the database at decision time

@@ -9,7 +9,7 @@ import {
   proofOfRequest,
   type AccessTokenVerifier,
   type Caller,
-  type Principal,
+  type SignedInCaller,
   type ProofContext,
 } from '@latchkey/auth/tokens';
 import { isDatabaseUnavailable, type Database } from '@latchkey/db';
@@ -111,7 +111,7 @@ export function createOperationCallers(verifier: AccessTokenVerifier) {
     resolveUserFn: callers.resolveUserFn,
     challengeOf: callers.challengeOf,
     /** generic-auth, resolving only: refusing a guest is the route rules' */
-    useCaller: (): ReturnType<typeof useGenericAuth<Principal, GraphQLContext, 'caller'>> =>
+    useCaller: (): ReturnType<typeof useGenericAuth<SignedInCaller, GraphQLContext, 'caller'>> =>
       useGenericAuth({ mode: 'resolve-only', contextFieldName: 'caller', resolveUserFn: resolveCaller }),
   };
 }

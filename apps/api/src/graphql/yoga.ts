@@ -9,7 +9,7 @@ import { isDomainError } from '../domain/errors.js';
 import { insufficientScope, serviceUnavailableAt, unauthenticated } from './errors.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
-import { principalFrom, type AccessTokenVerifier } from '@latchkey/auth/tokens';
+import { callerFrom, type AccessTokenVerifier } from '@latchkey/auth/tokens';
 import { operationContext, type AppServices, type GraphQLContext, type OperationCallers, type RequestContext } from './context.js';
 import { DATABASE_FREE_FIELDS } from './schema.js';
 import { useCostLimit, type CostEstimator } from './plugins/use-cost-limit.js';
@@ -130,7 +130,7 @@ export function createGraphQLHandler({
 
   const signedInRequest = (req: IncomingMessage) =>
     handleMaybePromise(
-      () => principalFrom(verifier, { authorization: req.headers.authorization }),
+      () => callerFrom(verifier, { authorization: req.headers.authorization }),
       (result) => result?.ok === true,
       () => false, // only decides whether suggestions are shown
     );
