@@ -141,10 +141,10 @@ export function applyDirectiveRules<User, Context extends DirectiveRulesContext<
       const handler = `${type.name}.${field.name}`;
       // A decision from the caller already at hand runs synchronously: a page's marked fields (once per row)
       // then cost no promise each. Either way the rules run before the resolver, in order.
-      const guarded = (user: User | null, source: unknown, args: unknown, context: Context, info: GraphQLResolveInfo) => {
+      const guarded = (subject: User | null, source: unknown, args: unknown, context: Context, info: GraphQLResolveInfo) => {
         for (const rule of rules) {
           try {
-            authorize(user, rule.ability, rule.args(source), { handler });
+            authorize(subject, rule.ability, rule.args(source), { handler });
           } catch (error) {
             if (rule.silent && isAuthorizationDenied(error)) return null;
             throw error;
@@ -155,7 +155,7 @@ export function applyDirectiveRules<User, Context extends DirectiveRulesContext<
       field.resolve = (source, args, context, info) => {
         return handleMaybePromise(
           () => context.subjectAtHand(),
-          (user) => guarded(user, source, args, context, info),
+          (subject) => guarded(subject, source, args, context, info),
         );
       };
     }
