@@ -10,7 +10,8 @@ import { insufficientScope, serviceUnavailableAt, unauthenticated } from './erro
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import { callerFrom, type AccessTokenVerifier } from '@latchkey/auth/tokens';
-import { operationContext, type AppServices, type GraphQLContext, type OperationCallers, type RequestContext } from './context.js';
+import { operationContext, type AppServices, type GraphQLContext, type RequestContext } from './context.js';
+import type { OperationCallers } from './operation-callers.js';
 import { DATABASE_FREE_FIELDS } from './schema.js';
 import { useCostLimit, type CostEstimator } from './plugins/use-cost-limit.js';
 import { useDatabaseAvailability } from './plugins/use-database-availability.js';
