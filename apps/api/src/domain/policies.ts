@@ -8,7 +8,8 @@ type Org = Pick<OrganizationRow, 'id' | 'plan'>;
 type Doc = Pick<DocumentRow, 'organizationId' | 'ownerId' | 'status' | 'legalHold' | 'embargoUntil'>;
 
 const roleIn = (subject: Subject | null, organizationId: string) => subject?.roles.get(organizationId);
-const atLeast = (subject: Subject | null, organizationId: string, required: Role) => roles.grants(roleIn(subject, organizationId), required);
+const atLeast = (subject: Subject | null, organizationId: string, required: Role) =>
+  roles.grants(roleIn(subject, organizationId), required);
 
 /**
  * Runs before every non-binding ability: a suspended caller is refused everything, a platform super-admin
@@ -32,7 +33,8 @@ export const AccountPolicy = definePolicy('AccountPolicy', {
     viewEmail: (subject: Subject | null, account: { id: string }, organizationIds: readonly string[]) =>
       subject !== null && (subject.id === account.id || organizationIds.some((id) => atLeast(subject, id, 'ADMIN'))),
     /** route level: at least `role` in some organization (the record decides which one) */
-    holdsRole: (subject: Subject | null, role: Role) => subject !== null && [...subject.roles.values()].some((held) => roles.grants(held, role)),
+    holdsRole: (subject: Subject | null, role: Role) =>
+      subject !== null && [...subject.roles.values()].some((held) => roles.grants(held, role)),
     /** another account exists for the caller only when they share an organization (else it answers NOT_FOUND) */
     viewMember: (subject: Subject | null, account: { id: string }, organizationIds: readonly string[]) =>
       subject !== null && (subject.id === account.id || organizationIds.some((id) => atLeast(subject, id, 'VIEWER'))),

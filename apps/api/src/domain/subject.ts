@@ -12,7 +12,9 @@ import { NO_SERVICE_PRINCIPALS, serviceActor, type ServicePrincipals } from './s
  * a user (the CLI: a subject and no sign-in to judge), or null for a guest. Its `subject` is the token's `sub`; the
  * `Subject` the policies judge is read from it (`SubjectLoader.load`).
  */
-export type RequestCaller = (Pick<SignedInCaller, 'subject'> & Partial<Pick<SignedInCaller, 'scope' | 'clientId'>> & AuthenticationEvidence) | null;
+export type RequestCaller =
+  | (Pick<SignedInCaller, 'subject'> & Partial<Pick<SignedInCaller, 'scope' | 'clientId'>> & AuthenticationEvidence)
+  | null;
 
 /**
  * The caller as the policies see it: volatile attributes read from the database at decision time
