@@ -9,11 +9,7 @@ import {
   type ProofOf,
 } from './presented-credential.js';
 
-/**
- * The caller of one request, signed in: a copy of its verified access token's claims (`payload`, read by `callerOf`;
- * a snapshot, see spec Authentication 3). It keeps this one name, `caller`, up to the field decision, where the
- * `Subject` read from it is judged.
- */
+/** A signed-in caller: a copy of its verified token's claims (`payload`, by `callerOf`; a snapshot, spec Authentication 3). */
 export interface SignedInCaller {
   readonly subject: string;
   readonly scope: readonly string[];
