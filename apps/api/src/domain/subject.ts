@@ -50,14 +50,15 @@ const accounts = requestMemo<UserRow>('account read with the subject');
 
 /**
  * The caller's volatile attributes, read now (spec Authentication 3), with its token's scopes: null when the caller's
- * `subject` (the token's `sub`) names no account.
+ * `subject` (the token's `sub`, or the account id the CLI acts as) names no account.
  */
-export async function loadSubject(db: Database, caller: CallerId, scopes: ReadonlySet<string> | null): Promise<Subject | null> {
+export async function loadSubject(
+  db: Database,
+  caller: Pick<NonNullable<RequestCaller>, 'subject'>,
+  scopes: ReadonlySet<string> | null,
+): Promise<Subject | null> {
   return isUuid(caller.subject) ? subjectOfRow(await findUserWithRoles(db, caller.subject), scopes) : null;
 }
-
-/** What `loadSubject` reads a caller by: its `subject` (the token's `sub`, or the account id the CLI acts as). */
-type CallerId = Pick<NonNullable<RequestCaller>, 'subject'>;
 
 /**
  * The subject made of the caller's row (its account and its roles) as just read (`findUserWithRoles`, or a
