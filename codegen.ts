@@ -20,7 +20,7 @@ const server: CodegenConfig['generates'] = {
       useIndexSignature: false,
       contextType: '../graphql/context.js#GraphQLContext',
       mappers: {
-        Viewer: '@latchkey/auth/tokens#Principal',
+        Viewer: '@latchkey/auth/tokens#SignedInCaller',
         User: '@latchkey/db#UserRow',
         Organization: '@latchkey/db#OrganizationRow',
         Document: '@latchkey/db#DocumentRow',

@@ -45,7 +45,7 @@ async function actingAs(database: DatabaseHandle, email: string, wake: WakeChann
   const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email));
   return {
     db,
-    subject: await loadSubject(database.db, user!.id, null),
+    subject: await loadSubject(database.db, { subject: user!.id }, null),
     loaders: createLoaderFactory()({}, db),
     handler: 'test',
     audit: NO_AUDIT,

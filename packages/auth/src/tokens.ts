@@ -1,5 +1,5 @@
 // `@latchkey/auth/tokens`: signing keys, access-token verification and minting, the caller of a request
-// (`principalFrom`) and step-up requirements, without the provider, WebAuthn or the database client: the API's
+// (`callerFrom`) and step-up requirements, without the provider, WebAuthn or the database client: the API's
 // hot path and the CLI's `keygen` and `token` load only jose. The main entry exports the same things.
 export {
   generateSigningJwk,
@@ -17,14 +17,14 @@ export {
   challengeFor,
   createAccessTokenVerifier,
   createCallerResolution,
-  principalFrom,
+  callerFrom,
   type AccessTokenVerifier,
   type AccessTokenVerifierOptions,
   type Caller,
   type CallerResolution,
   type CallerResolutionOptions,
-  type Principal,
-  type PrincipalResult,
+  type SignedInCaller,
+  type CallerResult,
   type TokenRejection,
   type VerificationResult,
 } from './principal/access-token-verifier.js';

@@ -2,18 +2,18 @@ import { AuthorizationDenied } from './denial.js';
 import { publishDenial } from './events.js';
 import type { Ability, Guest, ScopedUser } from './types.js';
 
-function isGuest(user: unknown): user is Guest {
-  return user === null || user === undefined || user === false;
+function isGuest(subject: unknown): subject is Guest {
+  return subject === null || subject === undefined || subject === false;
 }
 
 /** Whether a caller's token holds `scope` (a caller scopes do not restrict holds every one). */
-function holdsScope(user: unknown, scope: string): boolean {
-  const scopes = (user as ScopedUser | null)?.scopes;
+function holdsScope(subject: unknown, scope: string): boolean {
+  const scopes = (subject as ScopedUser | null)?.scopes;
   return scopes == null || scopes.has(scope);
 }
 
-function decide<User, Args extends unknown[]>(user: User | Guest, ability: Ability<User, Args>, args: Args): boolean {
-  const subject = isGuest(user) ? null : user;
+function decide<User, Args extends unknown[]>(given: User | Guest, ability: Ability<User, Args>, args: Args): boolean {
+  const subject = isGuest(given) ? null : given;
   // The token's scopes narrow whatever the caller may do: before the before hook (a super-admin's token too).
   if (ability.scope !== undefined && !holdsScope(subject, ability.scope)) return false;
   if (!ability.binding && ability.before) {
@@ -29,9 +29,9 @@ function decide<User, Args extends unknown[]>(user: User | Guest, ability: Abili
  * Answers yes or no and never throws; publishes nothing (spec Authorization 10, Events 2). Use it to tell
  * clients what they may do (`viewerCan`), so the interface and the endpoints cannot disagree.
  */
-export function can<User, Args extends unknown[]>(user: User | Guest, ability: Ability<User, Args>, ...args: Args): boolean {
+export function can<User, Args extends unknown[]>(subject: User | Guest, ability: Ability<User, Args>, ...args: Args): boolean {
   try {
-    return decide(user, ability, args);
+    return decide(subject, ability, args);
   } catch {
     return false;
   }
@@ -48,20 +48,20 @@ export interface AuthorizeOptions {
  * published on the denial stream and diagnostics channel.
  */
 export function authorize<User, Args extends unknown[]>(
-  user: User | Guest,
+  subject: User | Guest,
   ability: Ability<User, Args>,
   args: Args,
   options: AuthorizeOptions = {},
 ): void {
-  if (decide(user, ability, args)) return;
-  const guest = isGuest(user);
+  if (decide(subject, ability, args)) return;
+  const guest = isGuest(subject);
   const reason = guest ? 'unauthenticated' : 'forbidden';
   publishDenial({
     type: 'denied',
     policy: ability.policy,
     ability: ability.name,
     reason,
-    user: guest ? null : user,
+    user: guest ? null : subject,
     args,
     handler: options.handler ?? 'unknown',
   });

@@ -30,7 +30,7 @@ export interface DirectiveRulesContext<User> {
 export interface DirectiveRulesOptions<User> extends RuleDirectiveNames {
   /** Policies whose abilities `@can(ability: "Policy.ability")` may name. */
   policies: readonly ({ readonly name: string } & object)[];
-  /** The ability behind `@auth(role: X)`, called as `(user, role)`. Required when the schema uses `role`. */
+  /** The ability behind `@auth(role: X)`, called as `(subject, role)`. Required when the schema uses `role`. */
   roleAbility?: Ability<User, [string]>;
   /**
    * Field-level enforcement (spec Authorization 13): when on, marks on fields of object types other than the
@@ -53,7 +53,7 @@ const signedIn: Ability<unknown, []> = Object.freeze({
   policy: 'RoutePolicy',
   name: 'signedIn',
   binding: true,
-  check: (user: unknown) => user !== null,
+  check: (subject: unknown) => subject !== null,
   before: undefined,
   scope: undefined,
 });
@@ -141,10 +141,10 @@ export function applyDirectiveRules<User, Context extends DirectiveRulesContext<
       const handler = `${type.name}.${field.name}`;
       // A decision from the caller already at hand runs synchronously: a page's marked fields (once per row)
       // then cost no promise each. Either way the rules run before the resolver, in order.
-      const guarded = (user: User | null, source: unknown, args: unknown, context: Context, info: GraphQLResolveInfo) => {
+      const guarded = (subject: User | null, source: unknown, args: unknown, context: Context, info: GraphQLResolveInfo) => {
         for (const rule of rules) {
           try {
-            authorize(user, rule.ability, rule.args(source), { handler });
+            authorize(subject, rule.ability, rule.args(source), { handler });
           } catch (error) {
             if (rule.silent && isAuthorizationDenied(error)) return null;
             throw error;
@@ -155,7 +155,7 @@ export function applyDirectiveRules<User, Context extends DirectiveRulesContext<
       field.resolve = (source, args, context, info) => {
         return handleMaybePromise(
           () => context.subjectAtHand(),
-          (user) => guarded(user, source, args, context, info),
+          (subject) => guarded(subject, source, args, context, info),
         );
       };
     }
@@ -166,7 +166,7 @@ export function applyDirectiveRules<User, Context extends DirectiveRulesContext<
 /** One field's rules for an edge that shapes records itself (REST): whether the caller may see the field of this row. */
 export interface FieldRule<User> {
   field: string;
-  allows(user: User | null, row: unknown): boolean;
+  allows(subject: User | null, row: unknown): boolean;
 }
 
 /**
@@ -185,7 +185,7 @@ export function fieldRulesOf<User>(schema: GraphQLSchema, typeName: string, opti
     if (rules.length === 0) continue;
     fieldRules.push({
       field: field.name,
-      allows: (user, row) => rules.every((rule) => can(user, rule.ability, ...rule.args(row))),
+      allows: (subject, row) => rules.every((rule) => can(subject, rule.ability, ...rule.args(row))),
     });
   }
   return fieldRules;

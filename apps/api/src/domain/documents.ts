@@ -14,7 +14,7 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 import { DocumentPolicy, visibleDocumentsScope } from './policies.js';
 import type { Subject } from './subject.js';
-import { subjectOfUser } from './subject.js';
+import { subjectOfRow } from './subject.js';
 import { isUuid, requireId, requireSlug, requireText } from './validate.js';
 
 /**
@@ -143,9 +143,8 @@ export function readCallerWithDocumentPage(
 ): void {
   const { caller, db } = asking;
   if (caller === null || !isUuid(caller.subject) || services.subjects.isService(caller) || services.subjects.started(scope)) return;
-  const userId = caller.subject;
   const loaders = services.loaders(scope, db);
-  const guess = loaders.documentList.guessFor(userId);
+  const guess = loaders.documentList.guessFor(caller.subject);
   if (!guess) return;
   let list: ReturnType<typeof validListInput>;
   try {
@@ -156,10 +155,10 @@ export function readCallerWithDocumentPage(
   }
   if (list.first === 0) return;
   const visibility: DocumentVisibility = guess.everything ? guess : { ...guess, now: new Date() };
-  const read = loaders.documentList.readWithCaller(list.queryFor(visibility), userId);
+  const read = loaders.documentList.readWithCaller(list.queryFor(visibility), caller.subject);
   services.subjects.readWith(
     scope,
-    read.then((user) => subjectOfUser(user, services.subjects.scopesOf(caller))),
+    read.then((row) => subjectOfRow(row, services.subjects.scopesOf(caller))),
   );
 }
 

@@ -7,17 +7,18 @@ export const roles = createRoleHierarchy<Role>(['OWNER', 'ADMIN', 'EDITOR', 'VIE
 type Org = Pick<OrganizationRow, 'id' | 'plan'>;
 type Doc = Pick<DocumentRow, 'organizationId' | 'ownerId' | 'status' | 'legalHold' | 'embargoUntil'>;
 
-const roleIn = (user: Subject | null, organizationId: string) => user?.roles.get(organizationId);
-const atLeast = (user: Subject | null, organizationId: string, required: Role) => roles.grants(roleIn(user, organizationId), required);
+const roleIn = (subject: Subject | null, organizationId: string) => subject?.roles.get(organizationId);
+const atLeast = (subject: Subject | null, organizationId: string, required: Role) =>
+  roles.grants(roleIn(subject, organizationId), required);
 
 /**
- * Runs before every non-binding ability: a suspended user is refused everything, a platform super-admin
+ * Runs before every non-binding ability: a suspended caller is refused everything, a platform super-admin
  * is allowed everything else (spec Authorization 8).
  */
-function before(user: Subject | null): boolean | undefined {
-  if (!user) return undefined;
-  if (user.suspended) return false;
-  if (user.superAdmin) return true;
+function before(subject: Subject | null): boolean | undefined {
+  if (!subject) return undefined;
+  if (subject.suspended) return false;
+  if (subject.superAdmin) return true;
   return undefined;
 }
 
@@ -27,27 +28,28 @@ export const AccountPolicy = definePolicy('AccountPolicy', {
   scopes: { view: 'account:read', endSessions: 'sessions:manage', publish: 'documents:write' },
   abilities: {
     /** a service (client credentials) has no account of its own: nothing it asks about "its account" is allowed */
-    view: (user: Subject | null, account: { id: string }) => isPerson(user) && user.id === account.id,
+    view: (subject: Subject | null, account: { id: string }) => isPerson(subject) && subject.id === account.id,
     /** an e-mail address is for its owner and for ADMINs of an organization the account belongs to */
-    viewEmail: (user: Subject | null, account: { id: string }, organizationIds: readonly string[]) =>
-      user !== null && (user.id === account.id || organizationIds.some((id) => atLeast(user, id, 'ADMIN'))),
+    viewEmail: (subject: Subject | null, account: { id: string }, organizationIds: readonly string[]) =>
+      subject !== null && (subject.id === account.id || organizationIds.some((id) => atLeast(subject, id, 'ADMIN'))),
     /** route level: at least `role` in some organization (the record decides which one) */
-    holdsRole: (user: Subject | null, role: Role) => user !== null && [...user.roles.values()].some((held) => roles.grants(held, role)),
+    holdsRole: (subject: Subject | null, role: Role) =>
+      subject !== null && [...subject.roles.values()].some((held) => roles.grants(held, role)),
     /** another account exists for the caller only when they share an organization (else it answers NOT_FOUND) */
-    viewMember: (user: Subject | null, account: { id: string }, organizationIds: readonly string[]) =>
-      user !== null && (user.id === account.id || organizationIds.some((id) => atLeast(user, id, 'VIEWER'))),
+    viewMember: (subject: Subject | null, account: { id: string }, organizationIds: readonly string[]) =>
+      subject !== null && (subject.id === account.id || organizationIds.some((id) => atLeast(subject, id, 'VIEWER'))),
     /**
      * Ending an account's sessions: one's own, and a member's for an ADMIN or above of one of the member's
      * organizations whose role there is not above the caller's (an ADMIN cannot sign an OWNER out).
      */
-    endSessions: (user: Subject | null, account: { id: string }, memberships: readonly { organizationId: string; role: Role }[]) =>
-      user !== null &&
-      (user.id === account.id ||
+    endSessions: (subject: Subject | null, account: { id: string }, memberships: readonly { organizationId: string; role: Role }[]) =>
+      subject !== null &&
+      (subject.id === account.id ||
         memberships.some(
-          (member) => atLeast(user, member.organizationId, 'ADMIN') && roles.grants(roleIn(user, member.organizationId), member.role),
+          (member) => atLeast(subject, member.organizationId, 'ADMIN') && roles.grants(roleIn(subject, member.organizationId), member.role),
         )),
     /** route level: publishing needs a verified e-mail, whatever the document */
-    publish: (user: Subject | null) => user?.emailVerified,
+    publish: (subject: Subject | null) => subject?.emailVerified,
   },
 });
 
@@ -60,18 +62,18 @@ export const OrganizationPolicy = definePolicy('OrganizationPolicy', {
   before,
   scopes: { viewBilling: 'organizations:read', changeRole: 'organizations:manage' },
   abilities: {
-    view: (user: Subject | null, org: Org) => atLeast(user, org.id, 'VIEWER'),
-    viewBilling: (user: Subject | null, org: Org) => atLeast(user, org.id, 'ADMIN'),
+    view: (subject: Subject | null, org: Org) => atLeast(subject, org.id, 'VIEWER'),
+    viewBilling: (subject: Subject | null, org: Org) => atLeast(subject, org.id, 'ADMIN'),
     /** the new role is never above one's own, nor is the member's current one */
-    changeRole: (user: Subject | null, org: Org, current: Role, next: Role) =>
-      atLeast(user, org.id, 'ADMIN') && roles.grants(roleIn(user, org.id), current) && roles.grants(roleIn(user, org.id), next),
+    changeRole: (subject: Subject | null, org: Org, current: Role, next: Role) =>
+      atLeast(subject, org.id, 'ADMIN') && roles.grants(roleIn(subject, org.id), current) && roles.grants(roleIn(subject, org.id), next),
   },
 });
 
 /** Embargoed or unpublished documents are invisible to VIEWERs, as if missing (spec Authorization 6, 11). */
-function visibleTo(user: Subject | null, doc: Doc, now: Date): boolean {
-  if (atLeast(user, doc.organizationId, 'EDITOR')) return true;
-  if (!atLeast(user, doc.organizationId, 'VIEWER')) return false;
+function visibleTo(subject: Subject | null, doc: Doc, now: Date): boolean {
+  if (atLeast(subject, doc.organizationId, 'EDITOR')) return true;
+  if (!atLeast(subject, doc.organizationId, 'VIEWER')) return false;
   return doc.status === 'PUBLISHED' && (doc.embargoUntil === null || doc.embargoUntil <= now);
 }
 
@@ -81,11 +83,11 @@ function visibleTo(user: Subject | null, doc: Doc, now: Date): boolean {
  * each. EDITORs and above see every document of their organizations, VIEWERs the published ones out of embargo.
  * The test suite proves both agree for every seeded user and document.
  */
-export function visibleDocumentsScope(user: Subject, now: Date): DocumentVisibility {
-  if (user.superAdmin) return { everything: true };
+export function visibleDocumentsScope(subject: Subject, now: Date): DocumentVisibility {
+  if (subject.superAdmin) return { everything: true };
   const anyStatusIn: string[] = [];
   const publishedIn: string[] = [];
-  for (const [organizationId, role] of user.roles) {
+  for (const [organizationId, role] of subject.roles) {
     if (roles.grants(role, 'EDITOR')) anyStatusIn.push(organizationId);
     else if (roles.grants(role, 'VIEWER')) publishedIn.push(organizationId);
   }
@@ -107,29 +109,29 @@ export const DocumentPolicy = definePolicy('DocumentPolicy', {
   },
   abilities: {
     /** listing is open to every signed-in account the before hook lets through; rows are filtered in SQL */
-    list: (user: Subject | null) => user !== null,
-    view: (user: Subject | null, doc: Doc, now: Date) => visibleTo(user, doc, now),
-    viewInternalNotes: (user: Subject | null, doc: Doc) => atLeast(user, doc.organizationId, 'EDITOR'),
+    list: (subject: Subject | null) => subject !== null,
+    view: (subject: Subject | null, doc: Doc, now: Date) => visibleTo(subject, doc, now),
+    viewInternalNotes: (subject: Subject | null, doc: Doc) => atLeast(subject, doc.organizationId, 'EDITOR'),
     /** a document's owner is a person: a service (client credentials) edits documents but creates none */
-    create: (user: Subject | null, org: Org) => isPerson(user) && atLeast(user, org.id, 'EDITOR'),
-    update: (user: Subject | null, doc: Doc) => atLeast(user, doc.organizationId, 'EDITOR'),
-    archive: (user: Subject | null, doc: Doc) => atLeast(user, doc.organizationId, 'EDITOR'),
+    create: (subject: Subject | null, org: Org) => isPerson(subject) && atLeast(subject, org.id, 'EDITOR'),
+    update: (subject: Subject | null, doc: Doc) => atLeast(subject, doc.organizationId, 'EDITOR'),
+    archive: (subject: Subject | null, doc: Doc) => atLeast(subject, doc.organizationId, 'EDITOR'),
     /** publishing needs a verified e-mail and a PRO organization (attribute rules, spec Authorization 11) */
-    publish: (user: Subject | null, doc: Doc, org: Org) =>
-      atLeast(user, doc.organizationId, 'EDITOR') && user!.emailVerified && org.plan === 'PRO',
-    setLegalHold: (user: Subject | null, doc: Doc) => atLeast(user, doc.organizationId, 'ADMIN'),
+    publish: (subject: Subject | null, doc: Doc, org: Org) =>
+      atLeast(subject, doc.organizationId, 'EDITOR') && subject!.emailVerified && org.plan === 'PRO',
+    setLegalHold: (subject: Subject | null, doc: Doc) => atLeast(subject, doc.organizationId, 'ADMIN'),
     /**
      * Binding: a document under legal hold cannot be deleted by anyone, super-admins included, so the
      * before hook is not consulted and the check names every allowed case itself.
      */
     delete: binding(
-      (user: Subject | null, doc: Doc) =>
+      (subject: Subject | null, doc: Doc) =>
         !doc.legalHold &&
-        user !== null &&
-        !user.suspended &&
-        (user.superAdmin ||
-          atLeast(user, doc.organizationId, 'ADMIN') ||
-          (doc.ownerId === user.id && atLeast(user, doc.organizationId, 'EDITOR'))),
+        subject !== null &&
+        !subject.suspended &&
+        (subject.superAdmin ||
+          atLeast(subject, doc.organizationId, 'ADMIN') ||
+          (doc.ownerId === subject.id && atLeast(subject, doc.organizationId, 'EDITOR'))),
     ),
   },
 });

@@ -1,18 +1,20 @@
 import { findOrganizationBySlug, findUserWithRoles, type Database, type Role, type UserRow, type UserWithRoles } from '@latchkey/db';
 import type { ServiceRegistration } from '../config/types.js';
 import { requestMemo } from './request-memo.js';
-import type { AuthenticationEvidence, Principal } from '@latchkey/auth/tokens';
+import type { AuthenticationEvidence, SignedInCaller } from '@latchkey/auth/tokens';
 import type { RequestScope } from './request-scope.js';
 import { isUuid } from './validate.js';
 import type { GrantedScopes } from './scopes.js';
 import { NO_SERVICE_PRINCIPALS, serviceActor, type ServicePrincipals } from './service-principals.js';
 
 /**
- * Who is asking: a verified token's claims (a `Principal`), an operator acting as a user (the CLI: a subject and
- * no sign-in to judge), or null for a guest. Its `subject` is the token's `sub`; the `Subject` the policies judge
- * is read from it (`SubjectLoader.load`).
+ * Who is asking, the caller: a signed-in caller (`SignedInCaller`, its verified token's claims), an operator acting as
+ * a user (the CLI: a subject and no sign-in to judge), or null for a guest. Its `subject` is the token's `sub`; the
+ * `Subject` the policies judge is read from it (`SubjectLoader.load`).
  */
-export type RequestCaller = (Pick<Principal, 'subject'> & Partial<Pick<Principal, 'scope' | 'clientId'>> & AuthenticationEvidence) | null;
+export type RequestCaller =
+  | (Pick<SignedInCaller, 'subject'> & Partial<Pick<SignedInCaller, 'scope' | 'clientId'>> & AuthenticationEvidence)
+  | null;
 
 /**
  * The caller as the policies see it: volatile attributes read from the database at decision time
@@ -47,30 +49,34 @@ export const isPerson = (subject: Subject | null): subject is Subject => subject
 const accounts = requestMemo<UserRow>('account read with the subject');
 
 /**
- * The caller's volatile attributes, read now (spec Authentication 3), with its token's scopes: null when the subject is
- * no user.
+ * The caller's volatile attributes, read now (spec Authentication 3), with its token's scopes: null when the caller's
+ * `subject` (the token's `sub`, or the account id the CLI acts as) names no account.
  */
-export async function loadSubject(db: Database, userId: string, scopes: ReadonlySet<string> | null): Promise<Subject | null> {
-  return isUuid(userId) ? subjectOfUser(await findUserWithRoles(db, userId), scopes) : null;
+export async function loadSubject(
+  db: Database,
+  caller: Pick<NonNullable<RequestCaller>, 'subject'>,
+  scopes: ReadonlySet<string> | null,
+): Promise<Subject | null> {
+  return isUuid(caller.subject) ? subjectOfRow(await findUserWithRoles(db, caller.subject), scopes) : null;
 }
 
 /**
- * The subject made of an account and its roles as just read (`findUserWithRoles`, or a statement that read them with
- * more), and the scopes of the token it called with.
+ * The subject made of the caller's row (its account and its roles) as just read (`findUserWithRoles`, or a
+ * statement that read them with more), and the scopes of the token it called with.
  */
-export function subjectOfUser(user: UserWithRoles | null, scopes: ReadonlySet<string> | null): Subject | null {
-  if (!user) return null;
+export function subjectOfRow(row: UserWithRoles | null, scopes: ReadonlySet<string> | null): Subject | null {
+  if (!row) return null;
   const roles = new Map<string, Role>();
-  for (const { organizationId, role } of user.roles) roles.set(organizationId, role);
+  for (const { organizationId, role } of row.roles) roles.set(organizationId, role);
   const subject: Subject = {
-    id: user.id,
-    superAdmin: user.superAdmin,
-    suspended: user.suspended,
-    emailVerified: user.emailVerified,
+    id: row.id,
+    superAdmin: row.superAdmin,
+    suspended: row.suspended,
+    emailVerified: row.emailVerified,
     roles,
     scopes,
   };
-  accounts.set(subject, user.account);
+  accounts.set(subject, row.account);
   return subject;
 }
 
@@ -118,7 +124,7 @@ export function createSubjectLoader(
 ): SubjectLoader {
   const read = (db: Database, caller: NonNullable<RequestCaller>, scopes: ReadonlySet<string> | null) => {
     const service = services.registrationOf(caller);
-    return service ? loadServiceSubject(db, service, scopes) : loadSubject(db, caller.subject, scopes);
+    return service ? loadServiceSubject(db, service, scopes) : loadSubject(db, caller, scopes);
   };
   // Kept on the request key and on the subject (request-memo.ts): the subject leads back to its request key, which
   // as a pair of WeakMaps kept every request that read one alive into the old generation.

@@ -1,19 +1,9 @@
 import { openDomainRequest, type DomainRequest, type DomainServices } from '../domain/request.js';
 import { databaseOf, type RequestDatabase, type RequestScope } from '../domain/request-scope.js';
 import type { YogaInitialContext } from 'graphql-yoga';
-import { useGenericAuth } from '@envelop/generic-auth';
 import type { DirectiveRulesContext } from '@latchkey/policy';
-import { handleMaybePromise } from '@whatwg-node/promise-helpers';
-import {
-  createCallerResolution,
-  proofOfRequest,
-  type AccessTokenVerifier,
-  type Caller,
-  type Principal,
-  type ProofContext,
-} from '@latchkey/auth/tokens';
-import { isDatabaseUnavailable, type Database } from '@latchkey/db';
-import { serviceUnavailable } from './errors.js';
+import type { Caller } from '@latchkey/auth/tokens';
+import type { Database } from '@latchkey/db';
 import type { AuditTrail } from '@latchkey/auth';
 import type { SubscriptionHub } from '../events/subscription-hub.js';
 import type { SessionServices } from '../domain/sessions.js';
@@ -45,7 +35,7 @@ export interface AppServices extends DomainServices {
  * the caller's attributes as the directive rules ask for them (`subjectAtHand`).
  */
 export interface RequestContext extends RequestScope, DirectiveRulesContext<Subject> {
-  /** the verified caller, or null for a guest (spec Authentication 2); set by `createOperationCallers`' plugin */
+  /** the verified caller, or null for a guest (spec Authentication 2); set by `createOperationCallers`' plugin (operation-callers.ts) */
   caller: Caller;
   app: AppServices;
   /** set by a subscription before each event is resolved: the scope of that event's fresh memos */
@@ -62,61 +52,6 @@ export const operationContext = (app: AppServices, requestId: string) =>
 function subjectAtHandOfContext(this: GraphQLContext): Subject | null | Promise<Subject | null> {
   return subjectAtHand(this);
 }
-
-/**
- * The `Authorization` value an operation carries: a WebSocket operation its connection's credential
- * (`connectionAuthorization`, given by the socket layer), an HTTP one its request's header.
- */
-export function authorizationOfOperation(context: GraphQLContext): string | null | undefined {
-  const fromConnection = (context as { connectionAuthorization?: string | null }).connectionAuthorization;
-  if (fromConnection !== undefined) return fromConnection;
-  const { req } = context as { req?: { headers: { authorization?: string } } };
-  return req ? req.headers.authorization : context.request.headers.get('authorization');
-}
-
-/**
- * The DPoP proof an operation carries: over HTTP its request's `DPoP` header, method and path; over WebSocket the
- * key its connection proved at `connection_init` (`connectionProvenKey`, given by the socket layer).
- */
-export function proofOfOperation(context: GraphQLContext): ProofContext | undefined {
-  const provenKey = (context as { connectionProvenKey?: string }).connectionProvenKey;
-  if (provenKey !== undefined) return { proof: undefined, method: 'GET', path: '/graphql', provenKey };
-  const { req } = context as { req?: Parameters<typeof proofOfRequest>[0] };
-  return req ? proofOfRequest(req) : undefined;
-}
-
-/**
- * Who calls each operation (spec Authentication 1-5), over HTTP and over WebSocket alike: the plugin (`useCaller`)
- * sets `context.caller` once per operation at its root, from the credential the operation carries
- * (`authorizationOfOperation`, `proofOfOperation`); `challengeOf` is the challenge of a refused one. Made once.
- */
-export function createOperationCallers(verifier: AccessTokenVerifier) {
-  const callers = createCallerResolution<GraphQLContext>({
-    verifier,
-    authorizationOf: authorizationOfOperation,
-    proofOf: proofOfOperation,
-  });
-  // A caller whose token names a session this instance cannot judge now (the ended-sessions list is stale) is
-  // refused with SERVICE_UNAVAILABLE before anything runs: not let through, not a 500.
-  const unavailable = (error: unknown): never => {
-    throw isDatabaseUnavailable(error) ? serviceUnavailable() : error;
-  };
-  const resolveCaller: typeof callers.resolveUserFn = (context) =>
-    handleMaybePromise(
-      () => callers.resolveUserFn(context),
-      (caller) => caller,
-      unavailable,
-    );
-  return {
-    resolveUserFn: callers.resolveUserFn,
-    challengeOf: callers.challengeOf,
-    /** generic-auth, resolving only: refusing a guest is the route rules' */
-    useCaller: (): ReturnType<typeof useGenericAuth<Principal, GraphQLContext, 'caller'>> =>
-      useGenericAuth({ mode: 'resolve-only', contextFieldName: 'caller', resolveUserFn: resolveCaller }),
-  };
-}
-
-export type OperationCallers = ReturnType<typeof createOperationCallers>;
 
 /**
  * What per-request memos (the subject, the loaders, the database view) are keyed by: the request, or for a

@@ -4,7 +4,7 @@ import { GraphQLError } from 'graphql';
 import { getDocument } from '../domain/documents.js';
 import type { DomainRequest } from '../domain/request.js';
 import type { RequestScope } from '../domain/request-scope.js';
-import type { Principal } from '@latchkey/auth/tokens';
+import type { SignedInCaller } from '@latchkey/auth/tokens';
 import { getOrganization } from '../domain/organizations.js';
 import { DocumentPolicy, OrganizationPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
@@ -52,7 +52,7 @@ function shared<T>(delivery: Delivery, key: string, read: () => Promise<T>): Pro
 /** One open subscription: whose it is, what it watches, and the subscriber its events come from. */
 interface Watch {
   context: GraphQLContext;
-  caller: Principal;
+  caller: SignedInCaller;
   userId: string;
   organization: OrganizationRow;
   /** set when one document is watched: the stream ends after its deletion */

@@ -9,8 +9,9 @@ import { isDomainError } from '../domain/errors.js';
 import { insufficientScope, serviceUnavailableAt, unauthenticated } from './errors.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
-import { principalFrom, type AccessTokenVerifier } from '@latchkey/auth/tokens';
-import { operationContext, type AppServices, type GraphQLContext, type OperationCallers, type RequestContext } from './context.js';
+import { callerFrom, type AccessTokenVerifier } from '@latchkey/auth/tokens';
+import { operationContext, type AppServices, type GraphQLContext, type RequestContext } from './context.js';
+import type { OperationCallers } from './operation-callers.js';
 import { DATABASE_FREE_FIELDS } from './schema.js';
 import { useCostLimit, type CostEstimator } from './plugins/use-cost-limit.js';
 import { useDatabaseAvailability } from './plugins/use-database-availability.js';
@@ -130,7 +131,7 @@ export function createGraphQLHandler({
 
   const signedInRequest = (req: IncomingMessage) =>
     handleMaybePromise(
-      () => principalFrom(verifier, { authorization: req.headers.authorization }),
+      () => callerFrom(verifier, { authorization: req.headers.authorization }),
       (result) => result?.ok === true,
       () => false, // only decides whether suggestions are shown
     );

@@ -1,5 +1,5 @@
 import { handleMaybePromise } from '@whatwg-node/promise-helpers';
-import type { Principal } from '@latchkey/auth/tokens';
+import type { SignedInCaller } from '@latchkey/auth/tokens';
 import { restError, type RestCharge } from './router.js';
 import type { Budgets } from '../budget/budgets.js';
 import { costExtension, rateLimitFields, retryAfterOf } from '../budget/report.js';
@@ -9,7 +9,7 @@ import { costExtension, rateLimitFields, retryAfterOf } from '../budget/report.j
  * admission; one refused by the budget, or before its handler runs (signed out, denied, a body refused), costs 1;
  * over budget it is answered 429 with `Retry-After` when waiting helps (docs/endpoints.md).
  */
-export function restBudgetCharge({ store, bucketOf, now, counted }: Budgets): RestCharge<Principal> {
+export function restBudgetCharge({ store, bucketOf, now, counted }: Budgets): RestCharge<SignedInCaller> {
   return (request, cost) =>
     handleMaybePromise(
       () => bucketOf(request.caller, request.req),

@@ -18,7 +18,7 @@ import { InvalidInputError, type UserError } from '../domain/errors.js';
 import { parseDateTime } from '../domain/validate.js';
 import { AccountPolicy, DocumentPolicy } from '../domain/policies.js';
 import type { Subject } from '../domain/subject.js';
-import { type Principal, LEGAL_HOLD_STEP_UP } from '@latchkey/auth/tokens';
+import { type SignedInCaller, LEGAL_HOLD_STEP_UP } from '@latchkey/auth/tokens';
 import { restError, type RestRequest, type RestResponse, type RestRoute } from './router.js';
 
 export interface DocumentRoutesDeps {
@@ -117,31 +117,31 @@ function pageSizeAskedFor(query: URLSearchParams): number {
 interface DocumentRouteKit {
   services: DomainServices;
   database: RequestDatabase;
-  requestFor(http: RestRequest<Principal>, handler: string): Promise<DomainRequest>;
+  requestFor(http: RestRequest<SignedInCaller>, handler: string): Promise<DomainRequest>;
   requires<Args extends unknown[]>(
     handler: string,
     ability: Ability<Subject, Args>,
     ...args: Args
-  ): (http: RestRequest<Principal>) => Promise<AuthorizationDenied | null>;
-  role(handler: string, required: Role): (http: RestRequest<Principal>) => Promise<AuthorizationDenied | null>;
+  ): (http: RestRequest<SignedInCaller>) => Promise<AuthorizationDenied | null>;
+  role(handler: string, required: Role): (http: RestRequest<SignedInCaller>) => Promise<AuthorizationDenied | null>;
   view(request: DomainRequest, document: DocumentRow, organization?: OrganizationRow): Promise<Record<string, unknown>>;
   changed(request: DomainRequest, result: DocumentResult, status?: number): Promise<RestResponse>;
 }
 
 /** `/api/documents`: the same services, abilities and NOT_FOUND hiding as the GraphQL fields. */
-export function documentRoutes(deps: DocumentRoutesDeps): RestRoute<Principal>[] {
+export function documentRoutes(deps: DocumentRoutesDeps): RestRoute<SignedInCaller>[] {
   const kit = documentRouteKit(deps);
   return [...readRoutes(kit), ...writeRoutes(kit)];
 }
 
 function documentRouteKit({ services, database, fieldRules }: DocumentRoutesDeps): DocumentRouteKit {
   /** The domain request (subject and loaders once per HTTP request), with how the caller signed in for step-ups. */
-  const requestFor = (http: RestRequest<Principal>, handler: string): Promise<DomainRequest> =>
+  const requestFor = (http: RestRequest<SignedInCaller>, handler: string): Promise<DomainRequest> =>
     openDomainRequest(services, http, { db: databaseOf(http, database), caller: http.caller, handler });
   /** The route-level marks of the matching GraphQL mutations (`@auth(role:)`, `@can(ability:)`), applied alike. */
   const requires =
     <Args extends unknown[]>(handler: string, ability: Ability<Subject, Args>, ...args: Args) =>
-    async (http: RestRequest<Principal>): Promise<AuthorizationDenied | null> => {
+    async (http: RestRequest<SignedInCaller>): Promise<AuthorizationDenied | null> => {
       try {
         authorize((await requestFor(http, handler)).subject, ability, args, { handler });
         return null;
@@ -159,7 +159,7 @@ function documentRouteKit({ services, database, fieldRules }: DocumentRoutesDeps
 }
 
 /** The reads: a page of documents, and one document. */
-function readRoutes({ services, database, requestFor, view }: DocumentRouteKit): RestRoute<Principal>[] {
+function readRoutes({ services, database, requestFor, view }: DocumentRouteKit): RestRoute<SignedInCaller>[] {
   return [
     {
       method: 'GET',
@@ -201,7 +201,7 @@ function readRoutes({ services, database, requestFor, view }: DocumentRouteKit):
 }
 
 /** The writes, each guarded by the route-level marks of its GraphQL mutation. */
-function writeRoutes({ requestFor, requires, role, view, changed }: DocumentRouteKit): RestRoute<Principal>[] {
+function writeRoutes({ requestFor, requires, role, view, changed }: DocumentRouteKit): RestRoute<SignedInCaller>[] {
   return [
     {
       method: 'POST',
@@ -222,7 +222,7 @@ function writeRoutes({ requestFor, requires, role, view, changed }: DocumentRout
       },
     },
     ...(['PATCH', 'PUT'] as const).map(
-      (method): RestRoute<Principal> => ({
+      (method): RestRoute<SignedInCaller> => ({
         method,
         path: '/api/documents/:id',
         scope: 'documents:write',

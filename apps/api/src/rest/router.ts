@@ -58,7 +58,7 @@ export interface RestRoute<Caller> {
    * Route metadata (spec Multi-factor rules 6, RFC 9470): the step-up the caller's token must meet (`acr`,
    * `maxAge`), checked after `guard`, so a caller who is not allowed at all still gets 403. Short of it: 401 with
    * `code: "INSUFFICIENT_USER_AUTHENTICATION"` and the `WWW-Authenticate` challenge. The caller must carry the
-   * token's `acr` and `authTime` (as a `Principal` does).
+   * token's `acr` and `authTime` (as a `SignedInCaller` does).
    */
   stepUp?: StepUpRequirement;
   handler: (request: RestRequest<Caller>) => Promise<RestResponse>;

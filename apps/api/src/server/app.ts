@@ -10,7 +10,7 @@ import {
   type DeliveryHandler,
   type KeyMaterial,
   type SignInLimits,
-  type Principal,
+  type SignedInCaller,
 } from '@latchkey/auth';
 import { type AccessTokenVerifier, describeProtectedResource, type ProtectedResource } from '@latchkey/auth/tokens';
 import { recordDpopProofUse, type DatabaseHandle } from '@latchkey/db';
@@ -178,7 +178,7 @@ function createRestApi({
   budgets,
   protectedResource,
 }: RestApiDeps) {
-  const rest = createRestRouter<Principal>({
+  const rest = createRestRouter<SignedInCaller>({
     routes: documentRoutes({ services: app, database, fieldRules }),
     middleware: [authenticate(verifier)],
     maxBodyBytes: config.limits.maxBodyBytes,

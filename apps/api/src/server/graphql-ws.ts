@@ -24,7 +24,7 @@ import { ErrorCode, unauthenticated } from '../graphql/errors.js';
 import { suggestionsAllowed, withoutSuggestions, type HiddenSuggestionsOptions } from '../graphql/plugins/use-hidden-suggestions.js';
 import type { RouteRules } from '@latchkey/policy';
 import type { GraphQLHandler } from '../graphql/yoga.js';
-import { authorizationOfConnection, principalFrom, type AccessTokenVerifier, type CallerResolution } from '@latchkey/auth/tokens';
+import { authorizationOfConnection, callerFrom, type AccessTokenVerifier, type CallerResolution } from '@latchkey/auth/tokens';
 
 export interface GraphQLWebSocketOptions {
   yoga: GraphQLHandler;
@@ -185,7 +185,7 @@ async function connectionErrors(
       .then(() => {
         const provenKey = provenKeys.get(ctx);
         const dpop = () => (provenKey === undefined ? undefined : { proof: undefined, method: 'GET', path: '/graphql', provenKey });
-        return principalFrom(options.verifier, { authorization: credential, dpop });
+        return callerFrom(options.verifier, { authorization: credential, dpop });
       })
       .then(
         (result) => result?.ok === true,
@@ -268,12 +268,12 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     connectionInitWaitTimeout: options.connectionInitWaitMs ?? 10_000,
     async onConnect(ctx) {
       // A session that cannot be judged now throws: the connection closes (4500) saying so (below), nothing about why.
-      const verified = await principalFrom(verifier, { connectionParams: ctx.connectionParams });
+      const verified = await callerFrom(verifier, { connectionParams: ctx.connectionParams });
       if (verified === undefined) return true; // a guest: public fields only
       if (!verified.ok) return false; // 4403 Forbidden: nothing about why
       credentials.set(ctx, authorizationOfConnection(ctx.connectionParams) as string);
       // A DPoP-bound token proved its key here (connectionParams.dpop, single use): the connection stays bound to it.
-      if (verified.principal.boundKey !== null) provenKeys.set(ctx, verified.principal.boundKey);
+      if (verified.caller.boundKey !== null) provenKeys.set(ctx, verified.caller.boundKey);
       return true;
     },
     onSubscribe: (ctx, _id, payload) => subscribeOperation(state, ctx, payload),

@@ -18,7 +18,7 @@ export interface FactorIdentity {
   secondStep?: boolean;
 }
 
-/** A factor as it sits on the authenticated principal: which one, and when it was proven (epoch seconds). */
+/** A factor as it sits on a signed-in caller: which one, and when it was proven (epoch seconds). */
 export interface FactorGrant {
   factor: Factor;
   issuedAt: number;

@@ -2,7 +2,7 @@ import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { decodeProtectedHeader } from 'jose';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
-import type { Principal } from '../principal/access-token-verifier.js';
+import type { SignedInCaller } from '../principal/access-token-verifier.js';
 
 /** Who may introspect what: a client its own tokens; a resource server any API access token; a public client none. */
 export interface IntrospectionPolicy {
@@ -45,20 +45,20 @@ function isJwt(token: unknown): token is string {
 }
 
 /** RFC 7662's answer for an active access token. */
-function activeAnswer(principal: Principal, options: IntrospectionOptions): Record<string, unknown> {
+function activeAnswer(inspected: SignedInCaller, options: IntrospectionOptions): Record<string, unknown> {
   return {
     active: true,
-    sub: principal.subject,
-    client_id: principal.clientId ?? undefined,
-    scope: principal.scope.join(' ') || undefined,
-    exp: principal.expiresAt,
-    iat: principal.issuedAt ?? undefined,
-    sid: principal.sessionId ?? undefined,
-    jti: principal.tokenId ?? undefined,
+    sub: inspected.subject,
+    client_id: inspected.clientId ?? undefined,
+    scope: inspected.scope.join(' ') || undefined,
+    exp: inspected.expiresAt,
+    iat: inspected.issuedAt ?? undefined,
+    sid: inspected.sessionId ?? undefined,
+    jti: inspected.tokenId ?? undefined,
     iss: options.issuer,
     aud: options.audience,
-    token_type: principal.boundKey ? 'DPoP' : 'Bearer',
-    ...(principal.boundKey ? { cnf: { jkt: principal.boundKey } } : {}),
+    token_type: inspected.boundKey ? 'DPoP' : 'Bearer',
+    ...(inspected.boundKey ? { cnf: { jkt: inspected.boundKey } } : {}),
   };
 }
 
@@ -78,9 +78,9 @@ export function introspectionInFront(options: IntrospectionOptions) {
     const client = ctx.oidc.client as AuthenticatedClient | undefined;
     const token = ctx.oidc.params?.['token'];
     if (refusal?.error !== 'unsupported_token_type' || !client || !isJwt(token)) return;
-    let principal: Principal | null;
+    let inspected: SignedInCaller | null;
     try {
-      principal = await options.verifier.inspect(token);
+      inspected = await options.verifier.inspect(token);
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
       ctx.status = 503;
@@ -88,8 +88,8 @@ export function introspectionInFront(options: IntrospectionOptions) {
       ctx.body = { error: 'temporarily_unavailable', error_description: 'try again shortly' };
       return;
     }
-    const allowed = principal !== null && mayIntrospect(options, client, principal.clientId, true);
+    const allowed = inspected !== null && mayIntrospect(options, client, inspected.clientId, true);
     ctx.status = 200;
-    ctx.body = allowed ? activeAnswer(principal!, options) : { active: false };
+    ctx.body = allowed ? activeAnswer(inspected!, options) : { active: false };
   };
 }

@@ -1,7 +1,7 @@
 import { type Database, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { type AccessTokenVerifier, challengeFor } from '../principal/access-token-verifier.js';
-import type { Principal } from '../principal/access-token-verifier.js';
+import type { SignedInCaller } from '../principal/access-token-verifier.js';
 import { findAccount } from './account.js';
 
 /** Which claims each OpenID scope releases at the userinfo endpoint (the provider's `claims` configuration). */
@@ -45,14 +45,14 @@ export function userinfoInFront(options: UserinfoOptions) {
     const verified = header ? await verifier.verifyAuthorization(header, proofOf) : undefined;
     if (verified === undefined) return refused(401, 'invalid_token', 'no access token provided', 'Bearer');
     if (!verified.ok) return refused(401, 'invalid_token', 'invalid token provided', challengeFor(verified));
-    const principal = verified.principal;
-    if (!principal.scope.includes('openid')) {
+    const caller = verified.caller;
+    if (!caller.scope.includes('openid')) {
       return refused(403, 'insufficient_scope', 'access token missing openid scope', 'Bearer error="insufficient_scope", scope="openid"');
     }
-    const account = await findAccount(db, principal.subject);
+    const account = await findAccount(db, caller.subject);
     if (!account) return refused(401, 'invalid_token', 'invalid token provided', 'Bearer error="invalid_token"');
-    const clientId = principal.clientId ?? undefined;
-    return { status: 200, body: releasedClaims(principal, await account.claims()), ...(clientId ? { clientId } : {}) };
+    const clientId = caller.clientId ?? undefined;
+    return { status: 200, body: releasedClaims(caller, await account.claims()), ...(clientId ? { clientId } : {}) };
   }
 
   // Before the provider's own handling: `ctx.oidc` does not exist yet here.
@@ -75,9 +75,9 @@ export function userinfoInFront(options: UserinfoOptions) {
 }
 
 /** `sub`, and the claims of each OpenID scope the token carries. */
-function releasedClaims(principal: Principal, claims: Record<string, unknown>): Record<string, unknown> {
-  const released: Record<string, unknown> = { sub: principal.subject };
-  for (const scope of principal.scope) {
+function releasedClaims(caller: SignedInCaller, claims: Record<string, unknown>): Record<string, unknown> {
+  const released: Record<string, unknown> = { sub: caller.subject };
+  for (const scope of caller.scope) {
     for (const claim of CLAIMS_OF_SCOPE[scope] ?? []) if (claims[claim] !== undefined) released[claim] = claims[claim];
   }
   return released;

@@ -11,8 +11,8 @@ import {
   startPasskeyRegistration,
   type PasskeyRelyingParty,
 } from './index.js';
-import { principalFrom, type AccessTokenVerifier } from '../principal/access-token-verifier.js';
-import type { Principal } from '../principal/access-token-verifier.js';
+import { callerFrom, type AccessTokenVerifier } from '../principal/access-token-verifier.js';
+import type { SignedInCaller } from '../principal/access-token-verifier.js';
 import { proofOfRequest } from '../principal/dpop-proof.js';
 import { CREDENTIAL_CHANGE_STEP_UP, meetsStepUp, stepUpChallengeHeader, stepUpParameters } from '../principal/step-up.js';
 import type { SignInLimits } from '../rate-limit/index.js';
@@ -97,9 +97,9 @@ async function callerOf(
   { context, options }: PasskeyDeps,
   req: IncomingMessage,
   res: ServerResponse,
-): Promise<Pick<Principal, 'subject' | 'acr' | 'authTime'> | null | 'rejected'> {
-  const result = await principalFrom(options.verifier, { authorization: req.headers.authorization, dpop: () => proofOfRequest(req) });
-  if (result !== undefined) return result.ok ? result.principal : 'rejected';
+): Promise<Pick<SignedInCaller, 'subject' | 'acr' | 'authTime'> | null | 'rejected'> {
+  const result = await callerFrom(options.verifier, { authorization: req.headers.authorization, dpop: () => proofOfRequest(req) });
+  if (result !== undefined) return result.ok ? result.caller : 'rejected';
   const session = await context.inProvider(req, () => readProviderSession(options.provider, req, res));
   // A session past a factor's validity (spec Multi-factor rules 2) is no caller until it is renewed.
   if (

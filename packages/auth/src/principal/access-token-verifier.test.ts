@@ -7,14 +7,14 @@ import { createCallerResolution } from './access-token-verifier.js';
 const setup = tokenIssuer;
 
 describe('access token verifier', () => {
-  it('a cache hit answers synchronously with the same principal', async () => {
+  it('a cache hit answers synchronously with the same caller', async () => {
     const { verifier, token } = await setup();
     const header = `Bearer ${await token()}`;
     const first = await verifier.verifyAuthorization(header);
     const second = verifier.verifyAuthorization(header);
     expect(second).not.toBeInstanceOf(Promise);
     expect(second).toEqual(first);
-    expect(first).toMatchObject({ ok: true, principal: { subject: 'alice' } });
+    expect(first).toMatchObject({ ok: true, caller: { subject: 'alice' } });
   });
 
   it('concurrent first uses of one token share one signature check', async () => {

@@ -9,8 +9,8 @@ import {
   type ProofOf,
 } from './presented-credential.js';
 
-/** The verified caller of one request: a copy of the access token's claims (a snapshot, see spec Authentication 3). */
-export interface Principal {
+/** A signed-in caller: a copy of its verified token's claims (`payload`, by `callerOf`; a snapshot, spec Authentication 3). */
+export interface SignedInCaller {
   readonly subject: string;
   readonly scope: readonly string[];
   /** RFC 8176 authentication method references */
@@ -29,8 +29,8 @@ export interface Principal {
   readonly boundKey: string | null;
 }
 
-/** A guest has no principal; `null` is the one value for "not signed in" inside the app. */
-export type Caller = Principal | null;
+/** A guest is `null`: the one value for "not signed in" inside the app. */
+export type Caller = SignedInCaller | null;
 
 export interface AccessTokenVerifierOptions {
   /** public keys trusted for access tokens */
@@ -71,7 +71,7 @@ export interface AccessTokenVerifierOptions {
 export type TokenRejection = 'malformed' | 'invalid' | 'expired' | 'revoked';
 
 export type VerificationResult =
-  | { ok: true; principal: Principal }
+  | { ok: true; caller: SignedInCaller }
   | {
       ok: false;
       rejection: TokenRejection;
@@ -110,7 +110,7 @@ function stringList(value: unknown): string[] {
   return [];
 }
 
-function toPrincipal(payload: JWTPayload): Principal {
+function callerOf(payload: JWTPayload): SignedInCaller {
   const scope = typeof payload['scope'] === 'string' ? payload['scope'].split(' ').filter(Boolean) : [];
   return Object.freeze({
     subject: payload.sub!,
@@ -156,7 +156,7 @@ interface VerifierState {
 /** A verified token of an ended session, or of an app its user revoked, is refused; asked on every request, cached or not. */
 function live({ endedSessions }: VerifierState, result: VerificationResult): VerificationResult {
   if (!result.ok || !endedSessions) return result;
-  const { sessionId, clientId, subject, issuedAt } = result.principal;
+  const { sessionId, clientId, subject, issuedAt } = result.caller;
   if (sessionId !== null && endedSessions.isEnded(sessionId)) return REVOKED;
   // An app its user disconnected: its tokens for that user issued before are refused (they carry no grant id).
   return clientId !== null && endedSessions.isAppRevoked?.(clientId, subject, issuedAt) ? REVOKED : result;
@@ -187,7 +187,7 @@ async function verifySignature(state: VerifierState, token: string, cacheKey: st
     ) {
       return { ok: false, rejection: 'invalid' };
     }
-    const result = { ok: true as const, principal: toPrincipal(payload) };
+    const result = { ok: true as const, caller: callerOf(payload) };
     remember(state, cacheKey, { result, expiresAtMs: payload.exp * 1000 + state.skewMs, ...(dpop ? { dpopToken: token } : {}) });
     return result;
   } catch (error) {
@@ -238,7 +238,7 @@ function presentedAs(
   proof: ProofContext | undefined,
 ): VerificationResult | Promise<VerificationResult> {
   if (!result.ok) return proof ? asDpop(result) : result;
-  const { boundKey } = result.principal;
+  const { boundKey } = result.caller;
   if (!proof) return boundKey === null ? live(state, result) : NOT_THIS_KEY;
   const { options } = state;
   if (boundKey === null || !options.checkProof) return NOT_THIS_KEY;
@@ -287,11 +287,11 @@ function verifyHeader(
  * presented without its proof): null when it does not verify, has expired, or its session has ended. Throws
  * `DatabaseUnavailableError` when the list of ended sessions is too old to say.
  */
-async function inspectToken(state: VerifierState, token: string): Promise<Principal | null> {
+async function inspectToken(state: VerifierState, token: string): Promise<SignedInCaller | null> {
   if (token.length > MAX_TOKEN_LENGTH || !JWS_COMPACT.test(token)) return null;
   // Keyed by the bare token, as `verify` is: a bound token found here still needs its proof everywhere else.
   const result = cachedResult(state, token) ?? (await verifyOnce(state, token, token));
-  return result.ok && live(state, result).ok ? result.principal : null;
+  return result.ok && live(state, result).ok ? result.caller : null;
 }
 
 /**
@@ -329,7 +329,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
       proofOf?: ProofOf,
     ): VerificationResult | Promise<VerificationResult> | undefined => verifyHeader(state, header, proofOf),
     /** An access token's verified claims whatever key it is bound to, for introspection (see inspectToken). */
-    inspect: (token: string): Promise<Principal | null> => inspectToken(state, token),
+    inspect: (token: string): Promise<SignedInCaller | null> => inspectToken(state, token),
     clear: () => cache.clear(),
     get cacheEntries() {
       return cache.size;
@@ -339,11 +339,11 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
 
 export type AccessTokenVerifier = ReturnType<typeof createAccessTokenVerifier>;
 
-// Who is calling: the verified token's claims (`Principal`, above), found the one way every entry point finds them
-// (`principalFrom`), and, for GraphQL, once per operation (`createCallerResolution`).
+// Who is calling: the caller made of the verified token's claims (`SignedInCaller`, above), found the one way every
+// entry point finds it (`callerFrom`), and, for GraphQL, once per operation (`createCallerResolution`).
 
-/** The caller as a verification settles it: `undefined` when nothing was presented (a guest). */
-export type PrincipalResult = VerificationResult | undefined;
+/** A verification as it settles the caller: `undefined` when nothing was presented (a guest). */
+export type CallerResult = VerificationResult | undefined;
 
 const NOT_A_TOKEN: VerificationResult = Object.freeze({ ok: false, rejection: 'malformed' });
 
@@ -354,7 +354,7 @@ const NOT_A_TOKEN: VerificationResult = Object.freeze({ ok: false, rejection: 'm
  * Map lookup. A presented credential that does not verify is `{ ok: false }`, never a guest: the caller decides
  * whether that is a 401 (REST, WebSocket) or a guest whose refusal carries its challenge (GraphQL's public fields).
  */
-export function principalFrom(verifier: AccessTokenVerifier, presented: PresentedCredential): PrincipalResult | Promise<PrincipalResult> {
+export function callerFrom(verifier: AccessTokenVerifier, presented: PresentedCredential): CallerResult | Promise<CallerResult> {
   if ('authorization' in presented) return verifier.verifyAuthorization(presented.authorization, presented.dpop);
   const header = authorizationOfConnection(presented.connectionParams);
   if (header === false) return NOT_A_TOKEN;
@@ -371,7 +371,7 @@ export interface CallerResolutionOptions<Context extends object> {
 
 export interface CallerResolution<Context extends object> {
   /**
-   * `@envelop/generic-auth`'s `resolveUserFn`: the operation's caller, once per operation, through `principalFrom`
+   * `@envelop/generic-auth`'s `resolveUserFn`: the operation's caller, once per operation, through `callerFrom`
    * (synchronous on a cached bearer token). A presented credential that does not verify makes a guest (`null`)
    * whose refusal says so (`challengeOf`).
    */
@@ -384,14 +384,14 @@ export interface CallerResolution<Context extends object> {
 export function createCallerResolution<Context extends object>(options: CallerResolutionOptions<Context>): CallerResolution<Context> {
   const { verifier, authorizationOf, proofOf } = options;
   const rejected = new WeakMap<Context, VerificationResult & { ok: false }>();
-  const settle = (context: Context, result: PrincipalResult): Caller => {
-    if (result?.ok) return result.principal;
+  const settle = (context: Context, result: CallerResult): Caller => {
+    if (result?.ok) return result.caller;
     if (result) rejected.set(context, result);
     return null;
   };
   return {
     resolveUserFn(context) {
-      const verified = principalFrom(verifier, { authorization: authorizationOf(context), dpop: proofOf && (() => proofOf(context)) });
+      const verified = callerFrom(verifier, { authorization: authorizationOf(context), dpop: proofOf && (() => proofOf(context)) });
       return isPromise(verified) ? verified.then((result) => settle(context, result)) : settle(context, verified);
     },
     challengeOf: (context) => {

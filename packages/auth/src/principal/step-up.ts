@@ -12,7 +12,7 @@ export interface StepUpRequirement {
   readonly maxAge?: number;
 }
 
-/** The claims a requirement is judged on: a verified `Principal`, or a provider session's sign-in. */
+/** The claims a requirement is judged on: a verified `SignedInCaller`, or a provider session's sign-in. */
 export interface AuthenticationEvidence {
   readonly acr?: string | null;
   /** epoch seconds */

@@ -6,7 +6,7 @@ import { domainRequest } from '../context.js';
 
 export const connectedAppResolvers = {
   Viewer: {
-    connectedApps: async (_principal, _args, context) =>
+    connectedApps: async (_caller, _args, context) =>
       listOwnConnectedApps(await domainRequest(context, 'Viewer.connectedApps'), context.app.apps),
   },
   ConnectedApp: {

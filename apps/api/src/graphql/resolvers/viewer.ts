@@ -19,11 +19,11 @@ export const viewerResolvers = {
     viewer: (_source, _args, { caller }) => caller,
   },
   Viewer: {
-    amr: (principal) => [...principal.amr],
-    authTime: (principal) => (principal.authTime === null ? null : new Date(principal.authTime * 1000)),
-    expiresAt: (principal) => new Date(principal.expiresAt * 1000),
-    scope: (principal) => [...principal.scope],
+    amr: (caller) => [...caller.amr],
+    authTime: (caller) => (caller.authTime === null ? null : new Date(caller.authTime * 1000)),
+    expiresAt: (caller) => new Date(caller.expiresAt * 1000),
+    scope: (caller) => [...caller.scope],
     // The same account rule as `me`: a suspended account is refused whatever its token says.
-    user: (principal, _args, context) => getOwnAccount(dbOf(context), principal.subject, () => subjectOf(context), 'Viewer.user'),
+    user: (caller, _args, context) => getOwnAccount(dbOf(context), caller.subject, () => subjectOf(context), 'Viewer.user'),
   },
 } satisfies Resolvers;
