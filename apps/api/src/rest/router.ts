@@ -269,7 +269,8 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
   /** Writes a routed request's answer: a challenge for a token names the resource's metadata (RFC 9728 §5.1). */
   const reply = (req: IncomingMessage, res: ServerResponse, response: RestResponse) => {
     const challenge = response.headers?.['www-authenticate'];
-    const named = challenge && resourceMetadataUrl ? { 'www-authenticate': withResourceMetadata(challenge, resourceMetadataUrl) } : {};
+    const named: Record<string, string> =
+      challenge && resourceMetadataUrl ? { 'www-authenticate': withResourceMetadata(challenge, resourceMetadataUrl) } : {};
     send(req, res, { ...response, headers: { ...response.headers, ...named } });
   };
 
