@@ -208,8 +208,9 @@ describe('past the bound the connection is cut, and nothing discarded is kept', 
       const { received, written } = await sendForever('/graphql', { 'content-type': 'application/json' });
       expect(received).toMatch(/^HTTP\/1\.1 413 /);
       expect(received).toContain('PAYLOAD_TOO_LARGE');
-      // The server read what it discards (beyond the socket buffers' few MiB), then cut the connection.
-      expect(written).toBeGreaterThan(BODY_DISCARD_BOUND.bytes / 2);
+      // The server read on after its answer (far more than the sockets' buffers hold: closed at once, the writer
+      // gets no further than those), then cut the connection: at the bound's bytes, or its time on a slow machine.
+      expect(written).toBeGreaterThan(16 * MiB);
     }
     // Every writer pushed about BODY_DISCARD_BOUND.bytes through the server: had any of it been kept, the heap and
     // buffers would have grown by that much at least. Half of one bound leaves room for everything else.
