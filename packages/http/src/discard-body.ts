@@ -9,12 +9,12 @@ export interface DiscardBound {
 }
 
 /**
- * The bound on a refused body (docs/choices.md, "Operational limits"): up to 64 MiB more, for up to 10 seconds,
- * whichever comes first. A declared body longer than that is not read at all.
+ * The bound on a refused body (docs/choices.md, "A refused body is discarded within a bound"): up to 64 MiB more,
+ * for up to 10 seconds, whichever comes first. A declared body longer than that is not read at all.
  */
 export const BODY_DISCARD_BOUND: Readonly<DiscardBound> = Object.freeze({ bytes: 64 * 1024 * 1024, ms: 10_000 });
 
-/** The connections discarding a refused body: their answer is sent, and nothing more is written to them. */
+/** The connections discarding a refused body: they carry their answer, and nothing is written to them after it. */
 const discarding = new WeakSet<object>();
 
 /**
