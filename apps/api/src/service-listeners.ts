@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { isDiscardingBody } from '@latchkey/http';
 import type { Logger } from 'pino';
 import type { Config } from './config/load.js';
 import { listenFault } from './config/start-up-errors.js';
@@ -21,10 +22,11 @@ const CLIENT_ERRORS: Record<string, [number, string, string]> = {
 
 /**
  * Requests node:http cannot parse never reach the app; answer them in the same JSON shape as every
- * other error (node's default is an empty 400/431), then close the connection.
+ * other error (node's default is an empty 400/431), then close the connection. A connection discarding a refused
+ * body (its request timed out meanwhile, say) has had its answer: it is only closed.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  if (error.code === 'ECONNRESET' || !socket.writable || isDiscardingBody(socket)) {
     socket.destroy();
     return;
   }

@@ -1,5 +1,6 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CodedError } from '@latchkey/errors';
+import { discardBody } from './discard-body.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 
 const FORM_ERROR_CODES = { 400: 'FORM_INVALID', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' } as const;
@@ -15,24 +16,31 @@ export class FormError extends CodedError<(typeof FORM_ERROR_CODES)[keyof typeof
 }
 
 /**
- * The body of a form or JSON request (the login and account pages, the WebAuthn endpoints), read within `maxBytes`, in one of the `accepted` media types; a JSON body must
- * be an object. Every refusal is a FormError with its 4xx status and a clear message.
+ * The body of a form or JSON request (the login and account pages, the WebAuthn endpoints), read within `maxBytes`,
+ * in one of the `accepted` media types; a JSON body must be an object. Every refusal is a FormError with its 4xx
+ * status and a clear message; what is left of a body refused unread or too large is discarded within the bound
+ * (discardBody), so the client reads the refusal `res` carries next.
  */
 async function readAccepted(
   req: IncomingMessage,
+  res: ServerResponse,
   maxBytes: number,
   accepted: readonly string[],
   refusal: string,
 ): Promise<{ type: string; text: string }> {
+  const refused = (status: 400 | 413 | 415, message: string) => {
+    discardBody(req, res);
+    return new FormError(status, message);
+  };
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (!accepted.includes(type)) throw new FormError(415, refusal);
+  if (!accepted.includes(type)) throw refused(415, refusal);
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > maxBytes) throw new FormError(413, `The request body is larger than ${maxBytes} bytes.`);
+  if (declared > maxBytes) throw refused(413, `The request body is larger than ${maxBytes} bytes.`);
   try {
     return { type, text: (await readBody(req, maxBytes)).toString('utf8') };
   } catch (error) {
-    if (error instanceof BodyTooLargeError) throw new FormError(413, `The request body is larger than ${maxBytes} bytes.`);
-    throw new FormError(400, 'The request body could not be read.');
+    if (error instanceof BodyTooLargeError) throw refused(413, `The request body is larger than ${maxBytes} bytes.`);
+    throw refused(400, 'The request body could not be read.');
   }
 }
 
@@ -51,9 +59,10 @@ function jsonObject(text: string): Record<string, unknown> {
  * The fields of a login form: `application/x-www-form-urlencoded` (pages) or `application/json` (scripts).
  * Only string values are kept; anything else is a 4xx with a clear message.
  */
-export async function readFields(req: IncomingMessage, maxBytes: number): Promise<Record<string, string>> {
+export async function readFields(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<Record<string, string>> {
   const { type, text } = await readAccepted(
     req,
+    res,
     maxBytes,
     ['application/x-www-form-urlencoded', 'application/json'],
     'Send the form as application/x-www-form-urlencoded or application/json.',
@@ -68,7 +77,7 @@ export async function readFields(req: IncomingMessage, maxBytes: number): Promis
 }
 
 /** A JSON object body (application/json only), for the WebAuthn endpoints whose payloads are nested. */
-export async function readJsonObject(req: IncomingMessage, maxBytes: number): Promise<Record<string, unknown>> {
-  const { text } = await readAccepted(req, maxBytes, ['application/json'], 'Send the request as application/json.');
+export async function readJsonObject(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<Record<string, unknown>> {
+  const { text } = await readAccepted(req, res, maxBytes, ['application/json'], 'Send the request as application/json.');
   return text.length === 0 ? {} : jsonObject(text);
 }

@@ -1,7 +1,8 @@
 // `@latchkey/http`: what the API's routes and the authorization server's pages share to speak HTTP: one
-// responder, request bodies within limits, media types, the client's address behind trusted proxies, the
-// rate-limit decisions of the sign-in routes, and the declarative route table.
+// responder, request bodies within limits (a refused one discarded within a bound), media types, the client's
+// address behind trusted proxies, the rate-limit decisions of the sign-in routes, and the declarative route table.
 export { BodyTooLargeError, readBody } from './read-body.js';
+export { BODY_DISCARD_BOUND, discardBody, isDiscardingBody, type DiscardBound } from './discard-body.js';
 export { FormError, readFields, readJsonObject } from './fields.js';
 export { acceptable, acceptableContentType } from './media-types.js';
 export { createClientAddresses, type ClientAddresses, type TrustProxy } from './client-address.js';

@@ -1,6 +1,7 @@
 // The one HTTP responder of the service: every JSON, error, redirect and HTML answer that is not GraphQL's own
 // or the OpenID provider's is written here, for the API's routes and the authorization server's alike.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { discardBody } from './discard-body.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
@@ -10,7 +11,10 @@ function mediaTypeFor(req: IncomingMessage): string {
   return accept.includes(GRAPHQL_RESPONSE) && !accept.includes('application/json') ? GRAPHQL_RESPONSE : 'application/json';
 }
 
-/** A request refused before GraphQL saw it, written as a GraphQL error envelope (no `data`). */
+/**
+ * A request refused before GraphQL saw it, written as a GraphQL error envelope (no `data`). Whatever is left of its
+ * body is discarded within the bound (discardBody), so a client still sending reads this answer.
+ */
 export function sendGraphQLRequestError(
   req: IncomingMessage,
   res: ServerResponse,
@@ -20,6 +24,7 @@ export function sendGraphQLRequestError(
   message: string,
   headers: Record<string, string> = {},
 ): void {
+  discardBody(req, res);
   const body = JSON.stringify({ errors: [{ message, extensions: { code } }] });
   res.writeHead(status, {
     ...headers,

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { discardBody } from './discard-body.js';
 import { sendHttpError } from './respond.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
@@ -90,12 +91,16 @@ export function createRouteTable(routes: readonly Route[]) {
     return undefined;
   }
 
-  /** Answers the request: its route's handler, or 404, or 405. */
+  /** Answers the request: its route's handler, or 404, or 405 (a body sent with those is discarded: discardBody). */
   function dispatch(req: IncomingMessage, res: ServerResponse, path: string): void | Promise<void> {
     const found = find(path);
-    if (!found) return sendHttpError(res, 404, 'Not Found');
+    if (!found) {
+      discardBody(req, res);
+      return sendHttpError(res, 404, 'Not Found');
+    }
     const { route } = found.compiled;
     if (route.methods !== 'any' && !route.methods.includes(req.method as Method)) {
+      discardBody(req, res);
       return sendHttpError(res, 405, 'Method Not Allowed', { allow: route.methods.join(', ') });
     }
     return route.handler(req, res, { path, params: found.params });

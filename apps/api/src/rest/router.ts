@@ -3,7 +3,7 @@ import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '@latchkey/db';
 import { denialToHttp, isAuthorizationDenied, type AuthorizationDenied } from '@latchkey/policy';
 import { isDomainError } from '../domain/errors.js';
 import type { RequestScope } from '../domain/request-scope.js';
-import { acceptableContentType, BodyTooLargeError, httpErrorBody, readBody, sendJson } from '@latchkey/http';
+import { acceptableContentType, BodyTooLargeError, discardBody, httpErrorBody, readBody, sendJson } from '@latchkey/http';
 import {
   insufficientScopeChallenge,
   insufficientScopeMessage,
@@ -158,8 +158,13 @@ function match(segments: string[], parts: string[]): Record<string, string> | nu
   return params;
 }
 
-/** Writes a handler's (or the router's own) response. */
-function send(res: ServerResponse, response: RestResponse): void {
+/**
+ * Writes a handler's (or the router's own) response. A request answered before its body was read (a 401 for a
+ * missing token, a 413 from Content-Length) has the rest of its body discarded within the bound, so the client still
+ * sending reads this answer (discardBody; nothing happens once the body has been read).
+ */
+function send(req: IncomingMessage, res: ServerResponse, response: RestResponse): void {
+  discardBody(req, res);
   if (response.status === 204 || response.body === undefined) {
     res.writeHead(response.status, {
       'cache-control': (res.getHeader('cache-control') as string | undefined) ?? 'no-store',
@@ -262,10 +267,11 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const { resourceMetadataUrl } = options;
   /** Writes a routed request's answer: a challenge for a token names the resource's metadata (RFC 9728 §5.1). */
-  const reply = (res: ServerResponse, response: RestResponse) => {
+  const reply = (req: IncomingMessage, res: ServerResponse, response: RestResponse) => {
     const challenge = response.headers?.['www-authenticate'];
-    if (!challenge || !resourceMetadataUrl) return send(res, response);
-    send(res, { ...response, headers: { ...response.headers, 'www-authenticate': withResourceMetadata(challenge, resourceMetadataUrl) } });
+    const named: Record<string, string> =
+      challenge && resourceMetadataUrl ? { 'www-authenticate': withResourceMetadata(challenge, resourceMetadataUrl) } : {};
+    send(req, res, { ...response, headers: { ...response.headers, ...named } });
   };
 
   async function run(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
@@ -281,8 +287,8 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
       if (route.method === req.method || (route.method === 'GET' && req.method === 'HEAD')) found = { route, params };
     }
     if (!found) {
-      if (allowed.length === 0) return reply(res, restError(404, 'Not Found'));
-      return reply(res, restError(405, 'Method Not Allowed', {}, { allow: [...new Set(allowed)].join(', ') }));
+      if (allowed.length === 0) return reply(req, res, restError(404, 'Not Found'));
+      return reply(req, res, restError(405, 'Method Not Allowed', {}, { allow: [...new Set(allowed)].join(', ') }));
     }
     const requestId = options.requestIdOf?.(req) ?? '';
     const request: RestRequest<Caller> = {
@@ -297,15 +303,15 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
     // Outside the handler: nothing thrown here is converted (spec Events 3).
     for (const step of options.middleware ?? []) {
       const early = await step(request);
-      if (early) return reply(res, early);
+      if (early) return reply(req, res, early);
     }
     const charged = options.charge && (await spend(options.charge, request, found.route, res));
-    if (charged?.refused) return reply(res, charged.refused);
+    if (charged?.refused) return reply(req, res, charged.refused);
     const refused = await refusalBeforeHandler(found.route, request, { grantedScopes: options.grantedScopes, maxBodyBytes });
     if (refused) {
       // Refused before its handler ran: the request costs its minimum.
       if (charged?.toMinimum) setHeaders(res, charged.toMinimum());
-      return reply(res, refused);
+      return reply(req, res, refused);
     }
     let response: RestResponse;
     try {
@@ -318,7 +324,7 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
         response = restError(error.status, error.message, { code: error.code, ...field });
       } else throw error;
     }
-    reply(res, response);
+    reply(req, res, response);
   }
 
   /** Answers one request under the router's paths; never rejects. */
@@ -328,6 +334,7 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
       // The database is down or did not answer in time: the environment's fault, said honestly (never a 500).
       if (isDatabaseUnavailable(error)) {
         return send(
+          req,
           res,
           restError(
             503,
@@ -338,7 +345,7 @@ export function createRestRouter<Caller>(options: RestRouterOptions<Caller>) {
         );
       }
       options.onUnexpected?.(error, req);
-      send(res, restError(500, 'Internal server error.'));
+      send(req, res, restError(500, 'Internal server error.'));
     });
   }
 

@@ -27,10 +27,8 @@ export interface GraphQLRouteOptions {
  */
 export function createGraphQLRoute({ yoga, cors, limits, graphiql, logger, requestIdOf }: GraphQLRouteOptions) {
   function tooLarge(req: IncomingMessage, res: ServerResponse): void {
-    // Closing the connection stops the client from streaming the rest of an oversized body.
-    sendGraphQLRequestError(req, res, 413, ErrorCode.PAYLOAD_TOO_LARGE, `The request body is larger than ${limits.maxBodyBytes} bytes.`, {
-      connection: 'close',
-    });
+    // The rest of the body is read and thrown away within a bound, then the connection closes (discardBody).
+    sendGraphQLRequestError(req, res, 413, ErrorCode.PAYLOAD_TOO_LARGE, `The request body is larger than ${limits.maxBodyBytes} bytes.`);
   }
 
   return function graphql(req: IncomingMessage, res: ServerResponse): void {

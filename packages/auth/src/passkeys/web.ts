@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { findUserById } from '@latchkey/db';
-import { httpErrorBody, readJsonObject, FormError, sendHttpError, sendJson, type Route } from '@latchkey/http';
+import { discardBody, httpErrorBody, readJsonObject, FormError, sendHttpError, sendJson, type Route } from '@latchkey/http';
 import { readProviderSession } from '../oidc/provider-session.js';
 import type Provider from 'oidc-provider';
 import {
@@ -72,10 +72,13 @@ function bindingOf({ context }: PasskeyDeps, req: IncomingMessage, res: ServerRe
 /** Runs a handler with the shared refusals: cross-site 403, bad bodies 4xx, refused passkeys 400. */
 function endpoint(origin: string, handle: PasskeyHandler) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!isSameOrigin(req, origin)) return fail(res, 403, 'Cross-site requests are refused.');
+    if (!isSameOrigin(req, origin)) {
+      discardBody(req, res);
+      return fail(res, 403, 'Cross-site requests are refused.');
+    }
     let body: Record<string, unknown>;
     try {
-      body = await readJsonObject(req, PASSKEY_BODY_BYTES);
+      body = await readJsonObject(req, res, PASSKEY_BODY_BYTES);
     } catch (error) {
       if (error instanceof FormError) return fail(res, error.status, error.message);
       throw error;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FormError, readFields } from '@latchkey/http';
+import { discardBody, FormError, readFields } from '@latchkey/http';
 import { FORM_BODY_BYTES } from './context.js';
 import { isSameOrigin } from './same-origin.js';
 
@@ -17,9 +17,12 @@ export async function sameOriginForm(
   refusal: Refusal,
   maxBytes = FORM_BODY_BYTES,
 ): Promise<Record<string, string> | undefined> {
-  if (!isSameOrigin(req, origin)) return void refusal(req, res, 403, 'Cross-site requests are refused.');
+  if (!isSameOrigin(req, origin)) {
+    discardBody(req, res);
+    return void refusal(req, res, 403, 'Cross-site requests are refused.');
+  }
   try {
-    return await readFields(req, maxBytes);
+    return await readFields(req, res, maxBytes);
   } catch (error) {
     if (error instanceof FormError) return void refusal(req, res, error.status, error.message);
     throw error;

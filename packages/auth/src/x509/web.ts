@@ -67,7 +67,7 @@ async function fieldsOf(refuse: Refuse, req: IncomingMessage, res: ServerRespons
     return {};
   }
   try {
-    return await readFields(req, FORM_BODY_BYTES);
+    return await readFields(req, res, FORM_BODY_BYTES);
   } catch (error) {
     if (error instanceof FormError) return void refuse(req, res, error.status, error.message);
     throw error;
