@@ -28,7 +28,7 @@ import { startOutboxReader, type OutboxReader } from './events/outbox-reader.js'
 import { createSubscriptionHub, type SubscriptionHub } from './events/subscription-hub.js';
 import { createWakeChannel } from './events/wake.js';
 import { createHttpApp, type HttpApp } from './server/app.js';
-import { startListeners, stopListening, type Listening } from './service-listeners.js';
+import { bindListeners, stopListening, type BoundListeners, type Listening } from './service-listeners.js';
 import { stopAccepting } from './server/stop-accepting.js';
 import { loadKeyMaterial } from '@latchkey/auth/tokens';
 import { openBudgetStore } from './budget/open-store.js';
@@ -85,6 +85,11 @@ export interface StartServiceOptions {
    * prove the 5 s rule over HTTP without waiting 5 s of a loaded machine's time. @default Date.now
    */
   endedSessionsClock?: () => number;
+  /**
+   * The listeners, already bound (`main` binds them before it loads the rest of the service, so a port in use is
+   * said at once); startService binds them itself, first, when they are not given.
+   */
+  listeners?: BoundListeners;
 }
 
 /** Keys first: a bad key is a configuration error and must not wait for (or hide behind) the database. */
@@ -102,16 +107,17 @@ function loadKeys(config: Config) {
 /** A fault of the database's environment (missing, unreachable, in use, a bad URL) is named with its fix. */
 const whereIs = (config: Config) => ({ url: config.database.url, dataDir: config.dataDir });
 
+/**
+ * The database, said in the log only once its faults are ruled out (a fault's plain message is the first line of
+ * output): the embedded one once its directory and lock are held, before its (first time: slow) creation.
+ */
 function openDatabase(config: Config, logger: Logger): Promise<DatabaseHandle> {
-  logger.info(
-    { database: config.database.url ? 'postgres' : 'pglite' },
-    config.database.url ? 'opening PostgreSQL (DATABASE_URL)' : `opening the embedded database in ${join(config.dataDir, 'pglite')}`,
-  );
   return createDatabase({
     url: config.database.url,
     dataDir: config.dataDir,
     poolSize: config.database.poolSize,
     timeoutMs: config.database.timeoutMs,
+    onOpening: () => logger.info({ database: 'pglite' }, `opening the embedded database in ${join(config.dataDir, 'pglite')}`),
   }).catch((error: unknown) => {
     throw databaseFault(error, whereIs(config));
   });
@@ -121,6 +127,8 @@ async function prepareDatabase(config: Config, database: DatabaseHandle, logger:
   await runMigrations(database).catch((error: unknown) => {
     throw databaseFault(error, whereIs(config));
   });
+  // PostgreSQL connects on its first statement (the migrations'): said once it has answered.
+  if (database.kind === 'postgres') logger.info({ database: 'postgres' }, 'PostgreSQL (DATABASE_URL) answered');
   // `pnpm start` on a fresh development database comes up with the demo data (docs/endpoints.md).
   if (config.env === 'development' && (await isEmpty(database))) {
     const seeded = await seedDemoData(database);
@@ -274,14 +282,25 @@ function wireShutdown(
   return { close, shutdown };
 }
 
-/** Opens the database, applies migrations, loads keys, and listens. Used by `main` and by the tests alike. */
+/**
+ * Listens (answering "starting"), loads keys, opens the database, applies migrations, and serves: whatever needs no
+ * database is checked before it opens. Used by `main` and by the tests alike.
+ */
 export async function startService(
   config: Config,
   logger: Logger = createLogger(config.logLevel, { env: config.env }),
   options: StartServiceOptions = {},
 ): Promise<RunningService> {
-  const keys = await loadKeys(config);
-  const database = await openDatabase(config, logger);
+  const bound = options.listeners ?? (await bindListeners(config));
+  let keys: Awaited<ReturnType<typeof loadKeys>>;
+  let database: DatabaseHandle;
+  try {
+    keys = await loadKeys(config);
+    database = await openDatabase(config, logger);
+  } catch (error) {
+    await bound.close();
+    throw error;
+  }
   /** what else holds connections, released before the database on close */
   const resources: (() => Promise<void>)[] = [];
   try {
@@ -325,7 +344,8 @@ export async function startService(
       ...(budgets ? { budgetStore: budgets.store } : {}),
     });
     gauges.webSocketConnections = app.webSocketClients;
-    const listening = await startListeners(config, app, metrics, logger);
+    bound.serve(app, metrics, logger);
+    const { serve: _serve, close: _close, ...listening } = bound;
     const releaseAll = async () => {
       app.stopAuditingDenials();
       await app.yoga.dispose();
@@ -345,6 +365,7 @@ export async function startService(
       close,
     };
   } catch (error) {
+    await bound.close();
     for (const release of resources.reverse()) await release().catch(() => undefined);
     await database.close();
     throw error;
