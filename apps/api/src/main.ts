@@ -7,9 +7,10 @@ import { bindListeners, type BoundListeners } from './service-listeners.js';
 import { readVersion } from './version.js';
 
 // Start-up checks what needs no database first, and says a fault as the first line of its output: the
-// configuration, then the listen addresses (PORT, TLS_PORT, METRICS_PORT: bound here, held, answering "starting").
-// Only then is the rest of the service loaded (its modules, and oidc-provider with its runtime warning) and the
-// database opened; the checks that need the database (migrations, the demo data) follow it.
+// configuration, then the listen addresses (PORT, TLS_PORT, METRICS_PORT: bound here, held, answering "starting"),
+// then the keys. The database is opened after them (its faults are said within DATABASE_TIMEOUT), with the checks
+// that need it (migrations, the demo data); only then is the rest of the service loaded (the GraphQL stack, and
+// oidc-provider with its runtime warning) and the application served.
 
 /** A signal this soon after the first is the same Ctrl-C forwarded again (by pnpm), not a person pressing it twice. */
 const DUPLICATE_SIGNAL_MS = 500;
@@ -42,7 +43,6 @@ try {
   if (isPlainStartUpError(error)) refuseToStart(error);
   throw error;
 }
-const { startService } = await import('./service.js');
 
 // Lines a person reads in a terminal during development (docs/choices.md); JSON lines everywhere else.
 const pretty = config.env === 'development' && process.stdout.isTTY === true;
@@ -53,7 +53,11 @@ process.on('unhandledRejection', (reason) => logFatalAndExit(logger, reason, 'un
 /** Log lines may be buffered: write them out before leaving. */
 const exit = (code: number) => exitAfterFlush(logger, code);
 try {
-  const service = await startService(config, logger, { listeners });
+  // The keys and the database next (their faults said before the application's modules load), then the rest.
+  const { prepareStart } = await import('./start-up.js');
+  const prepared = await prepareStart(config, logger, listeners);
+  const { startService } = await import('./service.js');
+  const service = await startService(config, logger, { prepared });
   const { publicUrl } = config.http;
   const demo = config.auth.demoClientId ? `${publicUrl}/` : undefined;
   logger.info(
