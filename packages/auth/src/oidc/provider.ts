@@ -108,10 +108,7 @@ export interface AuthorizationServerOptions {
   services?: ServiceTokenPolicy;
   /** the limits user-code entry (the device grant) is counted against; none: not limited (the CLI's provider) */
   userCodeLimits?: DeviceFlowOptions['limits'];
-  /**
-   * Told oidc-provider's "Unsupported runtime" warning (Node 20), which is kept out of the output: the application
-   * says it in its own words. Without it the warning is not said.
-   */
+  /** told oidc-provider's "Unsupported runtime" warning (Node 20), kept out of the output, to say in the application's words */
   onRuntimeWarning?: (warning: string) => void;
 }
 
