@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAIN, requireBuild, run, STACK_TRACE, type Run } from './support/built-cli.js';
 import { freePort } from './support/browser-session.js';
 import { startServiceProcesses } from './support/processes.js';
+import { TestPki } from './support/x509.js';
 
 // A fault of the environment at start-up (a port in use, a database missing, unreachable or in use, a bad URL, a data
 // directory that cannot be used) is one or two plain lines naming the setting or command that fixes it, exit 1, no
@@ -216,6 +217,13 @@ const OWN_WORK_MS = 1000;
 const freshDataDir = () => join(testTempDir('start-up-first-line'), 'data');
 const WALL_MS = 5000;
 
+/** A server certificate and key for the HTTPS listener (TLS_CERT_FILE, TLS_KEY_FILE). */
+function tlsFiles(): Record<string, string> {
+  const pki = new TestPki();
+  const server = pki.issue('server', pki.authority('server-ca', '/CN=Latchkey Test Server CA'), '/CN=localhost', ['DNS:localhost']);
+  return { TLS_CERT_FILE: server.certFile, TLS_KEY_FILE: server.keyFile };
+}
+
 describe('a fault found before the database opens: its plain message first, within a second, no database work', () => {
   let taken: Server;
   let takenPort: number;
@@ -228,6 +236,7 @@ describe('a fault found before the database opens: its plain message first, with
 
   it.each([
     ['PORT', (port: number) => ({ PORT: String(port) })],
+    ['TLS_PORT', (port: number) => ({ TLS_PORT: String(port), ...tlsFiles() })],
     ['METRICS_PORT', (port: number) => ({ METRICS_PORT: String(port) })],
   ])(
     '%s in use',
