@@ -264,7 +264,7 @@ describe('a fault found before the database opens: its plain message first, with
   }, 60_000);
 });
 
-describe('an unreachable DATABASE_URL: its plain message first, within DATABASE_TIMEOUT', () => {
+describe('a database fault: its plain message first; an unreachable DATABASE_URL within DATABASE_TIMEOUT', () => {
   it('nothing listens at its port: said as soon as the connection is refused', async () => {
     const port = await freePort();
     const result = await refusal({
@@ -276,6 +276,14 @@ describe('an unreachable DATABASE_URL: its plain message first, within DATABASE_
     expectFirstLine(result, `DATABASE_URL: no PostgreSQL server answers at 127.0.0.1:${port} (connection refused)`);
     // Refused at once: well within the stated timeout, node's and the modules' own start included.
     expect(result.firstLineMs).toBeLessThan(5000);
+  }, 60_000);
+
+  it('the embedded database open in another process: said first too, before any log line about it', async () => {
+    const dataDir = testTempDir('start-up-first-line');
+    seedPgliteDataDir(dataDir);
+    writeFileSync(join(dataDir, 'pglite.lock'), `${process.pid}\n`);
+    const result = await refusal({ NODE_ENV: 'development', SIGNING_KEY, DATA_DIR: dataDir });
+    expectFirstLine(result, `the embedded database in ${dataDir} is open in process ${process.pid}`);
   }, 60_000);
 
   it('a server that accepts and never answers: said when DATABASE_TIMEOUT has passed, the listener answering "starting" meanwhile', async () => {
