@@ -3,8 +3,14 @@ import { type Config, ConfigError, loadConfig } from './config/load.js';
 import { isPlainStartUpError } from './config/start-up-errors.js';
 import { createLogger, exitAfterFlush, logFatalAndExit, prettyDestination } from './logger.js';
 import { startIdleMemoryRelease } from './observability/idle-memory-release.js';
-import { startService } from './service.js';
+import { bindListeners, type BoundListeners } from './service-listeners.js';
 import { readVersion } from './version.js';
+
+// Start-up checks what needs no database first, and says a fault as the first line of its output: the
+// configuration, then the listen addresses (PORT, TLS_PORT, METRICS_PORT: bound here, held, answering "starting"),
+// then the keys. The database is opened after them (its faults are said within DATABASE_TIMEOUT), with the checks
+// that need it (migrations, the demo data); only then is the rest of the service loaded (the GraphQL stack, and
+// oidc-provider with its runtime warning) and the application served.
 
 /** A signal this soon after the first is the same Ctrl-C forwarded again (by pnpm), not a person pressing it twice. */
 const DUPLICATE_SIGNAL_MS = 500;
@@ -30,6 +36,14 @@ try {
   throw error;
 }
 
+let listeners: BoundListeners;
+try {
+  listeners = await bindListeners(config);
+} catch (error) {
+  if (isPlainStartUpError(error)) refuseToStart(error);
+  throw error;
+}
+
 // Lines a person reads in a terminal during development (docs/choices.md); JSON lines everywhere else.
 const pretty = config.env === 'development' && process.stdout.isTTY === true;
 const logger = createLogger(config.logLevel, { env: config.env, ...(pretty ? { destination: await prettyDestination() } : {}) });
@@ -39,7 +53,11 @@ process.on('unhandledRejection', (reason) => logFatalAndExit(logger, reason, 'un
 /** Log lines may be buffered: write them out before leaving. */
 const exit = (code: number) => exitAfterFlush(logger, code);
 try {
-  const service = await startService(config, logger);
+  // The keys and the database next (their faults said before the application's modules load), then the rest.
+  const { prepareStart } = await import('./start-up.js');
+  const prepared = await prepareStart(config, logger, listeners);
+  const { startService } = await import('./service.js');
+  const service = await startService(config, logger, { prepared });
   const { publicUrl } = config.http;
   const demo = config.auth.demoClientId ? `${publicUrl}/` : undefined;
   logger.info(

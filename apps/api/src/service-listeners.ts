@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config/load.js';
 import { listenFault } from './config/start-up-errors.js';
 import type { HttpApp } from './server/app.js';
+import { answerWhileStarting, refuseUpgradeWhileStarting } from './server/starting.js';
 import { listen } from './server/listen.js';
 import { refuseConnect } from './server/refuse-connect.js';
 import { createTlsListener, listenTls } from './server/tls-listener.js';
@@ -61,12 +62,12 @@ export interface Listening {
   metricsServer?: Server;
 }
 
-/** The HTTP listener (PORT). */
-async function listenHttp(config: Config, app: HttpApp, timeouts: Timeouts): Promise<{ server: Server; url: string }> {
-  const server = createServer(timeouts, app.handle);
+/** The HTTP listener (PORT), answering "starting" until it is served. */
+async function listenHttp(config: Config, timeouts: Timeouts): Promise<{ server: Server; url: string }> {
+  const server = createServer(timeouts, answerWhileStarting);
   server.on('clientError', answerClientError);
   server.on('connect', refuseConnect);
-  server.on('upgrade', app.upgrade);
+  server.on('upgrade', refuseUpgradeWhileStarting);
   await new Promise<void>((resolve, reject) => {
     const refused = (error: unknown) => reject(listenFault(error, { setting: 'PORT', host: config.http.host, port: config.http.port }));
     server.once('error', refused);
@@ -84,62 +85,80 @@ async function listenHttp(config: Config, app: HttpApp, timeouts: Timeouts): Pro
 async function listenHttps(
   config: Config,
   tls: NonNullable<Config['http']['tls']>,
-  app: HttpApp,
   timeouts: Timeouts,
-  server: Server,
-  logger: Logger,
 ): Promise<{ tlsUrl: string; tlsServer: HttpsServer }> {
-  const tlsServer = createTlsListener({ tls, handle: app.handle, onClientError: answerClientError, timeouts });
-  tlsServer.on('upgrade', app.upgrade);
-  let tlsUrl: string;
+  const tlsServer = createTlsListener({ tls, handle: answerWhileStarting, onClientError: answerClientError, timeouts });
+  tlsServer.on('upgrade', refuseUpgradeWhileStarting);
   try {
-    tlsUrl = await listenTls(tlsServer, tls.port, config.http.host);
+    return { tlsUrl: await listenTls(tlsServer, tls.port, config.http.host), tlsServer };
   } catch (error) {
-    await stopListening(server);
     throw listenFault(error, { setting: 'TLS_PORT', host: config.http.host, port: tls.port });
   }
-  logger.info({ url: tlsUrl, clientCertificates: tls.clientCa !== undefined }, `HTTPS listener on ${tlsUrl}`);
-  return { tlsUrl, tlsServer };
 }
 
 /** The metrics listener (METRICS_PORT, on HOST): /metrics, /healthz and /readyz, nothing of the application. */
-async function listenMetrics(
-  config: Config,
-  metrics: ServiceMetrics,
-  app: HttpApp,
-  timeouts: Timeouts,
-  opened: (Server | HttpsServer)[],
-  logger: Logger,
-): Promise<{ metricsUrl: string; metricsServer: Server }> {
-  const handle = createMetricsHandler({
-    registry: metrics.registry,
-    probes: app.probes,
-    onError: (error) => logger.error({ err: error }, 'collecting metrics failed'),
-  });
-  const metricsServer = createServer(timeouts, handle);
+async function listenMetrics(config: Config, port: number, timeouts: Timeouts): Promise<{ metricsUrl: string; metricsServer: Server }> {
+  const metricsServer = createServer(timeouts, answerWhileStarting);
   metricsServer.on('clientError', answerClientError);
-  let metricsUrl: string;
   try {
-    metricsUrl = await listen(metricsServer, config.observability.metricsPort!, config.http.host, 'http');
+    return { metricsUrl: await listen(metricsServer, port, config.http.host, 'http'), metricsServer };
   } catch (error) {
-    await Promise.all(opened.map(stopListening));
-    throw listenFault(error, { setting: 'METRICS_PORT', host: config.http.host, port: config.observability.metricsPort! });
+    throw listenFault(error, { setting: 'METRICS_PORT', host: config.http.host, port });
   }
-  logger.info({ url: metricsUrl }, `metrics listener on ${metricsUrl}/metrics`);
-  return { metricsUrl, metricsServer };
+}
+
+/**
+ * The listeners, bound before anything else starts: they hold their ports from the first moment (a port in use is
+ * said before any database work) and answer as a service still starting (answerWhileStarting) until `serve`.
+ */
+export interface BoundListeners extends Listening {
+  /** Hands the listeners to the application (and the metrics listener to the metrics), and says where each listens. */
+  serve(app: HttpApp, metrics: ServiceMetrics | undefined, logger: Logger): void;
+  /** Stops them (start-up failed after they were bound). */
+  close(): Promise<void>;
 }
 
 /** Every listener the configuration asks for; one that cannot listen closes those opened before it. */
-export async function startListeners(
-  config: Config,
-  app: HttpApp,
-  metrics: ServiceMetrics | undefined,
-  logger: Logger,
-): Promise<Listening> {
+export async function bindListeners(config: Config): Promise<BoundListeners> {
   const timeouts = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 };
-  const { server, url } = await listenHttp(config, app, timeouts);
-  const tls = config.http.tls ? await listenHttps(config, config.http.tls, app, timeouts, server, logger) : undefined;
-  const opened = tls ? [server, tls.tlsServer] : [server];
-  const observed = metrics ? await listenMetrics(config, metrics, app, timeouts, opened, logger) : undefined;
-  return { url, server, ...tls, ...observed };
+  const { server, url } = await listenHttp(config, timeouts);
+  const opened: (Server | HttpsServer)[] = [server];
+  try {
+    const tls = config.http.tls ? await listenHttps(config, config.http.tls, timeouts) : undefined;
+    if (tls) opened.push(tls.tlsServer);
+    const { metricsPort } = config.observability;
+    const observed = metricsPort === undefined ? undefined : await listenMetrics(config, metricsPort, timeouts);
+    if (observed) opened.push(observed.metricsServer);
+    const listening: Listening = { url, server, ...tls, ...observed };
+    return {
+      ...listening,
+      serve(app, metrics, logger) {
+        const listeners = listening.tlsServer ? [server, listening.tlsServer] : [server];
+        for (const listener of listeners) {
+          listener.off('request', answerWhileStarting).on('request', app.handle);
+          listener.off('upgrade', refuseUpgradeWhileStarting).on('upgrade', app.upgrade);
+        }
+        if (listening.tlsUrl)
+          logger.info(
+            { url: listening.tlsUrl, clientCertificates: config.http.tls?.clientCa !== undefined },
+            `HTTPS listener on ${listening.tlsUrl}`,
+          );
+        if (listening.metricsServer && metrics) {
+          const handle = createMetricsHandler({
+            registry: metrics.registry,
+            probes: app.probes,
+            onError: (error) => logger.error({ err: error }, 'collecting metrics failed'),
+          });
+          listening.metricsServer.off('request', answerWhileStarting).on('request', handle);
+          logger.info({ url: listening.metricsUrl }, `metrics listener on ${listening.metricsUrl}/metrics`);
+        }
+      },
+      close: async () => {
+        await Promise.all(opened.map(stopListening));
+      },
+    };
+  } catch (error) {
+    await Promise.all(opened.map(stopListening));
+    throw error;
+  }
 }

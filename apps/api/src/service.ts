@@ -1,15 +1,7 @@
-import {
-  createDatabase,
-  isEmpty,
-  purgeDpopProofUses,
-  purgeSessionRecords,
-  runMigrations,
-  seedDemoData,
-  type DatabaseHandle,
-} from '@latchkey/db';
+import { purgeDpopProofUses, purgeSessionRecords, type DatabaseHandle } from '@latchkey/db';
 import type { Logger } from 'pino';
 import type { Config } from './config/load.js';
-import { databaseFault, dataDirFault, redisFault } from './config/start-up-errors.js';
+import { redisFault } from './config/start-up-errors.js';
 import { join } from 'node:path';
 import {
   createDevOutbox,
@@ -28,9 +20,9 @@ import { startOutboxReader, type OutboxReader } from './events/outbox-reader.js'
 import { createSubscriptionHub, type SubscriptionHub } from './events/subscription-hub.js';
 import { createWakeChannel } from './events/wake.js';
 import { createHttpApp, type HttpApp } from './server/app.js';
-import { startListeners, stopListening, type Listening } from './service-listeners.js';
+import { stopListening, type Listening } from './service-listeners.js';
+import { prepareStart, type PreparedStart } from './start-up.js';
 import { stopAccepting } from './server/stop-accepting.js';
-import { loadKeyMaterial } from '@latchkey/auth/tokens';
 import { openBudgetStore } from './budget/open-store.js';
 import { createLogger } from './logger.js';
 import { createServiceMetrics, type MetricSources, type ServiceMetrics } from './observability/metrics.js';
@@ -85,47 +77,11 @@ export interface StartServiceOptions {
    * prove the 5 s rule over HTTP without waiting 5 s of a loaded machine's time. @default Date.now
    */
   endedSessionsClock?: () => number;
-}
-
-/** Keys first: a bad key is a configuration error and must not wait for (or hide behind) the database. */
-function loadKeys(config: Config) {
-  return loadKeyMaterial({
-    signingKey: config.keys.signingKey,
-    verifyKeys: config.keys.verifyKeys,
-    dataDir: config.dataDir,
-    production: config.env === 'production',
-  }).catch((error: unknown) => {
-    throw dataDirFault(error, config.dataDir);
-  });
-}
-
-/** A fault of the database's environment (missing, unreachable, in use, a bad URL) is named with its fix. */
-const whereIs = (config: Config) => ({ url: config.database.url, dataDir: config.dataDir });
-
-function openDatabase(config: Config, logger: Logger): Promise<DatabaseHandle> {
-  logger.info(
-    { database: config.database.url ? 'postgres' : 'pglite' },
-    config.database.url ? 'opening PostgreSQL (DATABASE_URL)' : `opening the embedded database in ${join(config.dataDir, 'pglite')}`,
-  );
-  return createDatabase({
-    url: config.database.url,
-    dataDir: config.dataDir,
-    poolSize: config.database.poolSize,
-    timeoutMs: config.database.timeoutMs,
-  }).catch((error: unknown) => {
-    throw databaseFault(error, whereIs(config));
-  });
-}
-
-async function prepareDatabase(config: Config, database: DatabaseHandle, logger: Logger): Promise<void> {
-  await runMigrations(database).catch((error: unknown) => {
-    throw databaseFault(error, whereIs(config));
-  });
-  // `pnpm start` on a fresh development database comes up with the demo data (docs/endpoints.md).
-  if (config.env === 'development' && (await isEmpty(database))) {
-    const seeded = await seedDemoData(database);
-    logger.info({ ...seeded }, 'seeded demo data into the empty development database');
-  }
+  /**
+   * The listeners bound, the keys loaded and the database opened and prepared (`main` does this before it loads the
+   * rest of the service: see start-up.ts); startService does it itself, first, when they are not given.
+   */
+  prepared?: PreparedStart;
 }
 
 /** Shared counters whenever instances can share them (several instances must share their counters): Redis, else PostgreSQL, else memory. */
@@ -274,18 +230,19 @@ function wireShutdown(
   return { close, shutdown };
 }
 
-/** Opens the database, applies migrations, loads keys, and listens. Used by `main` and by the tests alike. */
+/**
+ * Listens (answering "starting"), loads keys, opens the database, applies migrations (start-up.ts), then builds the
+ * application and serves: whatever needs no database is checked before it opens. Used by `main` and by the tests alike.
+ */
 export async function startService(
   config: Config,
   logger: Logger = createLogger(config.logLevel, { env: config.env }),
   options: StartServiceOptions = {},
 ): Promise<RunningService> {
-  const keys = await loadKeys(config);
-  const database = await openDatabase(config, logger);
+  const { listeners: bound, keys, database } = options.prepared ?? (await prepareStart(config, logger));
   /** what else holds connections, released before the database on close */
   const resources: (() => Promise<void>)[] = [];
   try {
-    await prepareDatabase(config, database, logger);
     const limits = await startSignInLimits(config, database).catch((error: unknown) => {
       throw redisFault(error, config.redisUrl);
     });
@@ -325,7 +282,8 @@ export async function startService(
       ...(budgets ? { budgetStore: budgets.store } : {}),
     });
     gauges.webSocketConnections = app.webSocketClients;
-    const listening = await startListeners(config, app, metrics, logger);
+    bound.serve(app, metrics, logger);
+    const { serve: _serve, close: _close, ...listening } = bound;
     const releaseAll = async () => {
       app.stopAuditingDenials();
       await app.yoga.dispose();
@@ -345,6 +303,7 @@ export async function startService(
       close,
     };
   } catch (error) {
+    await bound.close();
     for (const release of resources.reverse()) await release().catch(() => undefined);
     await database.close();
     throw error;

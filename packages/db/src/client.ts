@@ -27,6 +27,11 @@ export interface DatabaseOptions {
    * statement sent outside a request's own, and the connect timeout. @default 5000
    */
   timeoutMs?: number;
+  /**
+   * Told when the embedded database's directory and lock are held, just before PGlite opens it (the first time it
+   * creates it, which takes seconds): a server says so only once the faults it reports plainly are ruled out.
+   */
+  onOpening?: () => void;
 }
 
 export interface DatabaseHandle {
@@ -102,7 +107,7 @@ const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_PING_TIMEOUT_MS = 1000;
 
 export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir, timeoutOf(options));
+  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir, timeoutOf(options), options.onOpening);
 }
 
 function timeoutOf(options: DatabaseOptions): number {
@@ -161,12 +166,13 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   return handle;
 }
 
-async function openPglite(dataDir: string, timeoutMs: number): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string, timeoutMs: number, onOpening?: () => void): Promise<DatabaseHandle> {
   const dir = join(dataDir, 'pglite');
   await mkdir(dir, { recursive: true });
   const release = acquirePgliteLock(dataDir);
   let client: PGlite;
   try {
+    onOpening?.();
     client = await PGlite.create(dir);
   } catch (error) {
     release();

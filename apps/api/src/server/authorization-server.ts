@@ -60,7 +60,7 @@ export function createConfiguredProvider(
   config: Config,
   keys: KeyMaterial,
   database: Pick<DatabaseHandle, 'db'>,
-  served?: Pick<ProviderOptions, 'sessionNeedsLogin' | 'verifier' | 'onSignedOut' | 'services' | 'userCodeLimits'>,
+  served?: Pick<ProviderOptions, 'sessionNeedsLogin' | 'verifier' | 'onSignedOut' | 'services' | 'userCodeLimits' | 'onRuntimeWarning'>,
 ) {
   const signingJwk = keys.signing.key.export({ format: 'jwk' });
   return createAuthorizationServer({
@@ -114,6 +114,12 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
       clientAddress: options.clientAddresses.addressOf,
       pollWindow: options.userCodeLimits.window('device-poll', { points: 1, durationSeconds: POLL_WINDOW_SECONDS, blockSeconds: 0 }),
     },
+    // Its own line (stderr, at import) is held back: said here, in one line of ours, in the log.
+    onRuntimeWarning: (warning) =>
+      logger.info(
+        { node: process.versions.node, warning },
+        `oidc-provider warns of an unsupported runtime on Node ${process.versions.node}: expected in development and harmless (production runs Node 24, where it does not warn)`,
+      ),
   });
   answerOutagesInProvider(provider);
   auditServiceTokens(provider, options.audit);

@@ -5,6 +5,7 @@ import type { Database } from '@latchkey/db';
 import type Provider from 'oidc-provider';
 import type { AsymmetricSigningAlgorithm, ClientMetadata, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
 import { findAccount } from './account.js';
+import { loadOidcProvider } from './load-provider.js';
 import { checkRequestedScopes, rememberedGrant } from './consent.js';
 import { introspectionInFront, mayIntrospect } from './introspection.js';
 import { userinfoInFront } from './userinfo.js';
@@ -107,6 +108,8 @@ export interface AuthorizationServerOptions {
   services?: ServiceTokenPolicy;
   /** the limits user-code entry (the device grant) is counted against; none: not limited (the CLI's provider) */
   userCodeLimits?: DeviceFlowOptions['limits'];
+  /** told oidc-provider's "Unsupported runtime" warning (Node 20), kept out of the output, to say in the application's words */
+  onRuntimeWarning?: (warning: string) => void;
 }
 
 /** What the login prompt asks the application about a browser's existing session. */
@@ -364,9 +367,7 @@ function providerConfiguration(
  * RP-initiated logout, revocation and introspection. Everything it stores goes through `adapter`.
  */
 export async function createAuthorizationServer(options: AuthorizationServerOptions): Promise<Provider> {
-  // Loaded on first use: oidc-provider 9 prints an "Unsupported runtime" warning on Node 20 when imported, which
-  // has no place in the output of CLI commands that never start the provider.
-  const { default: ProviderClass, errors, interactionPolicy } = await import('oidc-provider');
+  const { default: ProviderClass, errors, interactionPolicy } = await loadOidcProvider(options.onRuntimeWarning);
   const { signingJwk, apiAudience, firstPartyClientIds } = options;
   if (typeof signingJwk.d !== 'string') throw new TypeError('the signing JWK must be a private key');
   const settings: ProviderSettings = {
