@@ -259,43 +259,40 @@ describe('a sign-in in progress cannot be forged from other tokens', () => {
 });
 
 describe('refresh tokens (offline_access) rotate on every use', () => {
-  // A grant an older version made names the API by its former audience: it still refreshes, into tokens for PUBLIC_URL.
-  it.each([
+  const GRANTED_FOR = [
     ['the API by default', {}],
-    ['the former audience, urn:latchkey:api', { resource: 'urn:latchkey:api' }],
-  ])(
-    'a refresh token (granted for %s) gives a new access token and a new refresh token once; the old one is then refused',
-    async (_, resource) => {
-      const browser = new BrowserSession(base);
-      const { interaction, verifier } = await authorize(browser, 'openid email offline_access api', resource);
-      await browser.request(interaction);
-      const before = outboxMessages().length;
-      await browser.request('/ott/generate', { form: { username: 'carol@globex.test' } });
-      const token = new URL((await nextMessage(before, 'carol@globex.test')).magicLink).searchParams.get('token')!;
-      await browser.request('/login/ott', { form: { token } });
-      const resumed = await browser.request((await browser.request(interaction)).location!);
-      const code = new URL(resumed.location!).searchParams.get('code')!;
-      const exchange = (body: Record<string, string>) =>
-        fetch(`${base}/oidc/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ client_id: 'latchkey-demo', ...body }),
-        });
-      const first = (await (
-        await exchange({ grant_type: 'authorization_code', code, redirect_uri: `${base}/callback`, code_verifier: verifier })
-      ).json()) as { refresh_token: string; access_token: string };
-      expect(first.refresh_token).toEqual(expect.any(String));
-      const rotated = await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
-      expect(rotated.status).toBe(200);
-      const second = (await rotated.json()) as { refresh_token: string; access_token: string };
-      expect(second.refresh_token).not.toBe(first.refresh_token);
-      expect(decodeJwt(second.access_token)).toMatchObject({ aud: base, amr: ['otp'] });
-      const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: second.access_token });
-      expect(api.json).toEqual({ data: { me: { email: 'carol@globex.test' } }, extensions: COST_REPORTED });
-      // The used refresh token is spent (reuse is refused).
-      expect((await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token })).status).toBe(400);
-    },
-  );
+    ['the former audience urn:latchkey:api (an older version named the API so)', { resource: 'urn:latchkey:api' }],
+  ] as const;
+  it.each(GRANTED_FOR)('a refresh token for %s rotates once, the old one then refused', async (_, resource) => {
+    const browser = new BrowserSession(base);
+    const { interaction, verifier } = await authorize(browser, 'openid email offline_access api', resource);
+    await browser.request(interaction);
+    const before = outboxMessages().length;
+    await browser.request('/ott/generate', { form: { username: 'carol@globex.test' } });
+    const token = new URL((await nextMessage(before, 'carol@globex.test')).magicLink).searchParams.get('token')!;
+    await browser.request('/login/ott', { form: { token } });
+    const resumed = await browser.request((await browser.request(interaction)).location!);
+    const code = new URL(resumed.location!).searchParams.get('code')!;
+    const exchange = (body: Record<string, string>) =>
+      fetch(`${base}/oidc/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: 'latchkey-demo', ...body }),
+      });
+    const first = (await (
+      await exchange({ grant_type: 'authorization_code', code, redirect_uri: `${base}/callback`, code_verifier: verifier })
+    ).json()) as { refresh_token: string; access_token: string };
+    expect(first.refresh_token).toEqual(expect.any(String));
+    const rotated = await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    expect(rotated.status).toBe(200);
+    const second = (await rotated.json()) as { refresh_token: string; access_token: string };
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(decodeJwt(second.access_token)).toMatchObject({ aud: base, amr: ['otp'] });
+    const api = await postGraphQL(`${base}/graphql`, { query: '{ me { email } }' }, { token: second.access_token });
+    expect(api.json).toEqual({ data: { me: { email: 'carol@globex.test' } }, extensions: COST_REPORTED });
+    // The used refresh token is spent (reuse is refused).
+    expect((await exchange({ grant_type: 'refresh_token', refresh_token: first.refresh_token })).status).toBe(400);
+  });
 });
 
 describe('DPoP now that the API checks proof of possession', () => {

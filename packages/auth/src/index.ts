@@ -49,7 +49,8 @@ export type {
 } from './delivery/index.js';
 
 // OpenID provider
-export { createAuthorizationServer, API_SCOPES, FACTORS_REQUIRED, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
+export { createAuthorizationServer, API_SCOPES, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
+export { FACTORS_REQUIRED, type SessionStandingQuery } from './oidc/login-policy.js';
 export {
   CLIENT_CREDENTIALS,
   DEVICE_CODE_GRANT_TYPE,
@@ -79,7 +80,7 @@ export {
   type ApiScope,
   type ApiScopeName,
 } from './scopes/vocabulary.js';
-export type { AuthorizationServerOptions, SessionStandingQuery } from './oidc/provider.js';
+export type { AuthorizationServerOptions } from './oidc/provider.js';
 export type { default as Provider, ClientMetadata } from 'oidc-provider';
 export { findAccount, findActiveUserIdByEmail } from './oidc/account.js';
 export { deriveCookieKeys } from './oidc/cookie-keys.js';

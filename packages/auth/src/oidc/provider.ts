@@ -12,6 +12,7 @@ import { userinfoInFront } from './userinfo.js';
 import { barePage, providerPages } from './provider-pages.js';
 import { type OnSignedOut, reportSignOut, sessionStillOpen } from './sign-out.js';
 import { tokenEndpointCors } from './token-endpoint-cors.js';
+import { loginPolicy, type SessionStandingQuery } from './login-policy.js';
 import type { AccessTokenVerifier } from '../principal/access-token-verifier.js';
 import { deriveCookieKeys } from './cookie-keys.js';
 import { isService, serviceTokenClaims, type ServiceTokenPolicy } from './services.js';
@@ -112,16 +113,6 @@ export interface AuthorizationServerOptions {
   onRuntimeWarning?: (warning: string) => void;
 }
 
-/** What the login prompt asks the application about a browser's existing session. */
-export interface SessionStandingQuery {
-  sessionUid: string;
-  accountId: string;
-  /** the `acr_values` of the authorization request (RFC 9470 step-up), possibly empty */
-  acrValues: string[];
-  /** the request's Cookie header (the application's own cookies, e.g. a remembered browser) */
-  cookieHeader: string | undefined;
-}
-
 /**
  * The scopes an access token for the API may carry: the API's (its vocabulary, and `api`, every one of them, which
  * first-party apps ask for), and the OpenID scopes whose claims the userinfo endpoint releases for it (as an access
@@ -131,33 +122,6 @@ export const API_SCOPES = ['openid', 'email', 'profile', EVERY_API_SCOPE, ...API
 
 /** Every scope the provider offers (discovery's `scopes_supported`): OpenID's, `api`, and the API's own. */
 const OFFERED_SCOPES: readonly string[] = [...OPENID_SCOPES, EVERY_API_SCOPE, ...API_SCOPE_NAMES];
-
-/** The reason the login prompt gives when an existing session does not meet the rules or the requested acr. */
-export const FACTORS_REQUIRED = 'latchkey_factors_required';
-
-/** oidc-provider's default prompts, with one more login check: the session's factors must still suffice. */
-function loginPolicy(
-  policy: typeof import('oidc-provider').interactionPolicy,
-  sessionNeedsLogin: AuthorizationServerOptions['sessionNeedsLogin'],
-) {
-  const prompts = policy.base();
-  prompts.get('login')!.checks.add(
-    new policy.Check(FACTORS_REQUIRED, 'additional authentication factors are required', async (ctx) => {
-      const { session, params } = ctx.oidc;
-      // No session: the default checks prompt already. A login just finished here was judged complete first.
-      if (!session?.accountId || ctx.oidc.result?.['login']) return policy.Check.NO_NEED_TO_PROMPT;
-      const acrValues = typeof params?.['acr_values'] === 'string' ? params['acr_values'].split(' ').filter(Boolean) : [];
-      const needed = await sessionNeedsLogin!({
-        sessionUid: session.uid,
-        accountId: session.accountId,
-        acrValues,
-        cookieHeader: ctx.get('cookie') || undefined,
-      });
-      return needed ? policy.Check.REQUEST_PROMPT : policy.Check.NO_NEED_TO_PROMPT;
-    }),
-  );
-  return prompts;
-}
 
 /** Where amr / acr / auth_time of an access token come from: the code, device code or refresh token it is issued for. */
 function loginOf(ctx: KoaContextWithOIDC) {

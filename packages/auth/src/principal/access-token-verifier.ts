@@ -105,10 +105,7 @@ const asDpop = (result: VerificationResult): VerificationResult =>
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_TOKEN_LENGTH = 8192;
 
-function stringList(value: unknown): string[] {
-  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
-  return [];
-}
+const stringList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item) => typeof item === 'string') : []);
 
 function callerOf(payload: JWTPayload): SignedInCaller {
   const scope = typeof payload['scope'] === 'string' ? payload['scope'].split(' ').filter(Boolean) : [];

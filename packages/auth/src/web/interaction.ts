@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { refuse as refuseWith, seeOther, sendHtml, type Route } from '@latchkey/http';
 import type Provider from 'oidc-provider';
-import { FACTORS_REQUIRED } from '../oidc/provider.js';
+import { FACTORS_REQUIRED } from '../oidc/login-policy.js';
 import { consentPage, consentRoute } from './consent.js';
 import type { LoginContext } from './context.js';
 import { PENDING_COOKIE, clearCookie, setCookie } from './cookies.js';

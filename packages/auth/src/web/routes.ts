@@ -4,7 +4,7 @@ import { createLimitGate, pagePolicy, sendHtml, type Route } from '@latchkey/htt
 import { parseCookie } from 'cookie';
 import type { AuditTrail } from '../audit/index.js';
 import type { Factor } from '../factors/index.js';
-import type { SessionStandingQuery } from '../oidc/provider.js';
+import type { SessionStandingQuery } from '../oidc/login-policy.js';
 import type { SignInLimits } from '../rate-limit/index.js';
 import type { EndSessions, RevokeApp } from '../sessions/index.js';
 import type { SignInPolicy } from '../sign-in/index.js';
