@@ -40,6 +40,15 @@ const photoApp = (app: RelyingPartyServer) => ({
   tos_uri: 'https://photo-app.example/terms',
 });
 
+/** Another third-party app whose logo is on plain http: never shown (mixed content, a tracking pixel). */
+const plainApp = (app: RelyingPartyServer) => ({
+  client_id: 'plain-app',
+  token_endpoint_auth_method: 'none',
+  redirect_uris: [`${app.origin}/cb`],
+  client_name: 'Plain App',
+  logo_uri: 'http://127.0.0.1:9/plain-app.png',
+});
+
 const READ = '{ documents(first: 1) { edges { node { id } } } }';
 const CREATE = 'mutation ($input: CreateDocumentInput!) { createDocument(input: $input) { document { id } } }';
 const CONNECTED = '{ viewer { connectedApps { clientId name scopes grantedAt lastUsedAt } } }';
@@ -49,13 +58,19 @@ const listedScopes = (page: Page) =>
   page.locator('#scopes li').evaluateAll((items) => items.map((item) => item.getAttribute('data-scope')));
 
 /** Brings `page` to the app's authorization request and waits for the consent page, signing in first when asked. */
-async function toConsent(page: Page, request: PendingAuthorization, outbox: ReturnType<typeof outboxOf>, signIn: boolean) {
+async function toConsent(
+  page: Page,
+  request: PendingAuthorization,
+  outbox: ReturnType<typeof outboxOf>,
+  signIn: boolean,
+  name = 'Photo App',
+) {
   await page.goto(request.url.href);
   if (signIn) {
     await page.waitForURL(/\/interaction\//);
     await signInAtProvider(page, outbox, 'alice@acme.test', 'code');
   }
-  await page.getByRole('heading', { name: 'Allow Photo App?' }).waitFor();
+  await page.getByRole('heading', { name: `Allow ${name}?` }).waitFor();
 }
 
 describe.runIf(hasChromium)('a third-party web app on another origin asks for consent (openid-client, Chromium)', () => {
@@ -71,7 +86,7 @@ describe.runIf(hasChromium)('a third-party web app on another origin asks for co
 
   beforeAll(async () => {
     app = await startRelyingParty();
-    ({ service, base, outbox } = await startProviderFor([photoApp(app)]));
+    ({ service, base, outbox } = await startProviderFor([photoApp(app), plainApp(app)]));
     photo = await discover(base, 'photo-app', oidc.ClientSecretBasic(SECRET));
     browser = await launchChromium();
   }, 90_000);
@@ -134,6 +149,19 @@ describe.runIf(hasChromium)('a third-party web app on another origin asks for co
 
     allowed = { context, page };
     first = { accessToken: tokens.access_token, refreshToken: tokens.refresh_token!, sub: String(access.sub) };
+  }, 60_000);
+
+  it('a logo_uri on plain http is not shown, and the CSP admits no image origin', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const plain = await discover(base, 'plain-app');
+    const request = await authorizationRequest(plain, { redirect_uri: `${app.origin}/cb`, scope: 'openid documents:read' });
+    await toConsent(page, request, outbox, true, 'Plain App');
+    expect(await page.locator('img').count()).toBe(0);
+    const csp = (await context.request.get(page.url())).headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('img-src');
+    await context.close();
   }, 60_000);
 
   it('denied: the app gets access_denied, and nothing is connected', async () => {
