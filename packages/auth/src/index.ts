@@ -51,35 +51,11 @@ export type {
 // OpenID provider
 export { createAuthorizationServer, API_SCOPES, INTERACTION_PATH, OIDC_ROUTES } from './oidc/provider.js';
 export { FACTORS_REQUIRED, type SessionStandingQuery } from './oidc/login-policy.js';
-export {
-  CLIENT_CREDENTIALS,
-  DEVICE_CODE_GRANT_TYPE,
-  isRedirectless,
-  OFFERED_GRANT_TYPES,
-  OFFERED_RESPONSE_TYPES,
-  REGISTRABLE_GRANT_TYPES,
-} from './oidc/offered.js';
+// What a configuration loader checks against (grant types, services' rules, the scope vocabulary, factors)
+export * from './configuration.js';
 export { DEVICE_CODE_TTL_SECONDS, POLL_WINDOW_SECONDS, USER_CODE_MASK } from './oidc/device-flow.js';
-export {
-  isService,
-  isServiceScope,
-  SERVICE_AUTH_METHODS,
-  SERVICE_SCOPES,
-  USER_ONLY_SCOPES,
-  type ServiceTokenPolicy,
-} from './oidc/services.js';
+export type { ServiceTokenPolicy } from './oidc/services.js';
 export { watchConnectedAppUse } from './oidc/consent.js';
-export {
-  API_SCOPE_NAMES,
-  API_SCOPE_VOCABULARY,
-  apiScopesOf,
-  describeScope,
-  EVERY_API_SCOPE,
-  isApiScope,
-  OPENID_SCOPES,
-  type ApiScope,
-  type ApiScopeName,
-} from './scopes/vocabulary.js';
 export type { AuthorizationServerOptions } from './oidc/provider.js';
 export type { default as Provider, ClientMetadata } from 'oidc-provider';
 export { findAccount, findActiveUserIdByEmail } from './oidc/account.js';
