@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BudgetCost } from './budgets.js';
 import type { DeprecationCost } from './deprecations.js';
-import type { Summary } from './load.js';
+import { pairedServerCpu, type Summary } from './load.js';
 import { pinned } from './processes.js';
 import { COMPARE_BUILD, CONNECTIONS, DASHBOARD_QUERY, DURATION_S, ROUNDS, SETTLE_S, WARMUP_S } from './settings.js';
 
@@ -80,7 +80,16 @@ export async function report({ summaries, rss, micro, metricsCost, budgetCost, d
   if (COMPARE_BUILD) {
     for (const s of summaries.filter((x) => x.scenario.endsWith(', this build'))) {
       const name = s.scenario.slice(0, -', this build'.length);
-      lines.push(`${name}: this build / other build = ${fmtRatio(ratio(s.scenario, `${name}, other build`))} (medians)`);
+      const other = summaries.find((x) => x.scenario === `${name}, other build`);
+      // Requests a second swing with the machine; CPU per request, paired round by round, is the steadier judge.
+      const cpu = other ? pairedServerCpu(s, other) : undefined;
+      lines.push(
+        `${name}: this build / other build = ${fmtRatio(ratio(s.scenario, `${name}, other build`))} requests/s (medians)` +
+          (cpu
+            ? `; server CPU per request ${fmtRatio(cpu.median)} (medians), paired rounds ${fmtRatio(cpu.low)}-${fmtRatio(cpu.high)}, ` +
+              `their median within ${fmtRatio(cpu.interval[0])}-${fmtRatio(cpu.interval[1])} (90%)`
+            : ''),
+      );
     }
   } else if (budgetCost) {
     for (const { scenario, setting, serverCpu, databaseCpuMsAdded } of budgetCost)
