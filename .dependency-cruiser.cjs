@@ -34,7 +34,7 @@ const BELOW = {
   http: ['errors'],
   policy: ['errors'],
   db: ['errors'],
-  persisted: ['db', 'errors'],
+  persisted: ['db', 'http', 'errors'],
   'schema-contract': ['errors'],
   auth: ['db', 'http', 'errors'],
   client: [],

@@ -5,6 +5,8 @@
 const { readFileSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const ts = require('typescript');
+// The workspace's one error model (an ES module: node 20.19 and later require it as they would CommonJS).
+const { CodedError } = require('@latchkey/errors');
 
 const apiDir = path.resolve(__dirname, '..');
 const rootDir = path.resolve(apiDir, '../..');
@@ -19,7 +21,12 @@ const PROBE_TEXT = [
   '',
 ].join('\n');
 
-class ModelServedError extends Error {}
+/** Why the list could not be written: said to the developer as it is, the one line the script prints. */
+class ModelServedError extends CodedError {
+  constructor(message) {
+    super('ModelServedError', 'MODEL_SERVED_UNKNOWN', message);
+  }
+}
 
 const apiSrcDir = path.join(apiDir, 'src') + path.sep;
 /** Source files outside apps/api/src, parsed once per process (keyed by language version and path). */

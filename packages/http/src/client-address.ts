@@ -4,6 +4,7 @@ import type { TLSSocket } from 'node:tls';
 import parseForwarded from 'forwarded-parse';
 import ipaddr from 'ipaddr.js';
 import proxyAddr from 'proxy-addr';
+import { requestMemo } from './request-memo.js';
 
 /**
  * Who sent a request (TRUST_PROXY): the one place that reads forwarded headers. Every rate limit, log line and
@@ -156,16 +157,11 @@ export function createClientAddresses(trustProxy: TrustProxy | undefined): Clien
 
   const judge = trustProxy.header === 'forwarded' ? fromForwarded : fromXForwarded;
   /** What a trusted proxy said, judged once per request; null when the peer is no trusted proxy (its headers count for nothing). */
-  const judged = new WeakMap<IncomingMessage, Forwarding>();
+  const judged = requestMemo<Forwarding>('what a trusted proxy said of the request');
   function forwardingOf(req: IncomingMessage): Forwarding | null {
     const peer = peerAddress(req);
     if (peer === UNKNOWN || !trust(peer)) return null;
-    let forwarding = judged.get(req);
-    if (forwarding === undefined) {
-      forwarding = judge(req, peer);
-      judged.set(req, forwarding);
-    }
-    return forwarding;
+    return judged.get(req) ?? judged.set(req, judge(req, peer));
   }
 
   return {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestMemo } from './request-memo.js';
 
 /** How much of a refused body the server still reads, and for how long, before it closes the connection. */
 export interface DiscardBound {
@@ -15,13 +16,13 @@ export interface DiscardBound {
 export const BODY_DISCARD_BOUND: Readonly<DiscardBound> = Object.freeze({ bytes: 64 * 1024 * 1024, ms: 10_000 });
 
 /** The connections discarding a refused body: they carry their answer, and nothing is written to them after it. */
-const discarding = new WeakSet<object>();
+const discarding = requestMemo<boolean>('discarding a refused body');
 
 /**
  * Whether `socket` carries a refused request whose body is being discarded: its answer is already out, so an error
  * found on it now (node's request timeout, say) closes it without a second answer.
  */
-export const isDiscardingBody = (socket: object): boolean => discarding.has(socket);
+export const isDiscardingBody = (socket: object): boolean => discarding.get(socket) === true;
 
 /**
  * Call before answering a request whose body is refused unread, or found too large while reading: the one place
@@ -41,8 +42,8 @@ export function discardBody(req: IncomingMessage, res: ServerResponse, bound: Di
   if (!res.headersSent) res.setHeader('connection', 'close');
   const socket = req.socket;
   // Beyond the bound, or already discarding: node closes the connection right after the answer.
-  if (Number(length) > bound.bytes || discarding.has(socket)) return;
-  discarding.add(socket);
+  if (Number(length) > bound.bytes || discarding.get(socket)) return;
+  discarding.set(socket, true);
   let discarded = 0;
   let answered = false;
   let done = false;
@@ -68,7 +69,7 @@ export function discardBody(req: IncomingMessage, res: ServerResponse, bound: Di
     req.off('error', onGone);
     req.off('close', onGone);
     socket.off('close', onGone);
-    discarding.delete(socket);
+    discarding.set(socket, false);
     // The prototype's destroySoon again.
     delete (socket as Partial<typeof socket>).destroySoon;
     if (cut) socket.destroy();

@@ -1,6 +1,7 @@
 // `@latchkey/http`: what the API's routes and the authorization server's pages share to speak HTTP: one
 // responder, request bodies within limits (a refused one discarded within a bound), media types, the client's
-// address behind trusted proxies, the rate-limit decisions of the sign-in routes, and the declarative route table.
+// address behind trusted proxies, the rate-limit decisions of the sign-in routes, the declarative route table, and
+// the one way a request's state is kept (requestMemo).
 export { BodyTooLargeError, readBody } from './read-body.js';
 export { BODY_DISCARD_BOUND, discardBody, isDiscardingBody, type DiscardBound } from './discard-body.js';
 export { FormError, readFields, readJsonObject } from './fields.js';
@@ -18,6 +19,7 @@ export {
   type TooMany,
 } from './rate-limit.js';
 export { refuse, wantsJson } from './refusal.js';
+export { requestMemo, type RequestMemo } from './request-memo.js';
 export {
   formTargetOf,
   httpErrorBody,

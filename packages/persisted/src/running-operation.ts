@@ -1,3 +1,4 @@
+import { requestMemo } from '@latchkey/http';
 import type { PersistedOperation } from './store/types.js';
 
 /**
@@ -7,7 +8,7 @@ import type { PersistedOperation } from './store/types.js';
  * the plugin's parse and validation shortcuts, and anything that asks (metrics naming trusted operations),
  * see the same thing on every transport.
  */
-const running = new WeakMap<object, PersistedOperation>();
+const running = requestMemo<PersistedOperation>('persisted operation the request runs');
 
 /** Records that `params` run `operation` (whose text the server holds). */
 export function runsPersistedOperation(params: object, operation: PersistedOperation): void {

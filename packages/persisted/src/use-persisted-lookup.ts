@@ -1,4 +1,5 @@
 import { usePersistedOperations as useYogaPersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import { requestMemo } from '@latchkey/http';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { readPersistedReference } from './document-id.js';
 import { persistedQueryError } from './errors.js';
@@ -40,7 +41,7 @@ export function usePersistedLookup<TServerContext extends Record<string, unknown
   const allowlistOnly = options.mode === 'allowlist';
   const { store } = options;
   /** The operation found for a request (by its server context, one per request and per entry of a batch). */
-  const found = new WeakMap<object, PersistedOperation>();
+  const found = requestMemo<PersistedOperation>('persisted operation found for the request');
   const lookup = useYogaPersistedOperations<TServerContext>({
     allowArbitraryOperations: !allowlistOnly,
     // Query text present but empty (`""`, `0`, `false`) is still text: never an id to look up.

@@ -1,3 +1,4 @@
+import { requestMemo } from '@latchkey/http';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { createPersistedRequestResolver, type PersistedMode, type RegistrationDecision } from './resolve-request.js';
 import { persistedOperationOf } from './running-operation.js';
@@ -44,7 +45,7 @@ export function usePersistedOperations<TServerContext extends Record<string, unk
   const allowRegistration = options.allowRegistration;
   const onRegistrationError = options.onRegistrationError ?? (() => {});
   /** Requests whose query text registers once it has validated. */
-  const pending = new WeakMap<GraphQLParams, { hash: string; query: string }>();
+  const pending = requestMemo<{ hash: string; query: string } | undefined>('registration awaiting validation');
   const paramsOf = (context: unknown) => (context as { params?: GraphQLParams } | undefined)?.params;
 
   const onParams: NonNullable<Plugin<Record<string, unknown>, TServerContext>['onParams']> = (payload) => {
@@ -107,9 +108,10 @@ export function usePersistedOperations<TServerContext extends Record<string, unk
       };
     },
     async onExecute({ args }) {
-      const registration = pending.get(paramsOf(args.contextValue)!);
+      const params = paramsOf(args.contextValue)!;
+      const registration = pending.get(params);
       if (!registration) return;
-      pending.delete(paramsOf(args.contextValue)!);
+      pending.set(params, undefined);
       await resolver.register(registration).catch(onRegistrationError);
     },
   };

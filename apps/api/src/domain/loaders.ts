@@ -15,7 +15,7 @@ import {
   type UserWithRoles,
 } from '@latchkey/db';
 import DataLoader from 'dataloader';
-import { requestMemo } from './request-memo.js';
+import { requestMemo } from '@latchkey/http';
 import { sameList, VisibilityGuesses, type VisibilityGuess } from './visibility-guesses.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Database, DatabaseHandle } from '@latchkey/db';
-import { requestMemo } from './request-memo.js';
+import { requestMemo } from '@latchkey/http';
 
 /**
  * One request as its transport made it, once (a GraphQL operation over HTTP or WebSocket, one event of a

@@ -1,6 +1,6 @@
 import { findOrganizationBySlug, findUserWithRoles, type Database, type Role, type UserRow, type UserWithRoles } from '@latchkey/db';
 import type { ServiceRegistration } from '../config/types.js';
-import { requestMemo } from './request-memo.js';
+import { requestMemo } from '@latchkey/http';
 import type { AuthenticationEvidence, SignedInCaller } from '@latchkey/auth/tokens';
 import type { RequestScope } from './request-scope.js';
 import { isUuid } from './validate.js';
@@ -126,7 +126,7 @@ export function createSubjectLoader(
     const service = services.registrationOf(caller);
     return service ? loadServiceSubject(db, service, scopes) : loadSubject(db, caller, scopes);
   };
-  // Kept on the request key and on the subject (request-memo.ts): the subject leads back to its request key, which
+  // Kept on the request key and on the subject (requestMemo): the subject leads back to its request key, which
   // as a pair of WeakMaps kept every request that read one alive into the old generation.
   const byRequest = requestMemo<Promise<Subject | null>>('subject of the request');
   /** the subjects read so far, by request key: what `now` answers without waiting */

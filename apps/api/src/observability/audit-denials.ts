@@ -1,4 +1,5 @@
 import type { AuditTrail } from '@latchkey/auth';
+import { requestMemo } from '@latchkey/http';
 import { onDenied, type DenialEvent } from '@latchkey/policy';
 import type { RequestScope } from '../domain/request-scope.js';
 
@@ -32,7 +33,7 @@ function recordOf(event: DenialEvent, fieldType: string | undefined): { recordTy
  * (`unauthenticated`) name no account and no request and are not recorded. Returns the unsubscribe function.
  */
 export function auditDenials({ audit, scopeOf }: DenialAuditOptions): () => void {
-  const fieldDenials = new WeakMap<object, Set<string>>();
+  const fieldDenials = requestMemo<Set<string>>('field denials recorded for the request');
   return onDenied((event) => {
     const subject = event.user as { id?: unknown } | null;
     const scope = subject ? scopeOf(subject) : undefined;
@@ -40,8 +41,7 @@ export function auditDenials({ audit, scopeOf }: DenialAuditOptions): () => void
     const fieldType = FIELD_HANDLER.exec(event.handler)?.[1];
     if (fieldType !== undefined) {
       const key = `${event.policy}.${event.ability}`;
-      let seen = fieldDenials.get(scope);
-      if (!seen) fieldDenials.set(scope, (seen = new Set()));
+      const seen = fieldDenials.get(scope) ?? fieldDenials.set(scope, new Set());
       if (seen.has(key)) return;
       seen.add(key);
     }

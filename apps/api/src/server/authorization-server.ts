@@ -22,7 +22,7 @@ import {
   watchSessionUse,
 } from '@latchkey/auth';
 import { type DatabaseHandle, isDatabaseUnavailable, RETRY_AFTER_SECONDS, withDatabaseDeadline } from '@latchkey/db';
-import { type ClientAddresses, type Route, sendHttpError, sendServiceUnavailable } from '@latchkey/http';
+import { type ClientAddresses, type Route, requestMemo, sendHttpError, sendServiceUnavailable } from '@latchkey/http';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.js';
 import type { SignInMethod } from '../observability/metrics.js';
@@ -150,9 +150,9 @@ export async function createAuthorizationServerRoutes(options: AuthorizationServ
 
 /** A database outage met inside the provider is SERVICE_UNAVAILABLE (503 with Retry-After), not its server_error. */
 function answerOutagesInProvider(provider: Provider): void {
-  const unavailableInProvider = new WeakSet<object>();
+  const unavailableInProvider = requestMemo<true>('a database outage met in the provider');
   provider.on('server_error', (ctx: object, error: unknown) => {
-    if (isDatabaseUnavailable(error)) unavailableInProvider.add(ctx);
+    if (isDatabaseUnavailable(error)) unavailableInProvider.set(ctx, true);
   });
   provider.use(async (ctx, next) => {
     await next();

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { type RequestMemo, requestMemo } from '@latchkey/http';
 import type { Duplex } from 'node:stream';
 import {
   runsPersistedOperation,
@@ -79,9 +80,9 @@ interface ConnectionState {
   maxOperations: number;
   log: Logger;
   /** The Authorization value each connection signed in with (checked at connection_init, re-checked per operation). */
-  credentials: WeakMap<object, string>;
+  credentials: RequestMemo<string>;
   /** The key each DPoP connection proved at connection_init (its operations carry no proof of their own). */
-  provenKeys: WeakMap<object, string>;
+  provenKeys: RequestMemo<string>;
 }
 
 /**
@@ -260,8 +261,8 @@ export function createGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     maxPayload: options.maxMessageBytes ?? 65_536,
     handleProtocols: (protocols) => handleProtocols(protocols),
   });
-  const credentials = new WeakMap<object, string>();
-  const provenKeys = new WeakMap<object, string>();
+  const credentials = requestMemo<string>("the connection's credential");
+  const provenKeys = requestMemo<string>("the key the connection's DPoP proof proved");
   const state: ConnectionState = { options, maxOperations, log, credentials, provenKeys };
 
   const server = makeServer<ConnectionInitMessage['payload'], SocketExtra>({

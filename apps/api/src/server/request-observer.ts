@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestMemo } from '@latchkey/http';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from '../observability/metrics.js';
 
-/** Per-request state, kept beside the request (a WeakMap, not expando properties on node's objects). */
+/** Per-request state, kept on the request (a memo, as every request's state is). */
 interface RequestState {
   id: string;
   path: string;
@@ -24,7 +25,7 @@ export interface RequestObserverOptions {
 
 /** Each request's id, its log line when it is answered, and its duration by route template in the metrics. */
 export function createRequestObserver({ logger, metrics, clientAddress }: RequestObserverOptions) {
-  const states = new WeakMap<IncomingMessage, RequestState>();
+  const states = requestMemo<RequestState>('id, path and start of the request');
   const logRequests = logger.isLevelEnabled('info');
   const timeRequests = logRequests || metrics !== undefined;
   let routeTemplate: (path: string) => string = () => 'other';

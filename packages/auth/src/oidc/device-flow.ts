@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { RETRY_AFTER_SECONDS } from '@latchkey/db';
+import { type RequestMemo, requestMemo } from '@latchkey/http';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { FailureOutcome, RateLimitDecision } from '../rate-limit/index.js';
 
@@ -87,7 +88,7 @@ function messageOf(err: Error | undefined): string {
  */
 export function deviceFlow(options: DeviceFlowOptions) {
   /** requests whose submitted code was wrong, expired or used (told by the page that says so) */
-  const wrongCode = new WeakSet<object>();
+  const wrongCode = requestMemo<true>('a wrong user code was entered');
   const feature = devicePages(options.renderPage, wrongCode);
 
   /** In front of the provider: its token endpoint paced, its code-entry path's CSP and limits. */
@@ -154,7 +155,7 @@ async function pollPaced(
 }
 
 /** The code-entry, confirmation and success pages (oidc-provider's `features.deviceFlow`). */
-function devicePages(renderPage: DeviceFlowOptions['renderPage'], wrongCode: WeakSet<object>) {
+function devicePages(renderPage: DeviceFlowOptions['renderPage'], wrongCode: RequestMemo<true>) {
   const sent = (ctx: KoaContextWithOIDC, title: string, body: string) => {
     ctx.type = 'html';
     ctx.set('content-security-policy', DEVICE_PAGE_CSP);
@@ -168,7 +169,7 @@ function devicePages(renderPage: DeviceFlowOptions['renderPage'], wrongCode: Wea
     mask: USER_CODE_MASK,
     async userCodeInputSource(ctx: KoaContextWithOIDC, form: string, _out?: unknown, err?: Error) {
       if (err && WRONG_CODE_ERRORS.has(err.name)) {
-        wrongCode.add(ctx);
+        wrongCode.set(ctx, true);
         ctx.status = 400;
       }
       sent(ctx, 'Sign in a device', `${messageOf(err)}${labelled(form)}<button type="submit" form="op.deviceInputForm">Continue</button>`);

@@ -1,5 +1,6 @@
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { isPromise } from '@whatwg-node/promise-helpers';
+import { requestMemo } from '@latchkey/http';
 import { dpopChallenge, type DpopError, type DpopProofCheck, type ProofContext } from './dpop-proof.js';
 import {
   authorizationOfConnection,
@@ -380,7 +381,7 @@ export interface CallerResolution<Context extends object> {
 /** The caller of a GraphQL operation (spec Authentication 1-5), resolved once per operation and remembered beside it. */
 export function createCallerResolution<Context extends object>(options: CallerResolutionOptions<Context>): CallerResolution<Context> {
   const { verifier, authorizationOf, proofOf } = options;
-  const rejected = new WeakMap<Context, VerificationResult & { ok: false }>();
+  const rejected = requestMemo<VerificationResult & { ok: false }>('refused credential of the operation');
   const settle = (context: Context, result: CallerResult): Caller => {
     if (result?.ok) return result.caller;
     if (result) rejected.set(context, result);

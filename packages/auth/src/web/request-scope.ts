@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { type Database, type DatabaseHandle, withDatabaseDeadline } from '@latchkey/db';
+import { requestMemo } from '@latchkey/http';
 
 /** The database as the login routes are given it: a view per deadline, and where a deadline is started. */
 export type LoginDatabase = Pick<DatabaseHandle, 'until' | 'deadlineFromNow'>;
@@ -26,20 +27,17 @@ export interface LoginScopes {
 }
 
 /**
- * The login routes' request scopes: one per request (keyed by its IncomingMessage, gone with it), made when the
+ * The login routes' request scopes: one per request (a memo on its IncomingMessage, gone with it), made when the
  * request first asks the database. Passed explicitly, as GraphQL and REST pass theirs, rather than found through
  * AsyncLocalStorage, which on Node 20 taxes every promise of the process once it is in use.
  */
 export function createLoginScopes(database: LoginDatabase): LoginScopes {
-  const scopes = new WeakMap<IncomingMessage, LoginScope>();
+  const scopes = requestMemo<LoginScope>('login scope of the request');
   const scopeOf = (req: IncomingMessage): LoginScope => {
-    let scope = scopes.get(req);
-    if (!scope) {
-      const deadline = database.deadlineFromNow();
-      scope = { deadline, db: database.until(deadline) };
-      scopes.set(req, scope);
-    }
-    return scope;
+    const scope = scopes.get(req);
+    if (scope) return scope;
+    const deadline = database.deadlineFromNow();
+    return scopes.set(req, { deadline, db: database.until(deadline) });
   };
   return {
     dbOf: (req) => scopeOf(req).db,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '@latchkey/auth/tokens';
+import { requestMemo } from '@latchkey/http';
 import { handleMaybePromise, type MaybePromise } from '@whatwg-node/promise-helpers';
 import { getOperationAST, GraphQLError, Kind, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -128,7 +129,7 @@ export function useApiBudget(options: ApiBudgetOptions): Plugin<GraphQLContext> 
 function createMeter(options: ApiBudgetOptions) {
   const { store, bucketOf, now, counted } = options.budgets;
   const estimate = options.estimate ?? createCostEstimator(options.cost);
-  const reported = new WeakMap<IncomingMessage, Reported>();
+  const reported = requestMemo<Reported>("the request's budget, as reported");
   /** Admitted by: the MAX_COST estimate (left out of it, introspection has a stated cost), at least 1. */
   const requestedCost = (args: ExecutionArgs) =>
     Math.max(1, estimate(args.schema, args.document, args.operationName, args.variableValues) ?? 1) +

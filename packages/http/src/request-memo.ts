@@ -1,8 +1,11 @@
 /**
- * A memo kept on a request's own object (its GraphQL context, its REST request, one subscription event; or on an
- * object made for one request, such as the caller's attributes), where a `WeakMap` keyed by that object would
- * otherwise be used. It answers the same (one value per object, gone with the object), but costs the garbage
- * collector nothing.
+ * Per-request state, the one way this workspace keeps it: a memo on the request's own object (node's
+ * `IncomingMessage`, a GraphQL context, a REST request, a WebSocket connection's context, the provider's Koa
+ * context, one subscription event; or an object made for one request, such as the caller's attributes), where a
+ * `WeakMap` keyed by that object would otherwise be used. It answers the same (one value per object, gone with the
+ * object), but costs the garbage collector nothing. A `WeakMap` stays where its keys outlive requests (caches keyed
+ * by a parsed document, a schema, a token's scope list); AsyncLocalStorage only where a library calls back without
+ * the request (the database deadline of oidc-provider's requests).
  *
  * Why not a WeakMap: V8's young-generation collector (the scavenger) keeps every value of a WeakMap alive while it
  * runs, and drops an entry only once it finds the key dead. A value that leads back to its key (the caller's
