@@ -108,7 +108,8 @@ export function usePersistedOperations<TServerContext extends Record<string, unk
       };
     },
     async onExecute({ args }) {
-      const params = paramsOf(args.contextValue)!;
+      const params = paramsOf(args.contextValue);
+      if (!params) return;
       const registration = pending.get(params);
       if (!registration) return;
       pending.set(params, undefined);
