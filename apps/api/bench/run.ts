@@ -23,9 +23,11 @@
 //      BENCH_DEPRECATIONS=compare (instead: one latchkey with metrics on, the status and dashboard documents selecting
 //      the deprecated Status.time against the same selecting Status.serverTime, alternated round by round; prints
 //      with / without CPU per request per document with the paired rounds' interval, and status against itself: the noise),
-//      BENCH_COMPARE_BUILD=<another checkout's apps/api/dist> (instead: this build and that one,
-//      alternated round by round on status, viewer, documents and the dashboard as text; prints
-//      this/other per scenario: what a change costs, measured in one run),
+//      BENCH_COMPARE_BUILD=<another checkout's apps/api/dist> (instead: this build and that one, both under the
+//      same scenario at the same time, sharing CPU 0, so the machine's swings fall on both alike; which load starts
+//      first alternates round by round; on status, viewer, documents and the dashboard as text; prints this/other
+//      per scenario, server CPU per request paired round by round: what a change costs, measured in one run;
+//      BENCH_COMPARE_SWAP=1 starts the other build first, for the second of the two runs a comparison needs),
 //      DATABASE_URL (set: latchkey runs on a new `latchkey_bench` database on that PostgreSQL server, and the
 //      report adds the database backends' CPU per request; unset: a fresh PGlite DATA_DIR). Either way the
 //      database is seeded with `pnpm latchkey seed --bench` (100,000 documents),
@@ -47,6 +49,7 @@ import {
   COMPARE_BUILD,
   COMPARE_DEPRECATIONS,
   COMPARE_METRICS,
+  COMPARE_SWAPPED,
   CONNECTIONS,
   DASHBOARD_HASH,
   DASHBOARD_QUERY,
@@ -59,6 +62,12 @@ import {
   SETTLE_S,
   WARMUP_S,
 } from './harness/settings.js';
+
+/** BENCH_COMPARE_BUILD: each scenario of the build started first beside the same one of the other (listed in that order). */
+function sideBySide(scenarios: Scenario[]): Scenario[][] {
+  const half = scenarios.length / 2;
+  return scenarios.slice(0, half).map((s, i) => [s, scenarios[half + i]!]);
+}
 
 async function main(): Promise<void> {
   const only = selectedServers();
@@ -75,10 +84,11 @@ async function main(): Promise<void> {
   let metricsUrl: string | undefined;
   if (COMPARE_BUILD) {
     // Two builds of latchkey (this checkout's and another's), alternated round by round: what a change costs.
-    for (const [label, build] of [
+    const builds = [
       ['this', THIS_BUILD],
       ['other', COMPARE_BUILD],
-    ] as const) {
+    ] as const;
+    for (const [label, build] of COMPARE_SWAPPED ? [...builds].reverse() : builds) {
       const started = await startLatchkey(`latchkey (${label} build)`, {}, build, label);
       servers.push(started.server);
       scenarios.push(
@@ -183,16 +193,23 @@ async function main(): Promise<void> {
   // Each server's memory right after its own last load: read at the end of the run instead, a server whose
   // scenarios ended early has had time to collect its garbage and would be compared with one just loaded.
   const rssAfterLoad = new Map<string, number | null>();
+  const groups = COMPARE_BUILD ? sideBySide(scenarios) : scenarios.map((s) => [s]);
   for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < scenarios.length; i++) {
-      const s = scenarios[(i + round) % scenarios.length]!;
-      const sample = await load(s.server, [s], DURATION_S);
-      rssAfterLoad.set(s.server.name, rssMiB(s.server.child.pid));
-      samples.get(s)!.push(sample);
-      log(
-        `round ${round + 1}/${ROUNDS}  ${s.name.padEnd(18)} ${fmt(sample.reqPerSec, 0).padStart(7)} req/s  ` +
-          `p50 ${fmt(sample.p50)} ms  p99 ${fmt(sample.p99)} ms  non-2xx ${sample.non2xx}  errors ${sample.errors}`,
-      );
+    for (let i = 0; i < groups.length; i++) {
+      const group = groups[(i + round) % groups.length]!;
+      // Loads run together start in turn: the first to start was seen to be charged about 4% more, whatever its build.
+      const ordered = round % 2 === 0 ? group : [...group].reverse();
+      const measured = await Promise.all(ordered.map((s) => load(s.server, [s], DURATION_S)));
+      ordered.forEach((s, k) => {
+        const sample = measured[k]!;
+        rssAfterLoad.set(s.server.name, rssMiB(s.server.child.pid));
+        samples.get(s)!.push(sample);
+        log(
+          `round ${round + 1}/${ROUNDS}  ${s.name.padEnd(18)} ${fmt(sample.reqPerSec, 0).padStart(7)} req/s  ` +
+            `p50 ${fmt(sample.p50)} ms  p99 ${fmt(sample.p99)} ms  server CPU ${fmt(sample.serverCpuMs, 3)} ms/req  ` +
+            `non-2xx ${sample.non2xx}  errors ${sample.errors}`,
+        );
+      });
       await sleep(500); // let the previous run's sockets close before the next one
     }
   }

@@ -6,7 +6,7 @@ import type { BudgetCost } from './budgets.js';
 import type { DeprecationCost } from './deprecations.js';
 import { pairedServerCpu, type Summary } from './load.js';
 import { pinned } from './processes.js';
-import { COMPARE_BUILD, CONNECTIONS, DASHBOARD_QUERY, DURATION_S, ROUNDS, SETTLE_S, WARMUP_S } from './settings.js';
+import { COMPARE_BUILD, COMPARE_SWAPPED, CONNECTIONS, DASHBOARD_QUERY, DURATION_S, ROUNDS, SETTLE_S, WARMUP_S } from './settings.js';
 
 // What a run prints: progress on stderr; on stdout the table, memory and target ratios; and the same as JSON in
 // bench-results/latest.json.
@@ -78,6 +78,7 @@ export async function report({ summaries, rss, micro, metricsCost, budgetCost, d
   lines.push('');
   const fmtRatio = (r: number | null) => (r === null ? 'n/a' : `${r.toFixed(2)}x`);
   if (COMPARE_BUILD) {
+    lines.push(`(${COMPARE_SWAPPED ? 'the other build' : 'this build'} started first; read with a run the other way round)`);
     for (const s of summaries.filter((x) => x.scenario.endsWith(', this build'))) {
       const name = s.scenario.slice(0, -', this build'.length);
       const other = summaries.find((x) => x.scenario === `${name}, other build`);

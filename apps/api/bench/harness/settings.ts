@@ -13,6 +13,11 @@ export const READY_TIMEOUT_MS = 60_000;
 export const COMPARE_METRICS = process.env.BENCH_METRICS === 'compare';
 /** Another checkout's `apps/api/dist`: run that build beside this one, alternated round by round. */
 export const COMPARE_BUILD = process.env.BENCH_COMPARE_BUILD?.trim() || undefined;
+/**
+ * The other build started first. Of two servers sharing a CPU, a server's place (started first or second) was seen
+ * to be worth a few percent per request whatever its build: a comparison is read from two runs, one each way.
+ */
+export const COMPARE_SWAPPED = process.env.BENCH_COMPARE_SWAP === '1';
 /** Budgets off, and on with their buckets in PostgreSQL (or memory on PGlite) and in Redis, alternated. */
 export const COMPARE_BUDGETS = process.env.BENCH_BUDGETS === 'compare';
 if (process.env.BENCH_BUDGETS !== undefined && !COMPARE_BUDGETS)
