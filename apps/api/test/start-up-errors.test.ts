@@ -42,21 +42,22 @@ function expectPlainRefusal(result: Run, ...naming: (string | RegExp)[]): void {
   for (const text of naming) expect(result.stderr).toMatch(text);
 }
 
-describe('start-up faults of the environment: plain lines naming the fix, exit 1, no stack trace', () => {
-  let taken: Server;
-  let takenPort: number;
-  beforeAll(async () => {
-    taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    takenPort = (taken.address() as { port: number }).port;
-  });
+/** A port another listener holds while a block's tests run: its number, once the block's `beforeAll` has run. */
+function portInUse(): () => number {
+  const taken: Server = createServer();
+  beforeAll(() => new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve)));
   afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+  return () => (taken.address() as { port: number }).port;
+}
+
+describe('start-up faults of the environment: plain lines naming the fix, exit 1, no stack trace', () => {
+  const takenPort = portInUse();
 
   it('a port in use names the address and how to choose another (PORT)', async () => {
     const dataDir = testTempDir('start-up-errors');
     seedPgliteDataDir(dataDir);
-    const result = await start({ PORT: String(takenPort), DATA_DIR: dataDir });
-    expectPlainRefusal(result, `127.0.0.1:${takenPort} is already in use`, `PORT=${takenPort + 1} pnpm start`);
+    const result = await start({ PORT: String(takenPort()), DATA_DIR: dataDir });
+    expectPlainRefusal(result, `127.0.0.1:${takenPort()} is already in use`, `PORT=${takenPort() + 1} pnpm start`);
   }, 60_000);
 
   it('a PostgreSQL server that does not answer names DATABASE_URL and the address', async () => {
@@ -225,14 +226,7 @@ function tlsFiles(): Record<string, string> {
 }
 
 describe('a fault found before the database opens: its plain message first, within a second, no database work', () => {
-  let taken: Server;
-  let takenPort: number;
-  beforeAll(async () => {
-    taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    takenPort = (taken.address() as { port: number }).port;
-  });
-  afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+  const takenPort = portInUse();
 
   it.each([
     ['PORT', (port: number) => ({ PORT: String(port) })],
@@ -242,9 +236,9 @@ describe('a fault found before the database opens: its plain message first, with
     '%s in use',
     async (setting, settings) => {
       const dataDir = freshDataDir();
-      const result = await refusal({ NODE_ENV: 'development', DATA_DIR: dataDir, ...settings(takenPort) });
-      expectFirstLine(result, `latchkey: 127.0.0.1:${takenPort} is already in use`);
-      expect(result.lines[1]).toContain(`${setting}=${takenPort + 1} pnpm start`);
+      const result = await refusal({ NODE_ENV: 'development', DATA_DIR: dataDir, ...settings(takenPort()) });
+      expectFirstLine(result, `latchkey: 127.0.0.1:${takenPort()} is already in use`);
+      expect(result.lines[1]).toContain(`${setting}=${takenPort() + 1} pnpm start`);
       expect(existsSync(join(dataDir, 'pglite')), 'no database directory').toBe(false);
       expect(existsSync(dataDir), 'nothing written in DATA_DIR (no key generated either)').toBe(false);
       expect(result.cpuMs).toBeLessThan(OWN_WORK_MS);
