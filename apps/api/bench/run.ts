@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   const scenarios: Scenario[] = [];
   let metricsUrl: string | undefined;
   if (COMPARE_BUILD) {
-    // Two builds of latchkey (this checkout's and another's), alternated round by round: what a change costs.
+    // Two builds of latchkey (this checkout's and another's), loaded together scenario by scenario: what a change costs.
     const builds = [
       ['this', THIS_BUILD],
       ['other', COMPARE_BUILD],

@@ -11,7 +11,7 @@ export const WARMUP_S = intEnv('BENCH_WARMUP', 10);
 export const SETTLE_S = intEnv('BENCH_SETTLE', 30);
 export const READY_TIMEOUT_MS = 60_000;
 export const COMPARE_METRICS = process.env.BENCH_METRICS === 'compare';
-/** Another checkout's `apps/api/dist`: run that build beside this one, alternated round by round. */
+/** Another checkout's `apps/api/dist`: run that build beside this one, both under the same load at the same time. */
 export const COMPARE_BUILD = process.env.BENCH_COMPARE_BUILD?.trim() || undefined;
 /**
  * The other build started first. Of two servers sharing a CPU, a server's place (started first or second) was seen
